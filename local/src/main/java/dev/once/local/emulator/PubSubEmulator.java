@@ -1,0 +1,52 @@
+package dev.once.local.emulator;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/** The Cloud SDK's Pub/Sub emulator, started from its jar on a free loopback port. */
+public final class PubSubEmulator implements AutoCloseable {
+  private static PubSubEmulator shared;
+
+  private final EmulatorProcess process;
+
+  private PubSubEmulator(EmulatorProcess process) {
+    this.process = process;
+  }
+
+  public static PubSubEmulator start(Path logDir) {
+    return start(FreePort.pick(), logDir);
+  }
+
+  public static PubSubEmulator start(int port, Path logDir) {
+    List<String> args =
+        List.of("-jar", CloudSdk.pubSubJar().toString(), "--host=127.0.0.1", "--port=" + port);
+    return new PubSubEmulator(
+        EmulatorProcess.start("pubsub", args, port, logDir.resolve("pubsub-" + port + ".log")));
+  }
+
+  /** One emulator for the whole test JVM, logging under target/emulators; stopped when the JVM exits. */
+  public static synchronized PubSubEmulator shared() {
+    if (shared == null || !shared.process.isAlive()) {
+      shared = start(Path.of(System.getProperty("once.logDir", "target/emulators")));
+    }
+    return shared;
+  }
+
+  /** host:port, the value of PUBSUB_EMULATOR_HOST. */
+  public String hostPort() {
+    return "127.0.0.1:" + process.port();
+  }
+
+  public int port() {
+    return process.port();
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  @Override
+  public void close() {
+    process.stop();
+  }
+}
