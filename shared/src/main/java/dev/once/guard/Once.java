@@ -1,0 +1,128 @@
+package dev.once.guard;
+
+import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Duplicate;
+import dev.once.guard.Outcome.InFlight;
+import dev.once.guard.Outcome.Processed;
+import dev.once.guard.Outcome.Rejected;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.LeaseLost;
+import dev.once.ledger.Ledger;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.SideWrites;
+import dev.once.observe.Log;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Runs one named effect for one key at most once, and says what happened.
+ *
+ * <p>An effect that throws {@link PermanentFailure} is rejected for good; any other failure releases the
+ * claim (so the next delivery retries at once) and is rethrown, so the platform redelivers. An external
+ * effect (publish, notify) that succeeded but whose completion could not be recorded may run again on
+ * redelivery: it is at-least-once, and carries the key so its receiver can drop the copy. An effect whose
+ * target is Firestore ({@link #runCommitted}) commits with its completion, so it cannot be doubled.
+ */
+public final class Once {
+  /** An effect on the outside world; returns what to record as its result. */
+  @FunctionalInterface
+  public interface Effect {
+    Map<String, Object> perform(Attempt attempt) throws Exception;
+  }
+
+  /** An effect whose writes go to Firestore in the completing commit. */
+  @FunctionalInterface
+  public interface CommittedEffect {
+    Completion perform(Attempt attempt) throws Exception;
+  }
+
+  private final Ledger ledger;
+
+  public Once(Ledger ledger) {
+    this.ledger = ledger;
+  }
+
+  /**
+   * The cheap check before an expensive call (one read): the final outcome when the effect is done or
+   * rejected, a conflict when the fingerprint differs; empty when it must still be claimed.
+   */
+  public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
+    Optional<LedgerRecord> found = ledger.lookup(key, effect);
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    LedgerRecord record = found.get();
+    if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
+      return Optional.of(conflict(key, effect, record.fingerprint(), fingerprint));
+    }
+    return switch (record.state()) {
+      case DONE -> Optional.of(new Duplicate(record.outcome(), record.attempts()));
+      case REJECTED -> Optional.of(new Rejected(record.error(), false));
+      case CLAIMED -> Optional.empty();
+    };
+  }
+
+  public Outcome run(IdempotencyKey key, String effect, String fingerprint, Effect action) {
+    return runCommitted(key, effect, fingerprint, attempt -> Completion.of(action.perform(attempt), SideWrites.NONE));
+  }
+
+  public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
+    ClaimResult claimed = ledger.claim(key, effect, fingerprint);
+    return switch (claimed) {
+      case ClaimResult.Acquired acquired -> perform(acquired.claim(), action);
+      case ClaimResult.AlreadyDone done -> new Duplicate(done.outcome(), done.attempts());
+      case ClaimResult.AlreadyRejected rejected -> new Rejected(rejected.reason(), false);
+      case ClaimResult.Busy busy -> new InFlight(busy.leaseExpiresAt(), busy.attempts());
+      case ClaimResult.FingerprintMismatch mismatch -> conflict(key, effect, mismatch.stored(), mismatch.offered());
+    };
+  }
+
+  private Outcome perform(Claim claim, CommittedEffect action) {
+    Attempt attempt = new Attempt(claim.key(), claim.effect(), claim.attempts(), claim.token());
+    Completion completion;
+    try {
+      completion = action.perform(attempt);
+    } catch (PermanentFailure refused) {
+      ledger.reject(claim, refused.getMessage(), refused.writes());
+      return new Rejected(refused.getMessage(), true);
+    } catch (Exception failure) {
+      throw releaseAndRethrow(claim, failure);
+    }
+    try {
+      ledger.complete(claim, completion.result(), completion.writes());
+    } catch (LeaseLost lost) {
+      throw lost;
+    } catch (RuntimeException notRecorded) {
+      // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
+      throw releaseAndRethrow(claim, notRecorded);
+    }
+    return new Processed(completion.result(), claim.attempts());
+  }
+
+  private RuntimeException releaseAndRethrow(Claim claim, Exception failure) {
+    try {
+      ledger.release(claim, describe(failure));
+    } catch (RuntimeException releaseFailed) {
+      // The lease will expire instead; the original failure is what the caller must see.
+      failure.addSuppressed(releaseFailed);
+    }
+    if (failure instanceof RuntimeException runtime) {
+      return runtime;
+    }
+    return new EffectFailed(claim.effect() + " failed for " + claim.key() + ": " + describe(failure), failure);
+  }
+
+  private static String describe(Exception failure) {
+    String message = failure.getMessage();
+    return failure.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+
+  private static Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
+    Log.error("idempotency key reused with a different payload; the effect was not run",
+        Map.of("key", key.value(), "effect", effect, "storedFingerprint", String.valueOf(stored),
+            "offeredFingerprint", String.valueOf(offered)));
+    return new Conflict(stored, offered);
+  }
+}

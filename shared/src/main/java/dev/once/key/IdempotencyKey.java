@@ -1,0 +1,69 @@
+package dev.once.key;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The canonical text naming one business event, such as {@code gcs:inbox/a.pdf#17}. Keys carry user text
+ * (object names), so they are never used raw as a Firestore path: the ledger stores them under a hash.
+ *
+ * <p>Limits: not blank, at most {@value #MAX_BYTES} bytes of UTF-8 (Firestore indexes string values up to
+ * 1,500 bytes; a key must stay whole to be compared), and well-formed Unicode — a lone surrogate would be
+ * replaced while encoding, and two different keys could then share one record.
+ */
+public record IdempotencyKey(String value) {
+  public static final int MAX_BYTES = 1024;
+
+  public IdempotencyKey {
+    if (value == null || value.isBlank()) {
+      throw new InvalidKey("idempotency key is empty");
+    }
+    if (!isWellFormed(value)) {
+      throw new InvalidKey("idempotency key is not well-formed Unicode (lone surrogate): " + preview(value));
+    }
+    int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > MAX_BYTES) {
+      throw new InvalidKey(
+          "idempotency key is " + bytes + " bytes of UTF-8, over the limit of " + MAX_BYTES + ": " + preview(value));
+    }
+  }
+
+  public static IdempotencyKey of(String value) {
+    return new IdempotencyKey(value);
+  }
+
+  private static boolean isWellFormed(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) {
+          return false;
+        }
+        i++;
+      } else if (Character.isLowSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A short, printable rendering for error messages and logs (keys may hold control characters). */
+  static String preview(String s) {
+    StringBuilder out = new StringBuilder();
+    s.codePoints().limit(80).forEach(cp -> {
+      if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {
+        out.append(String.format("\\u%04x", cp));
+      } else {
+        out.appendCodePoint(cp);
+      }
+    });
+    if (s.codePointCount(0, s.length()) > 80) {
+      out.append("…");
+    }
+    return '"' + out.toString() + '"';
+  }
+
+  @Override
+  public String toString() {
+    return value;
+  }
+}

@@ -1,0 +1,363 @@
+package dev.once.ledger;
+
+import com.google.api.core.ApiFuture;
+import com.google.api.core.ApiFutures;
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.CollectionReference;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.Precondition;
+import com.google.cloud.firestore.TransactionOptions;
+import com.google.cloud.firestore.WriteBatch;
+import com.google.cloud.firestore.WriteResult;
+import com.google.common.util.concurrent.MoreExecutors;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult.Acquired;
+import dev.once.ledger.ClaimResult.AlreadyDone;
+import dev.once.ledger.ClaimResult.AlreadyRejected;
+import dev.once.ledger.ClaimResult.Busy;
+import dev.once.ledger.ClaimResult.FingerprintMismatch;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+
+/**
+ * The Firestore ledger, and the only code that knows its record layout. The rules, in one place:
+ *
+ * <ul>
+ *   <li><b>Claim</b> is one {@code create()} (precondition: the record does not exist), no transaction. When the
+ *       record exists it is read once: {@code DONE} → duplicate, {@code REJECTED} → rejected, {@code CLAIMED}
+ *       with a live lease → busy, {@code CLAIMED} with an expired lease → takeover. A record whose fingerprint
+ *       differs from the offered one is a conflict, whatever its state.
+ *   <li><b>Takeover</b> runs in a transaction that re-reads the record and increments {@code token} and
+ *       {@code attempts}; the new lease starts at the transaction's read time.
+ *   <li><b>Fencing</b>: complete, reject and release succeed only for the current holder. A holder that created
+ *       the record writes with an update-time precondition (one write, no read); a holder that took over checks
+ *       its token in a transaction. A stale holder gets {@link LeaseLost} and changes nothing.
+ *   <li><b>Server time</b>: a lease is live when its {@code leaseExpiresAt} is after the read time Firestore
+ *       reports; the instance clock only contributes through {@link ServerClock}'s offset-corrected estimate.
+ *   <li><b>Release</b> keeps the record {@code CLAIMED} with {@code leaseExpiresAt} set to the release's own
+ *       commit time, so the next delivery takes over at once, with {@code attempts} and the last {@code error}.
+ *   <li><b>Retention</b>: {@code expireAt} (the TTL field) is the last write's time plus the retention period.
+ * </ul>
+ */
+public final class FirestoreLedger implements Ledger {
+  /** Record fields. */
+  static final String KEY = "key";
+  static final String EFFECT = "effect";
+  static final String STATE = "state";
+  static final String TOKEN = "token";
+  static final String ATTEMPTS = "attempts";
+  static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
+  public static final String EXPIRE_AT = "expireAt";
+  static final String FINGERPRINT = "fingerprint";
+  static final String ERROR = "error";
+  static final String OUTCOME = "outcome";
+  static final String CREATED_AT = "createdAt";
+  static final String UPDATED_AT = "updatedAt";
+  static final String FINISHED_AT = "finishedAt";
+
+  private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
+  private static final int MAX_ERROR_CHARS = 2000;
+  private static final int CREATE_ROUNDS = 3;
+
+  private final Firestore db;
+  private final LedgerConfig config;
+  private final CollectionReference records;
+  private final ServerClock serverClock;
+  private final TransactionOptions takeoverOptions;
+
+  public FirestoreLedger(Firestore db, LedgerConfig config) {
+    this(db, config, InstantSource.system());
+  }
+
+  /** {@code instanceClock} is this instance's clock, which may be wrong; tests pass a skewed one. */
+  public FirestoreLedger(Firestore db, LedgerConfig config, InstantSource instanceClock) {
+    this.db = db;
+    this.config = config;
+    this.records = db.collection(config.collection());
+    this.serverClock = new ServerClock(instanceClock);
+    this.takeoverOptions =
+        TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(config.takeoverAttempts()).build();
+  }
+
+  /** The record id of (key, effect): a hash, because keys hold '/' and arbitrary user text. */
+  public static String recordId(IdempotencyKey key, String effect) {
+    checkEffect(effect);
+    try {
+      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+      // The effect name cannot hold a newline, so the pair is unambiguous.
+      byte[] digest = sha256.digest((effect + "\n" + key.value()).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JVM has SHA-256", e);
+    }
+  }
+
+  private static void checkEffect(String effect) {
+    if (effect == null || !EFFECT_NAME.matcher(effect).matches()) {
+      throw new IllegalArgumentException("effect name must match " + EFFECT_NAME + ", got " + effect);
+    }
+  }
+
+  public LedgerConfig config() {
+    return config;
+  }
+
+  @Override
+  public Optional<LedgerRecord> lookup(IdempotencyKey key, String effect) {
+    DocumentSnapshot snapshot = await(ref(key, effect).get(), "read the ledger record");
+    serverClock.observe(snapshot.getReadTime());
+    return snapshot.exists() ? Optional.of(toRecord(snapshot)) : Optional.empty();
+  }
+
+  @Override
+  public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
+    DocumentReference ref = ref(key, effect);
+    if (!serverClock.calibrated()) {
+      // A new instance has seen no server time yet: a read gives one, and answers at once if the record exists.
+      Optional<LedgerRecord> existing = lookup(key, effect);
+      if (existing.isPresent()) {
+        return judge(ref, existing.get(), fingerprint);
+      }
+    }
+    for (int round = 0; round < CREATE_ROUNDS; round++) {
+      Instant now = serverClock.now();
+      Instant leaseExpiresAt = now.plus(config.lease());
+      try {
+        WriteResult written =
+            await(ref.create(newClaim(key, effect, fingerprint, now, leaseExpiresAt)), "create the claim");
+        serverClock.observe(written.getUpdateTime());
+        return new Acquired(
+            new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, written.getUpdateTime()));
+      } catch (RuntimeException e) {
+        // ABORTED: a transaction (a takeover) holds the record, so it exists; read it like any existing record.
+        if (!StatusCodes.is(e, "ALREADY_EXISTS") && !StatusCodes.is(e, "ABORTED")) {
+          throw e;
+        }
+      }
+      Optional<LedgerRecord> existing = lookup(key, effect);
+      if (existing.isPresent()) {
+        return judge(ref, existing.get(), fingerprint);
+      }
+      // The record vanished between our create and our read (TTL deletion): create again.
+    }
+    throw new LedgerUnavailable("the ledger record " + ref.getId() + " kept appearing and vanishing", null);
+  }
+
+  private Map<String, Object> newClaim(
+      IdempotencyKey key, String effect, String fingerprint, Instant now, Instant leaseExpiresAt) {
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(KEY, key.value());
+    fields.put(EFFECT, effect);
+    fields.put(STATE, RecordState.CLAIMED.name());
+    fields.put(TOKEN, 1L);
+    fields.put(ATTEMPTS, 1L);
+    fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
+    // An abandoned claim is cleaned up by the TTL policy too.
+    fields.put(EXPIRE_AT, Times.timestamp(now.plus(config.retention())));
+    fields.put(FINGERPRINT, fingerprint);
+    fields.put(ERROR, null);
+    fields.put(CREATED_AT, FieldValue.serverTimestamp());
+    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+    return fields;
+  }
+
+  private ClaimResult judge(DocumentReference ref, LedgerRecord record, String fingerprint) {
+    ClaimResult settled = settled(record, fingerprint);
+    return settled != null ? settled : takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), fingerprint);
+  }
+
+  /** What an existing record answers without writing, or null when its lease has expired. */
+  private static ClaimResult settled(LedgerRecord record, String fingerprint) {
+    if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
+      return new FingerprintMismatch(record.fingerprint(), fingerprint);
+    }
+    return switch (record.state()) {
+      case DONE -> new AlreadyDone(record.outcome(), record.attempts());
+      case REJECTED -> new AlreadyRejected(record.error());
+      case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : null;
+    };
+  }
+
+  /*
+   * Transactions here are asynchronous on purpose: the client runs a transaction's callback on its own small
+   * executor, and a callback that blocks on its read starves that executor once a handful of transactions run
+   * at once (16 concurrent takeovers of one record hung every Firestore call of the process).
+   */
+  private ClaimResult takeOver(DocumentReference ref, IdempotencyKey key, String effect, String fingerprint) {
+    return await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
+      serverClock.observe(snapshot.getReadTime());
+      Instant readTime = Times.instant(snapshot.getReadTime());
+      Instant leaseExpiresAt = readTime.plus(config.lease());
+      if (!snapshot.exists()) {
+        // Deleted meanwhile (TTL): claim it afresh, inside this transaction.
+        tx.create(ref, newClaim(key, effect, fingerprint, readTime, leaseExpiresAt));
+        return new Acquired(new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, null));
+      }
+      LedgerRecord record = toRecord(snapshot);
+      ClaimResult settled = settled(record, fingerprint);
+      if (settled != null) {
+        return settled;
+      }
+      long token = record.token() + 1;
+      int attempts = record.attempts() + 1;
+      Map<String, Object> fields = new HashMap<>();
+      fields.put(TOKEN, token);
+      fields.put(ATTEMPTS, (long) attempts);
+      fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
+      fields.put(EXPIRE_AT, Times.timestamp(readTime.plus(config.retention())));
+      fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+      if (record.fingerprint() == null && fingerprint != null) {
+        fields.put(FINGERPRINT, fingerprint);
+      }
+      tx.update(ref, fields);
+      return (ClaimResult) new Acquired(new Claim(key, effect, ref.getId(), token, attempts, leaseExpiresAt, null));
+    }, MoreExecutors.directExecutor()), takeoverOptions), "take over an expired claim");
+  }
+
+  @Override
+  public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+    Map<String, Object> fields = finishing(RecordState.DONE);
+    fields.put(OUTCOME, outcome == null ? Map.of() : outcome);
+    fence(claim, fields, writes, "complete");
+  }
+
+  @Override
+  public void reject(Claim claim, String reason, SideWrites writes) {
+    Map<String, Object> fields = finishing(RecordState.REJECTED);
+    fields.put(ERROR, truncate(reason));
+    fence(claim, fields, writes, "reject");
+  }
+
+  @Override
+  public void release(Claim claim, String error) {
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
+    fields.put(ERROR, truncate(error));
+    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+    fence(claim, fields, SideWrites.NONE, "release");
+  }
+
+  private Map<String, Object> finishing(RecordState state) {
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(STATE, state.name());
+    fields.put(FINISHED_AT, FieldValue.serverTimestamp());
+    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+    fields.put(EXPIRE_AT, Times.timestamp(serverClock.now().plus(config.retention())));
+    return fields;
+  }
+
+  /** Writes {@code fields} and {@code writes} in one commit, only while {@code claim}'s holder holds it. */
+  private void fence(Claim claim, Map<String, Object> fields, SideWrites writes, String action) {
+    DocumentReference ref = records.document(claim.recordId());
+    if (claim.writtenAt() != null) {
+      WriteBatch batch = db.batch();
+      batch.update(ref, fields, Precondition.updatedAt(claim.writtenAt()));
+      writes.addTo(batch);
+      try {
+        List<WriteResult> results = await(batch.commit(), action + " the claim");
+        serverClock.observe(results.get(0).getUpdateTime());
+      } catch (RuntimeException e) {
+        if (StatusCodes.is(e, "FAILED_PRECONDITION") || StatusCodes.is(e, "NOT_FOUND")) {
+          throw leaseLost(claim, action);
+        }
+        throw e;
+      }
+      return;
+    }
+    Boolean held = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
+      serverClock.observe(snapshot.getReadTime());
+      if (!snapshot.exists()
+          || !RecordState.CLAIMED.name().equals(snapshot.getString(STATE))
+          || !Objects.equals(snapshot.getLong(TOKEN), claim.token())) {
+        return false;
+      }
+      tx.update(ref, fields);
+      writes.addTo(tx);
+      return true;
+    }, MoreExecutors.directExecutor()), takeoverOptions), action + " the claim");
+    if (!held) {
+      throw leaseLost(claim, action);
+    }
+  }
+
+  private static LeaseLost leaseLost(Claim claim, String action) {
+    return new LeaseLost("cannot " + action + " " + claim.effect() + " for " + claim.key() + ": token "
+        + claim.token() + " no longer holds the claim (taken over after its lease expired, or finished)");
+  }
+
+  private DocumentReference ref(IdempotencyKey key, String effect) {
+    return records.document(recordId(key, effect));
+  }
+
+  private static LedgerRecord toRecord(DocumentSnapshot snapshot) {
+    String state = snapshot.getString(STATE);
+    Long token = snapshot.getLong(TOKEN);
+    Long attempts = snapshot.getLong(ATTEMPTS);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> outcome = (Map<String, Object>) snapshot.get(OUTCOME);
+    return new LedgerRecord(
+        snapshot.getId(),
+        snapshot.getString(KEY),
+        snapshot.getString(EFFECT),
+        state == null ? RecordState.CLAIMED : RecordState.valueOf(state),
+        token == null ? 0 : token,
+        attempts == null ? 0 : attempts.intValue(),
+        Times.instant(snapshot.getTimestamp(LEASE_EXPIRES_AT)),
+        Times.instant(snapshot.getTimestamp(EXPIRE_AT)),
+        snapshot.getString(FINGERPRINT),
+        snapshot.getString(ERROR),
+        outcome == null ? Map.of() : outcome,
+        Times.instant(snapshot.getTimestamp(CREATED_AT)),
+        Times.instant(snapshot.getTimestamp(UPDATED_AT)),
+        Times.instant(snapshot.getReadTime()));
+  }
+
+  private static String truncate(String text) {
+    if (text == null) {
+      return null;
+    }
+    return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "…";
+  }
+
+  /** Waits at most the configured RPC timeout, and translates what Firestore's failures mean here. */
+  private <T> T await(ApiFuture<T> future, String what) {
+    try {
+      return future.get(config.rpcTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw new LedgerUnavailable("Firestore did not answer within " + config.rpcTimeout() + " to " + what, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LedgerUnavailable("interrupted while waiting for Firestore to " + what, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof LeaseLost lost) {
+        throw lost;
+      }
+      if (StatusCodes.is(cause, "ABORTED")) {
+        throw new LedgerUnavailable("Firestore aborted the call to " + what + " under contention"
+            + " (a transaction gives up after " + config.takeoverAttempts() + " attempts)", cause);
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      throw new LedgerUnavailable("Firestore failed to " + what, cause);
+    }
+  }
+}

@@ -1,0 +1,31 @@
+package dev.once.ledger;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * A ledger record as read, for the pre-check and for operators ({@code dev/inspect}).
+ *
+ * @param readTime Firestore's time of the read: the clock a lease is judged against
+ */
+public record LedgerRecord(
+    String recordId,
+    String key,
+    String effect,
+    RecordState state,
+    long token,
+    int attempts,
+    Instant leaseExpiresAt,
+    Instant expireAt,
+    String fingerprint,
+    String error,
+    Map<String, Object> outcome,
+    Instant createdAt,
+    Instant updatedAt,
+    Instant readTime) {
+
+  /** A claim whose holder may still be working: its lease runs past the read. */
+  public boolean leaseLive() {
+    return state == RecordState.CLAIMED && leaseExpiresAt != null && leaseExpiresAt.isAfter(readTime);
+  }
+}

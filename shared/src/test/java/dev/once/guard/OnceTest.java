@@ -1,0 +1,243 @@
+package dev.once.guard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.Firestore;
+import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Duplicate;
+import dev.once.guard.Outcome.InFlight;
+import dev.once.guard.Outcome.Processed;
+import dev.once.guard.Outcome.Rejected;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LeaseLost;
+import dev.once.ledger.Ledger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.ledger.SideWrites;
+import dev.once.observe.Log;
+import dev.once.testing.Await;
+import dev.once.testing.TestFirestore;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class OnceTest {
+  private static final IdempotencyKey KEY = IdempotencyKey.of("pubsub:1234");
+  private final Firestore db = TestFirestore.client();
+  private final FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+  private final Once once = new Once(ledger);
+  private final AtomicInteger runs = new AtomicInteger();
+
+  @BeforeEach
+  void clear() {
+    TestFirestore.clear();
+  }
+
+  @AfterEach
+  void restoreLog() {
+    Log.redirect(System.out);
+  }
+
+  private Map<String, Object> count(Attempt attempt) {
+    runs.incrementAndGet();
+    return Map.of("attempt", (long) attempt.number());
+  }
+
+  @Test
+  void firstDelivery_isProcessed_andTheSecondIsADuplicateWithTheSameResult() {
+    Processed first = assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    assertEquals(Map.of("attempt", 1L), first.result());
+    Duplicate second = assertInstanceOf(Duplicate.class, once.run(KEY, "notify", null, this::count));
+    assertEquals(Map.of("attempt", 1L), second.result());
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void failingEffect_releasesItsClaim_andIsRetriedByTheNextDelivery() {
+    IllegalStateException boom = new IllegalStateException("notify endpoint answered 503");
+    IllegalStateException thrown = assertThrows(IllegalStateException.class,
+        () -> once.run(KEY, "notify", null, attempt -> {
+          runs.incrementAndGet();
+          throw boom;
+        }));
+    assertSame(boom, thrown, "the effect's own exception is rethrown");
+    LedgerRecord released = ledger.lookup(KEY, "notify").orElseThrow();
+    assertFalse(released.leaseLive());
+    assertTrue(released.error().contains("notify endpoint answered 503"), released.error());
+
+    Processed retried = assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    assertEquals(2, retried.attempts());
+    assertEquals(2, runs.get());
+  }
+
+  @Test
+  void checkedFailure_isRethrownUnchecked_afterRelease() {
+    EffectFailed thrown = assertThrows(EffectFailed.class, () -> once.run(KEY, "notify", null, attempt -> {
+      throw new IOException("connection reset");
+    }));
+    assertInstanceOf(IOException.class, thrown.getCause());
+    assertFalse(ledger.lookup(KEY, "notify").orElseThrow().leaseLive());
+  }
+
+  @Test
+  void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() throws Exception {
+    Rejected now = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", null, attempt -> {
+      runs.incrementAndGet();
+      throw new PermanentFailure("empty document", writes ->
+          writes.create(db.collection("analyses").document("x"), Map.of("status", "rejected")));
+    }));
+    assertTrue(now.now());
+    assertEquals("empty document", now.reason());
+    assertEquals("rejected", db.collection("analyses").document("x").get().get().getString("status"));
+
+    Rejected later = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", null, attempt -> {
+      runs.incrementAndGet();
+      return Completion.of(Map.of(), SideWrites.NONE);
+    }));
+    assertFalse(later.now());
+    assertEquals("empty document", later.reason());
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void committedEffect_landsWithItsCompletion() throws Exception {
+    once.runCommitted(KEY, "analyse", null, attempt -> Completion.of(Map.of("id", "a1"),
+        writes -> writes.create(db.collection("analyses").document("a1"), Map.of("key", KEY.value()))));
+    assertTrue(db.collection("analyses").document("a1").get().get().exists());
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, "analyse").orElseThrow().state());
+  }
+
+  @Test
+  void changedPayload_isAConflict_loggedLoudly_andNotRun() {
+    ByteArrayOutputStream logged = new ByteArrayOutputStream();
+    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
+    once.run(KEY, "notify", "sha256:aaa", this::count);
+    Conflict conflict = assertInstanceOf(Conflict.class, once.run(KEY, "notify", "sha256:bbb", this::count));
+    assertEquals("sha256:aaa", conflict.storedFingerprint());
+    assertEquals(1, runs.get());
+    String line = logged.toString(StandardCharsets.UTF_8);
+    assertTrue(line.contains("\"severity\":\"ERROR\"") && line.contains("sha256:bbb"), line);
+  }
+
+  @Test
+  void deliveryWhileAnotherRuns_isInFlight() throws Exception {
+    CountDownLatch inside = new CountDownLatch(1);
+    CountDownLatch finish = new CountDownLatch(1);
+    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> once.run(KEY, "notify", null, attempt -> {
+      inside.countDown();
+      finish.await(30, TimeUnit.SECONDS);
+      return count(attempt);
+    }));
+    assertTrue(inside.await(30, TimeUnit.SECONDS));
+    assertInstanceOf(InFlight.class, once.run(KEY, "notify", null, this::count));
+    finish.countDown();
+    assertInstanceOf(Processed.class, first.get(30, TimeUnit.SECONDS));
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void peek_costsOneRead_andTellsDoneRejectedConflictOrNothing() {
+    assertEquals(Optional.empty(), once.peek(KEY, "notify", null));
+    once.run(KEY, "notify", "fp", this::count);
+    assertInstanceOf(Duplicate.class, once.peek(KEY, "notify", "fp").orElseThrow());
+    assertInstanceOf(Conflict.class, once.peek(KEY, "notify", "other").orElseThrow());
+    once.run(IdempotencyKey.of("pubsub:9"), "notify", null, attempt -> {
+      throw new PermanentFailure("410 Gone");
+    });
+    assertInstanceOf(Rejected.class, once.peek(IdempotencyKey.of("pubsub:9"), "notify", null).orElseThrow());
+  }
+
+  @Test
+  void peek_ofAClaimInFlight_isEmpty_soTheCallerGoesOnToClaim() throws Exception {
+    ledger.claim(KEY, "notify", null);
+    assertEquals(Optional.empty(), once.peek(KEY, "notify", null));
+  }
+
+  @Test
+  void completionThatCannotBeRecorded_releasesTheClaim_soTheRedeliveryRetriesAtOnce() {
+    Ledger failingComplete = new ForwardingLedger(ledger) {
+      @Override
+      public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+        throw new IllegalStateException("Firestore unavailable");
+      }
+    };
+    assertThrows(IllegalStateException.class, () -> new Once(failingComplete).run(KEY, "notify", null, this::count));
+    assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    assertEquals(2, runs.get(), "an external effect is at-least-once when its completion is lost");
+  }
+
+  @Test
+  void effectThatOutlivesItsLease_cannotComplete_andItsWritesDoNotLand() throws Exception {
+    FirestoreLedger shortLeases = new FirestoreLedger(db, LedgerConfig.defaults().withLease(Duration.ofMillis(1500)));
+    Once slow = new Once(shortLeases);
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch overtaken = new CountDownLatch(1);
+    CompletableFuture<Outcome> stale = CompletableFuture.supplyAsync(() -> slow.runCommitted(KEY, "analyse", null,
+        attempt -> {
+          holding.countDown();
+          assertTrue(overtaken.await(30, TimeUnit.SECONDS));
+          return Completion.of(Map.of("by", "stale"),
+              writes -> writes.create(db.collection("analyses").document("stale"), Map.of()));
+        }));
+    assertTrue(holding.await(30, TimeUnit.SECONDS), "the first delivery holds the claim");
+    Await.until(Duration.ofSeconds(15),
+        () -> slow.runCommitted(KEY, "analyse", null, attempt -> Completion.of(Map.of("by", "current"),
+            writes -> writes.create(db.collection("analyses").document("current"), Map.of()))) instanceof Processed,
+        "the second delivery to take over the expired lease");
+    overtaken.countDown();
+    Throwable failure = assertThrows(Exception.class, () -> stale.get(30, TimeUnit.SECONDS)).getCause();
+    assertInstanceOf(LeaseLost.class, failure);
+    assertFalse(db.collection("analyses").document("stale").get().get().exists());
+    assertTrue(db.collection("analyses").document("current").get().get().exists());
+    assertEquals(Map.of("by", "current"), ledger.lookup(KEY, "analyse").orElseThrow().outcome());
+  }
+
+  /** Delegates everything; tests override the call they break. */
+  private static class ForwardingLedger implements Ledger {
+    private final Ledger inner;
+
+    ForwardingLedger(Ledger inner) {
+      this.inner = inner;
+    }
+
+    public Optional<LedgerRecord> lookup(IdempotencyKey key, String effect) {
+      return inner.lookup(key, effect);
+    }
+
+    public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
+      return inner.claim(key, effect, fingerprint);
+    }
+
+    public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+      inner.complete(claim, outcome, writes);
+    }
+
+    public void reject(Claim claim, String reason, SideWrites writes) {
+      inner.reject(claim, reason, writes);
+    }
+
+    public void release(Claim claim, String error) {
+      inner.release(claim, error);
+    }
+  }
+}
