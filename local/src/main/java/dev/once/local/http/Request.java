@@ -80,18 +80,23 @@ public final class Request {
 
   /** The body, read once; more than the cap (declared or actual) is an {@link HttpError} 413. */
   public byte[] body() {
+    return body(maxBody);
+  }
+
+  /** The body under a tighter cap than the server-wide one (e.g. JSON calls next to large uploads). */
+  public byte[] body(long cap) {
     if (body == null) {
-      body = readBody();
+      body = readBody(Math.min(cap, maxBody));
     }
     return body;
   }
 
-  private byte[] readBody() {
+  private byte[] readBody(long cap) {
     String declared = header("Content-Length");
     if (declared != null) {
       try {
-        if (Long.parseLong(declared.trim()) > maxBody) {
-          throw HttpError.tooLarge(maxBody);
+        if (Long.parseLong(declared.trim()) > cap) {
+          throw HttpError.tooLarge(cap);
         }
       } catch (NumberFormatException e) {
         throw HttpError.badRequest("invalid", "Invalid Content-Length");
@@ -103,7 +108,7 @@ public final class Request {
       if (encoding != null && encoding.trim().equalsIgnoreCase("gzip")) {
         in = new GZIPInputStream(in);
       }
-      return readCapped(in, maxBody);
+      return readCapped(in, cap);
     } catch (java.util.zip.ZipException e) {
       throw HttpError.badRequest("invalid", "The gzip request body is corrupt");
     } catch (IOException e) {
