@@ -242,11 +242,14 @@ class StorageStandInTest {
         .setRpcTimeoutMultiplier(1).build();
     long failuresBefore = standIn.counters().get("injectedFailures");
 
-    try (Storage retrying = client(standIn.endpoint(), fastRetries)) {
+    Storage retrying = client(standIn.endpoint(), fastRetries);
+    try {
       standIn.failNext(2);
       assertArrayEquals(bytes("one"), retrying.readAllBytes(BlobId.of(bucket, "doc")));
       standIn.failNext(2);
       assertNotNull(retrying.get(BlobId.of(bucket, "doc")));
+    } finally {
+      retrying.close();
     }
 
     assertEquals(failuresBefore + 4, standIn.counters().get("injectedFailures"));
