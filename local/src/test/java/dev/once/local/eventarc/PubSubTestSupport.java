@@ -60,6 +60,7 @@ final class PubSubTestSupport implements AutoCloseable {
   }
 
   /** Pulls whatever is deliverable right now (without acking it): nothing, once every message was acked. */
+  @SuppressWarnings("deprecation") // returnImmediately is deprecated, but it is how to ask "what is there now"
   int pullNow(String project, String subscription) throws Exception {
     try (SubscriberStub stub = GrpcSubscriberStub.create(SubscriberStubSettings.newBuilder()
         .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build())) {

@@ -287,8 +287,12 @@ class GeminiStandInTest {
     String twiceNew = "/new-" + System.nanoTime();
     String never = "/never-" + System.nanoTime();
     String late = "/late-" + System.nanoTime();
-    Map<String, WebhookMode> modes = Map.of(twiceSame, WebhookMode.TWICE_SAME_ID, twiceNew, WebhookMode.TWICE_NEW_IDS,
-        never, WebhookMode.NEVER, late, WebhookMode.late(Duration.ofMillis(300)));
+    // The late one ends last, so "not yet delivered" is checked right after it ended.
+    Map<String, WebhookMode> modes = new java.util.LinkedHashMap<>();
+    modes.put(twiceSame, WebhookMode.TWICE_SAME_ID);
+    modes.put(twiceNew, WebhookMode.TWICE_NEW_IDS);
+    modes.put(never, WebhookMode.NEVER);
+    modes.put(late, WebhookMode.late(Duration.ofSeconds(1)));
     long suppressedBefore = standIn.count("webhook.suppressed");
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
