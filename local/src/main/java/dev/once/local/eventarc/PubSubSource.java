@@ -70,7 +70,7 @@ public final class PubSubSource implements AutoCloseable {
   private static String topicOf(ProjectSubscriptionName name, TransportChannelProvider channels) {
     try (SubscriptionAdminClient admin = SubscriptionAdminClient.create(SubscriptionAdminSettings.newBuilder()
         .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build())) {
-      return admin.getSubscription(name).getTopic();
+      return admin.getSubscription(name.toString()).getTopic();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -28,16 +28,17 @@ final class RelayApi extends ApiHandler {
 
   @Override
   protected void serve(Request request) {
-    String route = request.method() + " " + String.join("/", request.segments());
+    try {
+      route(request, request.method() + " " + String.join("/", request.segments()));
+    } catch (IllegalArgumentException e) {
+      throw HttpError.badRequest("invalid", e.getMessage());
+    }
+  }
+
+  private void route(Request request, String route) {
     switch (route) {
       case "POST _ingest/storage" -> {
-        ObjectFinalized notification;
-        try {
-          notification = ObjectFinalized.fromJson(Json.parse(request.body()));
-        } catch (IllegalArgumentException e) {
-          throw HttpError.badRequest("invalid", "Not a finalize notification: " + e.getMessage());
-        }
-        relay.storageListener().onFinalize(notification);
+        relay.storageListener().onFinalize(ObjectFinalized.fromJson(Json.parse(request.body())));
         accepted(request);
       }
       case "POST _ingest/cloudevent" -> {

@@ -21,7 +21,14 @@ final class StorageAdmin {
   }
 
   void serve(Request request, List<String> path) {
-    String route = request.method() + " " + String.join("/", path);
+    try {
+      route(request, request.method() + " " + String.join("/", path));
+    } catch (IllegalArgumentException e) {
+      throw HttpError.badRequest("invalid", e.getMessage());
+    }
+  }
+
+  private void route(Request request, String route) {
     switch (route) {
       case "GET counters" -> Responses.json(request.exchange(), 200, standIn.counters().toJson());
       case "POST counters/reset" -> {

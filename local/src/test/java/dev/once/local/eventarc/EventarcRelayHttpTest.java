@@ -104,6 +104,7 @@ class EventarcRelayHttpTest {
     assertError(post("/_ingest/storage", "{not json"), 400);
     assertError(post("/_ingest/storage", "{\"eventType\":\"OBJECT_FINALIZE\",\"bucket\":\"b\"}"), 400);
     assertError(post("/_admin/redeliver?id=never-seen", ""), 404);
+    assertError(post("/_admin/routes?type=x&url=not%20a%20url", ""), 400);
     assertError(post("/nowhere", ""), 404);
     RawHttp.exchange(relay.port(), "garbage\r\n\r\n");
     assertEquals(200, HTTP.send(HttpRequest.newBuilder(URI.create(relay.baseUrl() + "/_admin/counters")).build(),

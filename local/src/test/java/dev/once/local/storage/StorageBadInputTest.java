@@ -155,6 +155,7 @@ class StorageBadInputTest {
     }
     assertEquals(2, forDoc);
     assertError(send("POST", "/_admin/fail?count=x", null, null), 400);
+    assertError(send("POST", "/_admin/fail?count=1&status=200", null, null), 400);
     assertError(send("GET", "/_admin/nothing", null, null), 404);
   }
 }
