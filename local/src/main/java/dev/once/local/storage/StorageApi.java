@@ -23,32 +23,29 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The subset of the Cloud Storage JSON API that {@code google-cloud-storage} uses over HTTP: uploads (media,
- * multipart, resumable), object metadata, media download (also of a past generation, with ranges), delete, list,
- * and bucket insert/get. Requests under {@code /_admin/} go to the admin handler instead.
+ * The routes of the Cloud Storage JSON API subset that {@code google-cloud-storage} uses over HTTP: uploads
+ * (served by {@link ObjectUploads}), object metadata, media download (also of a past generation, with ranges),
+ * delete, list, and bucket insert/get. Requests under {@code /_admin/} go to the admin handler instead.
  */
 final class StorageApi extends ApiHandler {
   private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
 
   private final ObjectStore store;
-  private final ResumableUploads uploads = new ResumableUploads();
-  private final Notifier notifier;
+  private final ObjectUploads uploads;
   private final Counters counters;
   private final Faults faults;
   private final StorageAdmin admin;
   private final Supplier<String> baseUrl;
-  private final long maxObjectBytes;
 
   StorageApi(ObjectStore store, Notifier notifier, Counters counters, Faults faults, StorageAdmin admin,
       Supplier<String> baseUrl, long maxObjectBytes) {
     super(maxObjectBytes);
     this.store = store;
-    this.notifier = notifier;
+    this.uploads = new ObjectUploads(store, notifier, counters, baseUrl, maxObjectBytes);
     this.counters = counters;
     this.faults = faults;
     this.admin = admin;
     this.baseUrl = baseUrl;
-    this.maxObjectBytes = maxObjectBytes;
   }
 
   @Override
@@ -74,11 +71,11 @@ final class StorageApi extends ApiHandler {
     if (startsWith(path, "upload", "storage", "v1", "b") && size == 6 && path.get(5).equals("o")) {
       String bucket = path.get(4);
       if (method.equals("POST") && request.query("upload_id").isEmpty()) {
-        upload(request, bucket);
+        uploads.upload(request, bucket);
         return;
       }
       if (method.equals("PUT") || method.equals("POST")) {
-        resumableChunk(request);
+        uploads.resumableChunk(request);
         return;
       }
     }
@@ -121,100 +118,6 @@ final class StorageApi extends ApiHandler {
       }
     }
     throw HttpError.notFound("Not Found");
-  }
-
-  private void upload(Request request, String bucket) {
-    counters.increment("objects.insert");
-    String type = request.query("uploadType").orElse("");
-    Preconditions preconditions = Preconditions.from(request);
-    String queryName = request.query("name").orElse(null);
-    switch (type) {
-      case "media" -> {
-        if (queryName == null) {
-          throw new HttpError(400, "INVALID_ARGUMENT", "required", "Required");
-        }
-        finish(request, bucket, ObjectMetadata.EMPTY.toNewObject(queryName, request.header("Content-Type"),
-            request.body()), preconditions);
-      }
-      case "multipart" -> {
-        String boundary = Multipart.boundary(request.header("Content-Type"));
-        if (boundary == null) {
-          throw HttpError.badRequest("invalid", "Content-Type must be multipart/related with a boundary.");
-        }
-        List<Multipart.Part> parts = Multipart.parse(request.body(), boundary);
-        if (parts.size() != 2) {
-          throw HttpError.badRequest("invalid", "A multipart upload has exactly two parts: metadata and media.");
-        }
-        ObjectMetadata metadata = ObjectMetadata.from(Json.parse(parts.get(0).body()));
-        finish(request, bucket, metadata.toNewObject(queryName, parts.get(1).contentType(), parts.get(1).body()),
-            preconditions);
-      }
-      case "resumable" -> {
-        byte[] body = request.body();
-        ObjectMetadata metadata = body.length == 0 ? ObjectMetadata.EMPTY : ObjectMetadata.from(Json.parse(body));
-        String name = metadata.name() != null ? metadata.name() : queryName;
-        ObjectStore.checkBucketName(bucket);
-        ObjectStore.checkObjectName(name);
-        ResumableUploads.Session session = uploads.open(bucket, queryName, request.header("X-Upload-Content-Type"),
-            metadata, preconditions);
-        request.exchange().getResponseHeaders().set("Location", baseUrl.get() + "/upload/storage/v1/b/" + bucket
-            + "/o?uploadType=resumable&upload_id=" + session.id);
-        Responses.empty(request.exchange(), 200);
-      }
-      default -> throw HttpError.badRequest("invalid", "Invalid upload type: '" + type + "'");
-    }
-  }
-
-  private void resumableChunk(Request request) {
-    String id = request.query("upload_id").orElseThrow(() -> HttpError.notFound("Not Found"));
-    ResumableUploads.Session session = uploads.get(id);
-    byte[] body = request.body();
-    ResumableUploads.Range range = ResumableUploads.parseRange(request.header("Content-Range"), body.length);
-    synchronized (session) {
-      long persisted = session.data.size();
-      if (range.first() >= 0) {
-        if (range.first() > persisted) {
-          throw HttpError.badRequest("invalid", "Invalid request. According to the Content-Range header, the upload"
-              + " offset is " + range.first() + " byte(s), which exceeds already uploaded size of " + persisted
-              + " byte(s).");
-        }
-        int skip = (int) (persisted - range.first());
-        if (skip < body.length) {
-          if (persisted + body.length - skip > maxObjectBytes) {
-            throw HttpError.tooLarge(maxObjectBytes);
-          }
-          session.data.write(body, skip, body.length - skip);
-        }
-      }
-      long now = session.data.size();
-      if (range.total() >= 0 && now > range.total()) {
-        throw HttpError.badRequest("invalid", "The upload is larger than its declared size " + range.total() + ".");
-      }
-      if (range.finalizing(now)) {
-        uploads.finish(session.id);
-        byte[] data = session.data.toByteArray();
-        String hash = request.header("x-goog-hash");
-        NewObject object = session.metadata.toNewObject(session.queryName, session.contentType, data);
-        if (hash != null && hash.startsWith("crc32c=") && object.expectedCrc32c() == null) {
-          object = new NewObject(object.name(), object.contentType(), object.metadata(), object.contentEncoding(),
-              object.cacheControl(), object.contentDisposition(), object.expectedMd5(),
-              hash.substring("crc32c=".length()).split(",")[0], data);
-        }
-        finish(request, session.bucket, object, session.preconditions);
-        return;
-      }
-      if (now > 0) {
-        request.exchange().getResponseHeaders().set("Range", "bytes=0-" + (now - 1));
-      }
-      Responses.empty(request.exchange(), 308);
-    }
-  }
-
-  private void finish(Request request, String bucket, NewObject object, Preconditions preconditions) {
-    StoredObject stored = store.write(bucket, object, preconditions);
-    ObjectNode json = ObjectResource.toJson(stored, baseUrl.get());
-    notifier.finalized(stored, Json.text(json));
-    Responses.json(request.exchange(), 200, json);
   }
 
   private void metadata(Request request, String bucket, String name) {
