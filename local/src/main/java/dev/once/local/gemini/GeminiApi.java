@@ -11,9 +11,6 @@ import dev.once.local.http.HttpError;
 import dev.once.local.http.Json;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -159,62 +156,9 @@ final class GeminiApi extends ApiHandler {
   private void batchGenerateContent(Request request, String version, String model) {
     String modelId = modelId(model, version, "batchGenerateContent");
     JsonNode body = Json.parse(request.body(maxRequestBytes));
-    JsonNode batch = body.get("batch");
-    if (batch == null || !batch.isObject()) {
-      throw invalid("* BatchGenerateContentRequest.batch: batch is not specified\n");
-    }
-    JsonNode input = batch.get("inputConfig");
-    if (input == null || !input.isObject()) {
-      throw invalid("* BatchGenerateContentRequest.batch.input_config: input_config is not specified\n");
-    }
-    JsonNode requests = input.path("requests").get("requests");
-    JsonNode fileName = input.get("fileName");
-    if ((requests == null) == (fileName == null)) {
-      throw invalid("* BatchGenerateContentRequest.batch.input_config.source: exactly one of requests or file_name"
-          + " must be set\n");
-    }
-    List<JsonNode> inlined = null;
-    long count;
-    if (requests != null) {
-      if (!requests.isArray() || requests.isEmpty()) {
-        throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
-      }
-      inlined = new ArrayList<>();
-      for (int i = 0; i < requests.size(); i++) {
-        JsonNode item = requests.get(i);
-        if (!item.isObject() || !item.path("request").isObject()) {
-          throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests[" + i
-              + "].request: request is not specified\n");
-        }
-        inlined.add(item.deepCopy());
-      }
-      count = inlined.size();
-    } else {
-      if (!fileName.isTextual() || !fileName.asText().startsWith("files/")) {
-        throw invalid("Invalid value at 'batch.input_config.file_name': expected files/{id}");
-      }
-      GeminiFiles.StoredFile file = files.get(fileName.asText());
-      count = new String(file.data(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count();
-    }
-    List<URI> uris = new ArrayList<>();
-    JsonNode userMetadata = null;
-    JsonNode webhook = batch.get("webhookConfig");
-    if (webhook != null && !webhook.isNull()) {
-      if (!webhook.isObject()) {
-        throw invalid("Invalid value at 'batch.webhook_config': expected an object.");
-      }
-      for (JsonNode uri : webhook.path("uris")) {
-        uris.add(webhookUri(uri));
-      }
-      userMetadata = webhook.get("userMetadata");
-      if (userMetadata != null && !userMetadata.isNull() && !userMetadata.isObject()) {
-        throw invalid("Invalid value at 'batch.webhook_config.user_metadata': expected an object.");
-      }
-    }
-    JsonNode displayName = batch.get("displayName");
-    BatchJob.Snapshot job = jobs.create("models/" + modelId,
-        displayName == null || displayName.isNull() ? null : displayName.asText(), inlined,
-        fileName == null ? null : fileName.asText(), count, List.copyOf(uris), userMetadata);
+    BatchRequest batch = BatchRequest.parse(body, files);
+    BatchJob.Snapshot job = jobs.create("models/" + modelId, batch.displayName(), batch.inlinedRequests(),
+        batch.fileName(), batch.requestCount(), batch.webhookUris(), batch.webhookUserMetadata());
     Responses.json(request.exchange(), 200, BatchResource.toJson(job));
   }
 
@@ -281,19 +225,6 @@ final class GeminiApi extends ApiHandler {
           + " supported methods.");
     }
     return model;
-  }
-
-  private static URI webhookUri(JsonNode value) {
-    try {
-      URI uri = new URI(value.asText());
-      if (!value.isTextual() || uri.getHost() == null
-          || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
-        throw new IllegalArgumentException("not an absolute http(s) URL");
-      }
-      return uri;
-    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
-      throw invalid("Invalid value at 'batch.webhook_config.uris': " + value + " is not a valid URL.");
-    }
   }
 
   private static long parseLong(String value, long fallback) {
