@@ -317,18 +317,20 @@ class GeminiStandInTest {
 
   @Test
   void failingWebhookReceiver_getsRetriesWithTheSameId() {
-    String hook = "/flaky-" + System.nanoTime();
-    receiver.answerNext(503);
-    String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-            InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
-        CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
-            .uris(receiver.url(hook).toString()).build()).build()).name().orElseThrow();
-    standIn.finish(job, null);
+    // Its own receiver: the scripted 503 must go to this delivery, not to a webhook of another test.
+    try (Receiver flaky = Receiver.start()) {
+      flaky.answerNext(503);
+      String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+              .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
+      standIn.finish(job, null);
 
-    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 2, "a retried webhook");
-    assertEquals(receiver.receivedOn(hook).get(0).header("webhook-id"), receiver.receivedOn(hook).get(1).header("webhook-id"));
-    Await.until(Duration.ofSeconds(5), () -> standIn.webhookDeliveries().stream()
-        .anyMatch(d -> d.target().getPath().equals(hook) && d.delivered() && d.attempt() == 2), "the recorded retry");
+      Await.until(Duration.ofSeconds(10), () -> flaky.receivedOn("/hook").size() == 2, "a retried webhook");
+      assertEquals(flaky.received().get(0).header("webhook-id"), flaky.received().get(1).header("webhook-id"));
+      Await.until(Duration.ofSeconds(5), () -> standIn.webhookDeliveries().stream()
+          .anyMatch(d -> d.batchName().equals(job) && d.delivered() && d.attempt() == 2), "the recorded retry");
+    }
   }
 
   @Test
