@@ -1,0 +1,64 @@
+package dev.once.local.gemini;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One batch job. Mutable, but only under the {@link BatchJobs} lock; everything outside sees {@link Snapshot}s.
+ */
+final class BatchJob {
+  final long sequence;
+  final String id;
+  final String model;
+  final String displayName;
+  final List<JsonNode> inlinedRequests;
+  final String inputFile;
+  final List<URI> webhookUris;
+  final JsonNode webhookUserMetadata;
+  final Instant createTime;
+  final long requestCount;
+  BatchState state = BatchState.PENDING;
+  BatchState plannedOutcome;
+  Instant updateTime;
+  Instant endTime;
+  ArrayNode inlinedResponses;
+  String responsesFile;
+  long succeeded;
+  long failed;
+
+  BatchJob(long sequence, String id, String model, String displayName, List<JsonNode> inlinedRequests,
+      String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata, Instant createTime,
+      BatchState plannedOutcome) {
+    this.sequence = sequence;
+    this.id = id;
+    this.model = model;
+    this.displayName = displayName;
+    this.inlinedRequests = inlinedRequests;
+    this.inputFile = inputFile;
+    this.webhookUris = webhookUris;
+    this.webhookUserMetadata = webhookUserMetadata;
+    this.createTime = createTime;
+    this.requestCount = requestCount;
+    this.updateTime = createTime;
+    this.plannedOutcome = plannedOutcome;
+  }
+
+  String name() {
+    return "batches/" + id;
+  }
+
+  Snapshot snapshot() {
+    return new Snapshot(name(), model, displayName, state, createTime, updateTime, endTime,
+        inlinedResponses == null ? null : inlinedResponses.deepCopy(), responsesFile,
+        requestCount, succeeded, failed,
+        webhookUris, webhookUserMetadata);
+  }
+
+  /** An immutable view of a job at one moment, what the API and the webhook sender work from. */
+  record Snapshot(String name, String model, String displayName, BatchState state, Instant createTime,
+      Instant updateTime, Instant endTime, ArrayNode inlinedResponses, String responsesFile, long requestCount,
+      long succeeded, long failed, List<URI> webhookUris, JsonNode webhookUserMetadata) {}
+}

@@ -1,0 +1,240 @@
+package dev.once.local.gemini;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.local.http.HttpError;
+import dev.once.local.http.Json;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The batch jobs and their clock. Nothing moves by itself: {@link #advance()} takes every live job one step
+ * (PENDING to RUNNING, RUNNING to its planned end), so tests decide exactly when a job ends and how
+ * (SUCCEEDED unless planned otherwise). A job that ends is handed to {@code onEnd} (the webhook sender),
+ * outside the lock.
+ */
+final class BatchJobs {
+  private final Map<String, BatchJob> jobs = new LinkedHashMap<>();
+  private final GeminiFiles files;
+  private final Consumer<BatchJob.Snapshot> onEnd;
+  private long sequence;
+  private BatchState defaultOutcome = BatchState.SUCCEEDED;
+
+  BatchJobs(GeminiFiles files, Consumer<BatchJob.Snapshot> onEnd) {
+    this.files = files;
+    this.onEnd = onEnd;
+  }
+
+  record Page(List<BatchJob.Snapshot> jobs, String nextPageToken) {}
+
+  synchronized BatchJob.Snapshot create(String model, String displayName, List<JsonNode> inlinedRequests,
+      String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata) {
+    BatchJob job = new BatchJob(++sequence, Ids.random(20), model, displayName, inlinedRequests, inputFile,
+        requestCount, webhookUris, webhookUserMetadata, now(), defaultOutcome);
+    jobs.put(job.name(), job);
+    return job.snapshot();
+  }
+
+  synchronized BatchJob.Snapshot get(String name) {
+    return find(name).snapshot();
+  }
+
+  synchronized List<String> names() {
+    return List.copyOf(jobs.keySet());
+  }
+
+  /** Newest first; the page token is the sequence number of the last job on the previous page. */
+  synchronized Page list(int pageSize, String pageToken) {
+    long after = Long.MAX_VALUE;
+    if (pageToken != null && !pageToken.isEmpty()) {
+      try {
+        after = Long.parseLong(new String(java.util.Base64.getUrlDecoder().decode(pageToken), StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        throw HttpError.badRequest("invalid", "Invalid page token.");
+      }
+    }
+    long bound = after;
+    List<BatchJob> ordered = jobs.values().stream().filter(j -> j.sequence < bound)
+        .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence).reversed()).toList();
+    List<BatchJob.Snapshot> page = ordered.stream().limit(pageSize).map(BatchJob::snapshot).toList();
+    String next = ordered.size() > pageSize
+        ? java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+            Long.toString(ordered.get(pageSize - 1).sequence).getBytes(StandardCharsets.UTF_8))
+        : null;
+    return new Page(page, next);
+  }
+
+  synchronized void delete(String name) {
+    find(name);
+    jobs.remove(name);
+  }
+
+  synchronized void defaultOutcome(BatchState outcome) {
+    defaultOutcome = requireTerminal(outcome);
+  }
+
+  /** How a job will end when the clock reaches its end (SUCCEEDED, FAILED or EXPIRED, or CANCELLED). */
+  synchronized void plan(String name, BatchState outcome) {
+    find(name).plannedOutcome = requireTerminal(outcome);
+  }
+
+  BatchJob.Snapshot cancel(String name) {
+    BatchJob.Snapshot ended;
+    synchronized (this) {
+      BatchJob job = find(name);
+      if (job.state.isTerminal()) {
+        throw new HttpError(400, "FAILED_PRECONDITION", "failedPrecondition",
+            "Batch " + name + " is already in a terminal state: " + job.state.wireName());
+      }
+      ended = end(job, BatchState.CANCELLED);
+    }
+    onEnd.accept(ended);
+    return ended;
+  }
+
+  /** Every live job one step forward; returns the jobs that ended. */
+  List<BatchJob.Snapshot> advance() {
+    List<BatchJob.Snapshot> ended = new ArrayList<>();
+    synchronized (this) {
+      for (BatchJob job : jobs.values()) {
+        if (job.state == BatchState.PENDING) {
+          job.state = BatchState.RUNNING;
+          job.updateTime = now();
+        } else if (job.state == BatchState.RUNNING) {
+          ended.add(end(job, job.plannedOutcome));
+        }
+      }
+    }
+    ended.forEach(onEnd);
+    return ended;
+  }
+
+  /** Every live job straight to its planned end. */
+  List<BatchJob.Snapshot> completeAll() {
+    List<BatchJob.Snapshot> ended = new ArrayList<>();
+    synchronized (this) {
+      for (BatchJob job : jobs.values()) {
+        if (!job.state.isTerminal()) {
+          ended.add(end(job, job.plannedOutcome));
+        }
+      }
+    }
+    ended.forEach(onEnd);
+    return ended;
+  }
+
+  /** One job straight to {@code state} (its planned end when null); a job that already ended is left alone. */
+  BatchJob.Snapshot finish(String name, BatchState state) {
+    BatchJob.Snapshot ended;
+    synchronized (this) {
+      BatchJob job = find(name);
+      if (job.state.isTerminal()) {
+        return job.snapshot();
+      }
+      ended = end(job, state == null ? job.plannedOutcome : requireTerminal(state));
+    }
+    onEnd.accept(ended);
+    return ended;
+  }
+
+  private BatchJob.Snapshot end(BatchJob job, BatchState outcome) {
+    if (outcome == BatchState.SUCCEEDED) {
+      if (job.inlinedRequests != null) {
+        runInlined(job);
+      } else {
+        runFile(job);
+      }
+    }
+    job.state = outcome;
+    job.endTime = now();
+    job.updateTime = job.endTime;
+    return job.snapshot();
+  }
+
+  private void runInlined(BatchJob job) {
+    ArrayNode responses = Json.array();
+    for (JsonNode item : job.inlinedRequests) {
+      ObjectNode entry = responses.addObject();
+      entry.setAll(answer(job, item.path("request")));
+      if (item.has("metadata")) {
+        entry.set("metadata", item.get("metadata"));
+      }
+    }
+    job.inlinedResponses = responses;
+  }
+
+  private void runFile(BatchJob job) {
+    GeminiFiles.StoredFile input = files.get(job.inputFile);
+    StringBuilder output = new StringBuilder();
+    for (String line : new String(input.data(), StandardCharsets.UTF_8).split("\r?\n")) {
+      if (line.isBlank()) {
+        continue;
+      }
+      ObjectNode entry = Json.object();
+      try {
+        JsonNode item = Json.parseTrusted(line);
+        if (item.has("key")) {
+          entry.set("key", item.get("key"));
+        }
+        entry.setAll(answer(job, item.path("request")));
+      } catch (IllegalArgumentException e) {
+        entry.setAll(failure(HttpError.badRequest("invalid", "Invalid JSON line: " + e.getMessage())));
+        job.failed++;
+      }
+      output.append(Json.text(entry)).append('\n');
+    }
+    job.responsesFile = files.put("batch-" + job.id + "-output", "application/jsonl",
+        output.toString().getBytes(StandardCharsets.UTF_8), "GENERATED").name();
+  }
+
+  /** {@code {"response":...}} or, for a request the API would reject, {@code {"error":{code,message,status}}}. */
+  private ObjectNode answer(BatchJob job, JsonNode request) {
+    ObjectNode result = Json.object();
+    try {
+      String model = request.path("model").asText(job.model);
+      result.set("response", ContentGenerator.generate(model.substring(model.indexOf('/') + 1), request));
+      job.succeeded++;
+    } catch (HttpError e) {
+      result.setAll(failure(e));
+      job.failed++;
+    }
+    return result;
+  }
+
+  private static ObjectNode failure(HttpError e) {
+    ObjectNode result = Json.object();
+    ObjectNode error = result.putObject("error");
+    error.put("code", e.code());
+    error.put("message", e.getMessage());
+    error.put("status", e.status());
+    return result;
+  }
+
+  private BatchJob find(String name) {
+    BatchJob job = jobs.get(name);
+    if (job == null) {
+      throw HttpError.notFound("Requested entity was not found.");
+    }
+    return job;
+  }
+
+  private static BatchState requireTerminal(BatchState state) {
+    if (!state.isTerminal()) {
+      throw new IllegalArgumentException("a batch can only end as SUCCEEDED, FAILED, CANCELLED or EXPIRED, not " + state);
+    }
+    return state;
+  }
+
+  private static Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+  }
+}

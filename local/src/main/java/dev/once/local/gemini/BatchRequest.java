@@ -1,0 +1,94 @@
+package dev.once.local.gemini;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.once.local.http.HttpError;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A {@code batchGenerateContent} body, checked as the API checks it: {@code batch.inputConfig} holds exactly one of
+ * {@code requests.requests[]} (each with a {@code request}, optionally {@code metadata}) or {@code fileName}; an
+ * optional {@code webhookConfig} has absolute http(s) {@code uris} and an object {@code userMetadata}. The
+ * requests' contents are not checked here: a bad one fails alone, in the job's results.
+ */
+record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String fileName, long requestCount,
+    List<URI> webhookUris, JsonNode webhookUserMetadata) {
+
+  static BatchRequest parse(JsonNode body, GeminiFiles files) {
+    JsonNode batch = body.get("batch");
+    if (batch == null || !batch.isObject()) {
+      throw invalid("* BatchGenerateContentRequest.batch: batch is not specified\n");
+    }
+    JsonNode input = batch.get("inputConfig");
+    if (input == null || !input.isObject()) {
+      throw invalid("* BatchGenerateContentRequest.batch.input_config: input_config is not specified\n");
+    }
+    JsonNode requests = input.path("requests").get("requests");
+    JsonNode fileName = input.get("fileName");
+    if ((requests == null) == (fileName == null)) {
+      throw invalid("* BatchGenerateContentRequest.batch.input_config.source: exactly one of requests or file_name"
+          + " must be set\n");
+    }
+    List<JsonNode> inlined = null;
+    long count;
+    if (requests != null) {
+      if (!requests.isArray() || requests.isEmpty()) {
+        throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
+      }
+      inlined = new ArrayList<>();
+      for (int i = 0; i < requests.size(); i++) {
+        JsonNode item = requests.get(i);
+        if (!item.isObject() || !item.path("request").isObject()) {
+          throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests[" + i
+              + "].request: request is not specified\n");
+        }
+        inlined.add(item.deepCopy());
+      }
+      count = inlined.size();
+    } else {
+      if (!fileName.isTextual() || !fileName.asText().startsWith("files/")) {
+        throw invalid("Invalid value at 'batch.input_config.file_name': expected files/{id}");
+      }
+      GeminiFiles.StoredFile file = files.get(fileName.asText());
+      count = new String(file.data(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count();
+    }
+    List<URI> uris = new ArrayList<>();
+    JsonNode userMetadata = null;
+    JsonNode webhook = batch.get("webhookConfig");
+    if (webhook != null && !webhook.isNull()) {
+      if (!webhook.isObject()) {
+        throw invalid("Invalid value at 'batch.webhook_config': expected an object.");
+      }
+      for (JsonNode uri : webhook.path("uris")) {
+        uris.add(webhookUri(uri));
+      }
+      userMetadata = webhook.get("userMetadata");
+      if (userMetadata != null && !userMetadata.isNull() && !userMetadata.isObject()) {
+        throw invalid("Invalid value at 'batch.webhook_config.user_metadata': expected an object.");
+      }
+    }
+    JsonNode displayName = batch.get("displayName");
+    return new BatchRequest(displayName == null || displayName.isNull() ? null : displayName.asText(),
+        inlined == null ? null : List.copyOf(inlined),
+        fileName == null ? null : fileName.asText(), count, List.copyOf(uris), userMetadata);
+  }
+
+  private static URI webhookUri(JsonNode value) {
+    try {
+      URI uri = new URI(value.asText());
+      if (!value.isTextual() || uri.getHost() == null
+          || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) {
+        throw new IllegalArgumentException("not an absolute http(s) URL");
+      }
+      return uri;
+    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+      throw invalid("Invalid value at 'batch.webhook_config.uris': " + value + " is not a valid URL.");
+    }
+  }
+
+  private static HttpError invalid(String message) {
+    return HttpError.badRequest("invalid", message);
+  }
+}

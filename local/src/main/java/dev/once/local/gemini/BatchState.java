@@ -1,0 +1,31 @@
+package dev.once.local.gemini;
+
+import java.util.Locale;
+
+/** The states of a Gemini API batch job, with their wire names and the webhook event each terminal one sends. */
+public enum BatchState {
+  PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED, EXPIRED;
+
+  /** {@code BATCH_STATE_SUCCEEDED} etc., as {@code metadata.state} carries it. */
+  public String wireName() {
+    return "BATCH_STATE_" + name();
+  }
+
+  public boolean isTerminal() {
+    return this != PENDING && this != RUNNING;
+  }
+
+  /** {@code batch.succeeded}, {@code batch.failed}, {@code batch.cancelled}, {@code batch.expired}. */
+  public String webhookType() {
+    if (!isTerminal()) {
+      throw new IllegalStateException(this + " sends no webhook");
+    }
+    return "batch." + name().toLowerCase(Locale.ROOT);
+  }
+
+  /** Accepts {@code FAILED}, {@code failed} or {@code BATCH_STATE_FAILED}. */
+  public static BatchState parse(String text) {
+    String t = text.trim().toUpperCase(Locale.ROOT);
+    return valueOf(t.startsWith("BATCH_STATE_") ? t.substring("BATCH_STATE_".length()) : t);
+  }
+}

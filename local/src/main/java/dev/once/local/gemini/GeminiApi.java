@@ -1,0 +1,279 @@
+package dev.once.local.gemini;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import dev.once.local.http.ApiHandler;
+import dev.once.local.http.Counters;
+import dev.once.local.http.Faults;
+import dev.once.local.http.HttpError;
+import dev.once.local.http.Json;
+import dev.once.local.http.Request;
+import dev.once.local.http.Responses;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * What {@code com.google.genai:google-genai} 2.0.0 calls on the Gemini Developer API, under {@code /v1},
+ * {@code /v1beta} or {@code /v1alpha} (the SDK's default version is {@code v1}): generateContent,
+ * batchGenerateContent, batches get/list/cancel/delete, and the Files API subset a file-based batch needs. Every
+ * call is counted per method before anything else happens, then authenticated ({@code x-goog-api-key} or
+ * {@code ?key=}), then subject to injected faults.
+ */
+final class GeminiApi extends ApiHandler {
+  private static final Set<String> VERSIONS = Set.of("v1", "v1beta", "v1alpha");
+  private static final Pattern MODEL_ID = Pattern.compile("(gemini|gemma|learnlm)-[a-z0-9][a-z0-9.-]*");
+  private static final int DEFAULT_PAGE_SIZE = 50;
+
+  private final BatchJobs jobs;
+  private final GeminiFiles files;
+  private final Counters counters;
+  private final Faults faults;
+  private final GeminiAdmin admin;
+  private final Supplier<String> baseUrl;
+  private final String apiKey;
+  private final long maxRequestBytes;
+
+  /** One API method: the name it is counted under, and what serves it. */
+  private record Route(String method, Runnable action) {}
+
+  GeminiApi(BatchJobs jobs, GeminiFiles files, Counters counters, Faults faults, GeminiAdmin admin,
+      Supplier<String> baseUrl, String apiKey, long maxRequestBytes, long maxUploadBytes) {
+    super(Math.max(maxRequestBytes, maxUploadBytes));
+    this.jobs = jobs;
+    this.files = files;
+    this.counters = counters;
+    this.faults = faults;
+    this.admin = admin;
+    this.baseUrl = baseUrl;
+    this.apiKey = apiKey;
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  @Override
+  protected void serve(Request request) {
+    List<String> path = request.segments();
+    if (!path.isEmpty() && path.get(0).equals("_admin")) {
+      admin.serve(request, path.subList(1, path.size()));
+      return;
+    }
+    Route route = route(request, path);
+    counters.increment(route.method());
+    authenticate(request);
+    OptionalInt injected = faults.takeFailure();
+    if (injected.isPresent()) {
+      counters.increment("injectedFailures");
+      throw injectedFailure(injected.getAsInt());
+    }
+    faults.delay();
+    route.action().run();
+  }
+
+  private Route route(Request request, List<String> path) {
+    String method = request.method();
+    if (path.size() == 3 && path.get(0).equals("upload") && VERSIONS.contains(path.get(1))
+        && path.get(2).equals("files") && method.equals("POST")) {
+      String version = path.get(1);
+      return new Route("files.upload", () -> upload(request, version));
+    }
+    if (path.size() < 2 || !VERSIONS.contains(path.get(0))) {
+      throw methodNotFound();
+    }
+    String version = path.get(0);
+    String collection = path.get(1);
+    String resource = path.size() == 3 ? path.get(2) : null;
+    String verb = null;
+    if (resource != null && resource.indexOf(':') >= 0) {
+      verb = resource.substring(resource.lastIndexOf(':') + 1);
+      resource = resource.substring(0, resource.lastIndexOf(':'));
+    }
+    String id = resource;
+    switch (collection + " " + method + " " + (path.size() == 2 ? "-" : verb == null ? "id" : verb)) {
+      case "models POST generateContent" -> {
+        return new Route("generateContent", () -> generateContent(request, version, id));
+      }
+      case "models POST batchGenerateContent" -> {
+        return new Route("batchGenerateContent", () -> batchGenerateContent(request, version, id));
+      }
+      case "batches GET -" -> {
+        return new Route("batches.list", () -> listBatches(request));
+      }
+      case "batches GET id" -> {
+        return new Route("batches.get", () ->
+            Responses.json(request.exchange(), 200, BatchResource.toJson(jobs.get("batches/" + id))));
+      }
+      case "batches POST cancel" -> {
+        return new Route("batches.cancel", () -> {
+          jobs.cancel("batches/" + id);
+          Responses.json(request.exchange(), 200, Json.object());
+        });
+      }
+      case "batches DELETE id" -> {
+        return new Route("batches.delete", () -> {
+          jobs.delete("batches/" + id);
+          Responses.json(request.exchange(), 200, Json.object());
+        });
+      }
+      case "files GET id" -> {
+        return new Route("files.get", () -> Responses.json(request.exchange(), 200,
+            GeminiFiles.toJson(files.get("files/" + id), baseUrl.get(), version)));
+      }
+      case "files GET download" -> {
+        return new Route("files.download", () -> {
+          GeminiFiles.StoredFile file = files.get("files/" + id);
+          Responses.bytes(request.exchange(), 200, file.mimeType(), file.data());
+        });
+      }
+      default -> throw methodNotFound();
+    }
+  }
+
+  private void authenticate(Request request) {
+    String key = request.header("x-goog-api-key");
+    if (key == null) {
+      key = request.query("key").orElse(null);
+    }
+    if (key == null || key.isBlank()) {
+      throw new HttpError(403, "PERMISSION_DENIED", "forbidden", "Method doesn't allow unregistered callers"
+          + " (callers without established identity). Please use API Key or other form of API consumer identity to"
+          + " call this API.");
+    }
+    if (apiKey != null && !apiKey.equals(key)) {
+      throw new HttpError(400, "INVALID_ARGUMENT", "API_KEY_INVALID", "API key not valid. Please pass a valid API key.");
+    }
+  }
+
+  private void generateContent(Request request, String version, String model) {
+    String modelId = modelId(model, version, "generateContent");
+    JsonNode body = Json.parse(request.body(maxRequestBytes));
+    Responses.json(request.exchange(), 200, ContentGenerator.generate(modelId, body));
+  }
+
+  private void batchGenerateContent(Request request, String version, String model) {
+    String modelId = modelId(model, version, "batchGenerateContent");
+    JsonNode body = Json.parse(request.body(maxRequestBytes));
+    BatchRequest batch = BatchRequest.parse(body, files);
+    BatchJob.Snapshot job = jobs.create("models/" + modelId, batch.displayName(), batch.inlinedRequests(),
+        batch.fileName(), batch.requestCount(), batch.webhookUris(), batch.webhookUserMetadata());
+    Responses.json(request.exchange(), 200, BatchResource.toJson(job));
+  }
+
+  private void listBatches(Request request) {
+    long pageSize = request.longQuery("pageSize").orElse(0L);
+    if (pageSize < 0) {
+      throw invalid("page_size must not be negative.");
+    }
+    BatchJobs.Page page = jobs.list(pageSize == 0 ? DEFAULT_PAGE_SIZE : (int) Math.min(pageSize, 1000),
+        request.query("pageToken").orElse(null));
+    ObjectNode body = Json.object();
+    if (!page.jobs().isEmpty()) {
+      ArrayNode operations = body.putArray("operations");
+      page.jobs().forEach(job -> operations.add(BatchResource.toJson(job)));
+    }
+    if (page.nextPageToken() != null) {
+      body.put("nextPageToken", page.nextPageToken());
+    }
+    Responses.json(request.exchange(), 200, body);
+  }
+
+  /** The resumable upload protocol: {@code start} answers an upload URL, then chunks up to {@code finalize}. */
+  private void upload(Request request, String version) {
+    String command = request.header("X-Goog-Upload-Command");
+    if (command == null) {
+      throw invalid("Only the resumable upload protocol is supported here (X-Goog-Upload-Command missing).");
+    }
+    List<String> commands = List.of(command.toLowerCase(java.util.Locale.ROOT).replace(" ", "").split(","));
+    var exchange = request.exchange();
+    if (commands.contains("start")) {
+      JsonNode body = request.body(maxRequestBytes).length == 0 ? Json.object() : Json.parse(request.body());
+      JsonNode file = body.path("file");
+      long size = parseLong(request.header("X-Goog-Upload-Header-Content-Length"), -1);
+      String mimeType = request.header("X-Goog-Upload-Header-Content-Type");
+      if (mimeType == null && file.has("mimeType")) {
+        mimeType = file.get("mimeType").asText();
+      }
+      GeminiFiles.Upload upload = files.start(file.path("displayName").asText(null), mimeType, size);
+      exchange.getResponseHeaders().set("X-Goog-Upload-URL",
+          baseUrl.get() + "/upload/" + version + "/files?upload_id=" + upload.id + "&upload_protocol=resumable");
+      exchange.getResponseHeaders().set("X-Goog-Upload-Status", "active");
+      exchange.getResponseHeaders().set("X-Goog-Upload-Chunk-Granularity", "8388608");
+      Responses.empty(exchange, 200);
+      return;
+    }
+    String uploadId = request.query("upload_id").orElseThrow(() -> invalid("upload_id is required."));
+    long offset = parseLong(request.header("X-Goog-Upload-Offset"), 0);
+    GeminiFiles.StoredFile stored = files.append(uploadId, offset, request.body(), commands.contains("finalize"));
+    if (stored == null) {
+      exchange.getResponseHeaders().set("X-Goog-Upload-Status", "active");
+      Responses.empty(exchange, 200);
+      return;
+    }
+    exchange.getResponseHeaders().set("X-Goog-Upload-Status", "final");
+    ObjectNode body = Json.object();
+    body.set("file", GeminiFiles.toJson(stored, baseUrl.get(), version));
+    Responses.json(exchange, 200, body);
+  }
+
+  private static String modelId(String model, String version, String method) {
+    if (model == null || !MODEL_ID.matcher(model).matches()) {
+      throw HttpError.notFound("models/" + model + " is not found for API version " + version
+          + ", or is not supported for " + method + ". Call ListModels to see the list of available models and their"
+          + " supported methods.");
+    }
+    return model;
+  }
+
+  private static long parseLong(String value, long fallback) {
+    try {
+      return value == null ? fallback : Long.parseLong(value.trim());
+    } catch (NumberFormatException e) {
+      throw invalid("Invalid number: " + value);
+    }
+  }
+
+  private static HttpError invalid(String message) {
+    return HttpError.badRequest("invalid", message);
+  }
+
+  private static HttpError methodNotFound() {
+    return HttpError.notFound("Method not found.");
+  }
+
+  private static HttpError injectedFailure(int status) {
+    return switch (status) {
+      case 429 -> new HttpError(429, "RESOURCE_EXHAUSTED", "rateLimitExceeded",
+          "Resource has been exhausted (e.g. check quota).");
+      case 503 -> new HttpError(503, "UNAVAILABLE", "backendError", "The model is overloaded. Please try again later.");
+      case 500 -> new HttpError(500, "INTERNAL", "backendError",
+          "An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+      default -> new HttpError(status, "UNKNOWN", "backendError", "Injected failure " + status + ".");
+    };
+  }
+
+  @Override
+  protected void renderError(HttpExchange exchange, HttpError error) {
+    Responses.json(exchange, error.code() == 413 ? 400 : error.code(), errorBody(error));
+  }
+
+  /** {@code {"error":{"code","message","status"}}}, plus the ErrorInfo detail the API adds for a bad key. */
+  static ObjectNode errorBody(HttpError error) {
+    int code = error.code() == 413 ? 400 : error.code();
+    ObjectNode body = Json.object();
+    ObjectNode inner = body.putObject("error");
+    inner.put("code", code);
+    inner.put("message", error.getMessage());
+    inner.put("status", error.status());
+    if ("API_KEY_INVALID".equals(error.reason())) {
+      ObjectNode info = inner.putArray("details").addObject();
+      info.put("@type", "type.googleapis.com/google.rpc.ErrorInfo");
+      info.put("reason", "API_KEY_INVALID");
+      info.put("domain", "googleapis.com");
+      info.putObject("metadata").put("service", "generativelanguage.googleapis.com");
+    }
+    return body;
+  }
+}

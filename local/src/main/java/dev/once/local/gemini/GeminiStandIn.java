@@ -1,0 +1,284 @@
+package dev.once.local.gemini;
+
+import dev.once.local.http.Counters;
+import dev.once.local.http.Faults;
+import dev.once.local.http.LocalServer;
+import dev.once.local.http.Main;
+import dev.once.local.http.StandIn;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * A Gemini Developer API stand-in for the real {@code google-genai} SDK: build the client with
+ * {@code HttpOptions.baseUrl(baseUrl())} and any API key. Batch jobs move only when told to ({@link #advance()},
+ * {@link #completeAll()}, {@link #finish}) or on an optional ticker; when one ends, the stand-in sends a signed
+ * Standard Webhooks POST to the job's {@code webhookConfig.uris} (or the registered URLs), in the chosen
+ * {@link WebhookMode}. Every call is counted per method.
+ */
+public final class GeminiStandIn implements StandIn {
+  private static final Logger LOG = Logger.getLogger(GeminiStandIn.class.getName());
+
+  /**
+   * Startup settings. {@code apiKey} null accepts any non-empty key; {@code webhookSecret} null generates one;
+   * {@code tick} null or zero means the clock moves only when told to. {@code jobUrisReplaceGlobal}: a job's own
+   * {@code webhookConfig.uris} replace the registered URLs (as the API documents), or are added to them.
+   */
+  public record Options(int port, String apiKey, String webhookSecret, List<URI> webhookUrls, Duration tick,
+      long maxRequestBytes, long maxUploadBytes, WebhookMode webhookMode, boolean jobUrisReplaceGlobal,
+      int webhookMaxAttempts, Duration webhookInitialBackoff) {
+    public static final long DEFAULT_MAX_REQUEST_BYTES = 20L * 1024 * 1024;
+    public static final long DEFAULT_MAX_UPLOAD_BYTES = 64L * 1024 * 1024;
+
+    public Options {
+      webhookUrls = List.copyOf(webhookUrls);
+      if (webhookSecret != null) {
+        WebhookSigner.fromSecret(webhookSecret);
+      }
+    }
+
+    public static Options defaults() {
+      return new Options(0, null, null, List.of(), null, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UPLOAD_BYTES,
+          WebhookMode.NORMAL, true, 5, Duration.ofMillis(200));
+    }
+
+    public Options withPort(int value) {
+      return new Options(value, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withApiKey(String value) {
+      return new Options(port, value, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withWebhookSecret(String value) {
+      return new Options(port, apiKey, value, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withWebhookUrl(URI value) {
+      List<URI> urls = new ArrayList<>(webhookUrls);
+      urls.add(value);
+      return new Options(port, apiKey, webhookSecret, urls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withTick(Duration value) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, value, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withMaxRequestBytes(long value) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, value, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withWebhookMode(WebhookMode value) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          value, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withJobUrisReplaceGlobal(boolean value) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, value, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
+    public Options withWebhookRetries(int maxAttempts, Duration initialBackoff) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          webhookMode, jobUrisReplaceGlobal, maxAttempts, initialBackoff);
+    }
+  }
+
+  private static final String USAGE = """
+      usage: GeminiStandIn [--port N] [--api-key KEY] [--webhook-secret whsec_...] [--webhook-url URL]...
+                           [--tick 2s] [--webhook-mode normal|twice|twice-new-ids|never|late:5s]
+                           [--job-webhook-uris replace|add] [--webhook-attempts N]
+                           [--max-request-bytes N] [--max-upload-bytes N]
+        Serves the Gemini Developer API subset on 127.0.0.1:N (0 = a free port) and prints
+        'READY gemini http://127.0.0.1:PORT'. Without --tick, batch jobs move only via /_admin/advance,
+        /_admin/complete-all or /_admin/complete?name=batches/ID[&state=FAILED]. Counters: GET /_admin/counters.""";
+
+  private final Options options;
+  private final Counters counters = new Counters();
+  private final Faults faults = new Faults();
+  private final WebhookSigner signer;
+  private final WebhookSender sender;
+  private final GeminiFiles files;
+  private final BatchJobs jobs;
+  private final List<URI> registeredWebhooks;
+  private final Map<String, WebhookMode> jobModes = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService ticker;
+  private final LocalServer server;
+  private volatile WebhookMode webhookMode;
+
+  private GeminiStandIn(Options options) {
+    this.options = options;
+    this.signer = WebhookSigner.fromSecret(
+        options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
+    this.sender = new WebhookSender(signer, counters, options.webhookMaxAttempts(), options.webhookInitialBackoff());
+    this.files = new GeminiFiles(options.maxUploadBytes());
+    this.jobs = new BatchJobs(files, this::jobEnded);
+    this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
+    this.webhookMode = options.webhookMode();
+    this.server = LocalServer.start(options.port(), new GeminiApi(jobs, files, counters, faults,
+        new GeminiAdmin(this), this::baseUrl, options.apiKey(), options.maxRequestBytes(), options.maxUploadBytes()));
+    this.ticker = startTicker(options.tick());
+  }
+
+  public static GeminiStandIn start() {
+    return start(Options.defaults());
+  }
+
+  public static GeminiStandIn start(Options options) {
+    return new GeminiStandIn(options);
+  }
+
+  /** The server root, for {@code HttpOptions.baseUrl} and {@code GEMINI_BASE_URL}; the SDK adds the version. */
+  @Override
+  public String baseUrl() {
+    return server.baseUrl();
+  }
+
+  public int port() {
+    return server.port();
+  }
+
+  /** The {@code whsec_...} secret webhooks are signed with (generated when none was given). */
+  public String webhookSecret() {
+    return signer.secret();
+  }
+
+  /** Calls per method: generateContent, batchGenerateContent, batches.get/list/cancel/delete, files.*, webhook.*. */
+  public Counters counters() {
+    return counters;
+  }
+
+  public long count(String method) {
+    return counters.get(method);
+  }
+
+  /** Every live job one step: PENDING to RUNNING, RUNNING to its planned end. Returns the names that ended. */
+  public List<String> advance() {
+    return jobs.advance().stream().map(BatchJob.Snapshot::name).toList();
+  }
+
+  /** Every live job straight to its planned end. Returns the names that ended. */
+  public List<String> completeAll() {
+    return jobs.completeAll().stream().map(BatchJob.Snapshot::name).toList();
+  }
+
+  /** One job ({@code batches/ID}) straight to {@code state}, or to its planned end when {@code state} is null. */
+  public void finish(String name, BatchState state) {
+    jobs.finish(name, state);
+  }
+
+  /** How this job will end when the clock gets there. */
+  public void planOutcome(String name, BatchState terminal) {
+    jobs.plan(name, terminal);
+  }
+
+  /** How jobs created from now on will end (SUCCEEDED unless changed). */
+  public void defaultOutcome(BatchState terminal) {
+    jobs.defaultOutcome(terminal);
+  }
+
+  public BatchState state(String name) {
+    return jobs.get(name).state();
+  }
+
+  public List<String> batchNames() {
+    return jobs.names();
+  }
+
+  /** A project-level webhook URL, like one registered with the WebhookService. */
+  public void registerWebhook(URI url) {
+    registeredWebhooks.add(url);
+  }
+
+  public void webhookMode(WebhookMode mode) {
+    webhookMode = mode;
+  }
+
+  public void webhookMode(String batchName, WebhookMode mode) {
+    jobModes.put(batchName, mode);
+  }
+
+  public List<WebhookDelivery> webhookDeliveries() {
+    return sender.deliveries();
+  }
+
+  /** The next {@code count} API calls answer {@code status} (429 or 503 are what the real service sends). */
+  public void failNext(int count, int status) {
+    faults.failNext(count, status);
+  }
+
+  public void latency(Duration latency) {
+    faults.latency(latency);
+  }
+
+  private void jobEnded(BatchJob.Snapshot job) {
+    Set<URI> targets = new LinkedHashSet<>();
+    if (job.webhookUris().isEmpty() || !options.jobUrisReplaceGlobal()) {
+      targets.addAll(registeredWebhooks);
+    }
+    targets.addAll(job.webhookUris());
+    sender.send(job, List.copyOf(targets), jobModes.getOrDefault(job.name(), webhookMode), baseUrl());
+  }
+
+  private ScheduledExecutorService startTicker(Duration tick) {
+    if (tick == null || tick.isZero() || tick.isNegative()) {
+      return null;
+    }
+    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "gemini-clock");
+      t.setDaemon(true);
+      return t;
+    });
+    executor.scheduleAtFixedRate(() -> {
+      try {
+        jobs.advance();
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "the batch clock failed to advance", e);
+      }
+    }, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+    return executor;
+  }
+
+  @Override
+  public void close() {
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+    server.close();
+    sender.close();
+  }
+
+  public static void main(String[] args) {
+    Main.run("gemini", args, Set.of("port", "api-key", "webhook-secret", "webhook-url", "tick", "webhook-mode",
+        "job-webhook-uris", "webhook-attempts", "max-request-bytes", "max-upload-bytes", "help"), USAGE, cli -> {
+          String jobUris = cli.get("job-webhook-uris", "replace");
+          if (!jobUris.equals("replace") && !jobUris.equals("add")) {
+            throw new IllegalArgumentException("--job-webhook-uris is replace or add");
+          }
+          Options options = new Options(cli.intValue("port", 0), cli.get("api-key", null),
+              cli.get("webhook-secret", null), cli.all("webhook-url").stream().map(URI::create).toList(),
+              cli.duration("tick", null), cli.longValue("max-request-bytes", Options.DEFAULT_MAX_REQUEST_BYTES),
+              cli.longValue("max-upload-bytes", Options.DEFAULT_MAX_UPLOAD_BYTES),
+              WebhookMode.parse(cli.get("webhook-mode", "normal")), jobUris.equals("replace"),
+              cli.intValue("webhook-attempts", 5), Duration.ofMillis(200));
+          return start(options);
+        });
+  }
+}

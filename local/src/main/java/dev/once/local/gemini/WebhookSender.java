@@ -1,0 +1,135 @@
+package dev.once.local.gemini;
+
+import dev.once.local.http.Counters;
+import dev.once.local.http.Json;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.logging.Logger;
+
+/**
+ * Delivers batch webhooks the way the Gemini API does: a signed POST per URL, retried with backoff and the same
+ * {@code webhook-id} until a 2xx, on its own threads so a slow receiver never holds up the API. The
+ * {@link WebhookMode} can double, delay or suppress a delivery. Every attempt is counted and recorded; what it
+ * gives up on is logged.
+ */
+final class WebhookSender implements AutoCloseable {
+  private static final Logger LOG = Logger.getLogger(WebhookSender.class.getName());
+
+  private final WebhookSigner signer;
+  private final Counters counters;
+  private final int maxAttempts;
+  private final Duration initialBackoff;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+  private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
+  private final List<WebhookDelivery> deliveries = new CopyOnWriteArrayList<>();
+
+  WebhookSender(WebhookSigner signer, Counters counters, int maxAttempts, Duration initialBackoff) {
+    this.signer = signer;
+    this.counters = counters;
+    this.maxAttempts = Math.max(1, maxAttempts);
+    this.initialBackoff = initialBackoff;
+  }
+
+  List<WebhookDelivery> deliveries() {
+    return List.copyOf(deliveries);
+  }
+
+  void send(BatchJob.Snapshot job, List<URI> targets, WebhookMode mode, String baseUrl) {
+    byte[] body = Json.bytes(WebhookPayload.of(job, baseUrl));
+    String type = job.state().webhookType();
+    for (URI target : targets) {
+      switch (mode) {
+        case WebhookMode.Never never -> {
+          counters.increment("webhook.suppressed");
+          deliveries.add(new WebhookDelivery(null, type, job.name(), target, 0, 0, new String(body,
+              java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
+        }
+        case WebhookMode.Normal normal -> executor.execute(() -> deliver(newId(), type, job.name(), target, body));
+        case WebhookMode.TwiceSameId twice -> executor.execute(() -> {
+          String id = newId();
+          deliver(id, type, job.name(), target, body);
+          deliver(id, type, job.name(), target, body);
+        });
+        case WebhookMode.TwiceNewIds twice -> executor.execute(() -> {
+          deliver(newId(), type, job.name(), target, body);
+          deliver(newId(), type, job.name(), target, body);
+        });
+        case WebhookMode.Late late -> executor.execute(() -> {
+          if (pause(late.delay())) {
+            deliver(newId(), type, job.name(), target, body);
+          }
+        });
+      }
+    }
+  }
+
+  private void deliver(String id, String type, String batchName, URI target, byte[] body) {
+    Duration backoff = initialBackoff;
+    String last = "";
+    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+      long timestamp = Instant.now().getEpochSecond();
+      HttpRequest request = HttpRequest.newBuilder(target)
+          .timeout(Duration.ofSeconds(10))
+          .header("Content-Type", "application/json")
+          .header("webhook-id", id)
+          .header("webhook-timestamp", Long.toString(timestamp))
+          .header("webhook-signature", signer.sign(id, timestamp, body))
+          .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+          .build();
+      int status;
+      try {
+        status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+        last = "HTTP " + status;
+      } catch (IOException e) {
+        status = -1;
+        last = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      counters.increment("webhook.deliveries");
+      deliveries.add(new WebhookDelivery(id, type, batchName, target, attempt, status,
+          new String(body, java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
+      if (status / 100 == 2) {
+        counters.increment("webhook.delivered");
+        return;
+      }
+      if (attempt < maxAttempts && !pause(backoff)) {
+        return;
+      }
+      backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30)
+          : backoff.multipliedBy(2);
+    }
+    counters.increment("webhook.failed");
+    LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target + " after "
+        + maxAttempts + " attempts (last: " + last + ")");
+  }
+
+  private static boolean pause(Duration duration) {
+    try {
+      Thread.sleep(duration);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static String newId() {
+    return "msg_" + Ids.random(27);
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+  }
+}

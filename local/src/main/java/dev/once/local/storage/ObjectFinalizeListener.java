@@ -1,0 +1,7 @@
+package dev.once.local.storage;
+
+/** Receives every {@code object.finalize} notification, in write order, on the stand-in's notifier thread. */
+@FunctionalInterface
+public interface ObjectFinalizeListener {
+  void onFinalize(ObjectFinalized notification);
+}

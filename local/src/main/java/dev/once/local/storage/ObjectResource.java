@@ -1,0 +1,81 @@
+package dev.once.local.storage;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.local.http.Json;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * The JSON API object resource, field for field as GCS writes it: int64 values (generation, metageneration,
+ * size) as strings, hashes in base64, times in RFC 3339 with milliseconds. The same JSON is the data of an
+ * {@code object.finalize} notification and of the Eventarc {@code StorageObjectData}.
+ */
+final class ObjectResource {
+  private static final DateTimeFormatter RFC3339 =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+  private ObjectResource() {}
+
+  static String time(Instant instant) {
+    return RFC3339.format(instant);
+  }
+
+  static ObjectNode toJson(StoredObject o, String baseUrl) {
+    String encodedName = URLEncoder.encode(o.name(), StandardCharsets.UTF_8).replace("+", "%20");
+    ObjectNode node = Json.object();
+    node.put("kind", "storage#object");
+    node.put("id", o.bucket() + "/" + o.name() + "/" + o.generation());
+    node.put("selfLink", baseUrl + "/storage/v1/b/" + o.bucket() + "/o/" + encodedName);
+    node.put("mediaLink", baseUrl + "/download/storage/v1/b/" + o.bucket() + "/o/" + encodedName
+        + "?generation=" + o.generation() + "&alt=media");
+    node.put("name", o.name());
+    node.put("bucket", o.bucket());
+    node.put("generation", Long.toString(o.generation()));
+    node.put("metageneration", Long.toString(o.metageneration()));
+    node.put("contentType", o.contentType());
+    node.put("storageClass", "STANDARD");
+    node.put("size", Long.toString(o.size()));
+    node.put("md5Hash", o.md5Hash());
+    node.put("crc32c", o.crc32c());
+    node.put("etag", o.etag());
+    if (o.contentEncoding() != null) {
+      node.put("contentEncoding", o.contentEncoding());
+    }
+    if (o.cacheControl() != null) {
+      node.put("cacheControl", o.cacheControl());
+    }
+    if (o.contentDisposition() != null) {
+      node.put("contentDisposition", o.contentDisposition());
+    }
+    node.put("timeCreated", time(o.timeCreated()));
+    node.put("updated", time(o.updated()));
+    node.put("timeStorageClassUpdated", time(o.timeCreated()));
+    node.put("timeFinalized", time(o.timeCreated()));
+    if (!o.metadata().isEmpty()) {
+      ObjectNode metadata = node.putObject("metadata");
+      o.metadata().forEach(metadata::put);
+    }
+    return node;
+  }
+
+  static ObjectNode bucketJson(String name, Instant created, String baseUrl) {
+    ObjectNode node = Json.object();
+    node.put("kind", "storage#bucket");
+    node.put("id", name);
+    node.put("selfLink", baseUrl + "/storage/v1/b/" + name);
+    node.put("projectNumber", "0");
+    node.put("name", name);
+    node.put("timeCreated", time(created));
+    node.put("updated", time(created));
+    node.put("metageneration", "1");
+    node.put("location", "US");
+    node.put("locationType", "multi-region");
+    node.put("storageClass", "STANDARD");
+    node.put("etag", "CAE=");
+    node.putObject("versioning").put("enabled", true);
+    return node;
+  }
+}

@@ -1,0 +1,36 @@
+package dev.once.local.storage;
+
+import java.time.Instant;
+import java.util.Map;
+
+/** One generation of one object: immutable once written, like GCS. */
+public record StoredObject(
+    String bucket,
+    String name,
+    long generation,
+    long metageneration,
+    String contentType,
+    Map<String, String> metadata,
+    String contentEncoding,
+    String cacheControl,
+    String contentDisposition,
+    byte[] data,
+    String md5Hash,
+    String crc32c,
+    Instant timeCreated,
+    Instant updated) {
+
+  public StoredObject {
+    metadata = Map.copyOf(metadata);
+  }
+
+  public long size() {
+    return data.length;
+  }
+
+  /** GCS etags are opaque; this one changes with every generation and metageneration, which is what matters. */
+  public String etag() {
+    return java.util.Base64.getEncoder()
+        .encodeToString((generation + "/" + metageneration).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+  }
+}

@@ -1,0 +1,392 @@
+package dev.once.local.gemini;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.genai.Client;
+import com.google.genai.errors.ClientException;
+import com.google.genai.types.BatchJob;
+import com.google.genai.types.BatchJobSource;
+import com.google.genai.types.Content;
+import com.google.genai.types.CreateBatchJobConfig;
+import com.google.genai.types.GenerateContentConfig;
+import com.google.genai.types.GenerateContentResponse;
+import com.google.genai.types.GenerateContentResponseUsageMetadata;
+import com.google.genai.types.HttpOptions;
+import com.google.genai.types.HttpRetryOptions;
+import com.google.genai.types.InlinedRequest;
+import com.google.genai.types.InlinedResponse;
+import com.google.genai.types.JobState;
+import com.google.genai.types.ListBatchJobsConfig;
+import com.google.genai.types.Part;
+import com.google.genai.types.Schema;
+import com.google.genai.types.Type;
+import com.google.genai.types.UploadFileConfig;
+import com.google.genai.types.WebhookConfig;
+import dev.once.local.Await;
+import dev.once.local.http.Json;
+import dev.once.local.http.Receiver;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The real google-genai SDK, pointed at the stand-in with HttpOptions.baseUrl. */
+class GeminiStandInTest {
+  private static final String MODEL = "gemini-2.5-flash";
+  private static final String SECRET = WebhookSigner.newSecret();
+  private static GeminiStandIn standIn;
+  private static Client client;
+  private static Receiver receiver;
+
+  @BeforeAll
+  static void start() {
+    standIn = GeminiStandIn.start(GeminiStandIn.Options.defaults().withApiKey("test-key").withWebhookSecret(SECRET)
+        .withWebhookRetries(3, Duration.ofMillis(20)));
+    client = client(HttpRetryOptions.builder().attempts(1).build());
+    receiver = Receiver.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    client.close();
+    receiver.close();
+    standIn.close();
+  }
+
+  static Client client(HttpRetryOptions retries) {
+    return Client.builder().apiKey("test-key")
+        .httpOptions(HttpOptions.builder().baseUrl(standIn.baseUrl()).timeout(30_000).retryOptions(retries).build())
+        .build();
+  }
+
+  private static Schema documentSchema() {
+    return Schema.builder().type(Type.Known.OBJECT)
+        .properties(Map.of(
+            "title", Schema.builder().type(Type.Known.STRING).build(),
+            "pages", Schema.builder().type(Type.Known.INTEGER).minimum(1.0).maximum(500.0).build(),
+            "category", Schema.builder().type(Type.Known.STRING).enum_(List.of("invoice", "letter", "contract")).build(),
+            "confidence", Schema.builder().type(Type.Known.NUMBER).minimum(0.0).maximum(1.0).build(),
+            "reviewed", Schema.builder().type(Type.Known.BOOLEAN).build(),
+            "tags", Schema.builder().type(Type.Known.ARRAY).minItems(1L).maxItems(4L)
+                .items(Schema.builder().type(Type.Known.STRING).build()).build(),
+            "parties", Schema.builder().type(Type.Known.ARRAY)
+                .items(Schema.builder().type(Type.Known.OBJECT).properties(Map.of(
+                    "name", Schema.builder().type(Type.Known.STRING).build(),
+                    "role", Schema.builder().type(Type.Known.STRING).enum_(List.of("buyer", "seller")).build()))
+                    .required(List.of("name", "role")).build()).build()))
+        .required(List.of("title", "pages", "category", "confidence", "reviewed", "tags", "parties"))
+        .build();
+  }
+
+  private static void assertMatchesDocumentSchema(JsonNode json) {
+    assertTrue(json.get("title").isTextual(), json.toString());
+    long pages = json.get("pages").asLong();
+    assertTrue(json.get("pages").isIntegralNumber() && pages >= 1 && pages <= 500, json.toString());
+    assertTrue(Set.of("invoice", "letter", "contract").contains(json.get("category").asText()), json.toString());
+    double confidence = json.get("confidence").asDouble();
+    assertTrue(json.get("confidence").isNumber() && confidence >= 0 && confidence <= 1, json.toString());
+    assertTrue(json.get("reviewed").isBoolean(), json.toString());
+    assertTrue(json.get("tags").isArray() && json.get("tags").size() >= 1 && json.get("tags").size() <= 4);
+    json.get("tags").forEach(tag -> assertTrue(tag.isTextual()));
+    for (JsonNode party : json.get("parties")) {
+      assertTrue(party.get("name").isTextual());
+      assertTrue(Set.of("buyer", "seller").contains(party.get("role").asText()), json.toString());
+    }
+  }
+
+  private static Content prompt(String text, byte[] pdf) {
+    return pdf == null ? Content.fromParts(Part.fromText(text))
+        : Content.fromParts(Part.fromText(text), Part.fromBytes(pdf, "application/pdf"));
+  }
+
+  @Test
+  void generateContent_withResponseSchema_answersJsonThatFollowsIt_deterministically() {
+    byte[] pdf = "%PDF-1.7 an invoice from ACME to Beta".getBytes(StandardCharsets.UTF_8);
+    GenerateContentConfig config = GenerateContentConfig.builder().responseMimeType("application/json")
+        .responseSchema(documentSchema()).build();
+
+    GenerateContentResponse first = client.models.generateContent(MODEL, prompt("Analyse this document.", pdf), config);
+    GenerateContentResponse again = client.models.generateContent(MODEL, prompt("Analyse this document.", pdf), config);
+    GenerateContentResponse other = client.models.generateContent(MODEL, prompt("Analyse that document.", pdf), config);
+
+    assertMatchesDocumentSchema(Json.parseTrusted(first.text()));
+    assertMatchesDocumentSchema(Json.parseTrusted(other.text()));
+    assertEquals(first.text(), again.text());
+    assertNotEquals(first.text(), other.text());
+  }
+
+  @Test
+  void generateContent_withJsonSchema_answersJsonThatFollowsIt() {
+    Map<String, Object> schema = Map.of(
+        "type", "object",
+        "properties", Map.of(
+            "summary", Map.of("type", "string", "maxLength", 40),
+            "amount", Map.of("type", List.of("number", "null")),
+            "lines", Map.of("type", "array", "minItems", 3, "items", Map.of("$ref", "#/$defs/line"))),
+        "required", List.of("summary", "amount", "lines"),
+        "$defs", Map.of("line", Map.of("type", "object", "properties",
+            Map.of("sku", Map.of("type", "string", "format", "uuid"), "qty", Map.of("type", "integer", "minimum", 1)))));
+    GenerateContentConfig config = GenerateContentConfig.builder().responseMimeType("application/json")
+        .responseJsonSchema(schema).build();
+
+    JsonNode json = Json.parseTrusted(client.models.generateContent(MODEL, "Summarise.", config).text());
+
+    assertTrue(json.get("summary").isTextual() && json.get("summary").asText().length() <= 40, json.toString());
+    assertTrue(json.get("amount").isNumber(), json.toString());
+    assertTrue(json.get("lines").size() >= 3, json.toString());
+    for (JsonNode line : json.get("lines")) {
+      assertEquals(36, line.get("sku").asText().length(), json.toString());
+      assertTrue(line.get("qty").asLong() >= 1, json.toString());
+    }
+  }
+
+  @Test
+  void generateContent_reportsUsageDerivedFromInputSize() {
+    GenerateContentResponse small = client.models.generateContent(MODEL, "a short prompt", null);
+    GenerateContentResponse large = client.models.generateContent(MODEL, "a much longer prompt ".repeat(50), null);
+    GenerateContentResponse withPdf = client.models.generateContent(MODEL,
+        prompt("a short prompt", new byte[120_000]), null);
+
+    GenerateContentResponseUsageMetadata s = small.usageMetadata().orElseThrow();
+    GenerateContentResponseUsageMetadata l = large.usageMetadata().orElseThrow();
+    GenerateContentResponseUsageMetadata p = withPdf.usageMetadata().orElseThrow();
+    assertTrue(s.promptTokenCount().orElseThrow() > 0);
+    assertTrue(l.promptTokenCount().orElseThrow() > 10 * s.promptTokenCount().orElseThrow());
+    assertTrue(p.promptTokenCount().orElseThrow() > s.promptTokenCount().orElseThrow() + 258);
+    for (GenerateContentResponseUsageMetadata u : List.of(s, l, p)) {
+      assertEquals(u.promptTokenCount().orElseThrow() + u.candidatesTokenCount().orElseThrow(),
+          u.totalTokenCount().orElseThrow());
+      assertTrue(u.candidatesTokenCount().orElseThrow() > 0);
+    }
+    assertNotNull(small.text());
+  }
+
+  @Test
+  void everyCall_isCountedPerMethod() {
+    long before = standIn.count("generateContent");
+    client.models.generateContent(MODEL, "count me", null);
+    client.models.generateContent(MODEL, "count me too", null);
+    assertEquals(before + 2, standIn.count("generateContent"));
+  }
+
+  @Test
+  void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() {
+    String hook = "/hook-" + System.nanoTime();
+    BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+            InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
+            InlinedRequest.builder().contents(prompt("second document", null)).metadata(Map.of("key", "doc-2"))
+                .config(GenerateContentConfig.builder().responseMimeType("application/json")
+                    .responseSchema(documentSchema()).build()).build())
+        .build(), CreateBatchJobConfig.builder().displayName("nightly")
+        .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString())
+            .userMetadata(Map.of("tenant", "t-7")).build()).build());
+
+    String name = created.name().orElseThrow();
+    assertTrue(name.startsWith("batches/"), name);
+    assertEquals(JobState.Known.JOB_STATE_PENDING, created.state().orElseThrow().knownEnum());
+    assertEquals("nightly", created.displayName().orElseThrow());
+    assertEquals("models/" + MODEL, created.model().orElseThrow());
+
+    standIn.advance();
+    assertEquals(JobState.Known.JOB_STATE_RUNNING, client.batches.get(name, null).state().orElseThrow().knownEnum());
+    assertTrue(receiver.receivedOn(hook).isEmpty(), "no webhook before the job ends");
+    standIn.advance();
+
+    BatchJob done = client.batches.get(name, null);
+    assertEquals(JobState.Known.JOB_STATE_SUCCEEDED, done.state().orElseThrow().knownEnum());
+    assertTrue(done.endTime().isPresent());
+    List<InlinedResponse> responses = done.dest().orElseThrow().inlinedResponses().orElseThrow();
+    assertEquals(2, responses.size());
+    assertEquals("doc-1", responses.get(0).metadata().orElseThrow().get("key"));
+    assertEquals("doc-2", responses.get(1).metadata().orElseThrow().get("key"));
+    assertTrue(responses.get(0).response().orElseThrow().text().contains("first document"));
+    assertMatchesDocumentSchema(Json.parseTrusted(responses.get(1).response().orElseThrow().text()));
+    assertTrue(responses.get(1).response().orElseThrow().usageMetadata().orElseThrow().totalTokenCount().orElseThrow() > 0);
+
+    Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
+        () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
+    WebhookSigner signer = WebhookSigner.fromSecret(SECRET);
+    assertTrue(signer.verify(webhook.header("webhook-id"), webhook.header("webhook-timestamp"), webhook.body(),
+        webhook.header("webhook-signature")), "the signature verifies with the whsec_ secret");
+    assertFalse(WebhookSigner.fromSecret(WebhookSigner.newSecret()).verify(webhook.header("webhook-id"),
+        webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")));
+    assertTrue(Math.abs(Long.parseLong(webhook.header("webhook-timestamp")) - java.time.Instant.now().getEpochSecond()) < 60);
+    JsonNode event = Json.parseTrusted(webhook.text());
+    assertEquals("batch.succeeded", event.get("type").asText());
+    assertEquals("v1", event.get("version").asText());
+    assertEquals(name, event.get("data").get("id").asText());
+    assertEquals("t-7", event.get("data").get("user_metadata").get("tenant").asText());
+  }
+
+  @Test
+  void batchesList_pagesWithPageSizeAndPageToken_newestFirst() {
+    List<String> mine = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      mine.add(client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(), null).name().orElseThrow());
+    }
+    long listsBefore = standIn.count("batches.list");
+
+    var pager = client.batches.list(ListBatchJobsConfig.builder().pageSize(2).build());
+    assertEquals(2, pager.size());
+    List<String> seen = new ArrayList<>();
+    pager.forEach(job -> seen.add(job.name().orElseThrow()));
+
+    assertEquals(new HashSet<>(seen).size(), seen.size(), "no job listed twice");
+    assertTrue(seen.containsAll(mine), seen + " contains " + mine);
+    assertEquals(List.of(mine.get(2), mine.get(1), mine.get(0)),
+        seen.stream().filter(mine::contains).toList(), "newest first");
+    assertEquals(listsBefore + (seen.size() + 1) / 2, standIn.count("batches.list"));
+  }
+
+  @Test
+  void plannedOutcomes_andCancel_endJobsWithTheMatchingStateAndWebhookType() {
+    String hook = "/outcomes-" + System.nanoTime();
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+        .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString()).build()).build();
+    BatchJobSource source = BatchJobSource.builder().inlinedRequests(
+        InlinedRequest.builder().contents(prompt("x", null)).build()).build();
+    String failed = client.batches.create(MODEL, source, config).name().orElseThrow();
+    String expired = client.batches.create(MODEL, source, config).name().orElseThrow();
+    String cancelled = client.batches.create(MODEL, source, config).name().orElseThrow();
+
+    standIn.planOutcome(failed, BatchState.FAILED);
+    standIn.finish(failed, null);
+    standIn.finish(expired, BatchState.EXPIRED);
+    client.batches.cancel(cancelled, null);
+
+    assertEquals(JobState.Known.JOB_STATE_FAILED, client.batches.get(failed, null).state().orElseThrow().knownEnum());
+    assertEquals(JobState.Known.JOB_STATE_EXPIRED, client.batches.get(expired, null).state().orElseThrow().knownEnum());
+    assertEquals(JobState.Known.JOB_STATE_CANCELLED,
+        client.batches.get(cancelled, null).state().orElseThrow().knownEnum());
+    assertTrue(client.batches.get(failed, null).dest().isEmpty(), "a failed job has no output");
+    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 3, "three webhooks");
+    Set<String> types = new HashSet<>();
+    receiver.receivedOn(hook).forEach(r -> types.add(Json.parseTrusted(r.text()).get("type").asText()));
+    assertEquals(Set.of("batch.failed", "batch.expired", "batch.cancelled"), types);
+  }
+
+  @Test
+  void webhookModes_doubleDelayOrSuppressTheDelivery() {
+    String twiceSame = "/same-" + System.nanoTime();
+    String twiceNew = "/new-" + System.nanoTime();
+    String never = "/never-" + System.nanoTime();
+    String late = "/late-" + System.nanoTime();
+    // The late one ends last, so "not yet delivered" is checked right after it ended.
+    Map<String, WebhookMode> modes = new java.util.LinkedHashMap<>();
+    modes.put(twiceSame, WebhookMode.TWICE_SAME_ID);
+    modes.put(twiceNew, WebhookMode.TWICE_NEW_IDS);
+    modes.put(never, WebhookMode.NEVER);
+    modes.put(late, WebhookMode.late(Duration.ofSeconds(1)));
+    long suppressedBefore = standIn.count("webhook.suppressed");
+    for (var entry : modes.entrySet()) {
+      String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+              .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
+      standIn.webhookMode(job, entry.getValue());
+      standIn.finish(job, null);
+    }
+    assertTrue(receiver.receivedOn(late).isEmpty(), "the late delivery waits");
+
+    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(twiceSame).size() == 2
+        && receiver.receivedOn(twiceNew).size() == 2 && receiver.receivedOn(late).size() == 1, "the deliveries");
+    List<Receiver.Received> same = receiver.receivedOn(twiceSame);
+    List<Receiver.Received> fresh = receiver.receivedOn(twiceNew);
+    assertEquals(same.get(0).header("webhook-id"), same.get(1).header("webhook-id"));
+    assertEquals(same.get(0).text(), same.get(1).text());
+    assertNotEquals(fresh.get(0).header("webhook-id"), fresh.get(1).header("webhook-id"));
+    assertTrue(receiver.receivedOn(never).isEmpty());
+    assertEquals(suppressedBefore + 1, standIn.count("webhook.suppressed"));
+  }
+
+  @Test
+  void failingWebhookReceiver_getsRetriesWithTheSameId() {
+    // Its own receiver: the scripted 503 must go to this delivery, not to a webhook of another test.
+    try (Receiver flaky = Receiver.start()) {
+      flaky.answerNext(503);
+      String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+              .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
+      standIn.finish(job, null);
+
+      Await.until(Duration.ofSeconds(10), () -> flaky.receivedOn("/hook").size() == 2, "a retried webhook");
+      assertEquals(flaky.received().get(0).header("webhook-id"), flaky.received().get(1).header("webhook-id"));
+      Await.until(Duration.ofSeconds(5), () -> standIn.webhookDeliveries().stream()
+          .anyMatch(d -> d.batchName().equals(job) && d.delivered() && d.attempt() == 2), "the recorded retry");
+    }
+  }
+
+  @Test
+  void fileBatch_readsAnUploadedJsonlFile_andWritesADownloadableResponsesFile(@TempDir Path dir) throws Exception {
+    String jsonl = """
+        {"key":"a","request":{"contents":[{"parts":[{"text":"file request a"}]}]}}
+        {"key":"b","request":{"contents":[]}}
+        """;
+    com.google.genai.types.File uploaded = client.files.upload(jsonl.getBytes(StandardCharsets.UTF_8),
+        UploadFileConfig.builder().mimeType("application/jsonl").displayName("requests").build());
+    String input = uploaded.name().orElseThrow();
+    assertTrue(input.startsWith("files/"));
+
+    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(), null)
+        .name().orElseThrow();
+    standIn.completeAll();
+    String output = client.batches.get(job, null).dest().orElseThrow().fileName().orElseThrow();
+    Path downloaded = dir.resolve("out.jsonl");
+    client.files.download(output, downloaded.toString(), null);
+
+    List<String> lines = Files.readAllLines(downloaded);
+    assertEquals(2, lines.size());
+    JsonNode a = Json.parseTrusted(lines.get(0));
+    JsonNode b = Json.parseTrusted(lines.get(1));
+    assertEquals("a", a.get("key").asText());
+    assertTrue(a.get("response").get("candidates").get(0).get("content").get("parts").get(0).get("text").asText()
+        .contains("file request a"));
+    assertEquals("b", b.get("key").asText());
+    assertEquals(400, b.get("error").get("code").asInt(), "a request the API rejects fails alone");
+  }
+
+  @Test
+  void injected429_reachesTheCaller_andInjected503IsRetriedByTheSdk() {
+    standIn.failNext(1, 429);
+    ClientException rateLimited = assertThrows(ClientException.class,
+        () -> client.models.generateContent(MODEL, "busy?", null));
+    assertEquals(429, rateLimited.code());
+    assertEquals("RESOURCE_EXHAUSTED", rateLimited.status());
+
+    long before = standIn.count("generateContent");
+    try (Client retrying = client(HttpRetryOptions.builder().attempts(3).initialDelay(0.01).maxDelay(0.05).build())) {
+      standIn.failNext(2, 503);
+      assertNotNull(retrying.models.generateContent(MODEL, "overloaded?", null).text());
+    }
+    assertEquals(before + 3, standIn.count("generateContent"), "two failed attempts and one success, all counted");
+  }
+
+  @Test
+  void injectedLatency_delaysCalls() {
+    standIn.latency(Duration.ofMillis(250));
+    try {
+      long start = System.nanoTime();
+      client.models.generateContent(MODEL, "slow", null);
+      assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() >= 250);
+    } finally {
+      standIn.latency(Duration.ZERO);
+    }
+  }
+}

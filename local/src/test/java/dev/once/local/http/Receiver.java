@@ -1,0 +1,84 @@
+package dev.once.local.http;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+
+/**
+ * A test HTTP endpoint that records every POST it receives and answers with scripted statuses (200 once the
+ * script runs out), for checking what a stand-in sends to webhooks and notification URLs.
+ */
+public final class Receiver implements AutoCloseable {
+  /** One request: lower-cased headers and the raw body. */
+  public record Received(String path, Map<String, String> headers, byte[] body) {
+    public String header(String name) {
+      return headers.get(name.toLowerCase(Locale.ROOT));
+    }
+
+    public String text() {
+      return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
+  private final HttpServer server;
+  private final List<Received> received = new CopyOnWriteArrayList<>();
+  private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
+
+  private Receiver(HttpServer server) {
+    this.server = server;
+  }
+
+  public static Receiver start() {
+    try {
+      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+      Receiver receiver = new Receiver(server);
+      server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
+      server.createContext("/", exchange -> {
+        Map<String, String> headers = new TreeMap<>();
+        exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+        byte[] body = exchange.getRequestBody().readAllBytes();
+        receiver.received.add(new Received(exchange.getRequestURI().getPath(), headers, body));
+        Integer status = receiver.script.poll();
+        exchange.sendResponseHeaders(status == null ? 200 : status, -1);
+        exchange.close();
+      });
+      server.start();
+      return receiver;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The next requests are answered with these statuses, in order. */
+  public void answerNext(Integer... statuses) {
+    script.addAll(List.of(statuses));
+  }
+
+  public URI url(String path) {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+  }
+
+  public List<Received> received() {
+    return new ArrayList<>(received);
+  }
+
+  public List<Received> receivedOn(String path) {
+    return received.stream().filter(r -> r.path().equals(path)).toList();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
