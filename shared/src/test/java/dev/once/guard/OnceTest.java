@@ -24,7 +24,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
-import dev.once.testing.Await;
+import dev.once.local.Await;
 import dev.once.testing.TestFirestore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -15,7 +15,7 @@ import dev.once.ledger.ClaimResult.AlreadyDone;
 import dev.once.ledger.ClaimResult.AlreadyRejected;
 import dev.once.ledger.ClaimResult.Busy;
 import dev.once.ledger.ClaimResult.FingerprintMismatch;
-import dev.once.testing.Await;
+import dev.once.local.Await;
 import dev.once.testing.TestFirestore;
 import java.time.Clock;
 import java.time.Duration;
