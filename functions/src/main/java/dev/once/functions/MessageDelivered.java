@@ -1,12 +1,64 @@
 package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
+import dev.once.config.Setting;
+import dev.once.effects.Notifier;
+import dev.once.key.InvalidKey;
+import dev.once.observe.EventLog;
 import io.cloudevents.CloudEvent;
+import java.net.URI;
+import java.util.Map;
 
-/** Entry point (skeleton; the flow lands with the functions issue). */
+/**
+ * Entry point for {@code google.cloud.pubsub.topic.v1.messagePublished} on the results topic: notify once. A
+ * malformed event is logged and acknowledged without a ledger write; a transient failure or another delivery in
+ * flight is thrown, so the platform redelivers.
+ */
 public final class MessageDelivered implements CloudEventsFunction {
+  static final String NAME = "MessageDelivered";
+  private static final Lazy<DeliveryFlow> FLOW = Lazy.of(() -> wire(Clients.instance()));
+
+  static DeliveryFlow wire(Clients clients) {
+    Lazy<Notifier> notifier = Lazy.of(() -> {
+      URI endpoint;
+      try {
+        endpoint = URI.create(clients.settings.required(Setting.NOTIFY_URL));
+      } catch (IllegalArgumentException e) {
+        throw new dev.once.config.MissingSetting("NOTIFY_URL is not a URL: " + e.getMessage());
+      }
+      return new Notifier(endpoint, clients.settings.seconds(Setting.NOTIFY_TIMEOUT_SECONDS));
+    });
+    return new DeliveryFlow(clients.once.get(), notifier, clients.publisher,
+        Lazy.of(() -> clients.topic(Setting.DEAD_LETTER_TOPIC)));
+  }
+
   @Override
   public void accept(CloudEvent event) {
-    throw new UnsupportedOperationException("MessageDelivered is not implemented yet");
+    long started = System.nanoTime();
+    PubSubEvents.Message message;
+    try {
+      message = PubSubEvents.read(event);
+    } catch (MalformedEvent e) {
+      EventLog.record(NAME, null, "none", "rejected", 0, DocumentUploaded.elapsedMs(started),
+          Map.of("reason", e.getMessage(), "eventId", String.valueOf(event.getId())));
+      return;
+    }
+    EventReport report;
+    try {
+      report = FLOW.get().deliver(message);
+    } catch (InvalidKey e) {
+      EventLog.record(NAME, null, "none", "rejected", 0, DocumentUploaded.elapsedMs(started),
+          Map.of("reason", e.getMessage(), "messageId", message.messageId()));
+      return;
+    } catch (RuntimeException e) {
+      EventLog.record(NAME, message.attributes().getOrDefault("idempotency_key", null), "none", EventLog.FAILED, 0,
+          DocumentUploaded.elapsedMs(started), Map.of("error", String.valueOf(e), "messageId", message.messageId()));
+      throw e;
+    }
+    EventLog.record(NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
+        DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects(), "messageId", message.messageId()));
+    if (report.inFlight()) {
+      throw new Redeliver(report.key() + " is being notified by another delivery; redeliver later");
+    }
   }
 }

@@ -1,6 +1,9 @@
 package dev.once.key;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 
 /**
  * The canonical text naming one business event, such as {@code gcs:inbox/a.pdf#17}. Keys carry user text
@@ -29,6 +32,19 @@ public record IdempotencyKey(String value) {
 
   public static IdempotencyKey of(String value) {
     return new IdempotencyKey(value);
+  }
+
+  /**
+   * The id of documents that belong to this event (its analysis, its billing entry): the SHA-256 of the key,
+   * so a second writer for the same event overwrites the same document instead of adding one.
+   */
+  public String documentId() {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest);
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JVM has SHA-256", e);
+    }
   }
 
   private static boolean isWellFormed(String s) {

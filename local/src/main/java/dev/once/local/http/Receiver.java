@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 
 /**
- * A test HTTP endpoint that records every POST it receives and answers with scripted statuses (200 once the
+ * An HTTP endpoint (for tests, and the local runner's stand-in for a notification URL) that records every POST it receives and answers with scripted statuses (200 once the
  * script runs out), for checking what a stand-in sends to webhooks and notification URLs.
  */
 public final class Receiver implements AutoCloseable {
@@ -33,7 +33,10 @@ public final class Receiver implements AutoCloseable {
 
   private final HttpServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
-  private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
+  /** A scripted answer: a status, after a delay (a delay longer than the client's timeout is a timeout). */
+  private record Answer(int status, java.time.Duration delay) {}
+
+  private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
 
   private Receiver(HttpServer server) {
     this.server = server;
@@ -49,8 +52,15 @@ public final class Receiver implements AutoCloseable {
         exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
         byte[] body = exchange.getRequestBody().readAllBytes();
         receiver.received.add(new Received(exchange.getRequestURI().getPath(), headers, body));
-        Integer status = receiver.script.poll();
-        exchange.sendResponseHeaders(status == null ? 200 : status, -1);
+        Answer answer = receiver.script.poll();
+        if (answer != null && !answer.delay().isZero()) {
+          try {
+            Thread.sleep(answer.delay());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+        exchange.sendResponseHeaders(answer == null ? 200 : answer.status(), -1);
         exchange.close();
       });
       server.start();
@@ -62,7 +72,14 @@ public final class Receiver implements AutoCloseable {
 
   /** The next requests are answered with these statuses, in order. */
   public void answerNext(Integer... statuses) {
-    script.addAll(List.of(statuses));
+    for (Integer status : statuses) {
+      script.add(new Answer(status, java.time.Duration.ZERO));
+    }
+  }
+
+  /** The next request is answered 200 only after {@code delay}: longer than the caller waits, it is a timeout. */
+  public void stallNext(java.time.Duration delay) {
+    script.add(new Answer(200, delay));
   }
 
   public URI url(String path) {

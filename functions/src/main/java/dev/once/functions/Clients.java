@@ -1,0 +1,83 @@
+package dev.once.functions;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.ServiceOptions;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.http.HttpTransportOptions;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import dev.once.config.FirestoreClients;
+import dev.once.config.Setting;
+import dev.once.config.Settings;
+import dev.once.effects.MessagePublisher;
+import dev.once.effects.Records;
+import dev.once.effects.Topics;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.GeminiClients;
+import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.PriceTable;
+import dev.once.guard.Once;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+
+/**
+ * The clients of one function instance, each built on first use and then shared by every request: a duplicate
+ * delivery builds the Firestore client only, never Storage's or Gemini's. All are thread-safe, so the instance
+ * can serve concurrent requests.
+ */
+final class Clients {
+  private static final Clients INSTANCE = new Clients(Settings.fromEnvironment());
+
+  final Settings settings;
+  final Lazy<Firestore> firestore;
+  final Lazy<Once> once;
+  final Lazy<Records> records;
+  final Lazy<Storage> storage;
+  final Lazy<com.google.genai.Client> gemini;
+  final Lazy<InvoiceAnalyzer> analyzer;
+  final Lazy<BatchJobs> batchJobs;
+  final Lazy<MessagePublisher> publisher;
+
+  Clients(Settings settings) {
+    this.settings = settings;
+    this.firestore = Lazy.of(() -> FirestoreClients.create(settings));
+    this.once = Lazy.of(() -> new Once(new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings))));
+    this.records = Lazy.of(() -> new Records(firestore.get(), PriceTable.fromSettings(settings)));
+    this.storage = Lazy.of(() -> storage(settings));
+    this.gemini = Lazy.of(() -> GeminiClients.create(settings));
+    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(Setting.GEMINI_MODEL)));
+    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(Setting.GEMINI_MODEL)));
+    this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(Setting.PUBSUB_EMULATOR_HOST).orElse(null)));
+  }
+
+  static Clients instance() {
+    return INSTANCE;
+  }
+
+  String projectId() {
+    return settings.optional(Setting.GOOGLE_CLOUD_PROJECT).orElseGet(ServiceOptions::getDefaultProjectId);
+  }
+
+  /** A topic setting as a full name: ids are resolved in this project. */
+  String topic(Setting setting) {
+    try {
+      return Topics.fullName(projectId(), settings.required(setting));
+    } catch (IllegalArgumentException e) {
+      throw new dev.once.config.MissingSetting(setting.name() + ": " + e.getMessage());
+    }
+  }
+
+  /** Honours STORAGE_EMULATOR_HOST ({@code http://host:port}, scheme optional), with bounded calls. */
+  private static Storage storage(Settings settings) {
+    HttpTransportOptions transport = HttpTransportOptions.newBuilder()
+        .setConnectTimeout(10_000)
+        .setReadTimeout(30_000)
+        .build();
+    StorageOptions.Builder options = StorageOptions.http().setTransportOptions(transport);
+    settings.optional(Setting.GOOGLE_CLOUD_PROJECT).ifPresent(options::setProjectId);
+    settings.optional(Setting.STORAGE_EMULATOR_HOST).ifPresent(host -> options
+        .setHost(host.contains("://") ? host : "http://" + host)
+        .setCredentials(NoCredentials.getInstance()));
+    return options.build().getService();
+  }
+}

@@ -1,0 +1,154 @@
+package dev.once.functions;
+
+import com.google.genai.errors.ApiException;
+import com.google.genai.types.BatchJob;
+import dev.once.effects.Records;
+import dev.once.effects.ResultMessage;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.BatchResult;
+import dev.once.guard.Completion;
+import dev.once.guard.Once;
+import dev.once.guard.Outcome;
+import dev.once.guard.PermanentFailure;
+import dev.once.key.GeminiCompletionKeys;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.SideWrites;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A batch job finished — told by the webhook or found by the reconciler, often both. Once per job: confirm its
+ * terminal state with batches.get, fetch its answers, and write every document's analysis and bill in the
+ * commit that completes the claim; then publish each document's result, once per job. A job that failed or
+ * expired is recorded and published as such. The pre-check reads the job's publish record: a job completed
+ * before costs one read.
+ */
+final class CompletionFlow {
+  /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
+  static final class NotFinished extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotFinished(String message) {
+      super(message);
+    }
+  }
+
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Once once;
+  private final Supplier<BatchJobs> batchJobs;
+  private final Supplier<Records> records;
+  private final ResultPublication publication;
+
+  CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, ResultPublication publication) {
+    this.once = once;
+    this.batchJobs = batchJobs;
+    this.records = records;
+    this.publication = publication;
+  }
+
+  /** The report of a job completed before, from one read, or empty when it must still be completed. */
+  Optional<EventReport> alreadyCompleted(IdempotencyKey jobKey) {
+    return once.peek(jobKey, Effects.PUBLISH, null).map(done -> EventReport.of(jobKey.value(), Effects.PUBLISH, done));
+  }
+
+  EventReport complete(IdempotencyKey jobKey) {
+    Optional<EventReport> earlier = alreadyCompleted(jobKey);
+    if (earlier.isPresent()) {
+      return earlier.get();
+    }
+    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey));
+    EventReport report = EventReport.of(jobKey.value(), Effects.COMPLETE, completed);
+    List<Map<String, Object>> summaries = switch (completed) {
+      case Outcome.Processed processed -> documents(processed.result());
+      case Outcome.Duplicate duplicate -> documents(duplicate.result());
+      case Outcome.Rejected rejected -> List.of(); // not a job of this pipeline: nothing to publish, but say so once
+      case Outcome.InFlight inFlight -> null;
+      case Outcome.Conflict conflict -> null;
+    };
+    return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries));
+  }
+
+  private Completion completion(IdempotencyKey jobKey) throws PermanentFailure {
+    String name = GeminiCompletionKeys.jobName(jobKey);
+    BatchJob job;
+    try {
+      job = batchJobs.get().get(name);
+    } catch (ApiException e) {
+      if (e.code() == 404) {
+        throw new PermanentFailure("Gemini has no batch job " + name);
+      }
+      throw e;
+    }
+    if (!BatchJobs.isTerminal(job)) {
+      throw new NotFinished(name + " is " + BatchJobs.state(job).map(Enum::name).orElse("in an unknown state"));
+    }
+    List<Records.Submitted> submitted = records.get().submittedTo(name, QUERY_TIMEOUT);
+    List<DocumentResult> results = BatchJobs.succeeded(job)
+        ? answered(job, submitted)
+        : failed(name, submitted, "the batch job ended " + BatchJobs.state(job).map(Enum::name).orElse("?")
+            + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse(""));
+    if (results.isEmpty()) {
+      throw new PermanentFailure("batch job " + name + " names no document of this pipeline");
+    }
+    List<Map<String, Object>> summaries = new ArrayList<>();
+    List<SideWrites> writes = new ArrayList<>();
+    for (DocumentResult result : results) {
+      summaries.add(result.summary());
+      writes.add(result.writes());
+    }
+    Map<String, Object> outcome = new LinkedHashMap<>();
+    outcome.put("job", name);
+    outcome.put("state", BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN"));
+    outcome.put("documents", summaries);
+    return Completion.of(outcome, batch -> writes.forEach(w -> w.addTo(batch)));
+  }
+
+  private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}
+
+  /** Each answer goes to the document its request named, or to the job's only document. */
+  private List<DocumentResult> answered(BatchJob job, List<Records.Submitted> submitted) {
+    String name = job.name().orElseThrow();
+    List<DocumentResult> results = new ArrayList<>();
+    for (BatchResult result : batchJobs.get().results(job)) {
+      Optional<Records.Submitted> document = result.documentKey()
+          .flatMap(key -> submitted.stream().filter(s -> s.documentKey().value().equals(key)).findFirst()
+              .or(() -> Optional.of(new Records.Submitted(IdempotencyKey.of(key), null))))
+          .or(() -> submitted.size() == 1 ? Optional.of(submitted.get(0)) : Optional.empty());
+      if (document.isEmpty()) {
+        continue;
+      }
+      IdempotencyKey key = document.get().documentKey();
+      if (result.analysis().isPresent()) {
+        results.add(new DocumentResult(
+            ResultMessage.analysed(key, document.get().source(), result.analysis().get(), name),
+            records.get().analysed(key, document.get().source(), result.analysis().get(), name)));
+      } else {
+        String reason = result.error().orElse("no answer");
+        results.add(new DocumentResult(ResultMessage.jobFailed(key, name, reason),
+            records.get().jobFailed(key, name, reason)));
+      }
+    }
+    return results;
+  }
+
+  private List<DocumentResult> failed(String name, List<Records.Submitted> submitted, String reason) {
+    List<DocumentResult> results = new ArrayList<>();
+    for (Records.Submitted document : submitted) {
+      results.add(new DocumentResult(ResultMessage.jobFailed(document.documentKey(), name, reason),
+          records.get().jobFailed(document.documentKey(), name, reason)));
+    }
+    return results;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> documents(Map<String, Object> outcome) {
+    Object documents = outcome.get("documents");
+    return documents instanceof List<?> list ? (List<Map<String, Object>>) list : List.of();
+  }
+}

@@ -1,0 +1,124 @@
+package dev.once.functions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.effects.MessagePublisher;
+import dev.once.effects.Notifier;
+import dev.once.guard.Once;
+import dev.once.guard.Outcome;
+import dev.once.guard.PermanentFailure;
+import dev.once.key.IdempotencyKey;
+import dev.once.key.PubSubMessageKeys;
+import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A result delivered from the results topic: notify the endpoint once. The endpoint's 2xx completes it; a 4xx
+ * other than 408/429 refuses it for good (rejected, and the message goes to the dead-letter topic, once); 5xx,
+ * 408, 429 and timeouts release the claim and throw, so Eventarc redelivers and the next try goes at once.
+ */
+final class DeliveryFlow {
+  /** The endpoint failed transiently: redeliver. */
+  static final class NotifyFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotifyFailed(String message) {
+      super(message);
+    }
+  }
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+  static final String REASON_ATTRIBUTE = "once_error";
+
+  private final Once once;
+  private final Supplier<Notifier> notifier;
+  private final Supplier<MessagePublisher> publisher;
+  private final Supplier<String> deadLetterTopic;
+
+  DeliveryFlow(Once once, Supplier<Notifier> notifier, Supplier<MessagePublisher> publisher,
+      Supplier<String> deadLetterTopic) {
+    this.once = once;
+    this.notifier = notifier;
+    this.publisher = publisher;
+    this.deadLetterTopic = deadLetterTopic;
+  }
+
+  EventReport deliver(PubSubEvents.Message message) {
+    IdempotencyKey key = PubSubMessageKeys.of(message.attributes(), message.messageId());
+    String fingerprint = fingerprint(message.data());
+    Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
+    Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
+      Notifier.Result result = notifier.get().notify(key.value(), body(key, message));
+      return switch (result) {
+        case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
+        case Notifier.Result.Refused refused -> throw new PermanentFailure(
+            "the notify endpoint refused with " + refused.status() + ": " + refused.body());
+        case Notifier.Result.Failed failed -> throw new NotifyFailed("notify failed: " + failed.reason());
+      };
+    }));
+    EventReport report = EventReport.of(key.value(), Effects.NOTIFY, notified);
+    if (notified instanceof Outcome.Rejected rejected) {
+      return report.then(Effects.DEAD_LETTER, once.run(key, Effects.DEAD_LETTER, null, attempt -> {
+        Map<String, String> attributes = new HashMap<>(message.attributes());
+        attributes.put(PubSubMessageKeys.ATTRIBUTE, key.value());
+        attributes.put(REASON_ATTRIBUTE, truncate(rejected.reason()));
+        return Map.of("messageId", publisher.get().publish(deadLetterTopic.get(), message.data(), attributes));
+      }));
+    }
+    return report;
+  }
+
+  /** The JSON summary the endpoint gets: the result itself when the message is JSON, else its bytes in base64. */
+  static byte[] body(IdempotencyKey key, PubSubEvents.Message message) throws IOException {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("idempotencyKey", key.value());
+    body.put("messageId", message.messageId());
+    Optional<JsonNode> parsed = parse(message.data());
+    if (parsed.isPresent()) {
+      body.set("result", parsed.get());
+    } else {
+      body.put("data", Base64.getEncoder().encodeToString(message.data()));
+    }
+    return JSON.writeValueAsBytes(body);
+  }
+
+  /** What identifies the payload: canonical JSON (key order does not matter), else the raw bytes. */
+  static String fingerprint(byte[] data) {
+    byte[] canonical = parse(data).map(node -> {
+      try {
+        return JSON.writeValueAsBytes(JSON.treeToValue(node, Object.class));
+      } catch (IOException e) {
+        return data;
+      }
+    }).orElse(data);
+    try {
+      return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
+    } catch (NoSuchAlgorithmException e) {
+      throw new AssertionError("every JVM has SHA-256", e);
+    }
+  }
+
+  private static Optional<JsonNode> parse(byte[] data) {
+    try {
+      JsonNode node = JSON.readTree(data);
+      return node != null && node.isContainerNode() ? Optional.of(node) : Optional.empty();
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static String truncate(String text) {
+    String value = text == null ? "" : text;
+    return value.length() <= 1000 ? value : value.substring(0, 1000) + "…";
+  }
+}

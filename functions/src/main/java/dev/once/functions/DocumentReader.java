@@ -1,0 +1,71 @@
+package dev.once.functions;
+
+import com.google.cloud.ReadChannel;
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageException;
+import dev.once.effects.DocumentSource;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Reads a document at the generation its event names — not the live object, which may have been overwritten
+ * since — and never more than the size limit, whatever the event claimed.
+ */
+final class DocumentReader {
+  /** The generation is gone (deleted, or never existed): no later delivery can read it either. */
+  static final class Gone extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Gone(String message) {
+      super(message);
+    }
+  }
+
+  /** The object is larger than the limit, although its event said otherwise. */
+  static final class TooLarge extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooLarge(String message) {
+      super(message);
+    }
+  }
+
+  private final Storage storage;
+
+  DocumentReader(Storage storage) {
+    this.storage = storage;
+  }
+
+  byte[] read(DocumentSource source, long maxBytes) throws Gone, TooLarge {
+    BlobId id = BlobId.of(source.bucket(), source.name(), source.generation());
+    ByteArrayOutputStream out = new ByteArrayOutputStream((int) Math.min(Math.max(source.size(), 0), maxBytes) + 1);
+    try (ReadChannel reader = storage.reader(id)) {
+      reader.limit(maxBytes + 1);
+      ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+      while (reader.read(buffer) >= 0) {
+        buffer.flip();
+        out.write(buffer.array(), 0, buffer.limit());
+        buffer.clear();
+        if (out.size() > maxBytes) {
+          throw new TooLarge("the object is larger than the limit of " + maxBytes + " bytes");
+        }
+      }
+    } catch (StorageException e) {
+      if (e.getCode() == 404) {
+        throw new Gone("generation " + source.generation() + " of gs://" + source.bucket() + "/" + source.name()
+            + " no longer exists");
+      }
+      throw e;
+    } catch (IOException e) {
+      if (e.getCause() instanceof StorageException storageError && storageError.getCode() == 404) {
+        throw new Gone("generation " + source.generation() + " of gs://" + source.bucket() + "/" + source.name()
+            + " no longer exists");
+      }
+      throw new UncheckedIOException("reading gs://" + source.bucket() + "/" + source.name() + " failed", e);
+    }
+    return out.toByteArray();
+  }
+}

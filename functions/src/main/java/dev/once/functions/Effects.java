@@ -1,0 +1,19 @@
+package dev.once.functions;
+
+/** Names of the effects guarded in the ledger; each is run at most once per key. */
+final class Effects {
+  /** The Gemini analysis of a document and its analysis and billing records (sync mode). */
+  static final String ANALYSE = "analyse";
+  /** The submission of a document's batch job (batch mode). */
+  static final String SUBMIT = "submit-batch";
+  /** The completion of a batch job: its analyses and billing records. */
+  static final String COMPLETE = "complete";
+  /** The publication of a result on the results topic. */
+  static final String PUBLISH = "publish";
+  /** The notification of a result. */
+  static final String NOTIFY = "notify";
+  /** The dead-lettering of a message whose notification was refused for good. */
+  static final String DEAD_LETTER = "dead-letter";
+
+  private Effects() {}
+}

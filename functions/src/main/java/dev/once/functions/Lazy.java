@@ -1,0 +1,36 @@
+package dev.once.functions;
+
+import java.util.function.Supplier;
+
+/** A value built on first use, once, however many requests ask for it at the same time. */
+final class Lazy<T> implements Supplier<T> {
+  private final Supplier<T> factory;
+  private volatile T value;
+
+  private Lazy(Supplier<T> factory) {
+    this.factory = factory;
+  }
+
+  static <T> Lazy<T> of(Supplier<T> factory) {
+    return new Lazy<>(factory);
+  }
+
+  @Override
+  public T get() {
+    T current = value;
+    if (current == null) {
+      synchronized (this) {
+        current = value;
+        if (current == null) {
+          current = factory.get();
+          value = current;
+        }
+      }
+    }
+    return current;
+  }
+
+  boolean isBuilt() {
+    return value != null;
+  }
+}

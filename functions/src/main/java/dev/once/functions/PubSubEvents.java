@@ -1,0 +1,41 @@
+package dev.once.functions;
+
+import com.google.events.cloud.pubsub.v1.MessagePublishedData;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import io.cloudevents.CloudEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/** Reads a Pub/Sub "message published" CloudEvent into the message it carries, or says why it cannot. */
+final class PubSubEvents {
+  static final String PUBLISHED = "google.cloud.pubsub.topic.v1.messagePublished";
+  private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+
+  /** One delivered message. */
+  record Message(String messageId, byte[] data, Map<String, String> attributes, String subscription) {}
+
+  private PubSubEvents() {}
+
+  static Message read(CloudEvent event) throws MalformedEvent {
+    if (!PUBLISHED.equals(event.getType())) {
+      throw new MalformedEvent("event type " + event.getType() + " is not " + PUBLISHED);
+    }
+    if (event.getData() == null) {
+      throw new MalformedEvent("event " + event.getId() + " has no data");
+    }
+    MessagePublishedData.Builder data = MessagePublishedData.newBuilder();
+    try {
+      PARSER.merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8), data);
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      throw new MalformedEvent(
+          "event " + event.getId() + " data is not a Pub/Sub message: " + StorageEvents.firstLine(e.getMessage()));
+    }
+    if (!data.hasMessage()) {
+      throw new MalformedEvent("event " + event.getId() + " carries no message");
+    }
+    var message = data.getMessage();
+    return new Message(message.getMessageId(), message.getData().toByteArray(), message.getAttributesMap(),
+        data.getSubscription());
+  }
+}

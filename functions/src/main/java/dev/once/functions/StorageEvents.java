@@ -1,0 +1,44 @@
+package dev.once.functions;
+
+import com.google.events.cloud.storage.v1.StorageObjectData;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.util.JsonFormat;
+import dev.once.effects.DocumentSource;
+import io.cloudevents.CloudEvent;
+import java.nio.charset.StandardCharsets;
+
+/** Reads a GCS "object finalized" CloudEvent into the document it names, or says why it cannot. */
+final class StorageEvents {
+  static final String FINALIZED = "google.cloud.storage.object.v1.finalized";
+  private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+
+  private StorageEvents() {}
+
+  static DocumentSource read(CloudEvent event) throws MalformedEvent {
+    if (!FINALIZED.equals(event.getType())) {
+      throw new MalformedEvent("event type " + event.getType() + " is not " + FINALIZED);
+    }
+    if (event.getData() == null) {
+      throw new MalformedEvent("event " + event.getId() + " has no data");
+    }
+    StorageObjectData.Builder data = StorageObjectData.newBuilder();
+    try {
+      PARSER.merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8), data);
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      throw new MalformedEvent("event " + event.getId() + " data is not a storage object: " + firstLine(e.getMessage()));
+    }
+    if (data.getBucket().isBlank() || data.getName().isEmpty() || data.getGeneration() <= 0) {
+      throw new MalformedEvent("event " + event.getId() + " lacks bucket, name or generation");
+    }
+    return new DocumentSource(data.getBucket(), data.getName(), data.getGeneration(), data.getContentType(),
+        data.getSize(), data.getMd5Hash(), data.getCrc32C());
+  }
+
+  static String firstLine(String message) {
+    if (message == null) {
+      return "";
+    }
+    String line = message.lines().findFirst().orElse("");
+    return line.length() <= 200 ? line : line.substring(0, 200) + "…";
+  }
+}

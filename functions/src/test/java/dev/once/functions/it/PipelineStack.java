@@ -1,0 +1,218 @@
+package dev.once.functions.it;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import com.google.pubsub.v1.PubsubMessage;
+import dev.once.config.FirestoreClients;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.FreePort;
+import dev.once.local.emulator.PubSubEmulator;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.eventarc.EventarcRelay;
+import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.gemini.GeminiStandIn;
+import dev.once.local.gemini.WebhookSigner;
+import dev.once.local.http.Receiver;
+import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.storage.StorageStandIn;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The whole pipeline on this machine, as the end-to-end tests drive it: the Firestore and Pub/Sub emulators, the
+ * storage and Gemini stand-ins, the Eventarc relay, a notification endpoint, and the four functions, each served
+ * from the deploy jar by the real invoker in its own JVM, configured only through the environment.
+ */
+final class PipelineStack implements AutoCloseable {
+  static final String PROJECT = "once-it";
+  static final String BUCKET = "inbox";
+  static final List<String> FUNCTIONS = List.of("DocumentUploaded", "MessageDelivered", "GeminiWebhook", "GeminiReconciler");
+  private static final AtomicInteger STACKS = new AtomicInteger();
+
+  /** How a test wants the pipeline configured. */
+  record Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv) {
+    static Config sync() {
+      return new Config("sync", 20, RetryPolicy.defaults().withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2)),
+          Map.of());
+    }
+
+    Config batch() {
+      return new Config("batch", leaseSeconds, relayRetry, extraEnv);
+    }
+
+    Config withEnv(String name, String value) {
+      Map<String, String> env = new HashMap<>(extraEnv);
+      env.put(name, value);
+      return new Config(mode, leaseSeconds, relayRetry, env);
+    }
+
+    Config withLeaseSeconds(int seconds) {
+      return new Config(mode, seconds, relayRetry, extraEnv);
+    }
+  }
+
+  final Config config;
+  final Path logDir;
+  final StorageStandIn storage;
+  final GeminiStandIn gemini;
+  final EventarcRelay relay;
+  final Receiver notify;
+  final Firestore db;
+  final Storage gcs;
+  final PubSubAdmin pubsub;
+  final String resultsTopic;
+  final String deadLetterTopic;
+  final String resultsTap;
+  final String deadLetterTap;
+  final String webhookSecret = WebhookSigner.newSecret();
+  private final Map<String, FunctionProcess> functions = new LinkedHashMap<>();
+  private final Map<String, Integer> ports = new HashMap<>();
+  private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
+  private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
+
+  private PipelineStack(Config config) {
+    int id = STACKS.incrementAndGet();
+    this.config = config;
+    this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"), "stack-" + id + "-" + config.mode());
+    FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
+    firestoreEmulator.clear(PROJECT);
+    PubSubEmulator pubsubEmulator = PubSubEmulator.shared();
+    this.db = FirestoreClients.forEmulator(PROJECT, firestoreEmulator.hostPort());
+    this.pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
+    this.resultsTopic = "projects/" + PROJECT + "/topics/results-" + id;
+    this.deadLetterTopic = "projects/" + PROJECT + "/topics/dead-letter-" + id;
+    String delivered = "projects/" + PROJECT + "/subscriptions/delivered-" + id;
+    this.resultsTap = "projects/" + PROJECT + "/subscriptions/results-tap-" + id;
+    this.deadLetterTap = "projects/" + PROJECT + "/subscriptions/dead-letter-tap-" + id;
+    pubsub.createTopic(resultsTopic);
+    pubsub.createTopic(deadLetterTopic);
+    pubsub.createSubscription(delivered, resultsTopic);
+    pubsub.createSubscription(resultsTap, resultsTopic);
+    pubsub.createSubscription(deadLetterTap, deadLetterTopic);
+
+    this.storage = StorageStandIn.start();
+    this.gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookSecret(webhookSecret));
+    this.notify = Receiver.start();
+    this.relay = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(config.relayRetry())
+        .withPubSubEmulatorHost(pubsubEmulator.hostPort()));
+    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(PROJECT)
+        .setCredentials(NoCredentials.getInstance()).build().getService();
+
+    FUNCTIONS.forEach(name -> ports.put(name, FreePort.pick()));
+    FUNCTIONS.forEach(this::startFunction);
+    relay.route(CloudEvent.STORAGE_FINALIZED, functions.get("DocumentUploaded").url());
+    relay.route(CloudEvent.PUBSUB_PUBLISHED, functions.get("MessageDelivered").url());
+    relay.attach(storage);
+    relay.subscribe(delivered);
+    gemini.registerWebhook(functions.get("GeminiWebhook").url());
+  }
+
+  static PipelineStack start(Config config) {
+    return new PipelineStack(config);
+  }
+
+  /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
+  Map<String, String> environment() {
+    Map<String, String> env = new HashMap<>();
+    env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
+    env.put("FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort());
+    env.put("PUBSUB_EMULATOR_HOST", PubSubEmulator.shared().hostPort());
+    env.put("STORAGE_EMULATOR_HOST", storage.endpoint());
+    env.put("GEMINI_API_KEY", "local-test-key");
+    env.put("GEMINI_BASE_URL", gemini.baseUrl());
+    env.put("GEMINI_WEBHOOK_SECRET", webhookSecret);
+    env.put("GEMINI_TIMEOUT_SECONDS", "5");
+    env.put("ONCE_LEASE_SECONDS", String.valueOf(config.leaseSeconds()));
+    env.put("RESULTS_TOPIC", resultsTopic);
+    env.put("DEAD_LETTER_TOPIC", deadLetterTopic.substring(deadLetterTopic.lastIndexOf('/') + 1)); // an id works too
+    env.put("NOTIFY_URL", notify.url("/notify").toString());
+    env.put("NOTIFY_TIMEOUT_SECONDS", "2");
+    env.put("ANALYSIS_MODE", config.mode());
+    env.putAll(config.extraEnv());
+    return env;
+  }
+
+  private void startFunction(String name) {
+    FunctionProcess.Launch launch = new FunctionProcess.Launch(
+        Path.of(System.getProperty("once.invokerJar")), Path.of(System.getProperty("once.functionJar")),
+        List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    functions.put(name, FunctionProcess.start(launch, "dev.once.functions." + name, ports.get(name), environment(),
+        logDir.resolve(name + ".log")));
+  }
+
+  FunctionProcess function(String name) {
+    return functions.get(name);
+  }
+
+  /** SIGKILL, then a new process on the same port: a crashed instance replaced by a fresh one. */
+  void crashAndRestart(String name) {
+    functions.get(name).kill();
+    startFunction(name);
+  }
+
+  Blob upload(String name, byte[] content, String contentType) {
+    return gcs.create(BlobInfo.newBuilder(BUCKET, name).setContentType(contentType).build(), content);
+  }
+
+  /** Every result published so far (pulled from a tap subscription on the results topic). */
+  List<PubsubMessage> published() {
+    published.addAll(pubsub.pull(resultsTap));
+    return List.copyOf(published);
+  }
+
+  List<PubsubMessage> deadLettered() {
+    deadLettered.addAll(pubsub.pull(deadLetterTap));
+    return List.copyOf(deadLettered);
+  }
+
+  List<QueryDocumentSnapshot> documents(String collection) {
+    try {
+      return db.collection(collection).get().get().getDocuments();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read " + collection, e);
+    }
+  }
+
+  List<Receiver.Received> notifications() {
+    return notify.receivedOn("/notify");
+  }
+
+  /** True when the relay has finished every delivery it started (delivered or given up). */
+  boolean relayIdle() {
+    var counters = relay.counters();
+    return counters.get("received") > 0
+        && counters.get("delivered") + counters.get("gaveUp") + counters.get("unrouted") >= counters.get("received");
+  }
+
+  @Override
+  public void close() {
+    functions.values().forEach(FunctionProcess::close);
+    relay.close();
+    notify.close();
+    gemini.close();
+    storage.close();
+    pubsub.close();
+    try {
+      gcs.close();
+    } catch (Exception ignored) {
+      // test teardown
+    }
+    try {
+      db.close();
+    } catch (Exception ignored) {
+      // test teardown
+    }
+  }
+}

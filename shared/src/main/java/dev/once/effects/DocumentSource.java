@@ -1,0 +1,30 @@
+package dev.once.effects;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The stored object a document event names, as its notification describes it. */
+public record DocumentSource(
+    String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+
+  public Map<String, Object> toMap() {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("bucket", bucket);
+    map.put("name", name);
+    map.put("generation", generation);
+    map.put("contentType", contentType);
+    map.put("size", size);
+    return map;
+  }
+
+  /** What identifies the content of this generation, to tell a forged event from a redelivery. */
+  public String fingerprint() {
+    if (md5Hash != null && !md5Hash.isBlank()) {
+      return "md5:" + md5Hash;
+    }
+    if (crc32c != null && !crc32c.isBlank()) {
+      return "crc32c:" + crc32c + "/" + size;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,169 @@
+package dev.once.effects;
+
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.SetOptions;
+import dev.once.gemini.Analysis;
+import dev.once.gemini.PriceTable;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.SideWrites;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The pipeline's own Firestore documents: {@code analyses/{id}} (one per document) and {@code billing/{id}} (one
+ * per billed document), with id = {@link IdempotencyKey#documentId()} of the document key. They are written as
+ * {@link SideWrites} of a ledger completion, so they land with it or not at all; their fixed ids make even a
+ * rare second writer overwrite, never add.
+ */
+public final class Records {
+  public static final String ANALYSES = "analyses";
+  public static final String BILLING = "billing";
+
+  /** Values of an analysis's {@code status}. */
+  public static final String SUBMITTED = "submitted";
+  public static final String ANALYSED = "analysed";
+  public static final String FAILED = "failed";
+  public static final String REJECTED = "rejected";
+
+  /** One document per job here; the bound keeps a foreign or corrupted job from reading the collection. */
+  static final int MAX_DOCUMENTS_PER_JOB = 100;
+
+  private final Firestore db;
+  private final PriceTable prices;
+
+  public Records(Firestore db, PriceTable prices) {
+    this.db = db;
+    this.prices = prices;
+  }
+
+  public DocumentReference analysis(IdempotencyKey documentKey) {
+    return db.collection(ANALYSES).document(documentKey.documentId());
+  }
+
+  public DocumentReference billing(IdempotencyKey documentKey) {
+    return db.collection(BILLING).document(documentKey.documentId());
+  }
+
+  /** A document refused before any paid call: bad type, size, empty, or gone. */
+  public SideWrites rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    Map<String, Object> fields = base(documentKey, REJECTED);
+    fields.put("reason", reason);
+    if (source != null) {
+      fields.put("source", source.toMap());
+    }
+    return writes -> writes.set(analysis(documentKey), fields, SetOptions.merge());
+  }
+
+  /** A document handed to a batch job; the job's completion fills the analysis in. */
+  public SideWrites submitted(IdempotencyKey documentKey, DocumentSource source, String job) {
+    Map<String, Object> fields = base(documentKey, SUBMITTED);
+    fields.put("mode", "batch");
+    fields.put("job", job);
+    fields.put("source", source.toMap());
+    return writes -> writes.set(analysis(documentKey), fields, SetOptions.merge());
+  }
+
+  /** Gemini answered: the analysis (analysed, or failed when the answer held no invoice) and its bill. */
+  public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job) {
+    boolean batch = job != null;
+    Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
+    fields.put("mode", batch ? "batch" : "sync");
+    fields.put("model", analysis.model());
+    fields.put("invoice", analysis.invoice());
+    fields.put("reason", analysis.failure());
+    fields.put("usage", usage(analysis));
+    if (source != null) {
+      fields.put("source", source.toMap());
+    }
+    if (batch) {
+      fields.put("job", job);
+    }
+    Map<String, Object> bill = new LinkedHashMap<>();
+    bill.put("key", documentKey.value());
+    bill.put("model", analysis.model());
+    bill.putAll(usage(analysis));
+    Optional<Long> cost = prices.costMicroUsd(analysis.model(), analysis.usage(), batch);
+    bill.put("costMicroUsd", cost.orElse(null));
+    bill.put("priced", cost.isPresent());
+    bill.put("batch", batch);
+    bill.put("billedAt", FieldValue.serverTimestamp());
+    return writes -> {
+      writes.set(analysis(documentKey), fields, SetOptions.merge());
+      writes.set(billing(documentKey), bill);
+    };
+  }
+
+  /** A batch job that ended without an answer for this document (failed, expired, cancelled): nothing billed. */
+  public SideWrites jobFailed(IdempotencyKey documentKey, String job, String reason) {
+    Map<String, Object> fields = base(documentKey, FAILED);
+    fields.put("mode", "batch");
+    fields.put("job", job);
+    fields.put("reason", reason);
+    return writes -> writes.set(analysis(documentKey), fields, SetOptions.merge());
+  }
+
+  /** A document a batch job was submitted for, with the source recorded at submission. */
+  public record Submitted(IdempotencyKey documentKey, DocumentSource source) {}
+
+  /**
+   * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
+   * index): how a job that ended without answers is traced back to its documents.
+   */
+  public List<Submitted> submittedTo(String job, Duration timeout) {
+    try {
+      List<Submitted> found = new ArrayList<>();
+      for (QueryDocumentSnapshot doc : db.collection(ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB)
+          .get().get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        String key = doc.getString("key");
+        if (key != null) {
+          found.add(new Submitted(IdempotencyKey.of(key), source(doc.get("source"))));
+        }
+      }
+      return found;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the analyses of " + job, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not read the analyses of " + job + ": " + e, e);
+    }
+  }
+
+  private static DocumentSource source(Object value) {
+    if (!(value instanceof Map<?, ?> map)) {
+      return null;
+    }
+    return new DocumentSource(String.valueOf(map.get("bucket")), String.valueOf(map.get("name")),
+        number(map.get("generation")), map.get("contentType") == null ? null : String.valueOf(map.get("contentType")),
+        number(map.get("size")), null, null);
+  }
+
+  private static long number(Object value) {
+    return value instanceof Number n ? n.longValue() : 0L;
+  }
+
+  private static Map<String, Object> base(IdempotencyKey documentKey, String status) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("key", documentKey.value());
+    fields.put("status", status);
+    fields.put("updatedAt", FieldValue.serverTimestamp());
+    return fields;
+  }
+
+  private static Map<String, Object> usage(Analysis analysis) {
+    Map<String, Object> usage = new LinkedHashMap<>();
+    usage.put("promptTokens", analysis.usage().promptTokens());
+    usage.put("outputTokens", analysis.usage().outputTokens());
+    usage.put("totalTokens", analysis.usage().totalTokens());
+    return usage;
+  }
+}

@@ -1,0 +1,87 @@
+package dev.once.effects;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.once.gemini.Analysis;
+import dev.once.key.IdempotencyKey;
+import dev.once.key.PubSubMessageKeys;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The result of one document as published on the results topic: small, and the same bytes every time it is
+ * built from the same facts (keys sorted), so a copy published again after a crash is recognisably the same.
+ * It is also what the analysis effect records as its outcome, so a redelivery can publish it without Gemini.
+ */
+public final class ResultMessage {
+  private static final ObjectMapper JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+  private static final List<String> HEADLINE = List.of("supplier", "invoiceNumber", "issueDate", "currency", "total");
+
+  private ResultMessage() {}
+
+  public static Map<String, Object> analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
+      String job) {
+    Map<String, Object> summary = base(documentKey, analysis.succeeded() ? Records.ANALYSED : Records.FAILED, source);
+    if (analysis.succeeded()) {
+      Map<String, Object> invoice = new LinkedHashMap<>();
+      for (String field : HEADLINE) {
+        if (analysis.invoice().get(field) != null) {
+          invoice.put(field, analysis.invoice().get(field));
+        }
+      }
+      summary.put("invoice", invoice);
+    } else {
+      summary.put("reason", analysis.failure());
+    }
+    summary.put("mode", job == null ? "sync" : "batch");
+    if (job != null) {
+      summary.put("job", job);
+    }
+    return summary;
+  }
+
+  public static Map<String, Object> rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    Map<String, Object> summary = base(documentKey, Records.REJECTED, source);
+    summary.put("reason", reason);
+    return summary;
+  }
+
+  public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason) {
+    Map<String, Object> summary = base(documentKey, Records.FAILED, null);
+    summary.put("reason", reason);
+    summary.put("mode", "batch");
+    summary.put("job", job);
+    return summary;
+  }
+
+  private static Map<String, Object> base(IdempotencyKey documentKey, String status, DocumentSource source) {
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("key", documentKey.value());
+    summary.put("status", status);
+    summary.put("analysisId", documentKey.documentId());
+    if (source != null) {
+      Map<String, Object> where = new LinkedHashMap<>();
+      where.put("bucket", source.bucket());
+      where.put("name", source.name());
+      where.put("generation", source.generation());
+      summary.put("source", where);
+    }
+    return summary;
+  }
+
+  /** Canonical JSON: sorted keys, so equal summaries give equal bytes. */
+  public static byte[] json(Map<String, Object> summary) {
+    try {
+      return JSON.writeValueAsBytes(summary);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("result summary is not serialisable", e);
+    }
+  }
+
+  /** The attributes every published result carries: the document's key, for the receiver to drop copies. */
+  public static Map<String, String> attributes(IdempotencyKey documentKey) {
+    return Map.of(PubSubMessageKeys.ATTRIBUTE, documentKey.value());
+  }
+}

@@ -1,0 +1,102 @@
+package dev.once.gemini;
+
+import com.google.genai.Client;
+import com.google.genai.Pager;
+import com.google.genai.types.BatchJob;
+import com.google.genai.types.BatchJobSource;
+import com.google.genai.types.CreateBatchJobConfig;
+import com.google.genai.types.InlinedRequest;
+import com.google.genai.types.JobState;
+import com.google.genai.types.ListBatchJobsConfig;
+import com.google.genai.types.WebhookConfig;
+import dev.once.key.IdempotencyKey;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Gemini batch jobs of the batch mode: one job per document, then its state and results. */
+public final class BatchJobs {
+  /** Metadata naming the document, on the request (echoed on its response) and on the job's webhook. */
+  public static final String DOCUMENT_KEY = "document_key";
+
+  private static final Set<JobState.Known> TERMINAL = Set.of(
+      JobState.Known.JOB_STATE_SUCCEEDED,
+      JobState.Known.JOB_STATE_FAILED,
+      JobState.Known.JOB_STATE_CANCELLED,
+      JobState.Known.JOB_STATE_EXPIRED,
+      JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED);
+
+  private final Client client;
+  private final String model;
+
+  public BatchJobs(Client client, String model) {
+    this.client = client;
+    this.model = model;
+  }
+
+  public String model() {
+    return model;
+  }
+
+  /**
+   * Creates the job. batches.create is not idempotent, so it runs inside a claim and the SDK must not repeat it
+   * on its own (its default retries POSTs on 5xx and timeouts, which could create two jobs).
+   */
+  public BatchJob submit(IdempotencyKey documentKey, byte[] document, String mimeType) {
+    InlinedRequest request = InlinedRequest.builder()
+        .contents(List.of(InvoicePrompt.content(document, mimeType)))
+        .config(InvoicePrompt.config().build())
+        .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
+        .build();
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+        .displayName("once " + documentKey.documentId().substring(0, 16))
+        .webhookConfig(WebhookConfig.builder().userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
+        .httpOptions(GeminiClients.noRetries())
+        .build();
+    return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
+  }
+
+  public BatchJob get(String name) {
+    return client.batches.get(name, null);
+  }
+
+  /** Every answer of a finished job: inlined, or in its responses file (downloaded to a temporary file). */
+  public List<BatchResult> results(BatchJob job) {
+    String jobModel = job.model().map(m -> m.startsWith("models/") ? m.substring("models/".length()) : m).orElse(model);
+    Optional<String> file = job.dest().flatMap(d -> d.fileName());
+    if (job.dest().flatMap(d -> d.inlinedResponses()).isPresent() || file.isEmpty()) {
+      return BatchResult.inlined(job, jobModel);
+    }
+    java.nio.file.Path download = null;
+    try {
+      download = java.nio.file.Files.createTempFile("once-batch-", ".jsonl");
+      client.files.download(file.get(), download.toString(), null);
+      return BatchResult.fromFile(java.nio.file.Files.readAllBytes(download), jobModel);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("could not read the responses file " + file.get(), e);
+    } finally {
+      if (download != null) {
+        download.toFile().delete();
+      }
+    }
+  }
+
+  /** The first page of jobs; {@link Pager#nextPage()} fetches the next one. */
+  public Pager<BatchJob> list(int pageSize) {
+    return client.batches.list(ListBatchJobsConfig.builder().pageSize(pageSize).build());
+  }
+
+  public static boolean isTerminal(BatchJob job) {
+    return state(job).map(TERMINAL::contains).orElse(false);
+  }
+
+  public static Optional<JobState.Known> state(BatchJob job) {
+    return job.state().map(JobState::knownEnum);
+  }
+
+  public static boolean succeeded(BatchJob job) {
+    return state(job).map(s -> s == JobState.Known.JOB_STATE_SUCCEEDED || s == JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED)
+        .orElse(false);
+  }
+}

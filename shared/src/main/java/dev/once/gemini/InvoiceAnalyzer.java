@@ -1,0 +1,60 @@
+package dev.once.gemini;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.genai.Client;
+import com.google.genai.types.GenerateContentResponse;
+import java.util.Map;
+
+/** The paid call of the sync mode: one generateContent per document, answered in the invoice schema. */
+public final class InvoiceAnalyzer {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Client client;
+  private final String model;
+
+  public InvoiceAnalyzer(Client client, String model) {
+    this.client = client;
+    this.model = model;
+  }
+
+  public String model() {
+    return model;
+  }
+
+  /** Throws what the SDK throws; {@link GeminiErrors} tells permanent from transient. */
+  public Analysis analyse(byte[] document, String mimeType) {
+    GenerateContentResponse response =
+        client.models.generateContent(model, InvoicePrompt.content(document, mimeType), InvoicePrompt.config().build());
+    return interpret(response.modelVersion().orElse(model), response);
+  }
+
+  /**
+   * Reads an answer, from generateContent or from a batch result. An answer without usable JSON still used
+   * tokens: it becomes a failed analysis, billed, rather than a retry that would be billed again.
+   */
+  public static Analysis interpret(String model, GenerateContentResponse response) {
+    Usage usage = Usage.of(response);
+    String text;
+    try {
+      text = response.text();
+    } catch (RuntimeException e) {
+      text = null;
+    }
+    if (text == null || text.isBlank()) {
+      String reason = response.promptFeedback().flatMap(f -> f.blockReason()).map(Object::toString)
+          .map(r -> "blocked: " + r).orElse("the model returned no text");
+      return new Analysis(model, Map.of(), reason, usage);
+    }
+    try {
+      Object parsed = JSON.readValue(text, Object.class);
+      if (parsed instanceof Map<?, ?>) {
+        return new Analysis(model, JSON.convertValue(parsed, new TypeReference<Map<String, Object>>() {}), null, usage);
+      }
+      return new Analysis(model, Map.of(), "the model's answer is JSON but not an object", usage);
+    } catch (JsonProcessingException e) {
+      return new Analysis(model, Map.of(), "the model's answer is not JSON: " + e.getOriginalMessage(), usage);
+    }
+  }
+}
