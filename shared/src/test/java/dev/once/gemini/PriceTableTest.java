@@ -1,0 +1,47 @@
+package dev.once.gemini;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.config.MissingSetting;
+import dev.once.config.Settings;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class PriceTableTest {
+  private final PriceTable builtIn = PriceTable.fromSettings(Settings.of(Map.of()));
+
+  @Test
+  void costIsTokensTimesPricePerMillion_inMicroUsd() {
+    // 1M input at 0.30 + 1M output at 2.50 = 2.80 USD
+    assertEquals(Optional.of(2_800_000L), builtIn.costMicroUsd("gemini-2.5-flash", new Usage(1_000_000, 1_000_000, 2_000_000), false));
+    assertEquals(Optional.of(1_400_000L), builtIn.costMicroUsd("gemini-2.5-flash", new Usage(1_000_000, 1_000_000, 2_000_000), true),
+        "batch jobs cost half");
+  }
+
+  @Test
+  void modelVersionsAndResourceNames_matchTheirFamily_longestPrefixFirst() {
+    assertEquals(builtIn.priceOf("gemini-2.5-flash"), builtIn.priceOf("models/gemini-2.5-flash-001"));
+    assertEquals(0.10, builtIn.priceOf("gemini-2.5-flash-lite-preview").orElseThrow().input());
+    assertTrue(builtIn.priceOf("gemini-2.5-flashy").isEmpty());
+    assertTrue(builtIn.costMicroUsd("mystery-model", new Usage(10, 10, 20), false).isEmpty());
+  }
+
+  @Test
+  void settingAddsAndOverridesPrices() {
+    PriceTable table = PriceTable.fromSettings(Settings.of(Map.of("GEMINI_PRICES", "gemini-2.5-flash=1/2, house-model = 0.5/0.5")));
+    assertEquals(new PriceTable.Price(1, 2), table.priceOf("gemini-2.5-flash").orElseThrow());
+    assertEquals(new PriceTable.Price(0.5, 0.5), table.priceOf("house-model").orElseThrow());
+  }
+
+  @Test
+  void malformedPrices_failNamingTheVariable() {
+    for (String bad : new String[] {"flash", "flash=1", "flash=a/b", "=1/2", "flash=-1/2", "flash=NaN/1"}) {
+      MissingSetting e = assertThrows(MissingSetting.class,
+          () -> PriceTable.fromSettings(Settings.of(Map.of("GEMINI_PRICES", bad))), bad);
+      assertTrue(e.getMessage().startsWith("GEMINI_PRICES"), e.getMessage());
+    }
+  }
+}
