@@ -40,6 +40,8 @@ final class PipelineStack implements AutoCloseable {
   static final String BUCKET = "inbox";
   static final List<String> FUNCTIONS = List.of("DocumentUploaded", "MessageDelivered", "GeminiWebhook", "GeminiReconciler");
   private static final AtomicInteger STACKS = new AtomicInteger();
+  private static final java.net.http.HttpClient HTTP =
+      java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /** How a test wants the pipeline configured. */
   record Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv) {
@@ -156,6 +158,15 @@ final class PipelineStack implements AutoCloseable {
     return functions.get(name);
   }
 
+  /** Stops a function (its port refuses connections, so the relay retries) until {@link #resume}. */
+  void pause(String name) {
+    functions.get(name).close();
+  }
+
+  void resume(String name) {
+    startFunction(name);
+  }
+
   /** SIGKILL, then a new process on the same port: a crashed instance replaced by a fresh one. */
   void crashAndRestart(String name) {
     functions.get(name).kill();
@@ -187,6 +198,69 @@ final class PipelineStack implements AutoCloseable {
 
   List<Receiver.Received> notifications() {
     return notify.receivedOn("/notify");
+  }
+
+  /** A POST straight to a function, bypassing the relay (tests of hostile input, the scheduler's call). */
+  java.net.http.HttpResponse<String> post(String function, byte[] body, Map<String, String> headers) {
+    java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(functions.get(function).url())
+        .timeout(Duration.ofSeconds(60))
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+    headers.forEach(request::header);
+    try {
+      return HTTP.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** What Cloud Scheduler does: call the reconciler, and read its summary. */
+  com.fasterxml.jackson.databind.JsonNode reconcile() {
+    java.net.http.HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of());
+    try {
+      com.fasterxml.jackson.databind.JsonNode summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+      if (response.statusCode() != 200) {
+        throw new AssertionError("the reconciler answered " + response.statusCode() + ": " + response.body());
+      }
+      return summary;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  static String key(Blob blob) {
+    return "gcs:" + blob.getBucket() + "/" + blob.getName() + "#" + blob.getGeneration();
+  }
+
+  static List<QueryDocumentSnapshot> withKey(List<QueryDocumentSnapshot> documents, String key) {
+    return documents.stream().filter(d -> key.equals(d.getString("key"))).toList();
+  }
+
+  static List<PubsubMessage> attributed(List<PubsubMessage> messages, String key) {
+    return messages.stream().filter(m -> key.equals(m.getAttributesMap().get("idempotency_key"))).toList();
+  }
+
+  /** Every request the notification endpoint received for one key (failed tries included). */
+  List<Receiver.Received> notifiedWith(String key) {
+    return notifications().stream().filter(r -> key.equals(r.header("Idempotency-Key"))).toList();
+  }
+
+  /** The relay's latest event of a type whose data mentions {@code containing}. */
+  CloudEvent lastEvent(String type, String containing) {
+    List<CloudEvent> events = relay.events().stream()
+        .filter(e -> e.type().equals(type) && new String(e.data(), java.nio.charset.StandardCharsets.UTF_8).contains(containing))
+        .toList();
+    if (events.isEmpty()) {
+      throw new AssertionError("the relay saw no " + type + " event mentioning " + containing);
+    }
+    return events.get(events.size() - 1);
+  }
+
+  /** Ledger records (all effects), for "nothing was written" checks. */
+  int ledgerRecords() {
+    return documents("idempotency").size();
   }
 
   /** True when the relay has finished every delivery it started (delivered or given up). */

@@ -37,28 +37,6 @@ class SyncPipelineIT {
     stack.close();
   }
 
-  static String key(Blob blob) {
-    return "gcs:" + blob.getBucket() + "/" + blob.getName() + "#" + blob.getGeneration();
-  }
-
-  static List<QueryDocumentSnapshot> withKey(List<QueryDocumentSnapshot> documents, String key) {
-    return documents.stream().filter(d -> key.equals(d.getString("key"))).toList();
-  }
-
-  static List<PubsubMessage> attributed(List<PubsubMessage> messages, String key) {
-    return messages.stream().filter(m -> key.equals(m.getAttributesMap().get("idempotency_key"))).toList();
-  }
-
-  static List<Receiver.Received> notifiedWith(String key) {
-    return stack.notifications().stream().filter(r -> key.equals(r.header("Idempotency-Key"))).toList();
-  }
-
-  static CloudEvent lastEvent(String type, String containing) {
-    List<CloudEvent> events = stack.relay.events().stream()
-        .filter(e -> e.type().equals(type) && new String(e.data()).contains(containing)).toList();
-    return events.get(events.size() - 1);
-  }
-
   @Test
   void invoice_isAnalysedBilledPublishedAndNotifiedOnce_despiteDoubledRedeliveredAndParallelDeliveries()
       throws Exception {
@@ -71,13 +49,13 @@ class SyncPipelineIT {
     } finally {
       stack.storage.notifyTwice(false);
     }
-    String key = key(blob);
-    Await.until(DEADLINE, () -> notifiedWith(key).size() == 1 && stack.relayIdle(), "one notification for " + key);
+    String key = PipelineStack.key(blob);
+    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1 && stack.relayIdle(), "one notification for " + key);
 
     // The same Pub/Sub message (same message id) and the same finalize event, each delivered again four times
     // at once from parallel senders.
-    CloudEvent message = lastEvent(CloudEvent.PUBSUB_PUBLISHED, "");
-    CloudEvent finalize = lastEvent(CloudEvent.STORAGE_FINALIZED, blob.getName());
+    CloudEvent message = stack.lastEvent(CloudEvent.PUBSUB_PUBLISHED, key);
+    CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, blob.getName());
     List<CompletableFuture<DeliveryResult.Outcome>> again = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       again.add(stack.relay.redeliver(message.id()).orElseThrow());
@@ -91,24 +69,24 @@ class SyncPipelineIT {
         .filter(n -> n.name().equals(blob.getName())).count();
     assertEquals(2, finalizeNotifications, "the bucket notified the upload twice, with two event ids");
 
-    List<QueryDocumentSnapshot> analyses = withKey(stack.documents("analyses"), key);
+    List<QueryDocumentSnapshot> analyses = PipelineStack.withKey(stack.documents("analyses"), key);
     assertEquals(1, analyses.size(), "one analysis");
     assertEquals("analysed", analyses.get(0).getString("status"));
     assertTrue(analyses.get(0).get("invoice") instanceof Map<?, ?> invoice && invoice.containsKey("supplier"),
         "the analysis holds the invoice fields: " + analyses.get(0).getData());
 
-    List<QueryDocumentSnapshot> billing = withKey(stack.documents("billing"), key);
+    List<QueryDocumentSnapshot> billing = PipelineStack.withKey(stack.documents("billing"), key);
     assertEquals(1, billing.size(), "one billing entry");
     assertTrue(billing.get(0).getLong("totalTokens") > 0);
     assertTrue(billing.get(0).getLong("costMicroUsd") > 0, "priced from the price table: " + billing.get(0).getData());
 
-    List<PubsubMessage> published = attributed(stack.published(), key);
+    List<PubsubMessage> published = PipelineStack.attributed(stack.published(), key);
     assertEquals(1, published.size(), "one published result");
     JsonNode result = JSON.readTree(published.get(0).getData().toByteArray());
     assertEquals("analysed", result.path("status").asText());
     assertEquals(key, result.path("key").asText());
 
-    List<Receiver.Received> notifications = notifiedWith(key);
+    List<Receiver.Received> notifications = stack.notifiedWith(key);
     assertEquals(1, notifications.size(), "one notification");
     assertEquals("analysed", JSON.readTree(notifications.get(0).body()).path("result").path("status").asText());
 

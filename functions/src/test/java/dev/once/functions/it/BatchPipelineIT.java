@@ -1,0 +1,193 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.functions.it.PipelineStack.key;
+import static dev.once.functions.it.PipelineStack.withKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.storage.Blob;
+import dev.once.local.Await;
+import dev.once.local.gemini.BatchState;
+import dev.once.local.gemini.WebhookMode;
+import dev.once.local.gemini.WebhookSigner;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Batch mode end to end: upload → one batch job → the Gemini stand-in finishes it → webhook (doubled, or never)
+ * and reconciler → one completion, one bill, one result, one notification. And the webhook's answers to hostile
+ * requests, which change nothing.
+ */
+class BatchPipelineIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static PipelineStack stack;
+
+  @BeforeAll
+  static void start() {
+    stack = PipelineStack.start(PipelineStack.Config.sync().batch());
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+  }
+
+  private static String submitted(Blob blob) {
+    String key = key(blob);
+    return Await.value(DEADLINE, () -> withKey(stack.documents("analyses"), key).stream()
+        .filter(a -> "submitted".equals(a.getString("status")) || a.getString("job") != null)
+        .map(a -> a.getString("job")).findFirst(), "a batch job submitted for " + key);
+  }
+
+  private static int notified(String key) {
+    return (int) stack.notifications().stream().filter(r -> key.equals(r.header("Idempotency-Key"))).count();
+  }
+
+  @Test
+  void oneBatchJobPerDocument_andOneCompletion_whenTheWebhookComesTwiceAndTheReconcilerRuns() throws Exception {
+    long jobsBefore = stack.gemini.count("batchGenerateContent");
+    stack.gemini.webhookMode(WebhookMode.TWICE_NEW_IDS);
+    stack.storage.notifyTwice(true);
+    Blob blob;
+    try {
+      blob = stack.upload("batch/acme-0002.pdf", SamplePdf.invoice("0002"), "application/pdf");
+    } finally {
+      stack.storage.notifyTwice(false);
+    }
+    String key = key(blob);
+    String job = submitted(blob);
+    Await.until(DEADLINE, stack::relayIdle, "both finalize notifications handled");
+    assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore, "one batch job for the document");
+
+    stack.gemini.finish(job, BatchState.SUCCEEDED);
+    Await.until(DEADLINE, () -> notified(key) == 1, "the result notified");
+    Await.until(DEADLINE, () -> stack.gemini.webhookDeliveries().stream()
+        .filter(d -> d.batchName().equals(job) && d.delivered()).count() == 2, "both webhooks answered");
+    JsonNode summary = stack.reconcile();
+    assertEquals(0, summary.path("processed").asInt(), "the reconciler found nothing left to do: " + summary);
+    assertTrue(summary.path("duplicate").asInt() >= 1, summary.toString());
+
+    List<QueryDocumentSnapshot> analyses = withKey(stack.documents("analyses"), key);
+    assertEquals(1, analyses.size());
+    assertEquals("analysed", analyses.get(0).getString("status"));
+    assertEquals(job, analyses.get(0).getString("job"));
+    List<QueryDocumentSnapshot> billing = withKey(stack.documents("billing"), key);
+    assertEquals(1, billing.size());
+    assertEquals(Boolean.TRUE, billing.get(0).getBoolean("batch"));
+    assertEquals(1, attributed(stack.published(), key).size(), "one published result");
+    assertEquals(1, notified(key), "one notification");
+    List<String> answers = stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
+        .map(d -> d.status() + "").toList();
+    assertEquals(List.of("200", "200"), answers, "both webhooks were acknowledged");
+  }
+
+  @Test
+  void jobWhoseWebhookNeverComes_isCompletedByTheReconciler() {
+    stack.gemini.webhookMode(WebhookMode.NEVER);
+    try {
+      Blob blob = stack.upload("batch/acme-0003.pdf", SamplePdf.invoice("0003"), "application/pdf");
+      String key = key(blob);
+      String job = submitted(blob);
+      stack.gemini.finish(job, BatchState.SUCCEEDED);
+      JsonNode summary = stack.reconcile();
+      assertEquals(1, summary.path("processed").asInt(), summary.toString());
+      Await.until(DEADLINE, () -> notified(key) == 1, "the result notified");
+      assertEquals(0, stack.reconcile().path("processed").asInt(), "a second run completes nothing");
+      assertEquals("analysed", withKey(stack.documents("analyses"), key).get(0).getString("status"));
+      assertEquals(1, withKey(stack.documents("billing"), key).size());
+    } finally {
+      stack.gemini.webhookMode(WebhookMode.NORMAL);
+    }
+  }
+
+  @Test
+  void failedJob_isRecordedAndPublishedAsFailed_andNotBilled() throws Exception {
+    Blob blob = stack.upload("batch/acme-0004.pdf", SamplePdf.invoice("0004"), "application/pdf");
+    String key = key(blob);
+    String job = submitted(blob);
+    stack.gemini.finish(job, BatchState.FAILED);
+    Await.until(DEADLINE, () -> notified(key) == 1, "the failure notified");
+    assertEquals("failed", withKey(stack.documents("analyses"), key).get(0).getString("status"));
+    assertTrue(withKey(stack.documents("billing"), key).isEmpty(), "nothing billed for a failed job");
+    JsonNode result = JSON.readTree(attributed(stack.published(), key).get(0).getData().toByteArray());
+    assertEquals("failed", result.path("status").asText());
+  }
+
+  @Test
+  void hostileWebhookRequests_getTheirDocumentedAnswer_andChangeNothing() throws Exception {
+    String jobBody = "{\"type\":\"batch.succeeded\",\"version\":\"v1\",\"data\":{\"id\":\"batches/never-seen\"}}";
+    int recordsBefore = stack.ledgerRecords();
+    long getsBefore = stack.gemini.count("batches.get");
+    WebhookSigner signer = WebhookSigner.fromSecret(stack.webhookSecret);
+    long now = Instant.now().getEpochSecond();
+
+    assertAnswer(401, "invalid_signature", jobBody, Map.of("webhook-id", "m1", "webhook-timestamp", "" + now,
+        "webhook-signature", WebhookSigner.fromSecret(WebhookSigner.newSecret()).sign("m1", now, bytes(jobBody))));
+    assertAnswer(401, "invalid_signature", jobBody, Map.of());
+    long stale = now - 600;
+    assertAnswer(401, "invalid_signature", jobBody, signed(signer, "m2", stale, jobBody));
+    long future = now + 600;
+    assertAnswer(401, "invalid_signature", jobBody, signed(signer, "m3", future, jobBody));
+    assertAnswer(400, "malformed", "{not json", signed(signer, "m4", now, "{not json"));
+    assertAnswer(400, "malformed", "[1,2]", signed(signer, "m5", now, "[1,2]"));
+    String nameless = "{\"type\":\"batch.succeeded\",\"data\":{\"output_file_uri\":\"files/x\"}}";
+    assertAnswer(400, "malformed", nameless, signed(signer, "m6", now, nameless));
+    String other = "{\"type\":\"file.created\",\"data\":{\"id\":\"files/x\"}}";
+    assertAnswer(200, "ignored", other, signed(signer, "m7", now, other));
+    String huge = "{\"type\":\"batch.succeeded\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}";
+    assertAnswer(413, "too_large", huge, signed(signer, "m8", now, huge));
+
+    HttpResponse<String> get = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(stack.function("GeminiWebhook").url()).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(405, get.statusCode());
+
+    assertEquals(recordsBefore, stack.ledgerRecords(), "no ledger record was written");
+    assertEquals(getsBefore, stack.gemini.count("batches.get"), "no Gemini call was made");
+  }
+
+  @Test
+  void validWebhookForAJobThatIsNotOurs_isAnsweredOnce_andCostsOneReadAfterwards() throws Exception {
+    WebhookSigner signer = WebhookSigner.fromSecret(stack.webhookSecret);
+    long now = Instant.now().getEpochSecond();
+    String body = "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/not-ours\"}}";
+    HttpResponse<String> first = stack.post("GeminiWebhook", bytes(body), signed(signer, "n1", now, body));
+    assertEquals(200, first.statusCode(), first.body());
+    assertTrue(first.body().contains("\"rejected\""), first.body());
+    long gets = stack.gemini.count("batches.get");
+    HttpResponse<String> again = stack.post("GeminiWebhook", bytes(body), signed(signer, "n2", now, body));
+    assertEquals(200, again.statusCode());
+    assertTrue(again.body().contains("\"duplicate\""), again.body());
+    assertEquals(gets, stack.gemini.count("batches.get"), "the second delivery asked Gemini nothing");
+  }
+
+  private static void assertAnswer(int code, String status, String body, Map<String, String> headers) {
+    HttpResponse<String> response = stack.post("GeminiWebhook", bytes(body), headers);
+    assertEquals(code, response.statusCode(), response.body());
+    assertTrue(response.body().contains("\"status\":\"" + status + "\""), response.body());
+    assertFalse(response.body().contains("Exception") || response.body().contains("\tat "), response.body());
+    assertFalse(response.body().contains(stack.webhookSecret.substring(6, 20)), "no secret in the answer");
+  }
+
+  private static Map<String, String> signed(WebhookSigner signer, String id, long timestamp, String body) {
+    return Map.of("webhook-id", id, "webhook-timestamp", String.valueOf(timestamp),
+        "webhook-signature", signer.sign(id, timestamp, bytes(body)), "content-type", "application/json");
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
+  }
+}

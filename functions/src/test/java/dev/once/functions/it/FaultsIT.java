@@ -1,0 +1,117 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.functions.it.PipelineStack.key;
+import static dev.once.functions.it.PipelineStack.withKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.storage.Blob;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.local.Await;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.http.Receiver;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Dependencies that fail: every event is retried, completes once, and nothing is lost or doubled. */
+class FaultsIT {
+  private static final Duration DEADLINE = Duration.ofSeconds(120);
+  private static PipelineStack stack;
+  private static FirestoreLedger ledger;
+
+  @BeforeAll
+  static void start() {
+    stack = PipelineStack.start(PipelineStack.Config.sync());
+    Firestore db = stack.db;
+    ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+  }
+
+  private static LedgerRecord record(String key, String effect) {
+    return ledger.lookup(IdempotencyKey.of(key), effect).orElseThrow();
+  }
+
+  private static void assertOnceThrough(String key) {
+    assertEquals(1, withKey(stack.documents("analyses"), key).size(), "one analysis");
+    assertEquals("analysed", withKey(stack.documents("analyses"), key).get(0).getString("status"));
+    assertEquals(1, withKey(stack.documents("billing"), key).size(), "one billing entry");
+    assertEquals(1, attributed(stack.published(), key).size(), "one published result");
+    assertEquals(1, stack.notifiedWith(key).size(), "one notification");
+  }
+
+  @Test
+  void geminiUnavailable_theEventIsRetriedLater_andCompletesOnce() {
+    // Three 503s: all of the SDK's own attempts of the first delivery fail, so the function throws and Eventarc
+    // (the relay) delivers again.
+    stack.gemini.failNext(3, 503);
+    Blob blob = stack.upload("faults/unavailable.pdf", SamplePdf.invoice("U1"), "application/pdf");
+    String key = key(blob);
+    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through after the outage");
+    assertOnceThrough(key);
+    LedgerRecord analysis = record(key, "analyse");
+    assertEquals(RecordState.DONE, analysis.state());
+    assertEquals(2, analysis.attempts(), "the first delivery released its claim, the second completed it");
+    assertTrue(analysis.error().contains("503"), "the last error is kept: " + analysis.error());
+  }
+
+  @Test
+  void geminiTimeout_theEventIsRetriedLater_andCompletesOnce() {
+    long callsBefore = stack.gemini.count("generateContent");
+    stack.gemini.latency(Duration.ofSeconds(8)); // the functions give Gemini 5 s
+    String key;
+    try {
+      key = key(stack.upload("faults/slow.pdf", SamplePdf.invoice("S1"), "application/pdf"));
+      Await.until(DEADLINE, () -> ledger.lookup(IdempotencyKey.of(key), "analyse")
+          .map(r -> r.error() != null).orElse(false), "a delivery to time out and release its claim");
+    } finally {
+      stack.gemini.latency(Duration.ZERO);
+    }
+    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through once Gemini answers");
+    assertOnceThrough(key);
+    assertTrue(record(key, "analyse").attempts() >= 2, "retried after the timeout");
+    assertTrue(stack.gemini.count("generateContent") - callsBefore >= 2, "the timed-out call was made again");
+  }
+
+  @Test
+  void notifyEndpointFailingTwice_getsOneSuccessfulNotification_withTheSameKeyEachTry() {
+    stack.notify.answerNext(503, 429);
+    Blob blob = stack.upload("faults/notify.pdf", SamplePdf.invoice("N1"), "application/pdf");
+    String key = key(blob);
+    Await.until(DEADLINE, () -> ledger.lookup(IdempotencyKey.of(key), "notify")
+        .map(r -> r.state() == RecordState.DONE).orElse(false), "the notification to succeed");
+    List<Receiver.Received> tries = stack.notifiedWith(key);
+    assertEquals(3, tries.size(), "two failed tries and one success");
+    assertTrue(tries.stream().allMatch(t -> t.text().equals(tries.get(0).text())), "the same body every try");
+    assertEquals(3, record(key, "notify").attempts());
+  }
+
+  @Test
+  void notifyEndpointRefusing_rejectsOnce_andDeadLettersOnce_evenWhenRedelivered() throws Exception {
+    stack.notify.answerNext(410);
+    Blob blob = stack.upload("faults/refused.pdf", SamplePdf.invoice("R1"), "application/pdf");
+    String key = key(blob);
+    Await.until(DEADLINE, () -> attributed(stack.deadLettered(), key).size() == 1, "the message to be dead-lettered");
+    CloudEvent message = stack.lastEvent(CloudEvent.PUBSUB_PUBLISHED, key);
+    stack.relay.redeliver(message.id()).orElseThrow().get();
+    stack.relay.redeliver(message.id()).orElseThrow().get();
+    assertEquals(1, attributed(stack.deadLettered(), key).size(), "dead-lettered once");
+    assertEquals(1, stack.notifiedWith(key).size(), "the refusing endpoint was asked once");
+    assertEquals(RecordState.REJECTED, record(key, "notify").state());
+    assertTrue(record(key, "notify").error().contains("410"), record(key, "notify").error());
+    String reason = attributed(stack.deadLettered(), key).get(0).getAttributesMap().getOrDefault("once_error", "");
+    assertTrue(reason.contains("410"), "the dead letter says why: " + reason);
+  }
+}
