@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,7 +51,7 @@ public final class TerraformConfig {
   /** Every block of a kind with a type label: resource or data. */
   public List<Block> typed(String kind) {
     List<Block> blocks = new ArrayList<>();
-    for (var file : new java.util.TreeMap<>(files).entrySet()) {
+    for (var file : new TreeMap<>(files).entrySet()) {
       JsonNode byType = file.getValue().path(kind);
       for (Iterator<String> types = byType.fieldNames(); types.hasNext(); ) {
         String type = types.next();
@@ -76,7 +77,7 @@ public final class TerraformConfig {
   /** Every block of a kind with one name label: variable, output, module, provider. */
   public List<Block> named(String kind) {
     List<Block> blocks = new ArrayList<>();
-    for (var file : new java.util.TreeMap<>(files).entrySet()) {
+    for (var file : new TreeMap<>(files).entrySet()) {
       JsonNode byName = file.getValue().path(kind);
       for (Iterator<String> names = byName.fieldNames(); names.hasNext(); ) {
         String name = names.next();
@@ -91,7 +92,7 @@ public final class TerraformConfig {
   /** Every local value by name, with the file that defines it (a name defined twice appears once per file). */
   public List<Block> locals() {
     List<Block> blocks = new ArrayList<>();
-    for (var file : new java.util.TreeMap<>(files).entrySet()) {
+    for (var file : new TreeMap<>(files).entrySet()) {
       for (JsonNode localsBlock : asList(file.getValue().path("locals"))) {
         for (Iterator<Map.Entry<String, JsonNode>> it = localsBlock.fields(); it.hasNext(); ) {
           var entry = it.next();
