@@ -1,0 +1,48 @@
+package dev.once.terraform.check;
+
+import static dev.once.terraform.check.Trees.assertClean;
+
+import dev.once.config.Setting;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The repository's terraform/ agrees with the code. Each test is one check; BrokenTreeTest shows each can fail. */
+class TerraformTreeTest {
+
+  @Test
+  void everyFileParses_andEveryReferenceResolves() {
+    assertClean(new ReferenceCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void everyEntryPoint_isAClassOfTheRightKindForItsTrigger() {
+    assertClean(new EntryPointCheck(Thread.currentThread().getContextClassLoader()).findings(Trees.real()));
+  }
+
+  @Test
+  void theEnvironment_isExactlyWhatTheCodeReads() {
+    assertClean(EnvironmentCheck.forCode().findings(Trees.real()));
+  }
+
+  @Test
+  void noDeployedCode_readsTheEnvironmentAroundTheRegistry() {
+    assertClean(new GetenvScan(Trees.ROOT, GetenvScan.DEPLOYED_SOURCES,
+        Arrays.stream(Setting.values()).map(Enum::name).collect(Collectors.toSet())).findings());
+  }
+
+  @Test
+  void theTtlPolicy_isOnTheLedgersCollectionAndField() {
+    assertClean(LedgerCheck.forCode().findings(Trees.real()));
+  }
+
+  @Test
+  void theRuntime_matchesTheCompilerRelease() {
+    assertClean(RuntimeCheck.fromParentPom(Trees.ROOT.resolve("pom.xml")).findings(Trees.real()));
+  }
+
+  @Test
+  void onlyTheWebhook_isPublic() {
+    assertClean(new PublicInvokerCheck(PublicInvokerCheck.WEBHOOK).findings(Trees.real()));
+  }
+}

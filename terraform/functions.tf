@@ -1,0 +1,297 @@
+# The four functions. One jar for all four (they share shared/ and its clients; a jar per function would save little).
+# Entry points, runtime and environment are literal here so the offline check (terraform/check) can compare them
+# with the code: each entry point must be a class of the right kind, every setting the code reads must be set here
+# (or be one of the few local-only ones), and nothing may be set that the code does not read.
+#
+# Who reads what (besides GOOGLE_CLOUD_PROJECT and the ledger settings ONCE_*, which every function reads):
+#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE), RESULTS_TOPIC
+#   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
+#   GeminiWebhook      GEMINI_WEBHOOK_SECRET, Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+#   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+# Deliberately never set here: FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST, STORAGE_EMULATOR_HOST and
+# GEMINI_BASE_URL, which point the clients at local stand-ins.
+#
+# Sizing. Every function gets one vCPU, the minimum for more than one request per instance, and enough memory for
+# a JVM that loads the Google clients (JVM heap defaults to a quarter of it). Instances scale to zero except the
+# webhook (webhook_min_instances). All retries are the platform's: event functions throw to be redelivered.
+
+resource "google_cloudfunctions2_function" "document_uploaded" {
+  name        = "${var.name_prefix}-document-uploaded"
+  project     = var.project_id
+  location    = var.region
+  description = "Analyses each uploaded document generation once with Gemini, bills it and publishes the result."
+  labels      = local.labels
+
+  build_config {
+    runtime           = "java21"
+    entry_point       = "dev.once.functions.DocumentUploaded"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.functions.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.function["document_uploaded"].email
+    ingress_settings      = "ALLOW_INTERNAL_ONLY" # only Eventarc calls it
+    timeout_seconds       = local.timeout_seconds.document_uploaded
+    # 2 GiB: a document is held in memory while it is sent inline to Gemini (up to ~20 MB, several copies while
+    # encoding), four at a time.
+    available_memory = "2Gi"
+    available_cpu    = "1"
+    # Four: the work is waiting on Gemini, so one instance can wait on several calls; more would multiply the
+    # documents in memory. max instances x 4 bounds the Gemini calls in flight (document_max_instances).
+    max_instance_request_concurrency = 4
+    min_instance_count               = 0
+    max_instance_count               = var.document_max_instances
+
+    environment_variables = {
+      GOOGLE_CLOUD_PROJECT = var.project_id
+      ONCE_COLLECTION      = local.ledger_collection
+      ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
+      ONCE_RETENTION_DAYS  = tostring(var.retention_days)
+      RESULTS_TOPIC        = google_pubsub_topic.results.id
+      ANALYSIS_MODE        = var.analysis_mode
+      GEMINI_MODEL         = var.gemini_model
+    }
+
+    secret_environment_variables {
+      key        = "GEMINI_API_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.gemini_api_key.secret_id
+      version    = var.gemini_api_key_version
+    }
+  }
+
+  event_trigger {
+    trigger_region        = var.region
+    event_type            = "google.cloud.storage.object.v1.finalized"
+    retry_policy          = "RETRY_POLICY_RETRY" # a failed or in-flight delivery throws and comes back
+    service_account_email = google_service_account.trigger.email
+
+    event_filters {
+      attribute = "bucket"
+      value     = google_storage_bucket.inbox.name
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.lease_seconds > local.timeout_seconds.document_uploaded
+      error_message = "lease_seconds (${var.lease_seconds}) must exceed DocumentUploaded's timeout (${local.timeout_seconds.document_uploaded} s), or a running analysis could lose its claim and be repeated."
+    }
+  }
+
+  depends_on = [
+    google_project_iam_member.trigger_event_receiver,
+    google_project_iam_member.gcs_agent_publishes_events,
+    google_project_iam_member.build,
+    google_artifact_registry_repository_iam_member.build_writer,
+    google_secret_manager_secret_iam_member.gemini_api_key,
+  ]
+}
+
+resource "google_cloudfunctions2_function" "message_delivered" {
+  name        = "${var.name_prefix}-message-delivered"
+  project     = var.project_id
+  location    = var.region
+  description = "Notifies NOTIFY_URL once per published result; dead-letters what can never be delivered."
+  labels      = local.labels
+
+  build_config {
+    runtime           = "java21"
+    entry_point       = "dev.once.functions.MessageDelivered"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.functions.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.function["message_delivered"].email
+    ingress_settings      = "ALLOW_INTERNAL_ONLY" # only Eventarc calls it
+    timeout_seconds       = local.timeout_seconds.message_delivered
+    available_memory      = "1Gi"
+    available_cpu         = "1"
+    # Sixteen: each delivery is a ledger write and one outgoing HTTP call, almost all waiting.
+    max_instance_request_concurrency = 16
+    min_instance_count               = 0
+    # Bounds the load the notified endpoint sees (10 x 16 requests at once).
+    max_instance_count = 10
+
+    environment_variables = {
+      GOOGLE_CLOUD_PROJECT = var.project_id
+      ONCE_COLLECTION      = local.ledger_collection
+      ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
+      ONCE_RETENTION_DAYS  = tostring(var.retention_days)
+      NOTIFY_URL           = var.notify_url
+      DEAD_LETTER_TOPIC    = google_pubsub_topic.dead_letter.id
+    }
+  }
+
+  event_trigger {
+    trigger_region        = var.region
+    event_type            = "google.cloud.pubsub.topic.v1.messagePublished"
+    pubsub_topic          = google_pubsub_topic.results.id
+    retry_policy          = "RETRY_POLICY_RETRY"
+    service_account_email = google_service_account.trigger.email
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.lease_seconds > local.timeout_seconds.message_delivered
+      error_message = "lease_seconds (${var.lease_seconds}) must exceed MessageDelivered's timeout (${local.timeout_seconds.message_delivered} s)."
+    }
+  }
+
+  depends_on = [
+    google_project_iam_member.trigger_event_receiver,
+    google_service_account_iam_member.pubsub_agent_signs_as_trigger,
+    google_project_iam_member.build,
+    google_artifact_registry_repository_iam_member.build_writer,
+  ]
+}
+
+resource "google_cloudfunctions2_function" "gemini_webhook" {
+  name        = "${var.name_prefix}-gemini-webhook"
+  project     = var.project_id
+  location    = var.region
+  description = "Receives Gemini batch completion webhooks (signed, Standard Webhooks) and completes each job once."
+  labels      = local.labels
+
+  build_config {
+    runtime           = "java21"
+    entry_point       = "dev.once.functions.GeminiWebhook"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.functions.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.function["gemini_webhook"].email
+    # Public: Gemini calls it from the internet. It verifies every signature itself (iam.tf: webhook_public).
+    ingress_settings = "ALLOW_ALL"
+    timeout_seconds  = local.timeout_seconds.gemini_webhook
+    available_memory = "1Gi"
+    available_cpu    = "1"
+    # Thirty-two: a delivery is a signature check on at most 1 MiB and a few Firestore and Pub/Sub calls.
+    max_instance_request_concurrency = 32
+    # One warm instance by default: Gemini disables endpoints that fail often, and a JVM cold start is slow.
+    min_instance_count = var.webhook_min_instances
+    # A cap on what a flood of (unsigned, rejected) requests can cost.
+    max_instance_count = 10
+
+    environment_variables = {
+      GOOGLE_CLOUD_PROJECT = var.project_id
+      ONCE_COLLECTION      = local.ledger_collection
+      ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
+      ONCE_RETENTION_DAYS  = tostring(var.retention_days)
+      RESULTS_TOPIC        = google_pubsub_topic.results.id
+      GEMINI_MODEL         = var.gemini_model
+    }
+
+    secret_environment_variables {
+      key        = "GEMINI_WEBHOOK_SECRET"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.gemini_webhook_secret.secret_id
+      version    = var.gemini_webhook_secret_version
+    }
+
+    secret_environment_variables {
+      key        = "GEMINI_API_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.gemini_api_key.secret_id
+      version    = var.gemini_api_key_version
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.lease_seconds > local.timeout_seconds.gemini_webhook
+      error_message = "lease_seconds (${var.lease_seconds}) must exceed GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
+    }
+  }
+
+  depends_on = [
+    google_project_iam_member.build,
+    google_artifact_registry_repository_iam_member.build_writer,
+    google_secret_manager_secret_iam_member.gemini_api_key,
+    google_secret_manager_secret_iam_member.gemini_webhook_secret,
+  ]
+}
+
+resource "google_cloudfunctions2_function" "gemini_reconciler" {
+  name        = "${var.name_prefix}-gemini-reconciler"
+  project     = var.project_id
+  location    = var.region
+  description = "Lists Gemini batch jobs on a schedule and completes finished ones the webhook missed."
+  labels      = local.labels
+
+  build_config {
+    runtime           = "java21"
+    entry_point       = "dev.once.functions.GeminiReconciler"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.functions.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.function["gemini_reconciler"].email
+    ingress_settings      = "ALLOW_INTERNAL_ONLY" # Cloud Scheduler counts as internal
+    timeout_seconds       = local.timeout_seconds.gemini_reconciler
+    available_memory      = "1Gi"
+    available_cpu         = "1"
+    # One run at a time on one instance: a second concurrent poll would only race the first for the same jobs
+    # (harmless thanks to the ledger, but wasted Gemini and Firestore calls). An overlapping call is refused.
+    max_instance_request_concurrency = 1
+    min_instance_count               = 0
+    max_instance_count               = 1
+
+    environment_variables = {
+      GOOGLE_CLOUD_PROJECT = var.project_id
+      ONCE_COLLECTION      = local.ledger_collection
+      ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
+      ONCE_RETENTION_DAYS  = tostring(var.retention_days)
+      RESULTS_TOPIC        = google_pubsub_topic.results.id
+      GEMINI_MODEL         = var.gemini_model
+    }
+
+    secret_environment_variables {
+      key        = "GEMINI_API_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.gemini_api_key.secret_id
+      version    = var.gemini_api_key_version
+    }
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.lease_seconds > local.timeout_seconds.gemini_reconciler
+      error_message = "lease_seconds (${var.lease_seconds}) must exceed GeminiReconciler's timeout (${local.timeout_seconds.gemini_reconciler} s)."
+    }
+  }
+
+  depends_on = [
+    google_project_iam_member.build,
+    google_artifact_registry_repository_iam_member.build_writer,
+    google_secret_manager_secret_iam_member.gemini_api_key,
+  ]
+}

@@ -1,0 +1,181 @@
+# Identities. One service account per function, so a function can do only what its own flow needs; one for the
+# Eventarc triggers, one for the scheduler, one for the builds. Grants sit on the narrowest resource the API
+# allows: topic, secret, bucket, Cloud Run service; project-wide only where no narrower scope exists.
+#
+# | identity          | role                                   | on                      | why                                  |
+# |-------------------|----------------------------------------|-------------------------|--------------------------------------|
+# | document_uploaded | datastore.user                         | project                 | ledger, analyses, billing            |
+# |                   | storage.objectViewer                   | inbox bucket            | read the uploaded generation         |
+# |                   | pubsub.publisher                       | results topic           | publish the result (pubsub.tf)       |
+# |                   | secretmanager.secretAccessor           | gemini api key          | call Gemini (secrets.tf)             |
+# | message_delivered | datastore.user                         | project                 | ledger                               |
+# |                   | pubsub.publisher                       | dead-letter topic       | dead-letter poison messages          |
+# | gemini_webhook    | datastore.user                         | project                 | ledger, analyses, billing            |
+# |                   | secretmanager.secretAccessor           | api key, webhook secret | verify signatures, fetch results     |
+# |                   | pubsub.publisher                       | results topic           | publish the result                   |
+# | gemini_reconciler | datastore.user                         | project                 | ledger, analyses, billing            |
+# |                   | secretmanager.secretAccessor           | gemini api key          | list batch jobs, fetch results       |
+# |                   | pubsub.publisher                       | results topic           | publish the result                   |
+# | trigger           | run.invoker                            | the two event functions | Eventarc pushes events with its token|
+# |                   | eventarc.eventReceiver                 | project                 | receive Cloud Storage direct events  |
+# | scheduler         | run.invoker                            | reconciler only         | Cloud Scheduler's OIDC token         |
+# | build             | logging.logWriter                      | project                 | build logs                           |
+# |                   | artifactregistry.writer                | functions repository    | push the built image                 |
+# |                   | storage.objectAdmin                    | project                 | source copy in gcf-v2-sources-*      |
+# | GCS agent         | pubsub.publisher                       | project                 | Eventarc storage notifications       |
+# | Pub/Sub agent     | iam.serviceAccountTokenCreator         | trigger account         | sign push tokens as the trigger      |
+# |                   | pubsub.publisher                       | dead-letter topic       | forward undeliverable events         |
+#
+# Firestore has no per-collection IAM: datastore.user on the project is the narrowest role that reads and writes
+# documents (it cannot change indexes, rules or the database).
+
+locals {
+  functions = {
+    document_uploaded = "DocumentUploaded: analyses uploaded documents with Gemini"
+    message_delivered = "MessageDelivered: notifies once per published result"
+    gemini_webhook    = "GeminiWebhook: receives Gemini batch completion webhooks"
+    gemini_reconciler = "GeminiReconciler: polls Gemini batch jobs (safety net for lost webhooks)"
+  }
+}
+
+resource "google_service_account" "function" {
+  for_each = local.functions
+
+  project      = var.project_id
+  account_id   = "${var.name_prefix}-${replace(each.key, "_", "-")}"
+  display_name = "once ${each.key}"
+  description  = each.value
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_project_iam_member" "function_firestore" {
+  for_each = local.functions
+
+  project = var.project_id
+  role    = "roles/datastore.user"
+  member  = google_service_account.function[each.key].member
+}
+
+resource "google_storage_bucket_iam_member" "document_reader" {
+  bucket = google_storage_bucket.inbox.name
+  role   = "roles/storage.objectViewer"
+  member = google_service_account.function["document_uploaded"].member
+}
+
+# Eventarc delivers to the two event functions with this account's identity token.
+resource "google_service_account" "trigger" {
+  project      = var.project_id
+  account_id   = "${var.name_prefix}-trigger"
+  display_name = "once Eventarc triggers"
+  description  = "Identity Eventarc uses to push storage and Pub/Sub events to DocumentUploaded and MessageDelivered"
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_project_iam_member" "trigger_event_receiver" {
+  project = var.project_id
+  role    = "roles/eventarc.eventReceiver"
+  member  = google_service_account.trigger.member
+}
+
+resource "google_cloud_run_service_iam_member" "trigger_invokes_document_uploaded" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.document_uploaded.name
+  role     = "roles/run.invoker"
+  member   = google_service_account.trigger.member
+}
+
+resource "google_cloud_run_service_iam_member" "trigger_invokes_message_delivered" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.message_delivered.name
+  role     = "roles/run.invoker"
+  member   = google_service_account.trigger.member
+}
+
+# Cloud Scheduler calls the reconciler with an OIDC token of this account, and nothing else may call it.
+resource "google_service_account" "scheduler" {
+  project      = var.project_id
+  account_id   = "${var.name_prefix}-scheduler"
+  display_name = "once reconciler schedule"
+  description  = "Identity Cloud Scheduler uses to call GeminiReconciler"
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_cloud_run_service_iam_member" "scheduler_invokes_reconciler" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.gemini_reconciler.name
+  role     = "roles/run.invoker"
+  member   = google_service_account.scheduler.member
+}
+
+# The webhook is the one public function: Gemini cannot present a Google identity token, so the function
+# authenticates every delivery itself (Standard Webhooks signature with GEMINI_WEBHOOK_SECRET, 401 otherwise).
+resource "google_cloud_run_service_iam_member" "webhook_public" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.gemini_webhook.name
+  role     = "roles/run.invoker"
+  member   = "allUsers"
+}
+
+# Builds run as this account instead of a project default (new projects' default build identity may lack the
+# rights, and an organisation may forbid default grants). The roles are those Google documents for a build
+# account; storage.objectAdmin is project-wide because the bucket Cloud Functions copies the source into
+# (gcf-v2-sources-NUMBER-REGION) is created by the platform, not here.
+resource "google_service_account" "build" {
+  project      = var.project_id
+  account_id   = "${var.name_prefix}-build"
+  display_name = "once function builds"
+  description  = "Identity Cloud Build uses to turn the prebuilt jar into the functions' images"
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_project_iam_member" "build" {
+  for_each = toset(["roles/logging.logWriter", "roles/storage.objectAdmin"])
+
+  project = var.project_id
+  role    = each.value
+  member  = google_service_account.build.member
+}
+
+resource "google_artifact_registry_repository_iam_member" "build_writer" {
+  project    = var.project_id
+  location   = google_artifact_registry_repository.functions.location
+  repository = google_artifact_registry_repository.functions.name
+  role       = "roles/artifactregistry.writer"
+  member     = google_service_account.build.member
+}
+
+# Cloud Storage publishes object notifications for the storage trigger as its service agent.
+data "google_storage_project_service_account" "gcs" {
+  project = var.project_id
+}
+
+resource "google_project_iam_member" "gcs_agent_publishes_events" {
+  project = var.project_id
+  role    = "roles/pubsub.publisher"
+  member  = "serviceAccount:${data.google_storage_project_service_account.gcs.email_address}"
+}
+
+# The Pub/Sub service agent: it mints the trigger account's tokens for push deliveries (needed in projects created
+# before April 2021, harmless after) and forwards dead letters.
+resource "google_project_service_identity" "pubsub" {
+  provider = google-beta
+
+  project = var.project_id
+  service = "pubsub.googleapis.com"
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_service_account_iam_member" "pubsub_agent_signs_as_trigger" {
+  service_account_id = google_service_account.trigger.name
+  role               = "roles/iam.serviceAccountTokenCreator"
+  member             = "serviceAccount:${google_project_service_identity.pubsub.email}"
+}

@@ -1,0 +1,52 @@
+# Shared names and the APIs everything else needs.
+
+locals {
+  # The ledger collection the code uses when ONCE_COLLECTION is left at its default
+  # (dev.once.config.Setting.ONCE_COLLECTION). Terraform sets ONCE_COLLECTION to this value and puts the TTL
+  # policy on this collection, so the two cannot drift apart; the offline check compares it with the code.
+  ledger_collection = "idempotency"
+
+  labels = merge(var.labels, { app = "once" })
+
+  firestore_location = coalesce(var.firestore_location, var.region)
+  inbox_bucket       = "${var.project_id}-${var.name_prefix}-inbox"
+  sources_bucket     = "${var.project_id}-${var.name_prefix}-sources"
+
+  # Execution timeouts, one place: ONCE_LEASE_SECONDS must exceed each of them (see the preconditions in
+  # functions.tf), otherwise a claim could expire while its holder still runs and a redelivery would repeat the
+  # paid Gemini call.
+  timeout_seconds = {
+    # Event functions may run at most 540 s. A synchronous generateContent on a large document can take minutes.
+    document_uploaded = 540
+    # A Firestore claim, one HTTP notify with its own client timeout, a completion write.
+    message_delivered = 120
+    # Standard Webhooks senders wait seconds, not minutes: answer fast or be retried.
+    gemini_webhook = 60
+    # Lists batch jobs and completes each finished one; bounded below the schedule interval.
+    gemini_reconciler = 540
+  }
+}
+
+resource "google_project_service" "apis" {
+  for_each = toset([
+    "artifactregistry.googleapis.com",
+    "cloudbuild.googleapis.com",
+    "cloudfunctions.googleapis.com",
+    "cloudscheduler.googleapis.com",
+    "eventarc.googleapis.com",
+    "firebaserules.googleapis.com",
+    "firestore.googleapis.com",
+    "iam.googleapis.com",
+    "logging.googleapis.com",
+    "monitoring.googleapis.com",
+    "pubsub.googleapis.com",
+    "run.googleapis.com",
+    "secretmanager.googleapis.com",
+    "storage.googleapis.com",
+  ])
+
+  project = var.project_id
+  service = each.value
+  # Other workloads in the project may use these APIs too: destroying this deployment must not turn them off.
+  disable_on_destroy = false
+}

@@ -1,0 +1,41 @@
+# Names and URLs only: no output carries a secret (the secrets' values are never in Terraform at all).
+
+output "webhook_url" {
+  description = "Register this URL with the Gemini API webhook service (README: deploy)."
+  value       = google_cloudfunctions2_function.gemini_webhook.service_config[0].uri
+}
+
+output "inbox_bucket" {
+  description = "Upload documents here; each new object generation is analysed once."
+  value       = google_storage_bucket.inbox.name
+}
+
+output "results_topic" {
+  description = "Topic every analysis result is published to (attribute idempotency_key on every message)."
+  value       = google_pubsub_topic.results.id
+}
+
+output "dead_letter_topic" {
+  description = "Topic for messages that can never be delivered."
+  value       = google_pubsub_topic.dead_letter.id
+}
+
+output "dead_letter_subscription" {
+  description = "Pull subscription holding dead letters for inspection."
+  value       = google_pubsub_subscription.dead_letter_hold.id
+}
+
+output "message_delivered_trigger" {
+  description = "Eventarc trigger of MessageDelivered; its Pub/Sub subscription is where a dead-letter policy goes (README)."
+  value       = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger
+}
+
+output "gemini_api_key_secret" {
+  description = "Secret Manager secret to add the Gemini API key to (gcloud secrets versions add)."
+  value       = google_secret_manager_secret.gemini_api_key.secret_id
+}
+
+output "gemini_webhook_secret" {
+  description = "Secret Manager secret to add the webhook's whsec_ signing secret(s) to."
+  value       = google_secret_manager_secret.gemini_webhook_secret.secret_id
+}

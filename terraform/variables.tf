@@ -1,0 +1,228 @@
+variable "project_id" {
+  description = "Project to deploy into. Its Firestore (default) database must be free (or imported, see README)."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{4,28}[a-z0-9]$", var.project_id))
+    error_message = "project_id must be a Google Cloud project id: 6-30 lowercase letters, digits or hyphens, starting with a letter."
+  }
+}
+
+variable "region" {
+  description = "Region of the functions, the inbox bucket, the Eventarc triggers and the scheduler job (a storage trigger must sit in its bucket's region)."
+  type        = string
+  default     = "europe-west1"
+
+  validation {
+    condition     = can(regex("^[a-z]+-[a-z]+[0-9]+$", var.region))
+    error_message = "region must be a single region such as europe-west1 or us-central1, not a multi-region."
+  }
+}
+
+variable "firestore_location" {
+  description = "Location of the Firestore (default) database: a region (e.g. europe-west1) or a multi-region (eur3, nam5). Null means var.region. Cannot be changed after creation."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.firestore_location == null || can(regex("^([a-z]+-[a-z]+[0-9]+|nam[0-9]+|eur[0-9]+)$", var.firestore_location))
+    error_message = "firestore_location must be a region (europe-west1) or a Firestore multi-region (nam5, eur3)."
+  }
+}
+
+variable "name_prefix" {
+  description = "Prefix of every resource name (functions, service accounts, topics, buckets). Short, so service account ids stay within 30 characters."
+  type        = string
+  default     = "once"
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{0,9}[a-z0-9]$", var.name_prefix))
+    error_message = "name_prefix must be 2-11 lowercase letters, digits or hyphens, starting with a letter and not ending with a hyphen."
+  }
+}
+
+variable "functions_jar" {
+  description = "Path of the shaded deploy jar. Null means the single functions/target/once-functions-*-deploy.jar that `mvn -pl functions -am package` builds."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.functions_jar == null || endswith(coalesce(var.functions_jar, "x"), ".jar")
+    error_message = "functions_jar must name a .jar file."
+  }
+}
+
+variable "notify_url" {
+  description = "HTTPS endpoint that MessageDelivered notifies once per result (NOTIFY_URL); it receives an Idempotency-Key header."
+  type        = string
+
+  validation {
+    condition     = can(regex("^https://[^\\s/]+", var.notify_url))
+    error_message = "notify_url must be an https:// URL."
+  }
+}
+
+variable "analysis_mode" {
+  description = "ANALYSIS_MODE: sync (one generateContent call per document) or batch (one Gemini batch job per document, completed by the webhook or the reconciler)."
+  type        = string
+  default     = "sync"
+
+  validation {
+    condition     = contains(["sync", "batch"], var.analysis_mode)
+    error_message = "analysis_mode must be sync or batch."
+  }
+}
+
+variable "gemini_model" {
+  description = "GEMINI_MODEL used for analyses and batch jobs."
+  type        = string
+  default     = "gemini-2.5-flash"
+
+  validation {
+    condition     = can(regex("^[a-z0-9][a-z0-9.-]*$", var.gemini_model))
+    error_message = "gemini_model must be a model id such as gemini-2.5-flash (no models/ prefix)."
+  }
+}
+
+variable "lease_seconds" {
+  description = "ONCE_LEASE_SECONDS: how long a claim holds before another delivery may take it over. Must exceed every function timeout, or a live execution could lose its claim to a redelivery."
+  type        = number
+  default     = 600
+
+  validation {
+    condition     = var.lease_seconds == floor(var.lease_seconds) && var.lease_seconds >= 60 && var.lease_seconds <= 86400
+    error_message = "lease_seconds must be a whole number of seconds between 60 and 86400."
+  }
+}
+
+variable "retention_days" {
+  description = "ONCE_RETENTION_DAYS: how long a finished ledger record is kept (Firestore TTL on expireAt) to absorb late duplicates."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.retention_days == floor(var.retention_days) && var.retention_days >= 1 && var.retention_days <= 3650
+    error_message = "retention_days must be a whole number of days between 1 and 3650."
+  }
+}
+
+variable "gemini_api_key_version" {
+  description = "Secret Manager version of GEMINI_API_KEY the functions read: a number (recommended: a change deploys new revisions) or latest."
+  type        = string
+  default     = "latest"
+
+  validation {
+    condition     = can(regex("^(latest|[1-9][0-9]*)$", var.gemini_api_key_version))
+    error_message = "gemini_api_key_version must be latest or a version number."
+  }
+}
+
+variable "gemini_webhook_secret_version" {
+  description = "Secret Manager version of GEMINI_WEBHOOK_SECRET (one or more whsec_ secrets, blank-separated) the webhook reads: a number or latest."
+  type        = string
+  default     = "latest"
+
+  validation {
+    condition     = can(regex("^(latest|[1-9][0-9]*)$", var.gemini_webhook_secret_version))
+    error_message = "gemini_webhook_secret_version must be latest or a version number."
+  }
+}
+
+variable "document_max_instances" {
+  description = "Upper bound of DocumentUploaded instances. Each runs up to 4 Gemini calls at once, so this times 4 bounds the Gemini requests in flight: keep it within the API key's rate limit."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.document_max_instances == floor(var.document_max_instances) && var.document_max_instances >= 1 && var.document_max_instances <= 100
+    error_message = "document_max_instances must be a whole number between 1 and 100."
+  }
+}
+
+variable "webhook_min_instances" {
+  description = "Warm GeminiWebhook instances. 1 (default) keeps a JVM ready so a delivery is not answered after a cold start; 0 saves that instance's cost and leaves slow first deliveries to Gemini's retries and the reconciler."
+  type        = number
+  default     = 1
+
+  validation {
+    condition     = contains([0, 1, 2], var.webhook_min_instances)
+    error_message = "webhook_min_instances must be 0, 1 or 2."
+  }
+}
+
+variable "reconcile_schedule" {
+  description = "Cron schedule (in reconcile_time_zone) of the GeminiReconciler run. Keep the interval above the reconciler's 540 s timeout so runs do not overlap."
+  type        = string
+  default     = "*/10 * * * *"
+
+  validation {
+    condition     = length(split(" ", trimspace(var.reconcile_schedule))) == 5
+    error_message = "reconcile_schedule must be a five-field cron expression."
+  }
+}
+
+variable "reconcile_time_zone" {
+  description = "Time zone of reconcile_schedule (tz database name)."
+  type        = string
+  default     = "Etc/UTC"
+
+  validation {
+    condition     = can(regex("^[A-Za-z_]+(/[A-Za-z0-9_+-]+)*$", var.reconcile_time_zone))
+    error_message = "reconcile_time_zone must be a tz database name such as Etc/UTC or Europe/Paris."
+  }
+}
+
+variable "duplicate_share_threshold" {
+  description = "Alert when duplicates exceed this share of one function's outcomes over an hour. A few per thousand is normal; a few per cent means a mis-tuned retry/ack setting or a doubled notification."
+  type        = number
+  default     = 0.02
+
+  validation {
+    condition     = var.duplicate_share_threshold > 0 && var.duplicate_share_threshold < 1
+    error_message = "duplicate_share_threshold must be a fraction between 0 and 1."
+  }
+}
+
+variable "rejected_share_threshold" {
+  description = "Alert when rejected (permanently bad) events exceed this share of one function's outcomes over an hour."
+  type        = number
+  default     = 0.05
+
+  validation {
+    condition     = var.rejected_share_threshold > 0 && var.rejected_share_threshold < 1
+    error_message = "rejected_share_threshold must be a fraction between 0 and 1."
+  }
+}
+
+variable "alert_min_events" {
+  description = "Minimum outcomes of one function in the hour before a share alert may fire, so that 1 duplicate out of 3 events does not page anyone."
+  type        = number
+  default     = 50
+
+  validation {
+    condition     = var.alert_min_events == floor(var.alert_min_events) && var.alert_min_events >= 1
+    error_message = "alert_min_events must be a positive whole number."
+  }
+}
+
+variable "alert_notification_channels" {
+  description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) the share alerts notify. Empty means incidents are only shown in the console."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for c in var.alert_notification_channels : can(regex("^projects/[^/]+/notificationChannels/[^/]+$", c))])
+    error_message = "Each notification channel must be a full id: projects/PROJECT/notificationChannels/ID."
+  }
+}
+
+variable "labels" {
+  description = "Labels added to every resource that takes labels."
+  type        = map(string)
+  default     = {}
+
+  validation {
+    condition     = alltrue([for k, v in var.labels : can(regex("^[a-z][a-z0-9_-]{0,62}$", k)) && can(regex("^[a-z0-9_-]{0,63}$", v))])
+    error_message = "Label keys must start with a lowercase letter; keys and values may hold lowercase letters, digits, _ and - (at most 63)."
+  }
+}
