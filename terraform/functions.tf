@@ -54,9 +54,12 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
-      RESULTS_TOPIC        = google_pubsub_topic.results.id
-      ANALYSIS_MODE        = var.analysis_mode
-      GEMINI_MODEL         = var.gemini_model
+      RESULTS_TOPIC          = google_pubsub_topic.results.id
+      ANALYSIS_MODE          = var.analysis_mode
+      GEMINI_MODEL           = var.gemini_model
+      GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
+      GEMINI_PRICES          = var.gemini_prices
+      MAX_DOCUMENT_BYTES     = tostring(var.max_document_bytes)
     }
 
     secret_environment_variables {
@@ -83,6 +86,10 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
     precondition {
       condition     = var.lease_seconds > local.timeout_seconds.document_uploaded
       error_message = "lease_seconds (${var.lease_seconds}) must exceed DocumentUploaded's timeout (${local.timeout_seconds.document_uploaded} s), or a running analysis could lose its claim and be repeated."
+    }
+    precondition {
+      condition     = var.gemini_timeout_seconds < local.timeout_seconds.document_uploaded
+      error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below DocumentUploaded's timeout (${local.timeout_seconds.document_uploaded} s)."
     }
   }
 
@@ -132,8 +139,9 @@ resource "google_cloudfunctions2_function" "message_delivered" {
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
-      NOTIFY_URL           = var.notify_url
-      DEAD_LETTER_TOPIC    = google_pubsub_topic.dead_letter.id
+      NOTIFY_URL             = var.notify_url
+      NOTIFY_TIMEOUT_SECONDS = tostring(var.notify_timeout_seconds)
+      DEAD_LETTER_TOPIC      = google_pubsub_topic.dead_letter.id
     }
   }
 
@@ -199,8 +207,10 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
-      RESULTS_TOPIC        = google_pubsub_topic.results.id
-      GEMINI_MODEL         = var.gemini_model
+      RESULTS_TOPIC          = google_pubsub_topic.results.id
+      GEMINI_MODEL           = var.gemini_model
+      GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
+      GEMINI_PRICES          = var.gemini_prices
     }
 
     secret_environment_variables {
@@ -222,6 +232,10 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
     precondition {
       condition     = var.lease_seconds > local.timeout_seconds.gemini_webhook
       error_message = "lease_seconds (${var.lease_seconds}) must exceed GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
+    }
+    precondition {
+      condition     = var.gemini_timeout_seconds < local.timeout_seconds.gemini_webhook
+      error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
     }
   }
 
@@ -270,8 +284,10 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
-      RESULTS_TOPIC        = google_pubsub_topic.results.id
-      GEMINI_MODEL         = var.gemini_model
+      RESULTS_TOPIC          = google_pubsub_topic.results.id
+      GEMINI_MODEL           = var.gemini_model
+      GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
+      GEMINI_PRICES          = var.gemini_prices
     }
 
     secret_environment_variables {

@@ -20,8 +20,9 @@ locals {
     document_uploaded = 540
     # A Firestore claim, one HTTP notify with its own client timeout, a completion write.
     message_delivered = 120
-    # Standard Webhooks senders wait seconds, not minutes: answer fast or be retried.
-    gemini_webhook = 60
+    # A completion asks Gemini for the job (bounded by gemini_timeout_seconds), then writes and publishes. Most
+    # answers take well under a second; the bound only has to outlast one slow Gemini call.
+    gemini_webhook = 180
     # Lists batch jobs and completes each finished one; bounded below the schedule interval.
     gemini_reconciler = 540
   }

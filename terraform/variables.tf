@@ -84,6 +84,50 @@ variable "gemini_model" {
   }
 }
 
+variable "gemini_timeout_seconds" {
+  description = "GEMINI_TIMEOUT_SECONDS: bound on one Gemini call, the SDK's own retries included. A synchronous analysis of a large PDF can take a minute or more; it must stay inside the timeouts of DocumentUploaded and GeminiWebhook."
+  type        = number
+  default     = 120
+
+  validation {
+    condition     = var.gemini_timeout_seconds == floor(var.gemini_timeout_seconds) && var.gemini_timeout_seconds >= 5 && var.gemini_timeout_seconds <= 300
+    error_message = "gemini_timeout_seconds must be a whole number of seconds between 5 and 300."
+  }
+}
+
+variable "gemini_prices" {
+  description = "GEMINI_PRICES: prices added to (or overriding) the built-in table for billing entries, as model=input/output USD per million tokens, comma-separated. Empty keeps the built-in list prices."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+)*$", replace(var.gemini_prices, " ", "")))
+    error_message = "gemini_prices must look like gemini-2.5-flash=0.30/2.50,my-model=1/4 (or be empty)."
+  }
+}
+
+variable "max_document_bytes" {
+  description = "MAX_DOCUMENT_BYTES: largest document analysed. The default, 14 MiB, keeps the base64-encoded inline request under Gemini's 20 MB request limit."
+  type        = number
+  default     = 14680064
+
+  validation {
+    condition     = var.max_document_bytes == floor(var.max_document_bytes) && var.max_document_bytes >= 1 && var.max_document_bytes <= 15000000
+    error_message = "max_document_bytes must be a whole number between 1 and 15000000 (Gemini's inline limit)."
+  }
+}
+
+variable "notify_timeout_seconds" {
+  description = "NOTIFY_TIMEOUT_SECONDS: bound on one notification request; a timeout is retried."
+  type        = number
+  default     = 10
+
+  validation {
+    condition     = var.notify_timeout_seconds == floor(var.notify_timeout_seconds) && var.notify_timeout_seconds >= 1 && var.notify_timeout_seconds <= 60
+    error_message = "notify_timeout_seconds must be a whole number of seconds between 1 and 60."
+  }
+}
+
 variable "lease_seconds" {
   description = "ONCE_LEASE_SECONDS: how long a claim holds before another delivery may take it over. Must exceed every function timeout, or a live execution could lose its claim to a redelivery."
   type        = number

@@ -88,13 +88,25 @@ final class Trees {
         return;
       }
       String text = Files.readString(target, StandardCharsets.UTF_8);
-      int at = text.indexOf(from);
-      if (at < 0) {
+      java.util.regex.Matcher at = alignmentTolerant(from).matcher(text);
+      if (!at.find()) {
         problem = "this broken copy needs \"" + from + "\" in " + file + "; did terraform/ change?";
         return;
       }
-      Files.writeString(target, text.substring(0, at) + to + text.substring(at + from.length()), StandardCharsets.UTF_8);
+      Files.writeString(target, text.substring(0, at.start()) + to + text.substring(at.end()), StandardCharsets.UTF_8);
     }
+  }
+
+  /**
+   * {@code text} as a pattern in which a run of blanks matches any run of blanks: terraform fmt realigns the
+   * {@code =} of a whole block when one key grows, and the broken copies should not care.
+   */
+  static java.util.regex.Pattern alignmentTolerant(String text) {
+    StringBuilder pattern = new StringBuilder();
+    for (String part : text.split("(?<=[ \t])(?=[^ \t])|(?<=[^ \t])(?=[ \t])")) {
+      pattern.append(part.isBlank() && !part.contains("\n") ? "[ \\t]+" : java.util.regex.Pattern.quote(part));
+    }
+    return java.util.regex.Pattern.compile(pattern.toString());
   }
 
   /** Writes and parses every declared copy not parsed yet, in one Node run. */
