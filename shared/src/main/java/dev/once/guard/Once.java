@@ -81,6 +81,7 @@ public final class Once {
 
   private Outcome perform(Claim claim, CommittedEffect action) {
     Attempt attempt = new Attempt(claim.key(), claim.effect(), claim.attempts(), claim.token());
+    CrashPoints.reached("after-claim", claim.effect(), claim.key());
     Completion completion;
     try {
       completion = action.perform(attempt);
@@ -90,6 +91,7 @@ public final class Once {
     } catch (Exception failure) {
       throw releaseAndRethrow(claim, failure);
     }
+    CrashPoints.reached("before-complete", claim.effect(), claim.key());
     try {
       ledger.complete(claim, completion.result(), completion.writes());
     } catch (LeaseLost lost) {
@@ -98,6 +100,7 @@ public final class Once {
       // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
       throw releaseAndRethrow(claim, notRecorded);
     }
+    CrashPoints.reached("after-complete", claim.effect(), claim.key());
     return new Processed(completion.result(), claim.attempts());
   }
 

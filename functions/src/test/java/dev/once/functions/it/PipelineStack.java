@@ -79,8 +79,11 @@ final class PipelineStack implements AutoCloseable {
   final String resultsTap;
   final String deadLetterTap;
   final String webhookSecret = WebhookSigner.newSecret();
-  private final Map<String, FunctionProcess> functions = new LinkedHashMap<>();
+  private final Map<String, FunctionProcess> functions = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, Integer> ports = new HashMap<>();
+  private final Map<String, List<String>> extraJvmArgs = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> restarts = new java.util.concurrent.ConcurrentHashMap<>();
+  private volatile Thread watchdog;
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
   private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
 
@@ -146,16 +149,56 @@ final class PipelineStack implements AutoCloseable {
     return env;
   }
 
-  private void startFunction(String name) {
+  private synchronized void startFunction(String name) {
+    List<String> jvmArgs = new ArrayList<>(List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    jvmArgs.addAll(extraJvmArgs.getOrDefault(name, List.of()));
     FunctionProcess.Launch launch = new FunctionProcess.Launch(
-        Path.of(System.getProperty("once.invokerJar")), Path.of(System.getProperty("once.functionJar")),
-        List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        Path.of(System.getProperty("once.invokerJar")), Path.of(System.getProperty("once.functionJar")), jvmArgs);
     functions.put(name, FunctionProcess.start(launch, "dev.once.functions." + name, ports.get(name), environment(),
         logDir.resolve(name + ".log")));
   }
 
   FunctionProcess function(String name) {
     return functions.get(name);
+  }
+
+  /** Replaces a function's process with one started with these extra JVM flags (crash points, say). */
+  synchronized void restart(String name, List<String> jvmArgs) {
+    extraJvmArgs.put(name, List.copyOf(jvmArgs));
+    functions.get(name).close();
+    startFunction(name);
+  }
+
+  /**
+   * From now on, a function process that dies (a crash point killed it, or a test did) is replaced at once by
+   * a new one on the same port, as the platform replaces a crashed instance.
+   */
+  synchronized void keepAlive() {
+    if (watchdog != null) {
+      return;
+    }
+    watchdog = Thread.ofPlatform().daemon().name("function-watchdog").start(() -> {
+      while (!Thread.currentThread().isInterrupted()) {
+        for (String name : FUNCTIONS) {
+          synchronized (this) {
+            if (!functions.get(name).isAlive() && !Thread.currentThread().isInterrupted()) {
+              restarts.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
+              startFunction(name);
+            }
+          }
+        }
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    });
+  }
+
+  /** How many times the watchdog replaced a dead process of {@code name}. */
+  int restarts(String name) {
+    return restarts.getOrDefault(name, new AtomicInteger()).get();
   }
 
   /** Stops a function (its port refuses connections, so the relay retries) until {@link #resume}. */
@@ -272,6 +315,14 @@ final class PipelineStack implements AutoCloseable {
 
   @Override
   public void close() {
+    if (watchdog != null) {
+      watchdog.interrupt();
+      try {
+        watchdog.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     functions.values().forEach(FunctionProcess::close);
     relay.close();
     notify.close();

@@ -1,0 +1,130 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.functions.it.PipelineStack.key;
+import static dev.once.functions.it.PipelineStack.withKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.storage.Blob;
+import com.google.pubsub.v1.PubsubMessage;
+import dev.once.local.Await;
+import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.gemini.BatchState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The completion flow (batch mode), with the webhook's process killed with SIGKILL at each point: 20 jobs per
+ * point, one at a time, every 7th killed. The Gemini stand-in retries its webhook a few times; the reconciler
+ * (run as Cloud Scheduler would) completes whatever the webhook could not. Every document ends analysed and billed
+ * exactly once, published at least once with its key, notified once; batches.get is called at most once per job
+ * plus once per kill at or after the call.
+ */
+class CompletionCrashMatrixIT {
+  private static final int JOBS = 20;
+  private static final int KILL_EVERY = 7;
+  private static final Duration PER_JOB = Duration.ofSeconds(90);
+  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(6);
+  private static PipelineStack stack;
+
+  @BeforeAll
+  static void start() {
+    stack = PipelineStack.start(new PipelineStack.Config("batch", 3,
+        RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Map.of()));
+    stack.keepAlive();
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+  }
+
+  private static String submittedJob(String key) {
+    return Await.value(PER_JOB, () -> withKey(stack.documents("analyses"), key).stream()
+        .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "the batch job of " + key);
+  }
+
+  /** Waits for the notification; a webhook that gave up is made good by the reconciler, run every few seconds. */
+  private static void awaitNotifiedReconcilingIfNeeded(String key) {
+    Instant[] lastReconcile = {Instant.now()};
+    Await.until(PER_JOB, () -> {
+      if (stack.notifiedWith(key).size() == 1) {
+        return true;
+      }
+      if (Instant.now().isAfter(lastReconcile[0].plus(RECONCILE_AFTER))) {
+        stack.reconcile();
+        lastReconcile[0] = Instant.now();
+      }
+      return false;
+    }, "the notification of " + key);
+  }
+
+  @ParameterizedTest(name = "killed {0}")
+  @ValueSource(strings = {"after-claim:complete", "during-gemini", "before-complete:complete",
+      "after-complete:complete", "before-complete:publish"})
+  void everyDocument_isCompletedOnce_whateverThePointOfTheKill(String point) throws IOException {
+    String folder = "job-crash-" + point.replace(':', '-');
+    Path crashLog = stack.logDir.resolve(folder + ".crashes");
+    Files.deleteIfExists(crashLog);
+    boolean external = point.equals("during-gemini");
+    List<String> keys = new ArrayList<>();
+    List<String> jobs = new ArrayList<>();
+    for (int i = 0; i < JOBS; i++) {
+      Blob blob = stack.upload(String.format("%s/doc-%02d.pdf", folder, i), SamplePdf.invoice(folder + i),
+          "application/pdf");
+      keys.add(key(blob));
+      jobs.add(submittedJob(key(blob)));
+    }
+    String crashJobs = String.join("|", List.of(jobs.get(0), jobs.get(7), jobs.get(14))).replace("batches/", "");
+    stack.restart("GeminiWebhook", external ? List.of() : List.of(
+        "-Donce.crash.at=" + point,
+        "-Donce.crash.keys=gemini:batches/(" + crashJobs + ")",
+        "-Donce.crash.log=" + crashLog.toAbsolutePath()));
+    long getsBefore = stack.gemini.count("batches.get");
+
+    int externalKills = 0;
+    for (int i = 0; i < JOBS; i++) {
+      boolean kill = i % KILL_EVERY == 0;
+      long callsBefore = stack.gemini.count("batches.get");
+      if (external && kill) {
+        stack.gemini.latency(Duration.ofSeconds(3));
+      }
+      stack.gemini.finish(jobs.get(i), BatchState.SUCCEEDED);
+      if (external && kill) {
+        Await.until(PER_JOB, () -> stack.gemini.count("batches.get") > callsBefore, "batches.get of " + jobs.get(i));
+        stack.function("GeminiWebhook").kill();
+        externalKills++;
+        stack.gemini.latency(Duration.ZERO);
+      }
+      awaitNotifiedReconcilingIfNeeded(keys.get(i));
+    }
+
+    int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
+    assertEquals(3, kills, "one kill per 7 jobs");
+    List<QueryDocumentSnapshot> analyses = stack.documents("analyses");
+    List<QueryDocumentSnapshot> billing = stack.documents("billing");
+    List<PubsubMessage> published = stack.published();
+    for (String key : keys) {
+      assertEquals(1, withKey(analyses, key).size(), "one analysis of " + key);
+      assertEquals("analysed", withKey(analyses, key).get(0).getString("status"), key);
+      assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
+      assertTrue(attributed(published, key).size() >= 1, "published " + key);
+      assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
+    }
+    long gets = stack.gemini.count("batches.get") - getsBefore;
+    long bound = JOBS + (point.equals("after-claim:complete") ? 0 : kills);
+    assertTrue(gets >= JOBS && gets <= bound, "batches.get calls " + gets + " within [" + JOBS + ", " + bound + "]");
+  }
+}
