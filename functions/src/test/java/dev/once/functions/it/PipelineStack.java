@@ -90,7 +90,8 @@ final class PipelineStack implements AutoCloseable {
   private PipelineStack(Config config) {
     int id = STACKS.incrementAndGet();
     this.config = config;
-    this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"), "stack-" + id + "-" + config.mode());
+    this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"),
+        "stack-" + ProcessHandle.current().pid() + "-" + id + "-" + config.mode());
     FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
     firestoreEmulator.clear(PROJECT);
     PubSubEmulator pubsubEmulator = PubSubEmulator.shared();

@@ -1,0 +1,135 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.functions.it.PipelineStack.key;
+import static dev.once.functions.it.PipelineStack.withKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.pubsub.v1.PubsubMessage;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.local.Await;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.PubSubEmulator;
+import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.http.Receiver;
+import dev.once.local.net.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Dependencies going away in the middle of a stream of events: the functions reach Firestore and Pub/Sub through
+ * proxies that can be cut. Nothing is lost (every document completes after redelivery) and nothing is doubled
+ * (one analysis, one bill, one successful notification each; any extra copy of an external effect carries the
+ * same key and body, for its receiver to drop).
+ */
+class OutageIT {
+  private static final Duration DEADLINE = Duration.ofMinutes(3);
+  private static TcpProxy firestore;
+  private static TcpProxy pubsub;
+  private static PipelineStack stack;
+
+  @BeforeAll
+  static void start() {
+    firestore = TcpProxy.start(FirestoreEmulator.shared().hostPort());
+    pubsub = TcpProxy.start(PubSubEmulator.shared().hostPort());
+    stack = PipelineStack.start(new PipelineStack.Config("sync", 3,
+        RetryPolicy.defaults().withMaxAttempts(100).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
+            .withMaxAge(Duration.ofMinutes(5)), Map.of())
+        .withEnv("FIRESTORE_EMULATOR_HOST", firestore.hostPort())
+        .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+    firestore.close();
+    pubsub.close();
+  }
+
+  private static List<String> uploadStream(String folder, int documents, int outageAfter, Runnable outage) {
+    List<String> keys = new ArrayList<>();
+    CompletableFuture<Void> during = null;
+    for (int i = 0; i < documents; i++) {
+      keys.add(key(stack.upload(folder + "/doc-" + i + ".pdf", SamplePdf.invoice(folder + i), "application/pdf")));
+      if (i == outageAfter) {
+        during = CompletableFuture.runAsync(outage);
+      }
+    }
+    during.join();
+    return keys;
+  }
+
+  private static void assertNothingLostNothingDoubled(List<String> keys) {
+    Await.until(DEADLINE, () -> keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty()), "every document notified");
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    Await.until(DEADLINE, () -> keys.stream().allMatch(k -> ledger.lookup(IdempotencyKey.of(k), "notify")
+        .map(r -> r.state() == RecordState.DONE).orElse(false)), "every notification recorded");
+    List<QueryDocumentSnapshot> analyses = stack.documents("analyses");
+    List<QueryDocumentSnapshot> billing = stack.documents("billing");
+    List<PubsubMessage> published = stack.published();
+    for (String key : keys) {
+      assertEquals(1, withKey(analyses, key).size(), "one analysis of " + key);
+      assertEquals("analysed", withKey(analyses, key).get(0).getString("status"), key);
+      assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
+      List<PubsubMessage> copies = attributed(published, key);
+      assertTrue(!copies.isEmpty() && copies.stream().allMatch(c -> c.getData().equals(copies.get(0).getData())),
+          "published, every copy the same: " + key);
+      List<Receiver.Received> notified = stack.notifiedWith(key);
+      assertTrue(notified.stream().allMatch(n -> n.text().equals(notified.get(0).text())),
+          "every notification try of " + key + " has the same body");
+      LedgerRecord notify = ledger.lookup(IdempotencyKey.of(key), "notify").orElseThrow();
+      assertEquals(RecordState.DONE, notify.state());
+    }
+  }
+
+  @Test
+  void firestoreStoppedAndRestartedWithItsData_midStream_losesAndDoublesNothing() {
+    List<String> keys = uploadStream("outage-firestore", 16, 5, () -> {
+      // Cut first, so no write lands between the export and the stop: Firestore keeps what it acknowledged.
+      firestore.cut();
+      FirestoreEmulator.shared().restartKeepingData(PipelineStack.PROJECT, () -> Outage.last(Duration.ofSeconds(4)));
+      firestore.restore();
+    });
+    assertNothingLostNothingDoubled(keys);
+  }
+
+  @Test
+  void pubSubCutDuringPublish_losesAndDoublesNothing() {
+    List<String> keys = uploadStream("outage-pubsub", 12, 3, () -> {
+      pubsub.cut();
+      Outage.last(Duration.ofSeconds(5));
+      pubsub.restore();
+    });
+    assertNothingLostNothingDoubled(keys);
+  }
+
+  @Test
+  void notifyEndpointTimingOut_isRetried_untilOneNotificationIsRecorded() {
+    for (int i = 0; i < 4; i++) {
+      stack.notify.stallNext(Duration.ofSeconds(3)); // the functions wait 2 s
+    }
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      keys.add(key(stack.upload("outage-notify/doc-" + i + ".pdf", SamplePdf.invoice("T" + i), "application/pdf")));
+    }
+    assertNothingLostNothingDoubled(keys);
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    int retried = 0;
+    for (String key : keys) {
+      retried += ledger.lookup(IdempotencyKey.of(key), "notify").orElseThrow().attempts() - 1;
+    }
+    assertTrue(retried >= 4, "the four timed-out tries were retried: " + retried);
+  }
+}
