@@ -1,10 +1,10 @@
 package dev.once.functions;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.events.cloud.pubsub.v1.MessagePublishedData;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.cloudevents.CloudEvent;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /** Reads a Pub/Sub "message published" CloudEvent into the message it carries, or says why it cannot. */
@@ -24,9 +24,19 @@ final class PubSubEvents {
     if (event.getData() == null) {
       throw new MalformedEvent("event " + event.getId() + " has no data");
     }
+    String json = StorageEvents.utf8(event);
+    String what = "event " + event.getId() + " data";
+    JsonNode shape = JsonShapes.object(json, what);
+    JsonShapes.strings(shape, what, "subscription");
+    JsonNode carried = shape.get("message");
+    if (carried == null || !carried.isObject()) {
+      throw new MalformedEvent("event " + event.getId() + " carries no message object");
+    }
+    JsonShapes.strings(carried, what + " message", "data", "messageId", "message_id", "publishTime", "orderingKey");
+    JsonShapes.objectOfStrings(carried, what + " message", "attributes");
     MessagePublishedData.Builder data = MessagePublishedData.newBuilder();
     try {
-      PARSER.merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8), data);
+      PARSER.merge(json, data);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
       throw new MalformedEvent(
           "event " + event.getId() + " data is not a Pub/Sub message: " + StorageEvents.firstLine(e.getMessage()));

@@ -39,9 +39,46 @@ class EventParsingTest {
   @ParameterizedTest
   @ValueSource(strings = {"", "{", "[]", "null", "{\"bucket\":\"b\",\"name\":\"n\"}", "{\"bucket\":\"b\",\"generation\":\"1\"}",
       "{\"name\":\"n\",\"generation\":\"1\"}", "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"x\"}",
-      "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"-4\"}", "{\"bucket\":7,\"name\":{},\"generation\":\"1\"}"})
+      "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"-4\"}", "{\"bucket\":7,\"name\":{},\"generation\":\"1\"}",
+      "{\"bucket\":\"inbox\",\"name\":[\"a\"],\"generation\":\"1\"}", "{\"bucket\":7,\"name\":\"a\",\"generation\":\"1\"}",
+      "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":1.5}", "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":\"1\",\"size\":true}"})
   void brokenStorageData_isMalformed(String data) {
     assertThrows(MalformedEvent.class, () -> StorageEvents.read(event(StorageEvents.FINALIZED, data)));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"..", ".", "a\nb", "a\rb", "a\u0000b", "a\u001bb", "a\u0085b", "\ud800x",
+      ".well-known/acme-challenge/x"})
+  void namesCloudStorageWouldNotHave_areMalformed(String name) {
+    String data = "{\"bucket\":\"inbox\",\"name\":\"" + name.replace("\\", "\\\\")
+        .replace("\n", "\\n").replace("\r", "\\r").replace("\u0000", "\\u0000").replace("\u001b", "\\u001b")
+        .replace("\u0085", "\\u0085").replace("\ud800", "\\ud800") + "\",\"generation\":\"1\"}";
+    assertThrows(MalformedEvent.class, () -> StorageEvents.read(event(StorageEvents.FINALIZED, data)), data);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"A", "ab", "Inbox", "in box", "-inbox", "inbox-", "in..box", "in/box"})
+  void bucketsCloudStorageWouldNotHave_areMalformed(String bucket) {
+    assertThrows(MalformedEvent.class, () -> StorageEvents.read(event(StorageEvents.FINALIZED,
+        "{\"bucket\":\"" + bucket + "\",\"name\":\"a.pdf\",\"generation\":\"1\"}")));
+  }
+
+  @Test
+  void ordinaryNames_includingDotsSlashesAndAnyScript_areAccepted() throws Exception {
+    for (String name : new String[] {"a/../b.pdf", "factura ñ 請求書.pdf", "x".repeat(1024), "😀.png", "./a"}) {
+      assertEquals(name, StorageEvents.read(event(StorageEvents.FINALIZED,
+          "{\"bucket\":\"in.box_2\",\"name\":\"" + name + "\",\"generation\":\"1\"}")).name());
+    }
+    assertThrows(MalformedEvent.class, () -> StorageEvents.read(event(StorageEvents.FINALIZED,
+        "{\"bucket\":\"inbox\",\"name\":\"" + "x".repeat(1025) + "\",\"generation\":\"1\"}")));
+  }
+
+  @Test
+  void dataThatIsNotUtf8_isMalformed() {
+    byte[] bytes = {'{', '"', 'b', 'u', 'c', 'k', 'e', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
+    CloudEvent bad = CloudEventBuilder.v1().withId("1").withSource(URI.create("//test")).withType(StorageEvents.FINALIZED)
+        .withData("application/json", bytes).build();
+    assertThrows(MalformedEvent.class, () -> StorageEvents.read(bad));
   }
 
   @Test
@@ -52,6 +89,10 @@ class EventParsingTest {
     assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED, null)));
     assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED, "{\"subscription\":\"s\"}")));
     assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED, "{\"message\":{\"data\":\"%%\"}}")));
+    assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED,
+        "{\"message\":{\"data\":\"e30=\",\"messageId\":1}}")));
+    assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED,
+        "{\"message\":{\"data\":\"e30=\",\"messageId\":\"1\",\"attributes\":{\"idempotency_key\":[\"k\"]}}}")));
   }
 
   @Test
