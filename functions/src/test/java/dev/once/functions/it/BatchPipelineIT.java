@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -37,13 +36,9 @@ class BatchPipelineIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.start(PipelineStack.Config.sync().batch());
+    stack = PipelineStack.shared(PipelineStack.Config.sync().batch());
   }
 
-  @AfterAll
-  static void stop() {
-    stack.close();
-  }
 
   private static String submitted(Blob blob) {
     String key = key(blob);

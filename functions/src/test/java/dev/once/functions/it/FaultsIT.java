@@ -6,7 +6,6 @@ import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.cloud.firestore.Firestore;
 import com.google.cloud.storage.Blob;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
@@ -18,7 +17,6 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.http.Receiver;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -30,15 +28,10 @@ class FaultsIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.start(PipelineStack.Config.sync());
-    Firestore db = stack.db;
-    ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    stack = PipelineStack.shared(PipelineStack.Config.sync());
+    ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
   }
 
-  @AfterAll
-  static void stop() {
-    stack.close();
-  }
 
   private static LedgerRecord record(String key, String effect) {
     return ledger.lookup(IdempotencyKey.of(key), effect).orElseThrow();
@@ -64,7 +57,10 @@ class FaultsIT {
     LedgerRecord analysis = record(key, "analyse");
     assertEquals(RecordState.DONE, analysis.state());
     assertEquals(2, analysis.attempts(), "the first delivery released its claim, the second completed it");
-    assertTrue(analysis.error().contains("503"), "the last error is kept: " + analysis.error());
+    // The first delivery's last error: the 503s, or the call's bound if the SDK's retries of them outlasted it.
+    assertTrue(analysis.error().contains("503") || analysis.error().contains("Canceled")
+        || analysis.error().contains("timeout"),
+        "the last error is kept: " + analysis.error());
   }
 
   @Test

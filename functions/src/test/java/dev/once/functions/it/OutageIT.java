@@ -1,13 +1,9 @@
 package dev.once.functions.it;
 
-import static dev.once.functions.it.PipelineStack.attributed;
 import static dev.once.functions.it.PipelineStack.key;
-import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.cloud.firestore.QueryDocumentSnapshot;
-import com.google.pubsub.v1.PubsubMessage;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;
@@ -76,16 +72,8 @@ class OutageIT {
     FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> ledger.lookup(IdempotencyKey.of(k), "notify")
         .map(r -> r.state() == RecordState.DONE).orElse(false)), "every notification recorded");
-    List<QueryDocumentSnapshot> analyses = stack.documents("analyses");
-    List<QueryDocumentSnapshot> billing = stack.documents("billing");
-    List<PubsubMessage> published = stack.published();
+    stack.assertAnalysedBilledAndPublishedOnce(keys);
     for (String key : keys) {
-      assertEquals(1, withKey(analyses, key).size(), "one analysis of " + key);
-      assertEquals("analysed", withKey(analyses, key).get(0).getString("status"), key);
-      assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
-      List<PubsubMessage> copies = attributed(published, key);
-      assertTrue(!copies.isEmpty() && copies.stream().allMatch(c -> c.getData().equals(copies.get(0).getData())),
-          "published, every copy the same: " + key);
       List<Receiver.Received> notified = stack.notifiedWith(key);
       assertTrue(notified.stream().allMatch(n -> n.text().equals(notified.get(0).text())),
           "every notification try of " + key + " has the same body");

@@ -92,8 +92,8 @@ final class PipelineStack implements AutoCloseable {
     this.config = config;
     this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"),
         "stack-" + ProcessHandle.current().pid() + "-" + id + "-" + config.mode());
+    // The database is not cleared: stacks share the test JVM's emulator, and every test counts by its own keys.
     FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
-    firestoreEmulator.clear(PROJECT);
     PubSubEmulator pubsubEmulator = PubSubEmulator.shared();
     this.db = FirestoreClients.forEmulator(PROJECT, firestoreEmulator.hostPort());
     this.pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
@@ -127,6 +127,23 @@ final class PipelineStack implements AutoCloseable {
 
   static PipelineStack start(Config config) {
     return new PipelineStack(config);
+  }
+
+  private static final Map<Config, PipelineStack> SHARED = new HashMap<>();
+
+  /**
+   * One stack per configuration for the whole test JVM, for the test classes that only upload and count by key:
+   * starting the four functions is the slow part. Stopped when the JVM exits. Tests that crash or cut things
+   * start their own.
+   */
+  static synchronized PipelineStack shared(Config config) {
+    PipelineStack stack = SHARED.get(config);
+    if (stack == null) {
+      stack = new PipelineStack(config);
+      SHARED.put(config, stack);
+      Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "stop-shared-stack"));
+    }
+    return stack;
   }
 
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
@@ -211,11 +228,7 @@ final class PipelineStack implements AutoCloseable {
     startFunction(name);
   }
 
-  /** SIGKILL, then a new process on the same port: a crashed instance replaced by a fresh one. */
-  void crashAndRestart(String name) {
-    functions.get(name).kill();
-    startFunction(name);
-  }
+
 
   Blob upload(String name, byte[] content, String contentType) {
     return gcs.create(BlobInfo.newBuilder(BUCKET, name).setContentType(contentType).build(), content);
@@ -300,6 +313,26 @@ final class PipelineStack implements AutoCloseable {
       throw new AssertionError("the relay saw no " + type + " event mentioning " + containing);
     }
     return events.get(events.size() - 1);
+  }
+
+  /**
+   * Every document analysed (with {@code status}) and billed exactly once, and published at least once, every
+   * copy the same message under the document's key.
+   */
+  void assertAnalysedBilledAndPublishedOnce(List<String> keys) {
+    List<QueryDocumentSnapshot> analyses = documents("analyses");
+    List<QueryDocumentSnapshot> billing = documents("billing");
+    List<PubsubMessage> results = published();
+    for (String key : keys) {
+      List<QueryDocumentSnapshot> analysis = withKey(analyses, key);
+      org.junit.jupiter.api.Assertions.assertEquals(1, analysis.size(), "one analysis of " + key);
+      org.junit.jupiter.api.Assertions.assertEquals("analysed", analysis.get(0).getString("status"), key);
+      org.junit.jupiter.api.Assertions.assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
+      List<PubsubMessage> copies = attributed(results, key);
+      org.junit.jupiter.api.Assertions.assertTrue(
+          !copies.isEmpty() && copies.stream().allMatch(c -> c.getData().equals(copies.get(0).getData())),
+          "published " + key + ", every copy the same");
+    }
   }
 
   /** Ledger records (all effects), for "nothing was written" checks. */

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,13 +28,9 @@ class SyncPipelineIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.start(PipelineStack.Config.sync());
+    stack = PipelineStack.shared(PipelineStack.Config.sync());
   }
 
-  @AfterAll
-  static void stop() {
-    stack.close();
-  }
 
   @Test
   void invoice_isAnalysedBilledPublishedAndNotifiedOnce_despiteDoubledRedeliveredAndParallelDeliveries()

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -31,13 +30,9 @@ class ValidationIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.start(PipelineStack.Config.sync());
+    stack = PipelineStack.shared(PipelineStack.Config.sync());
   }
 
-  @AfterAll
-  static void stop() {
-    stack.close();
-  }
 
   private static QueryDocumentSnapshot analysisOnceNotified(String key) {
     Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the result of " + key + " notified");
