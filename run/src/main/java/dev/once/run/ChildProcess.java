@@ -17,7 +17,8 @@ import java.util.function.Consumer;
  * its output in a log file, ready once it printed {@code READY <name> <url>} there (the stand-ins' contract).
  */
 final class ChildProcess implements AutoCloseable {
-  private static final Duration START_DEADLINE = Duration.ofSeconds(60);
+  /** Generous: on a busy machine a JVM can take a minute to start; the emulators and invoker get 90 s too. */
+  private static final Duration START_DEADLINE = Duration.ofSeconds(120);
   static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
   private final String name;

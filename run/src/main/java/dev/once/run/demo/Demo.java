@@ -33,7 +33,10 @@ import java.util.function.Function;
  * reports it per effect ({@link DemoReport}). It waits for conditions with a deadline, never for a fixed time.
  */
 public final class Demo {
+  /** How long nothing may change before the demo calls an event lost. */
   static final Duration DEADLINE = Duration.ofSeconds(120);
+  /** However much progress there is, one wait ends here. */
+  static final Duration MAX_WAIT = Duration.ofMinutes(10);
   private static final Duration POLL = Duration.ofMillis(250);
   private static final ObjectMapper JSON = new ObjectMapper();
   /** Every batch webhook is sent twice (same webhook-id, as a sender that lost the first answer). */
@@ -204,15 +207,25 @@ public final class Demo {
     }
   }
 
+  /**
+   * Waits until {@code pending} finds nothing missing. The deadline counts from the last progress (what is missing
+   * changed), so a slow machine gets the time it needs and a stuck event is still reported.
+   */
   private void await(String what, Function<Observation, Optional<String>> pending) {
     long deadline = System.nanoTime() + DEADLINE.toNanos();
+    long cap = System.nanoTime() + MAX_WAIT.toNanos();
+    String before = null;
     while (true) {
       Observation o = observe();
       Optional<String> waiting = pending.apply(o);
       if (waiting.isEmpty()) {
         return;
       }
-      if (System.nanoTime() - deadline > 0) {
+      if (!waiting.get().equals(before)) {
+        before = waiting.get();
+        deadline = System.nanoTime() + DEADLINE.toNanos();
+      }
+      if (System.nanoTime() - deadline > 0 || System.nanoTime() - cap > 0) {
         throw new Timeout("nothing happened for " + DEADLINE.toSeconds() + " s while waiting for " + what
             + ": " + waiting.get());
       }
