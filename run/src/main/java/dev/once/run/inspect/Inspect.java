@@ -46,7 +46,7 @@ public final class Inspect {
         Reads FIRESTORE_EMULATOR_HOST when set (project GOOGLE_CLOUD_PROJECT, default once-local); else, with
         GOOGLE_CLOUD_PROJECT, the real Firestore with application default credentials; else the emulator of the
         dev/run running here. ONCE_COLLECTION names the ledger's collection (default idempotency).
-        Exit 0 when the key is known, 1 when nothing is known about it.""";
+        Exit 0 when the key is known, 1 when nothing is known about it, 2 when Firestore cannot be read.""";
 
   private Inspect() {}
 
