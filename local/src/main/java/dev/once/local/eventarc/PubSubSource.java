@@ -1,5 +1,6 @@
 package dev.once.local.eventarc;
 
+import com.google.api.core.ApiFuture;
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
@@ -19,10 +20,13 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
@@ -31,37 +35,51 @@ import java.util.logging.Logger;
 /**
  * Pulls one subscription on the Pub/Sub emulator with the real client and hands each message to the relay as a
  * {@code messagePublished} CloudEvent. A message is acked only once its delivery ended (delivered, or given up
- * and counted); while the relay retries, its ack deadline is extended; if the relay stops first, the message is
- * nacked, so Pub/Sub redelivers it.
+ * and counted); if the relay stops first it is nacked, so Pub/Sub redelivers it.
  *
- * <p>Synchronous pull, not the streaming client: the Cloud SDK's emulator fails on a reset stream
- * ({@code NoSuchMethodError} in {@code onRstStreamRead}), and the streaming client, which closes streams that
- * have been quiet for 20 seconds, then stops receiving messages for minutes.
+ * <p>Synchronous pulls, not the client's streaming {@code Subscriber}: the client pings a streaming pull every 30 s
+ * and closes it when the ping goes unanswered, and the Cloud SDK's emulator before 0.8.32 never answers, so an idle
+ * stream is torn down about every 20 s; a message the emulator hands to a stream as it closes only comes back after
+ * its ack deadline, a minute or two later. A long-running relay (dev/run) then delivered results minutes late.
+ * Pulls have no stream to lose. While a delivery runs (retries can take minutes), its ack deadline is extended.
  */
 public final class PubSubSource implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(PubSubSource.class.getName());
-  private static final int BATCH = 100;
-  private static final int ACK_DEADLINE_SECONDS = 60;
-  private static final long EXTEND_EVERY_MILLIS = 20_000;
-  private static final long IDLE_WAIT_MILLIS = 100;
+  private static final int MAX_MESSAGES = 100;
+  /** How long one pull may wait for messages; the emulator answers at once when there are some. */
+  private static final Duration PULL_TIMEOUT = Duration.ofSeconds(20);
+  /** An empty answer (the emulator does not always hold a pull open) is followed by a short pause. */
+  private static final Duration IDLE_PAUSE = Duration.ofMillis(100);
+  /** Deadlines are pushed 30 s out every 3 s: well inside even the shortest subscription deadline (10 s). */
+  private static final int DEADLINE_SECONDS = 30;
+  private static final Duration EXTEND_EVERY = Duration.ofSeconds(3);
 
   private final ManagedChannel channel;
-  private final SubscriberStub subscriber;
+  private final SubscriberStub stub;
   private final String subscription;
   private final String topic;
   private final Function<CloudEvent, CompletableFuture<DeliveryResult.Outcome>> sink;
+  /** Ack ids of messages whose delivery has not ended: their deadlines are extended. */
   private final Set<String> outstanding = ConcurrentHashMap.newKeySet();
+  /** Acks and nacks sent and not yet answered, which closing waits for. */
+  private final Set<ApiFuture<?>> settling = ConcurrentHashMap.newKeySet();
+  private final ScheduledExecutorService extender = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "pubsub-extend");
+    t.setDaemon(true);
+    return t;
+  });
   private final Thread puller;
-  private volatile boolean closed;
+  private volatile boolean running = true;
 
-  private PubSubSource(ManagedChannel channel, SubscriberStub subscriber, String subscription, String topic,
+  private PubSubSource(ManagedChannel channel, SubscriberStub stub, String subscription, String topic,
       Function<CloudEvent, CompletableFuture<DeliveryResult.Outcome>> sink) {
     this.channel = channel;
-    this.subscriber = subscriber;
+    this.stub = stub;
     this.subscription = subscription;
     this.topic = topic;
     this.sink = sink;
-    this.puller = Thread.ofPlatform().daemon().name("pubsub-source-" + subscription).unstarted(this::pullLoop);
+    this.puller = new Thread(this::pullLoop, "pubsub-pull " + subscription);
+    this.puller.setDaemon(true);
   }
 
   static PubSubSource start(String emulatorHostPort, String subscription,
@@ -71,10 +89,16 @@ public final class PubSubSource implements AutoCloseable {
     TransportChannelProvider channels = FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel));
     try {
       String topic = topicOf(name, channels);
-      SubscriberStub stub = GrpcSubscriberStub.create(SubscriberStubSettings.newBuilder()
-          .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build());
-      PubSubSource source = new PubSubSource(channel, stub, name.toString(), topic, sink);
+      SubscriberStubSettings.Builder settings = SubscriberStubSettings.newBuilder()
+          .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create());
+      settings.pullSettings().setSimpleTimeoutNoRetriesDuration(PULL_TIMEOUT);
+      settings.acknowledgeSettings().setSimpleTimeoutNoRetriesDuration(Duration.ofSeconds(10));
+      settings.modifyAckDeadlineSettings().setSimpleTimeoutNoRetriesDuration(Duration.ofSeconds(10));
+      PubSubSource source = new PubSubSource(channel, GrpcSubscriberStub.create(settings.build()), name.toString(),
+          topic, sink);
       source.puller.start();
+      source.extender.scheduleWithFixedDelay(source::extendDeadlines, EXTEND_EVERY.toMillis(),
+          EXTEND_EVERY.toMillis(), TimeUnit.MILLISECONDS);
       return source;
     } catch (IOException | RuntimeException e) {
       channel.shutdownNow();
@@ -93,76 +117,106 @@ public final class PubSubSource implements AutoCloseable {
     }
   }
 
+  @SuppressWarnings("deprecation") // returnImmediately=false: the pull may wait for messages instead of spinning
   private void pullLoop() {
-    long nextExtension = System.currentTimeMillis() + EXTEND_EVERY_MILLIS;
-    while (!closed) {
+    PullRequest request = PullRequest.newBuilder().setSubscription(subscription).setMaxMessages(MAX_MESSAGES)
+        .setReturnImmediately(false).build();
+    while (running) {
+      List<ReceivedMessage> messages;
       try {
-        PullResponse response = subscriber.pullCallable().call(PullRequest.newBuilder()
-            .setSubscription(subscription).setMaxMessages(BATCH).setReturnImmediately(true).build());
-        for (ReceivedMessage received : response.getReceivedMessagesList()) {
-          deliver(received);
-        }
-        if (System.currentTimeMillis() >= nextExtension) {
-          extendOutstanding();
-          nextExtension = System.currentTimeMillis() + EXTEND_EVERY_MILLIS;
-        }
-        if (response.getReceivedMessagesCount() == 0) {
-          TimeUnit.MILLISECONDS.sleep(IDLE_WAIT_MILLIS);
-        }
-      } catch (InterruptedException e) {
-        return;
+        PullResponse response = stub.pullCallable().call(request);
+        messages = response.getReceivedMessagesList();
       } catch (RuntimeException e) {
-        if (!closed) {
-          LOG.log(Level.WARNING, "pulling " + subscription + " failed; trying again", e);
-          try {
-            TimeUnit.MILLISECONDS.sleep(500);
-          } catch (InterruptedException interrupted) {
-            return;
-          }
+        if (!running) {
+          return;
         }
+        // DEADLINE_EXCEEDED is an empty long poll; anything else (the emulator restarting) is retried.
+        messages = List.of();
+      }
+      for (ReceivedMessage received : messages) {
+        dispatch(received);
+      }
+      if (messages.isEmpty() && !pause()) {
+        return;
       }
     }
   }
 
-  private void deliver(ReceivedMessage received) {
+  private void dispatch(ReceivedMessage received) {
     String ackId = received.getAckId();
     outstanding.add(ackId);
-    sink.apply(PubSubEvents.messagePublished(received.getMessage(), subscription, topic))
-        .whenComplete((outcome, failure) -> {
-          outstanding.remove(ackId);
-          if (closed) {
-            return;
-          }
-          if (failure == null && outcome != DeliveryResult.Outcome.ABANDONED) {
-            acknowledge(ackId);
-          } else {
-            setDeadline(List.of(ackId), 0); // nack: Pub/Sub redelivers it
-          }
-        });
+    CompletableFuture<DeliveryResult.Outcome> delivery;
+    try {
+      delivery = sink.apply(PubSubEvents.messagePublished(received.getMessage(), subscription, topic));
+    } catch (RuntimeException e) {
+      delivery = CompletableFuture.failedFuture(e);
+    }
+    delivery.whenComplete((outcome, failure) -> {
+      outstanding.remove(ackId);
+      boolean ended = failure == null && outcome != DeliveryResult.Outcome.ABANDONED;
+      settle(ackId, ended);
+    });
   }
 
-  private void acknowledge(String ackId) {
+  /**
+   * Ack after a delivery ended; nack (deadline 0) when it was abandoned, so Pub/Sub redelivers at once. Sent without
+   * blocking: an abandoned delivery ends on an interrupted thread, where a blocking call would fail.
+   */
+  private void settle(String ackId, boolean ack) {
+    ApiFuture<?> sent;
     try {
-      subscriber.acknowledgeCallable().call(
-          AcknowledgeRequest.newBuilder().setSubscription(subscription).addAckIds(ackId).build());
+      sent = ack
+          ? stub.acknowledgeCallable().futureCall(AcknowledgeRequest.newBuilder().setSubscription(subscription)
+              .addAckIds(ackId).build())
+          : stub.modifyAckDeadlineCallable().futureCall(ModifyAckDeadlineRequest.newBuilder()
+              .setSubscription(subscription).addAckIds(ackId).setAckDeadlineSeconds(0).build());
     } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "acknowledging a message of " + subscription + " failed; it will come again", e);
+      // The message comes back after its deadline: a duplicate delivery, which the functions absorb.
+      LOG.log(Level.FINE, "could not " + (ack ? "ack" : "nack") + " a message of " + subscription, e);
+      return;
+    }
+    settling.add(sent);
+    sent.addListener(() -> settling.remove(sent), Runnable::run);
+  }
+
+  private void extendDeadlines() {
+    List<String> ackIds = List.copyOf(outstanding);
+    if (ackIds.isEmpty() || !running) {
+      return;
+    }
+    try {
+      modify(ackIds, DEADLINE_SECONDS);
+    } catch (RuntimeException e) {
+      LOG.log(Level.FINE, "could not extend the deadlines of " + ackIds.size() + " messages of " + subscription, e);
     }
   }
 
-  /** A delivery the relay is still retrying keeps its message: its deadline moves on. */
-  private void extendOutstanding() {
-    if (!outstanding.isEmpty()) {
-      setDeadline(List.copyOf(outstanding), ACK_DEADLINE_SECONDS);
+  private void modify(List<String> ackIds, int seconds) {
+    stub.modifyAckDeadlineCallable().call(ModifyAckDeadlineRequest.newBuilder().setSubscription(subscription)
+        .addAllAckIds(ackIds).setAckDeadlineSeconds(seconds).build());
+  }
+
+  /** Waits (briefly) until the acks and nacks already sent have been answered. */
+  private void awaitSettled(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (ApiFuture<?> sent : List.copyOf(settling)) {
+      try {
+        sent.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        // that message comes back after its deadline
+      }
     }
   }
 
-  private void setDeadline(List<String> ackIds, int seconds) {
+  private boolean pause() {
     try {
-      subscriber.modifyAckDeadlineCallable().call(ModifyAckDeadlineRequest.newBuilder()
-          .setSubscription(subscription).addAllAckIds(ackIds).setAckDeadlineSeconds(seconds).build());
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "changing the ack deadline of " + subscription + " failed", e);
+      Thread.sleep(IDLE_PAUSE);
+      return true;
+    } catch (InterruptedException e) {
+      return false;
     }
   }
 
@@ -176,17 +230,20 @@ public final class PubSubSource implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    running = false;
+    extender.shutdownNow();
     puller.interrupt();
+    // The relay abandons its deliveries before closing its sources, so their nacks are on the way: let them
+    // arrive. A message still out after that comes back when its deadline runs out.
+    awaitSettled(Duration.ofSeconds(5));
+    channel.shutdownNow(); // also ends a pull that is waiting for messages
     try {
-      puller.join(10_000);
+      puller.join(TimeUnit.SECONDS.toMillis(5));
+      channel.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } finally {
+      stub.close();
     }
-    if (!outstanding.isEmpty()) {
-      setDeadline(List.copyOf(outstanding), 0); // unfinished deliveries go back to Pub/Sub
-    }
-    subscriber.close();
-    channel.shutdownNow();
   }
 }

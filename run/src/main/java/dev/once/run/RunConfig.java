@@ -1,0 +1,88 @@
+package dev.once.run;
+
+import dev.once.config.Setting;
+import dev.once.config.Settings;
+import dev.once.local.http.Cli;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How {@code dev/run} was asked to run: mode, ports, where logs go, and which Gemini.
+ *
+ * @param geminiApiKey the real Gemini API's key when {@code GEMINI_API_KEY} is set (then no stand-in runs), else null
+ * @param reconcileEvery how often the runner calls the reconciler itself (Cloud Scheduler's job), or null for never
+ * @param collection the ledger's collection: ONCE_COLLECTION reaches the functions from the runner's environment
+ */
+public record RunConfig(Mode mode, Ports ports, Path logDir, String project, String geminiApiKey,
+    Duration reconcileEvery, boolean demo, String collection) {
+
+  public static final String PROJECT = "once-local";
+  public static final Path DEFAULT_LOG_DIR = Path.of("target", "run");
+  /** With the real API in batch mode no webhook can reach this machine: the reconciler is the only way. */
+  static final Duration REAL_BATCH_RECONCILE = Duration.ofSeconds(60);
+
+  static final String USAGE = """
+      usage: dev/run [--mode sync|batch] [--demo] [--log-dir DIR]
+        Runs the whole pipeline on this machine: the Firestore and Pub/Sub emulators, the Cloud Storage and Gemini
+        stand-ins, the Eventarc relay, a notification endpoint and the four functions under the Functions Framework
+        invoker, on fixed ports (ONCE_<PART>_PORT moves one; see README). Ctrl-C stops everything.
+        --mode    the functions' ANALYSIS_MODE (default sync)
+        --demo    start, run the demo in sync and then batch mode, print what happened, stop; exit 1 if an effect
+                  ran twice or an event was lost (the demo always uses the Gemini stand-in)
+        --log-dir where every part's log goes (default target/run)
+        GEMINI_API_KEY set: the functions call the real Gemini API and no stand-in runs.
+        ONCE_RECONCILE_SECONDS: call the reconciler this often (default: every 60 s with the real API in batch mode).""";
+
+  public boolean realGemini() {
+    return geminiApiKey != null;
+  }
+
+  public RunConfig withMode(Mode newMode) {
+    return new RunConfig(newMode, ports, logDir, project, geminiApiKey, reconcileEvery, demo, collection);
+  }
+
+  /** Tests: the same stack on other ports and another log directory. */
+  public static RunConfig of(Mode mode, Ports ports, Path logDir) {
+    return new RunConfig(mode, ports, logDir, PROJECT, null, null, false, Setting.ONCE_COLLECTION.defaultValue());
+  }
+
+  public static RunConfig parse(String[] args, Map<String, String> env) {
+    Cli cli = Cli.parse(args, Set.of("mode", "demo", "log-dir", "help"));
+    if (cli.has("help")) {
+      throw new Help();
+    }
+    boolean demo = cli.flag("demo");
+    Mode mode = Mode.parse(cli.get("mode", "sync"));
+    String key = env.get("GEMINI_API_KEY");
+    // The demo drives the stand-in's switches and counts its calls, and should never spend money.
+    String realKey = demo || key == null || key.isBlank() ? null : key.strip();
+    Duration reconcile = null;
+    String every = env.get("ONCE_RECONCILE_SECONDS");
+    if (every != null && !every.isBlank()) {
+      try {
+        long seconds = Long.parseLong(every.strip());
+        if (seconds < 1) {
+          throw new NumberFormatException();
+        }
+        reconcile = Duration.ofSeconds(seconds);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("ONCE_RECONCILE_SECONDS must be a positive whole number, got \"" + every + "\"");
+      }
+    } else if (realKey != null && mode == Mode.BATCH) {
+      reconcile = REAL_BATCH_RECONCILE;
+    }
+    return new RunConfig(mode, Ports.fromEnvironment(env), Path.of(cli.get("log-dir", DEFAULT_LOG_DIR.toString())),
+        PROJECT, realKey, reconcile, demo, Settings.of(env).required(Setting.ONCE_COLLECTION));
+  }
+
+  /** {@code --help}: print the usage and exit 0. */
+  static final class Help extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Help() {
+      super(USAGE);
+    }
+  }
+}

@@ -1,0 +1,196 @@
+package dev.once.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.NoCredentials;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import dev.once.config.FirestoreClients;
+import dev.once.effects.Records;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.local.Await;
+import dev.once.run.demo.Demo;
+import dev.once.run.demo.DemoReport;
+import dev.once.run.inspect.InspectRunner;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The demo end to end, as {@code dev/run --demo} runs it: the whole stack started by the runner's own {@link Stack}
+ * (the same processes, on free ports), the demo in sync mode, the functions restarted in batch mode, the demo again,
+ * then everything stopped. Each demo's verdict must be OK, and this test checks Firestore itself too: one analysis
+ * and at most one billing entry per uploaded document. dev/inspect runs against the same stack. One stack for all
+ * of it (starting one takes half a minute here), so the steps run in order.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DemoEndToEndTest {
+  private static final Set<String> FINAL = Set.of("analysed", "failed", "rejected");
+
+  private Stack stack;
+  private Firestore db;
+  private Storage gcs;
+  private final List<String> progress = new ArrayList<>();
+  private DemoReport syncReport;
+
+  @BeforeAll
+  void start() {
+    Path logs = Path.of(System.getProperty("once.logDir", "target/test-run"), "demo-" + System.nanoTime());
+    stack = Stack.start(RunConfig.of(Mode.SYNC, Ports.free(), logs), FunctionJars.locate().check(), progress::add);
+    Ports ports = stack.config().ports();
+    db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
+    gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
+        .setCredentials(NoCredentials.getInstance()).build().getService();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    db.close();
+    gcs.close();
+    stack.close();
+  }
+
+  private DemoReport demo() {
+    DemoReport report = Demo.run(stack.info(ProcessHandle.current().pid()), progress::add);
+    assertTrue(report.ok(), String.join("\n", report.render()));
+    return report;
+  }
+
+  /** Firestore, read here and not by the demo: per uploaded object one analysis, and a bill only if analysed. */
+  private void eachUploadAnalysedOnce_andBilledAtMostOnce(DemoReport report, boolean batch) throws Exception {
+    List<Blob> uploads = new ArrayList<>();
+    gcs.list(Topology.BUCKET, Storage.BlobListOption.prefix(report.folder())).iterateAll().forEach(uploads::add);
+    assertEquals(4, uploads.size(), "the demo uploaded four documents under " + report.folder());
+    int billed = 0;
+    for (Blob blob : uploads) {
+      String key = "gcs:" + blob.getBucket() + "/" + blob.getName() + "#" + blob.getGeneration();
+      List<QueryDocumentSnapshot> analyses = byKey(Records.ANALYSES, key);
+      List<QueryDocumentSnapshot> bills = byKey(Records.BILLING, key);
+      assertEquals(1, analyses.size(), "one analysis for " + key);
+      String status = analyses.get(0).getString("status");
+      assertTrue(FINAL.contains(status), key + " ended " + status);
+      assertTrue(bills.size() <= 1, key + " billed " + bills.size() + " times");
+      assertEquals(status.equals("analysed") ? 1 : 0, bills.size(), key + " is " + status + ": billed iff analysed");
+      if (!bills.isEmpty()) {
+        assertEquals(batch, bills.get(0).getBoolean("batch"), "batch pricing in batch mode only");
+        billed++;
+      }
+    }
+    assertEquals(2, billed, "the PDF and the PNG are analysed and billed; the text file and the empty PDF are refused");
+  }
+
+  private List<QueryDocumentSnapshot> byKey(String collection, String key) throws Exception {
+    return db.collection(collection).whereEqualTo("key", key).get().get(30, TimeUnit.SECONDS).getDocuments();
+  }
+
+  private String invoiceKey(DemoReport report) {
+    Blob invoice = gcs.get(Topology.BUCKET, report.folder() + "invoice.pdf");
+    return "gcs:" + invoice.getBucket() + "/" + invoice.getName() + "#" + invoice.getGeneration();
+  }
+
+  private Map<String, String> firestoreEnv() {
+    return Map.of("FIRESTORE_EMULATOR_HOST", stack.config().ports().hostPort(Part.FIRESTORE),
+        "GOOGLE_CLOUD_PROJECT", RunConfig.PROJECT);
+  }
+
+  @Test
+  @Order(1)
+  void syncDemo_absorbsEveryDuplicate_andFirestoreAgrees() throws Exception {
+    syncReport = demo();
+    eachUploadAnalysedOnce_andBilledAtMostOnce(syncReport, false);
+    assertEquals(List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY),
+        syncReport.rows().stream().map(DemoReport.Row::effect).toList());
+    assertTrue(syncReport.rows().get(0).absorbed() >= 5, "four doubled notifications and one redelivery absorbed");
+  }
+
+  @Test
+  @Order(2)
+  void inspect_showsEveryEffectOfAKnownKey_andExits1ForAnUnknownOne() {
+    InspectRunner.Result known = InspectRunner.run(firestoreEnv(), invoiceKey(syncReport));
+    assertEquals(0, known.status(), known.err());
+    for (String line : List.of("analyse       DONE", "publish       DONE", "notify        DONE", "submit-batch  —",
+        "status analysed, mode sync", "verdict: billed once")) {
+      assertTrue(known.out().contains(line), "'" + line + "' in\n" + known.out());
+    }
+    InspectRunner.Result unknown = InspectRunner.run(firestoreEnv(), "gcs:inbox/never-uploaded.pdf#1");
+    assertEquals(1, unknown.status(), unknown.out());
+    assertTrue(unknown.out().contains("nothing is known about gcs:inbox/never-uploaded.pdf#1"), unknown.out());
+  }
+
+  @Test
+  @Order(3)
+  void inspect_showsALiveClaimsLeaseAndLastError_andReadsWhatIsThereForBilling() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/inspect/twice.pdf#7");
+    FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    ClaimResult.Acquired claim = (ClaimResult.Acquired) ledger.claim(key, Effects.ANALYSE, "fp");
+    ledger.release(claim.claim(), "Gemini answered 503");
+    ledger.claim(key, Effects.ANALYSE, "fp"); // taken over: a live lease, attempt 2, the last error kept
+    // Fixed ids make a second bill impossible for the pipeline; dev/inspect must still show one if it is there.
+    for (String id : List.of(key.documentId(), "a-second-writer")) {
+      db.collection(Records.BILLING).document(id).set(Map.of("key", key.value(), "model", "m", "totalTokens", 1))
+          .get(30, TimeUnit.SECONDS);
+    }
+
+    InspectRunner.Result result = InspectRunner.run(firestoreEnv(), key.value());
+
+    assertEquals(0, result.status(), result.err());
+    assertTrue(result.out().contains("analyse       CLAIMED   attempts 2, token 2"), result.out());
+    assertTrue(result.out().contains("lease live until"), result.out());
+    assertTrue(result.out().contains("last error: Gemini answered 503"), result.out());
+    assertTrue(result.out().contains("verdict: billed 2 times"), result.out());
+  }
+
+  @Test
+  @Order(4)
+  void batchDemo_afterTheFunctionsRestartInBatchMode_absorbsEveryDuplicate_andFirestoreAgrees() throws Exception {
+    stack.switchMode(Mode.BATCH);
+    DemoReport report = demo();
+    eachUploadAnalysedOnce_andBilledAtMostOnce(report, true);
+    assertEquals(List.of(Effects.SUBMIT_BATCH, Effects.COMPLETE, Effects.PUBLISH, Effects.NOTIFY),
+        report.rows().stream().map(DemoReport.Row::effect).toList());
+    DemoReport.Row complete = report.rows().get(1);
+    assertEquals(2, complete.performed(), "one completion per batch job");
+    assertTrue(complete.absorbed() >= 4, "each job's second webhook and the reconciler's visits absorbed");
+
+    String job = byKey(Records.ANALYSES, invoiceKey(report)).get(0).getString("job");
+    InspectRunner.Result inspected = InspectRunner.run(firestoreEnv(),
+        " https://generativelanguage.googleapis.com/v1beta/" + job + "/ ");
+    assertEquals(0, inspected.status(), inspected.err());
+    assertTrue(inspected.out().contains("key gemini:" + job), inspected.out());
+    assertTrue(inspected.out().contains("complete      DONE"), inspected.out());
+    assertTrue(inspected.out().contains("billed once"), inspected.out());
+  }
+
+  @Test
+  @Order(5)
+  void stopping_leavesNoProcessBehind() {
+    List<Long> pids = stack.pids();
+    assertTrue(pids.size() >= 14, "10 parts and the first four functions: " + pids);
+    stack.close();
+    Await.until(Duration.ofSeconds(30), () -> pids.stream().noneMatch(DemoEndToEndTest::alive),
+        "every process of the stack to have exited");
+  }
+
+  private static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+}

@@ -1,0 +1,130 @@
+package dev.once.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.local.Await;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code dev/run} as its own process, exactly as the script starts it (the same main, the same classpath): it starts
+ * the stack, prints the table and the combined log, refuses a second runner, serves {@code dev/demo}, and on SIGTERM
+ * (what Ctrl-C does) stops every process it started and removes its lock.
+ */
+class RunnerProcessTest {
+  private static final Path LOGS = Path.of(System.getProperty("once.logDir", "target/test-run"));
+
+  private static ProcessBuilder runner(Path logDir, Map<String, String> env) {
+    List<String> command = new ArrayList<>(List.of(Jvm.java(), "-Xmx512m",
+        "-Donce.functionJar=" + System.getProperty("once.functionJar"),
+        "-Donce.invokerJar=" + System.getProperty("once.invokerJar"),
+        "-cp", System.getProperty("java.class.path"), LocalPipeline.class.getName(), "--log-dir", logDir.toString()));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    // A developer's own key must not make this test call the real Gemini API.
+    builder.environment().remove("GEMINI_API_KEY");
+    builder.environment().putAll(env);
+    return builder;
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file) : "";
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  @Test
+  void runner_startsEverything_refusesASecondRunner_servesTheDemo_andLeavesNothingBehindOnSigterm() throws Exception {
+    Path logDir = LOGS.resolve("runner-" + System.nanoTime());
+    Files.createDirectories(logDir);
+    Path output = logDir.resolve("runner.out");
+    Ports ports = Ports.free();
+    Process runner = runner(logDir, ports.asEnvironment()).redirectOutput(output.toFile()).start();
+    try {
+      Await.until(Duration.ofMinutes(3), () -> {
+        if (!runner.isAlive()) {
+          throw new AssertionError("dev/run exited with " + runner.exitValue() + ":\n" + read(output));
+        }
+        return read(output).contains("ready. Combined log below");
+      }, "dev/run to start everything (see " + output + ")");
+      String table = read(output);
+      for (Part part : Part.values()) {
+        assertTrue(table.contains(part.title()), part.title() + " in the table:\n" + table);
+      }
+      assertTrue(table.contains(ports.url(Part.DOCUMENT_UPLOADED) + "/"), table);
+      assertEquals(runner.pid(), StackInfo.read(RunLock.file(logDir)).orElseThrow().pid(), "the lock names the runner");
+
+      ByteArrayOutputStream secondErr = new ByteArrayOutputStream();
+      int second = LocalPipeline.run(new String[] {"--log-dir", logDir.toString()}, ports.asEnvironment(),
+          new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+          new PrintStream(secondErr, true, StandardCharsets.UTF_8), false);
+      assertEquals(LocalPipeline.FAILED, second);
+      assertTrue(secondErr.toString(StandardCharsets.UTF_8).contains("already running here (pid " + runner.pid() + ","),
+          secondErr.toString(StandardCharsets.UTF_8));
+
+      ByteArrayOutputStream demoOut = new ByteArrayOutputStream();
+      ByteArrayOutputStream demoErr = new ByteArrayOutputStream();
+      int demo = DemoCommand.run(new String[] {"--log-dir", logDir.toString()}, Map.of(),
+          new PrintStream(demoOut, true, StandardCharsets.UTF_8), new PrintStream(demoErr, true, StandardCharsets.UTF_8));
+      String demoText = demoOut.toString(StandardCharsets.UTF_8) + demoErr.toString(StandardCharsets.UTF_8);
+      assertEquals(0, demo, demoText);
+      assertTrue(demoText.contains("verdict: OK"), demoText);
+
+      Await.until(Duration.ofSeconds(30), () -> read(output).contains("notify→duplicate"),
+          "the combined log to show the redelivered message absorbed");
+      String log = read(output);
+      assertTrue(log.matches("(?s).*DocumentUploaded +analyse→processed, publish→processed +gcs:inbox/demo/.*"), log);
+      assertTrue(log.contains("answered 200"), log);
+      assertFalse(log.contains("\tat "), "no stack traces in the combined log");
+      assertTrue(read(logDir.resolve("combined.log")).contains("analyse→processed"), "the combined log is kept");
+
+      List<Long> children = ProcessHandle.of(runner.pid()).orElseThrow().descendants().map(ProcessHandle::pid).toList();
+      assertTrue(children.size() >= 10, "ten parts: " + children);
+
+      runner.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the runner's shutdown hook stops everything
+      Await.until(Duration.ofMinutes(1), () -> !runner.isAlive(), "dev/run to exit");
+      Await.until(Duration.ofSeconds(30), () -> children.stream().noneMatch(RunnerProcessTest::alive),
+          "every child of dev/run to have exited");
+      assertFalse(Files.exists(RunLock.file(logDir)), "the lock is removed");
+      assertTrue(read(output).contains("stopped"), read(output));
+    } finally {
+      if (runner.isAlive()) {
+        ProcessHandle.of(runner.pid()).ifPresent(h -> h.descendants().forEach(ProcessHandle::destroyForcibly));
+        runner.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void withoutTheCloudSdkEmulators_theRunnerSaysWhatToInstall_andStartsNothing() throws Exception {
+    Path logDir = LOGS.resolve("no-sdk-" + System.nanoTime());
+    Files.createDirectories(logDir);
+    Path output = logDir.resolve("runner.out");
+    ProcessBuilder builder = runner(logDir, Ports.free().asEnvironment()).redirectOutput(output.toFile());
+    builder.environment().put("CLOUDSDK_ROOT", logDir.resolve("no-such-sdk").toString());
+    Process runner = builder.start();
+    Await.until(Duration.ofMinutes(1), () -> !runner.isAlive(), "dev/run to give up");
+    assertEquals(LocalPipeline.FAILED, runner.exitValue(), read(output));
+    assertTrue(read(output).contains("the Cloud SDK Firestore emulator is missing"), read(output));
+    assertTrue(read(output).contains("install the Cloud SDK component cloud-firestore-emulator"), read(output));
+    assertFalse(read(output).contains("starting the pipeline"), read(output));
+    assertEquals(Optional.empty(), StackInfo.read(RunLock.file(logDir)), "no lock left");
+  }
+}
