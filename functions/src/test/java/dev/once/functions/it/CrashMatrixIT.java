@@ -22,14 +22,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The document flow, killed with SIGKILL at each point of its way (sync mode). Each point gets 20 documents,
- * one at a time so a kill interrupts one event only; every 7th document's process is killed at the point, then
+ * one at a time so a kill interrupts one event only; every 10th document's process is killed at the point, then
  * replaced (the watchdog), and Eventarc (the relay) redelivers. Whatever the point: every document is analysed
  * and billed exactly once, published at least once (every copy with the document's key), notified once; and
  * Gemini was called at most once per document plus once per kill at or after the call.
  */
 class CrashMatrixIT {
   private static final int DOCUMENTS = 20;
-  private static final int KILL_EVERY = 7;
+  private static final int KILL_EVERY = 10;
   private static final Duration PER_DOCUMENT = Duration.ofSeconds(60);
   private static PipelineStack stack;
 
@@ -57,7 +57,7 @@ class CrashMatrixIT {
     boolean external = point.equals("during-gemini");
     stack.restart("DocumentUploaded", external ? List.of() : List.of(
         "-Donce.crash.at=" + point,
-        "-Donce.crash.keys=gcs:inbox/" + folder + "/doc-(00|07|14)\\.pdf#\\d+",
+        "-Donce.crash.keys=gcs:inbox/" + folder + "/doc-(00|10)\\.pdf#\\d+",
         "-Donce.crash.log=" + crashLog.toAbsolutePath()));
     int restartsBefore = stack.restarts("DocumentUploaded");
     long geminiBefore = stack.gemini.count("generateContent");
@@ -85,8 +85,8 @@ class CrashMatrixIT {
     }
 
     int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
-    assertEquals(3, kills, "one kill per 7 documents");
-    Await.until(PER_DOCUMENT, () -> stack.restarts("DocumentUploaded") - restartsBefore >= 3, "the killed processes replaced");
+    assertEquals(2, kills, "one kill per 10 documents");
+    Await.until(PER_DOCUMENT, () -> stack.restarts("DocumentUploaded") - restartsBefore >= 2, "the killed processes replaced");
     Await.until(PER_DOCUMENT, stack::relayIdle, "every redelivery finished");
 
     stack.assertAnalysedBilledAndPublishedOnce(keys);

@@ -335,6 +335,15 @@ final class PipelineStack implements AutoCloseable {
     }
   }
 
+  /** Calls the reconciler, unless it is down (killed, and not replaced yet): the next call will do. */
+  void reconcileIfUp() {
+    try {
+      reconcile();
+    } catch (RuntimeException | AssertionError e) {
+      // killed mid-run by a crash point, or restarting
+    }
+  }
+
   /** Ledger records (all effects), for "nothing was written" checks. */
   int ledgerRecords() {
     return documents("idempotency").size();
