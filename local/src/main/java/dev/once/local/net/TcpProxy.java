@@ -10,7 +10,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP relay between clients and a server on loopback that can be cut: an outage as clients see it. While cut,
@@ -22,7 +21,6 @@ public final class TcpProxy implements AutoCloseable {
   private final String targetHost;
   private final int targetPort;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
-  private final AtomicLong accepted = new AtomicLong();
   private volatile boolean cut;
   private volatile boolean closed;
 
@@ -51,10 +49,6 @@ public final class TcpProxy implements AutoCloseable {
     return "127.0.0.1:" + server.getLocalPort();
   }
 
-  public long connectionsAccepted() {
-    return accepted.get();
-  }
-
   /** Resets every open connection and drops new ones until {@link #restore()}. */
   public void cut() {
     cut = true;
@@ -73,7 +67,6 @@ public final class TcpProxy implements AutoCloseable {
       } catch (IOException e) {
         return; // closed
       }
-      accepted.incrementAndGet();
       if (cut) {
         reset(client);
         continue;
