@@ -25,100 +25,113 @@ import java.util.zip.ZipFile;
  */
 public final class ColdStartBench {
   /** The same flags for both functions: as the platform sizes the JVM of DocumentUploaded's 2 GiB instance. */
-  private static final List<String> JVM = List.of("-XX:MaxRAM=2g");
+  private static final List<String> DEFAULT_JVM = List.of("-XX:MaxRAM=2g");
   private static final String HELLO = "dev.once.bench.hello.HelloWorld";
 
   private final BenchStack stack;
+  /** JVM flags of every launch; {@code --jvm FLAG} adds one (what JAVA_TOOL_OPTIONS would add when deployed). */
+  private final List<String> jvm;
   private int launches;
 
-  private ColdStartBench(BenchStack stack) {
+  private ColdStartBench(BenchStack stack, List<String> jvm) {
     this.stack = stack;
+    this.jvm = jvm;
   }
 
   public static void main(String[] args) throws Exception {
     int rounds = 5;
-    if (args.length == 2 && args[0].equals("--rounds")) {
-      rounds = Integer.parseInt(args[1]);
-    } else if (args.length != 0) {
-      throw new IllegalArgumentException("usage: dev/bench coldstart [--rounds R]");
+    Path candidate = null;
+    List<String> jvm = new ArrayList<>(DEFAULT_JVM);
+    for (int i = 0; i < args.length; i += 2) {
+      String value = i + 1 < args.length ? args[i + 1] : "";
+      switch (args[i]) {
+        case "--rounds" -> rounds = Integer.parseInt(value);
+        case "--candidate" -> candidate = Path.of(value).toAbsolutePath();
+        case "--jvm" -> jvm.add(value);
+        default -> throw new IllegalArgumentException(
+            "usage: dev/bench coldstart [--rounds R] [--candidate JAR] [--jvm FLAG]...");
+      }
     }
     try (BenchStack stack = BenchStack.start()) {
-      new ColdStartBench(stack).run(rounds);
+      new ColdStartBench(stack, jvm).run(rounds, candidate);
     }
   }
 
-  private enum Kind { HELLO, FIRST, DUPLICATE }
+  /** One kind of launch: which jar and function, and whether its first event is a duplicate. */
+  private record Kind(String label, Path jar, String target, boolean duplicate) {
+    boolean hello() {
+      return target.equals(HELLO);
+    }
+  }
 
-  private void run(int rounds) throws Exception {
+  private void run(int rounds, Path candidate) throws Exception {
     System.out.printf("cold start: invoker start to first event answered 2xx, %d rounds, kinds interleaved, JVM %s,"
-        + " %d cores shared with everything else on this machine%n", rounds, String.join(" ", JVM),
+        + " %d cores shared with everything else on this machine%n", rounds, String.join(" ", jvm),
         Runtime.getRuntime().availableProcessors());
-    jarSizes();
+    List<Kind> kinds = new ArrayList<>(List.of(
+        new Kind("hello world", Artifacts.helloJar(), HELLO, false),
+        new Kind("DocumentUploaded, first delivery", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, false),
+        new Kind("DocumentUploaded, duplicate", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, true)));
+    if (candidate != null) {
+      // A changed deploy jar (--candidate), measured in the same rounds: the way to try a start-up change.
+      kinds.add(new Kind("candidate jar, first delivery", candidate, BenchStack.DOCUMENT_UPLOADED, false));
+      kinds.add(new Kind("candidate jar, duplicate", candidate, BenchStack.DOCUMENT_UPLOADED, true));
+    }
+    jarSizes(candidate);
     List<ObjectFinalized> analysed = analyseBeforehand(rounds);
     Map<Kind, List<InvokerLaunch.Timing>> timings = new LinkedHashMap<>();
-    Map<Kind, List<Long>> handlerMs = new LinkedHashMap<>();
+    Map<Kind, List<Double>> handlerMs = new LinkedHashMap<>();
     for (int round = 0; round < rounds; round++) {
-      List<Kind> order = new ArrayList<>(List.of(Kind.values()));
+      List<Kind> order = new ArrayList<>(kinds);
       Collections.rotate(order, round); // no kind always goes first, after the machine was idle
       for (Kind kind : order) {
-        CloudEvent event = switch (kind) {
-          case HELLO, FIRST -> DirectSender.finalized(stack.upload("coldstart/first-" + round + "-" + kind + ".pdf",
-              Invoices.pdf("CS-" + round)));
-          case DUPLICATE -> DirectSender.finalized(stack.storage.renotify(analysed.get(round).bucket(),
-              analysed.get(round).name(), analysed.get(round).generation()));
-        };
-        try (InvokerLaunch launch = kind == Kind.HELLO
-            ? InvokerLaunch.start(Artifacts.helloJar(), HELLO, JVM, Map.of(), log())
-            : InvokerLaunch.start(Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, JVM, stack.environment(), log())) {
+        ObjectFinalized done = analysed.get(round);
+        CloudEvent event = kind.duplicate()
+            ? DirectSender.finalized(stack.storage.renotify(done.bucket(), done.name(), done.generation()))
+            : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", Invoices.pdf("CS-" + launches)));
+        try (InvokerLaunch launch = InvokerLaunch.start(kind.jar(), kind.target(), jvm,
+            kind.hello() ? Map.of() : stack.environment(), log())) {
           InvokerLaunch.Timing timing = launch.firstEvent(event);
           timings.computeIfAbsent(kind, k -> new ArrayList<>()).add(timing);
           Long handled = launch.loggedLatencyMs();
           if (handled != null) {
-            handlerMs.computeIfAbsent(kind, k -> new ArrayList<>()).add(handled);
+            handlerMs.computeIfAbsent(kind, k -> new ArrayList<>()).add(handled.doubleValue());
           }
-          System.out.printf("  round %d  %-9s listening after %6.0f ms, first event answered after %6.0f ms%s%n",
-              round + 1, kind, timing.listenMs(), timing.answeredMs(),
+          System.out.printf("  round %d  %-34s listening after %5.0f ms, first event answered after %5.0f ms%s%n",
+              round + 1, kind.label(), timing.listenMs(), timing.answeredMs(),
               handled == null ? "" : " (the function's own latency: " + handled + " ms)");
         }
       }
     }
-    double hello = median(timings.get(Kind.HELLO).stream().map(InvokerLaunch.Timing::answeredMs).toList());
-    System.out.printf("%n%-34s %10s %10s %16s%n", "median", "listening", "answered", "ratio to hello");
-    for (Kind kind : Kind.values()) {
+    double hello = median(timings.get(kinds.get(0)).stream().map(InvokerLaunch.Timing::answeredMs).toList());
+    System.out.printf("%n%-34s %10s %10s %15s %16s%n", "median", "listening", "answered", "ratio to hello",
+        "function's own");
+    for (Kind kind : kinds) {
       double listen = median(timings.get(kind).stream().map(InvokerLaunch.Timing::listenMs).toList());
       double answered = median(timings.get(kind).stream().map(InvokerLaunch.Timing::answeredMs).toList());
-      System.out.printf("%-34s %7.0f ms %7.0f ms %15.2fx%n", label(kind), listen, answered, answered / hello);
+      System.out.printf("%-34s %7.0f ms %7.0f ms %14.2fx %13s%n", kind.label(), listen, answered, answered / hello,
+          handlerMs.containsKey(kind) ? String.format("%.0f ms", median(handlerMs.get(kind))) : "-");
     }
-    for (Kind kind : List.of(Kind.FIRST, Kind.DUPLICATE)) {
+    System.out.println();
+    for (Kind kind : kinds.subList(1, kinds.size())) {
       double ratio = median(timings.get(kind).stream().map(InvokerLaunch.Timing::answeredMs).toList()) / hello;
-      System.out.printf("%s / hello world = %.2f (target <= 2: %s)%n", label(kind), ratio, ratio <= 2 ? "met" : "MISSED");
-    }
-    if (handlerMs.containsKey(Kind.FIRST)) {
-      System.out.printf("the function's own latency of its first event (median): first delivery %.0f ms, duplicate"
-          + " %.0f ms%n", median(handlerMs.get(Kind.FIRST).stream().map(Long::doubleValue).toList()),
-          median(handlerMs.getOrDefault(Kind.DUPLICATE, List.of(0L)).stream().map(Long::doubleValue).toList()));
+      System.out.printf("%s / hello world = %.2f (target <= 2: %s)%n", kind.label(), ratio, ratio <= 2 ? "met" : "MISSED");
     }
     probe();
-  }
-
-  private static String label(Kind kind) {
-    return switch (kind) {
-      case HELLO -> "hello world";
-      case FIRST -> "DocumentUploaded, first delivery";
-      case DUPLICATE -> "DocumentUploaded, duplicate";
-    };
   }
 
   private Path log() {
     return stack.logDir.resolve("coldstart-" + (++launches) + ".log");
   }
 
-  private static void jarSizes() throws IOException {
-    Path deploy = Artifacts.functionJar();
-    try (ZipFile jar = new ZipFile(deploy.toFile())) {
-      System.out.printf("deploy jar %s: %.1f MiB (%,d bytes, %,d entries); hello-world jar: %,d bytes%n",
-          deploy.getFileName(), Files.size(deploy) / 1048576.0, Files.size(deploy), jar.size(),
-          Files.size(Artifacts.helloJar()));
+  private static void jarSizes(Path candidate) throws IOException {
+    System.out.printf("deploy jar: %s; hello-world jar: %,d bytes%s%n", size(Artifacts.functionJar()),
+        Files.size(Artifacts.helloJar()), candidate == null ? "" : "; candidate jar: " + size(candidate));
+  }
+
+  private static String size(Path jar) throws IOException {
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      return String.format("%.1f MiB (%,d bytes, %,d entries)", Files.size(jar) / 1048576.0, Files.size(jar), zip.size());
     }
   }
 
@@ -131,7 +144,7 @@ public final class ColdStartBench {
       documents.add(document);
       events.add(DirectSender.finalized(document));
     }
-    try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), JVM, "coldstart-prepare.log")) {
+    try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), jvm, "coldstart-prepare.log")) {
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 1,
           dev.once.local.eventarc.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
       if (!report.gaveUp().isEmpty()) {
@@ -149,7 +162,7 @@ public final class ColdStartBench {
         Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-    command.addAll(JVM);
+    command.addAll(jvm);
     command.addAll(List.of("-cp", classPath, "dev.once.functions.ColdStartProbe",
         a.name(), Long.toString(a.generation()), Long.toString(Invoices.pdf("P-A").length),
         b.name(), Long.toString(b.generation()), Long.toString(Invoices.pdf("P-B").length)));
