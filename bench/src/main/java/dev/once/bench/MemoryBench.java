@@ -20,7 +20,9 @@ import java.util.Random;
  * dev/bench memory (issue 7, "cost per event: resident memory"): one DocumentUploaded instance takes 10,000 events
  * (250 documents, each delivered 40 times: mostly duplicates, some first deliveries), four at a time as deployed;
  * then its resident set (VmRSS) and peak (VmHWM) are read from /proc. Twice: with the JVM's defaults on this
- * machine (no -Xmx), and sized as in a 512 MiB container. Target: fits a 512 MiB instance.
+ * machine (no -Xmx), and sized as in a 512 MiB container, which the target (fits a 512 MiB instance) is judged
+ * on; the first shows what a JVM that believes it has this machine's memory does, and the live heap after a full
+ * collection shows what the instance really holds.
  */
 public final class MemoryBench {
   private static final long MIB = 1024 * 1024;
@@ -43,15 +45,15 @@ public final class MemoryBench {
         new Variant("512 MiB container sizing (-XX:MaxRAM=512m)", List.of("-XX:MaxRAM=512m")));
     System.out.printf("resident memory of one DocumentUploaded instance after %,d events (%d documents x %d"
         + " deliveries, shuffled, 4 at a time)%n", events, DOCUMENTS, events / DOCUMENTS);
-    boolean fits = true;
+    boolean fits;
     try (BenchStack stack = BenchStack.start()) {
-      int run = 0;
-      for (Variant variant : variants) {
-        fits &= measure(stack, variant, events, ++run);
-      }
+      measure(stack, variants.get(0), events, 1);
+      fits = measure(stack, variants.get(1), events, 2);
     }
-    System.out.printf("%nfits a 512 MiB instance (peak resident set of every variant <= 512 MiB): %s%n",
+    System.out.printf("%nfits a 512 MiB instance (peak resident set sized as in one <= 512 MiB): %s%n",
         fits ? "yes" : "NO");
+    System.out.println("(with the JVM's defaults the heap may grow to a quarter of this machine's memory, so that"
+        + " resident set shows how long garbage is kept, not what an instance needs: see the live heap)");
   }
 
   private static boolean measure(BenchStack stack, Variant variant, int events, int run) throws Exception {
@@ -77,11 +79,42 @@ public final class MemoryBench {
       long rss = status(instance.pid(), "VmRSS");
       long peak = status(instance.pid(), "VmHWM");
       boolean fits = peak <= INSTANCE_BYTES;
-      System.out.printf("  %-52s idle after start %4d MiB; after %,d events (%.0f/s, %d retried): resident %4d MiB,"
-              + " peak %4d MiB -> %s%n", variant.name(), startRss / MIB, deliveries.size(), report.perSecond(),
-          report.retries(), rss / MIB, peak / MIB, fits ? "fits 512 MiB" : "does NOT fit 512 MiB");
+      System.out.printf("  %-52s idle after start %4d MiB; after %,d events: resident %4d MiB, peak %4d MiB,"
+              + " live heap after a full GC %s -> %s%n", variant.name(), startRss / MIB, deliveries.size(), rss / MIB,
+          peak / MIB, liveHeap(instance.pid()), fits ? "fits 512 MiB" : "over 512 MiB");
       return fits;
     }
+  }
+
+  /** The heap in use after a full collection, from the JDK's jcmd (GC.run, then GC.heap_info). */
+  private static String liveHeap(long pid) throws InterruptedException {
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    try {
+      run(jcmd, Long.toString(pid), "GC.run");
+      // A line per generation ("DefNew total NK, used NK", "Tenured ...") or for the whole heap ("garbage-first
+      // heap total reserved NK, committed NK, used NK"); their sub-spaces say "N% used" and Metaspace has no total.
+      java.util.regex.Matcher used = java.util.regex.Pattern.compile("(?m)^\\S.*total .*\\bused (\\d+)K")
+          .matcher(run(jcmd, Long.toString(pid), "GC.heap_info"));
+      long kib = 0;
+      boolean found = false;
+      while (used.find()) {
+        kib += Long.parseLong(used.group(1));
+        found = true;
+      }
+      return found ? (kib / 1024) + " MiB" : "unknown";
+    } catch (IOException e) {
+      return "unknown (" + e.getMessage() + ")";
+    }
+  }
+
+  private static String run(String... command) throws IOException, InterruptedException {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    byte[] out = process.getInputStream().readAllBytes();
+    if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new IOException(String.join(" ", command) + " did not finish");
+    }
+    return new String(out, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   /** A size line of /proc/PID/status ("VmRSS:  123456 kB"), in bytes. */
