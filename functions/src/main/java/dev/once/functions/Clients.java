@@ -19,6 +19,7 @@ import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;
+import java.util.function.Supplier;
 
 /**
  * The clients of one function instance, each built on first use and then shared by every request: a duplicate
@@ -39,8 +40,16 @@ final class Clients {
   final Lazy<MessagePublisher> publisher;
 
   Clients(Settings settings) {
+    this(settings, () -> FirestoreClients.create(settings));
+  }
+
+  /**
+   * With the Firestore client made by {@code firestoreFactory} (still on first use): the seam through which the
+   * cost benchmark hands in a client whose channel counts every call.
+   */
+  Clients(Settings settings, Supplier<Firestore> firestoreFactory) {
     this.settings = settings;
-    this.firestore = Lazy.of(() -> FirestoreClients.create(settings));
+    this.firestore = Lazy.of(firestoreFactory);
     this.once = Lazy.of(() -> new Once(new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings))));
     this.records = Lazy.of(() -> new Records(firestore.get(), PriceTable.fromSettings(settings)));
     this.storage = Lazy.of(() -> storage(settings));

@@ -1,0 +1,55 @@
+package dev.once.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The jars the function benchmarks serve, named by system properties that dev/bench sets after building them
+ * ({@code -pl functions,bench -am package}); a missing one stops the benchmark with the command that builds it.
+ */
+public final class Artifacts {
+  private Artifacts() {}
+
+  public static Path invokerJar() {
+    return existing("once.invokerJar");
+  }
+
+  /**
+   * A copy of the deploy jar taken when first asked for, so a build that replaces the jar while a benchmark runs
+   * (dev/test, another dev/bench) cannot pull it from under the JVMs serving it.
+   */
+  public static synchronized Path functionJar() {
+    if (functionJarCopy == null) {
+      Path jar = existing("once.functionJar");
+      try {
+        Path dir = Files.createDirectories(Path.of("target", "jar-copies"));
+        functionJarCopy = dir.resolve(ProcessHandle.current().pid() + "-" + jar.getFileName());
+        Files.copy(jar, functionJarCopy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        functionJarCopy.toFile().deleteOnExit();
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("could not copy " + jar, e);
+      }
+    }
+    return functionJarCopy;
+  }
+
+  private static Path functionJarCopy;
+
+  public static Path helloJar() {
+    return existing("once.helloJar");
+  }
+
+  /** This module's compiled classes, for the probe that runs in a JVM of its own. */
+  public static Path benchClasses() {
+    return existing("once.benchClasses");
+  }
+
+  private static Path existing(String property) {
+    String value = System.getProperty(property);
+    if (value == null || !Files.exists(Path.of(value))) {
+      throw new IllegalStateException("-D" + property + " must name an existing file (got " + value
+          + "); run the benchmarks with dev/bench, which builds them: mvn -pl functions,bench -am package -DskipTests");
+    }
+    return Path.of(value);
+  }
+}

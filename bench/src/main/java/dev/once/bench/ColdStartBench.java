@@ -1,0 +1,190 @@
+package dev.once.bench;
+
+import dev.once.local.emulator.FreePort;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.eventarc.DirectSender;
+import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.storage.ObjectFinalized;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.ZipFile;
+
+/**
+ * dev/bench coldstart (issue 7, "cost per event: cold start"): invoker process start to first event answered 2xx,
+ * for DocumentUploaded (a realistic first delivery of a real document through the emulators and stand-ins, and
+ * separately a duplicate) against a hello-world function on the same invoker; several rounds, the three kinds
+ * interleaved, medians. Target: DocumentUploaded at most 2× hello world. Then the deploy jar's size, and a probe
+ * that times the steps of a first delivery in a fresh JVM, to show where the time goes.
+ */
+public final class ColdStartBench {
+  /** The same flags for both functions: as the platform sizes the JVM of DocumentUploaded's 2 GiB instance. */
+  private static final List<String> DEFAULT_JVM = List.of("-XX:MaxRAM=2g");
+  private static final String HELLO = "dev.once.bench.hello.HelloWorld";
+
+  private final BenchStack stack;
+  /** JVM flags of every launch; {@code --jvm FLAG} adds one (what JAVA_TOOL_OPTIONS would add when deployed). */
+  private final List<String> jvm;
+  private int launches;
+
+  private ColdStartBench(BenchStack stack, List<String> jvm) {
+    this.stack = stack;
+    this.jvm = jvm;
+  }
+
+  public static void main(String[] args) throws Exception {
+    int rounds = 5;
+    Path candidate = null;
+    List<String> jvm = new ArrayList<>(DEFAULT_JVM);
+    for (int i = 0; i < args.length; i += 2) {
+      String value = i + 1 < args.length ? args[i + 1] : "";
+      switch (args[i]) {
+        case "--rounds" -> rounds = Integer.parseInt(value);
+        case "--candidate" -> candidate = Path.of(value).toAbsolutePath();
+        case "--jvm" -> jvm.add(value);
+        default -> throw new IllegalArgumentException(
+            "usage: dev/bench coldstart [--rounds R] [--candidate JAR] [--jvm FLAG]...");
+      }
+    }
+    try (BenchStack stack = BenchStack.start()) {
+      new ColdStartBench(stack, jvm).run(rounds, candidate);
+    }
+  }
+
+  /** One kind of launch: which jar and function, and whether its first event is a duplicate. */
+  private record Kind(String label, Path jar, String target, boolean duplicate) {
+    boolean hello() {
+      return target.equals(HELLO);
+    }
+  }
+
+  private void run(int rounds, Path candidate) throws Exception {
+    System.out.printf("cold start: invoker start to first event answered 2xx, %d rounds, kinds interleaved, JVM %s,"
+        + " %d cores shared with everything else on this machine%n", rounds, String.join(" ", jvm),
+        Runtime.getRuntime().availableProcessors());
+    List<Kind> kinds = new ArrayList<>(List.of(
+        new Kind("hello world", Artifacts.helloJar(), HELLO, false),
+        new Kind("DocumentUploaded, first delivery", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, false),
+        new Kind("DocumentUploaded, duplicate", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, true)));
+    if (candidate != null) {
+      // A changed deploy jar (--candidate), measured in the same rounds: the way to try a start-up change.
+      kinds.add(new Kind("candidate jar, first delivery", candidate, BenchStack.DOCUMENT_UPLOADED, false));
+      kinds.add(new Kind("candidate jar, duplicate", candidate, BenchStack.DOCUMENT_UPLOADED, true));
+    }
+    jarSizes(candidate);
+    List<ObjectFinalized> analysed = analyseBeforehand(rounds);
+    Map<Kind, List<InvokerLaunch.Timing>> timings = new LinkedHashMap<>();
+    Map<Kind, List<Double>> handlerMs = new LinkedHashMap<>();
+    for (int round = 0; round < rounds; round++) {
+      List<Kind> order = new ArrayList<>(kinds);
+      Collections.rotate(order, round); // no kind always goes first, after the machine was idle
+      for (Kind kind : order) {
+        ObjectFinalized done = analysed.get(round);
+        CloudEvent event = kind.duplicate()
+            ? DirectSender.finalized(stack.storage.renotify(done.bucket(), done.name(), done.generation()))
+            : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", Invoices.pdf("CS-" + launches)));
+        try (InvokerLaunch launch = InvokerLaunch.start(kind.jar(), kind.target(), jvm,
+            kind.hello() ? Map.of() : stack.environment(), log())) {
+          InvokerLaunch.Timing timing = launch.firstEvent(event);
+          timings.computeIfAbsent(kind, k -> new ArrayList<>()).add(timing);
+          Long handled = launch.loggedLatencyMs();
+          if (handled != null) {
+            handlerMs.computeIfAbsent(kind, k -> new ArrayList<>()).add(handled.doubleValue());
+          }
+          System.out.printf("  round %d  %-34s listening after %5.0f ms, first event answered after %5.0f ms%s%n",
+              round + 1, kind.label(), timing.listenMs(), timing.answeredMs(),
+              handled == null ? "" : " (the function's own latency: " + handled + " ms)");
+        }
+      }
+    }
+    double hello = median(timings.get(kinds.get(0)).stream().map(InvokerLaunch.Timing::answeredMs).toList());
+    System.out.printf("%n%-34s %10s %10s %15s %16s%n", "median", "listening", "answered", "ratio to hello",
+        "function's own");
+    for (Kind kind : kinds) {
+      double listen = median(timings.get(kind).stream().map(InvokerLaunch.Timing::listenMs).toList());
+      double answered = median(timings.get(kind).stream().map(InvokerLaunch.Timing::answeredMs).toList());
+      System.out.printf("%-34s %7.0f ms %7.0f ms %14.2fx %13s%n", kind.label(), listen, answered, answered / hello,
+          handlerMs.containsKey(kind) ? String.format("%.0f ms", median(handlerMs.get(kind))) : "-");
+    }
+    System.out.println();
+    for (Kind kind : kinds.subList(1, kinds.size())) {
+      double ratio = median(timings.get(kind).stream().map(InvokerLaunch.Timing::answeredMs).toList()) / hello;
+      System.out.printf("%s / hello world = %.2f (target <= 2: %s)%n", kind.label(), ratio, ratio <= 2 ? "met" : "MISSED");
+    }
+    probe();
+  }
+
+  private Path log() {
+    return stack.logDir.resolve("coldstart-" + (++launches) + ".log");
+  }
+
+  private static void jarSizes(Path candidate) throws IOException {
+    System.out.printf("deploy jar: %s; hello-world jar: %,d bytes%s%n", size(Artifacts.functionJar()),
+        Files.size(Artifacts.helloJar()), candidate == null ? "" : "; candidate jar: " + size(candidate));
+  }
+
+  private static String size(Path jar) throws IOException {
+    try (ZipFile zip = new ZipFile(jar.toFile())) {
+      return String.format("%.1f MiB (%,d bytes, %,d entries)", Files.size(jar) / 1048576.0, Files.size(jar), zip.size());
+    }
+  }
+
+  /** The documents the duplicate launches redeliver: analysed once by an instance started for that alone. */
+  private List<ObjectFinalized> analyseBeforehand(int rounds) throws InterruptedException {
+    List<ObjectFinalized> documents = new ArrayList<>();
+    List<CloudEvent> events = new ArrayList<>();
+    for (int round = 0; round < rounds; round++) {
+      ObjectFinalized document = stack.upload("coldstart/done-" + round + ".pdf", Invoices.pdf("CD-" + round));
+      documents.add(document);
+      events.add(DirectSender.finalized(document));
+    }
+    try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), jvm, "coldstart-prepare.log")) {
+      DirectSender.Report report = new DirectSender(List.of(instance.url()), 1,
+          dev.once.local.eventarc.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
+      if (!report.gaveUp().isEmpty()) {
+        throw new IllegalStateException("could not analyse the documents to redeliver: " + report.gaveUp());
+      }
+    }
+    return documents;
+  }
+
+  /** A fresh JVM, the deploy jar on its class path, timing each step of a first delivery on its own. */
+  private void probe() throws Exception {
+    ObjectFinalized a = stack.upload("coldstart/probe-a.pdf", Invoices.pdf("P-A"));
+    ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", Invoices.pdf("P-B"));
+    String classPath = String.join(java.io.File.pathSeparator, Artifacts.functionJar().toString(),
+        Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.addAll(jvm);
+    command.addAll(List.of("-cp", classPath, "dev.once.functions.ColdStartProbe",
+        a.name(), Long.toString(a.generation()), Long.toString(Invoices.pdf("P-A").length),
+        b.name(), Long.toString(b.generation()), Long.toString(Invoices.pdf("P-B").length)));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().putAll(stack.environment());
+    Path out = stack.logDir.resolve("coldstart-probe.log");
+    builder.redirectOutput(out.toFile());
+    Process process = builder.start();
+    if (!process.waitFor(3, java.util.concurrent.TimeUnit.MINUTES) || process.exitValue() != 0) {
+      process.destroyForcibly();
+      throw new IllegalStateException("the cold-start probe failed; see " + out);
+    }
+    System.out.println();
+    try {
+      Files.readAllLines(out).stream().filter(line -> line.startsWith("probe")).map(line -> line.substring(6))
+          .forEach(System.out::println);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static double median(List<Double> values) {
+    return StormBench.median(values);
+  }
+}
