@@ -145,8 +145,10 @@ variable "retention_days" {
   default     = 30
 
   validation {
-    condition     = var.retention_days == floor(var.retention_days) && var.retention_days >= 1 && var.retention_days <= 3650
-    error_message = "retention_days must be a whole number of days between 1 and 3650."
+    # The reconciler leaves alone jobs that ended more than retention_days - 1 days ago (their records may have
+    # expired): with 1 day it would look at none.
+    condition     = var.retention_days == floor(var.retention_days) && var.retention_days >= 2 && var.retention_days <= 3650
+    error_message = "retention_days must be a whole number of days between 2 and 3650."
   }
 }
 

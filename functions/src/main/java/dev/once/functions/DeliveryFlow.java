@@ -117,8 +117,25 @@ final class DeliveryFlow {
     }
   }
 
-  private static String truncate(String text) {
+  /** Pub/Sub attribute values hold at most 1,024 bytes: cut at a character boundary well below that. */
+  static String truncate(String text) {
     String value = text == null ? "" : text;
-    return value.length() <= 1000 ? value : value.substring(0, 1000) + "…";
+    int limit = 900;
+    if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= limit) {
+      return value;
+    }
+    StringBuilder cut = new StringBuilder();
+    int bytes = 0;
+    for (int i = 0; i < value.length(); ) {
+      int codePoint = value.codePointAt(i);
+      int size = new String(Character.toChars(codePoint)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      if (bytes + size > limit) {
+        break;
+      }
+      cut.appendCodePoint(codePoint);
+      bytes += size;
+      i += Character.charCount(codePoint);
+    }
+    return cut.append('…').toString();
   }
 }

@@ -21,10 +21,11 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * A document uploaded: validate it, then analyse it once (sync: generateContent; batch: submit one batch job),
- * recording the analysis and its bill in the same commit as the claim's completion, then publish the result
- * once. The pre-check reads the last effect's record only, so a duplicate costs one read and builds neither
- * the Storage nor the Gemini client.
+ * A document uploaded: validate it, then analyse it once — the {@code analyse} effect, whichever the mode (sync:
+ * generateContent, recording the analysis and its bill in the commit that completes the claim; batch: submit one
+ * batch job, whose completion records them later) — then, in sync mode or for a refused document, publish the
+ * result once. The pre-check reads the last record of the mode's chain only, so a duplicate costs one read and
+ * builds neither the Storage nor the Gemini client.
  */
 final class DocumentFlow {
   enum Mode { SYNC, BATCH }
@@ -56,47 +57,40 @@ final class DocumentFlow {
 
   EventReport handle(DocumentSource document) {
     IdempotencyKey key = StorageObjectKeys.of(document.bucket(), document.name(), document.generation());
-    return mode == Mode.SYNC ? analyseNow(key, document) : submitBatch(key, document);
-  }
-
-  private EventReport analyseNow(IdempotencyKey key, DocumentSource document) {
-    Optional<Outcome> published = once.peek(key, Effects.PUBLISH, null);
-    if (published.isPresent()) {
-      return EventReport.of(key.value(), Effects.PUBLISH, published.get());
+    // The cheap check reads the last record of this mode's chain: a duplicate costs this one read.
+    Optional<Outcome> earlier = mode == Mode.SYNC
+        ? once.peek(key, Effects.PUBLISH, null)
+        : once.peek(key, Effects.ANALYSE, document.fingerprint());
+    if (earlier.isPresent() && (mode == Mode.SYNC || !needsPublishing(earlier.get()))) {
+      return EventReport.of(key.value(), mode == Mode.SYNC ? Effects.PUBLISH : Effects.ANALYSE, earlier.get());
     }
-    Outcome analysed = once.runCommitted(key, Effects.ANALYSE, document.fingerprint(), attempt -> analyse(key, document));
-    EventReport report = EventReport.of(key.value(), Effects.ANALYSE, analysed);
-    return publishResult(key, document, analysed, report);
-  }
-
-  private EventReport submitBatch(IdempotencyKey key, DocumentSource document) {
-    Optional<Outcome> earlier = once.peek(key, Effects.SUBMIT, document.fingerprint());
-    if (earlier.isPresent() && !(earlier.get() instanceof Outcome.Rejected)) {
-      return EventReport.of(key.value(), Effects.SUBMIT, earlier.get());
-    }
-    Outcome submitted = earlier.isPresent()
+    // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
+    // change of ANALYSIS_MODE is still analysed (and paid for) once.
+    Outcome analysed = mode == Mode.BATCH && earlier.isPresent()
         ? earlier.get()
-        : once.runCommitted(key, Effects.SUBMIT, document.fingerprint(), attempt -> submit(key, document));
-    EventReport report = EventReport.of(key.value(), Effects.SUBMIT, submitted);
-    if (submitted instanceof Outcome.Rejected) {
-      return publishResult(key, document, submitted, report); // the webhook never comes for a refused document
-    }
-    return report;
-  }
-
-  /** After the analysis (or its refusal) is recorded: publish it, unless it is still running elsewhere. */
-  private EventReport publishResult(IdempotencyKey key, DocumentSource document, Outcome analysed, EventReport report) {
+        : once.runCommitted(key, Effects.ANALYSE, document.fingerprint(),
+            attempt -> mode == Mode.SYNC ? analyse(key, document) : submit(key, document));
+    EventReport report = EventReport.of(key.value(), Effects.ANALYSE, analysed);
     Map<String, Object> summary = switch (analysed) {
-      case Outcome.Processed processed -> processed.result();
-      case Outcome.Duplicate duplicate -> duplicate.result();
+      case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();
+      case Outcome.Duplicate duplicate -> isSubmission(duplicate.result()) ? null : duplicate.result();
+      // The webhook never comes for a refused document: its refusal is published at once.
       case Outcome.Rejected rejected -> ResultMessage.rejected(key, document, rejected.reason());
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
     };
-    if (summary == null) {
-      return report;
-    }
-    return report.then(Effects.PUBLISH, publication.publish(key, summary));
+    return summary == null ? report : report.then(Effects.PUBLISH, publication.publish(key, summary));
+  }
+
+  /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
+  private static boolean needsPublishing(Outcome analysed) {
+    return analysed instanceof Outcome.Rejected
+        || analysed instanceof Outcome.Duplicate duplicate && !isSubmission(duplicate.result());
+  }
+
+  /** The outcome of a batch submission (its job), as opposed to a result, which always has a status. */
+  private static boolean isSubmission(Map<String, Object> outcome) {
+    return outcome.containsKey("job") && !outcome.containsKey("status");
   }
 
   private Completion analyse(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
@@ -120,7 +114,7 @@ final class DocumentFlow {
       throw refusedByGemini(key, document, e);
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
-    return Completion.of(Map.of("job", name), records.get().submitted(key, document, name));
+    return Completion.of(Map.of("job", name, "mode", "batch"), records.get().submitted(key, document, name));
   }
 
   /** A Gemini 400 blames the document (never retried); anything else is the moment's and is rethrown. */

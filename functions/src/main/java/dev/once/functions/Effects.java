@@ -2,10 +2,12 @@ package dev.once.functions;
 
 /** Names of the effects guarded in the ledger; each is run at most once per key. */
 final class Effects {
-  /** The Gemini analysis of a document and its analysis and billing records (sync mode). */
+  /**
+   * The paid Gemini work for a document: a generateContent call with its analysis and billing records (sync
+   * mode), or the submission of its batch job (batch mode). One name for both, so a document is analysed once
+   * even when its deliveries reach revisions of both modes.
+   */
   static final String ANALYSE = "analyse";
-  /** The submission of a document's batch job (batch mode). */
-  static final String SUBMIT = "submit-batch";
   /** The completion of a batch job: its analyses and billing records. */
   static final String COMPLETE = "complete";
   /** The publication of a result on the results topic. */

@@ -9,14 +9,13 @@ import java.util.List;
  */
 public final class Effects {
   public static final String ANALYSE = "analyse";
-  public static final String SUBMIT_BATCH = "submit-batch";
   public static final String COMPLETE = "complete";
   public static final String PUBLISH = "publish";
   public static final String NOTIFY = "notify";
   public static final String DEAD_LETTER = "dead-letter";
 
   /** In the order an event meets them. */
-  public static final List<String> ALL = List.of(ANALYSE, SUBMIT_BATCH, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
+  public static final List<String> ALL = List.of(ANALYSE, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
 
   private Effects() {}
 }

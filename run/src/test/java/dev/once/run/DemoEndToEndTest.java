@@ -127,7 +127,7 @@ class DemoEndToEndTest {
   void inspect_showsEveryEffectOfAKnownKey_andExits1ForAnUnknownOne() {
     InspectRunner.Result known = InspectRunner.run(firestoreEnv(), invoiceKey(syncReport));
     assertEquals(0, known.status(), known.err());
-    for (String line : List.of("analyse       DONE", "publish       DONE", "notify        DONE", "submit-batch  —",
+    for (String line : List.of("analyse       DONE", "publish       DONE", "notify        DONE", "complete      —",
         "status analysed, mode sync", "verdict: billed once")) {
       assertTrue(known.out().contains(line), "'" + line + "' in\n" + known.out());
     }
@@ -165,7 +165,7 @@ class DemoEndToEndTest {
     stack.switchMode(Mode.BATCH);
     DemoReport report = demo();
     eachUploadAnalysedOnce_andBilledAtMostOnce(report, true);
-    assertEquals(List.of(Effects.SUBMIT_BATCH, Effects.COMPLETE, Effects.PUBLISH, Effects.NOTIFY),
+    assertEquals(List.of(Effects.ANALYSE, Effects.COMPLETE, Effects.PUBLISH, Effects.NOTIFY),
         report.rows().stream().map(DemoReport.Row::effect).toList());
     DemoReport.Row complete = report.rows().get(1);
     assertEquals(2, complete.performed(), "one completion per batch job");

@@ -1,6 +1,12 @@
 package dev.once.effects;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,14 +23,19 @@ public final class Notifier {
   public sealed interface Result {
     record Delivered(int status) implements Result {}
 
-    /** 4xx other than 408/429: sending it again cannot help. */
+    /** 4xx other than 408, 409, 425 and 429: sending it again cannot help. */
     record Refused(int status, String body) implements Result {}
 
-    /** 5xx, 408, 429, a timeout or a broken connection: a later try may succeed. */
+    /** 5xx, 408, 409, 425, 429, a timeout or a broken connection: a later try may succeed. */
     record Failed(String reason) implements Result {}
   }
 
   private static final int MAX_BODY_PREVIEW = 500;
+  /**
+   * Client errors that are not a refusal: a timeout (408), throttling (429), and a receiver still working on the
+   * same Idempotency-Key (409, 425, as the IETF idempotency-key draft answers a retry that overtakes its original).
+   */
+  private static final java.util.Set<Integer> TRANSIENT_CLIENT_ERRORS = java.util.Set.of(408, 409, 425, 429);
 
   private final HttpClient http;
   private final URI endpoint;
@@ -49,23 +60,62 @@ public final class Notifier {
         .header("Idempotency-Key", headerSafe(idempotencyKey))
         .POST(HttpRequest.BodyPublishers.ofByteArray(json))
         .build();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    // The request timeout ends when the headers arrive; the deadline below also bounds reading the body, which a
+    // slow or hostile endpoint could otherwise trickle past the function's timeout and the claim's lease.
+    CompletableFuture<HttpResponse<InputStream>> call = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream());
     try {
-      HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+      HttpResponse<InputStream> response = call.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       int status = response.statusCode();
+      String body = preview(response.body(), deadline);
       if (status >= 200 && status < 300) {
         return new Result.Delivered(status);
       }
-      if (status >= 400 && status < 500 && status != 408 && status != 429) {
-        return new Result.Refused(status, preview(response.body()));
+      if (status >= 400 && status < 500 && !TRANSIENT_CLIENT_ERRORS.contains(status)) {
+        return new Result.Refused(status, body);
       }
       return new Result.Failed("the endpoint answered " + status);
-    } catch (HttpTimeoutException e) {
+    } catch (TimeoutException e) {
+      call.cancel(true);
       return new Result.Failed("no answer within " + timeout);
-    } catch (IOException e) {
-      return new Result.Failed("connection failed: " + e);
+    } catch (ExecutionException e) {
+      return new Result.Failed(e.getCause() instanceof HttpTimeoutException
+          ? "no answer within " + timeout : "connection failed: " + e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      call.cancel(true);
       return new Result.Failed("interrupted");
+    }
+  }
+
+  /** At most {@value #MAX_BODY_PREVIEW} bytes of the body, read before the deadline; the rest is not read. */
+  private static String preview(InputStream body, long deadlineNanos) {
+    CompletableFuture<byte[]> read = CompletableFuture.supplyAsync(() -> {
+      try (body) {
+        return body.readNBytes(MAX_BODY_PREVIEW + 1);
+      } catch (IOException e) {
+        return new byte[0];
+      }
+    });
+    try {
+      byte[] bytes = read.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+      String text = new String(bytes, 0, Math.min(bytes.length, MAX_BODY_PREVIEW), StandardCharsets.UTF_8);
+      return bytes.length > MAX_BODY_PREVIEW ? text + "…" : text;
+    } catch (TimeoutException | ExecutionException e) {
+      closeQuietly(body);
+      return "";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closeQuietly(body);
+      return "";
+    }
+  }
+
+  private static void closeQuietly(InputStream body) {
+    try {
+      body.close();
+    } catch (IOException ignored) {
+      // closing only stops the read
     }
   }
 
@@ -86,7 +136,4 @@ public final class Notifier {
     return out.toString();
   }
 
-  private static String preview(String body) {
-    return body == null ? "" : body.length() <= MAX_BODY_PREVIEW ? body : body.substring(0, MAX_BODY_PREVIEW) + "…";
-  }
 }

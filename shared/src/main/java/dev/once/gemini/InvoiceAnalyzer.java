@@ -31,6 +31,30 @@ public final class InvoiceAnalyzer {
   }
 
   /**
+   * The answer as Firestore can store it: Firestore has no type for integers beyond 64 bits, which Jackson reads
+   * as BigInteger (a hostile invoice's total of 10^30, say). Such numbers become doubles, so the analysis is
+   * recorded instead of failing its commit on every retry.
+   */
+  @SuppressWarnings("unchecked")
+  static <T> T storable(T value) {
+    if (value instanceof java.math.BigInteger big) {
+      return (T) (Object) big.doubleValue();
+    }
+    if (value instanceof java.math.BigDecimal decimal) {
+      return (T) (Object) decimal.doubleValue();
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> copy = new java.util.LinkedHashMap<>();
+      map.forEach((k, v) -> copy.put(String.valueOf(k), storable(v)));
+      return (T) copy;
+    }
+    if (value instanceof java.util.List<?> list) {
+      return (T) list.stream().map(InvoiceAnalyzer::storable).collect(java.util.stream.Collectors.toList());
+    }
+    return value;
+  }
+
+  /**
    * Reads an answer, from generateContent or from a batch result. An answer without usable JSON still used
    * tokens: it becomes a failed analysis, billed, rather than a retry that would be billed again.
    */
@@ -50,7 +74,8 @@ public final class InvoiceAnalyzer {
     try {
       Object parsed = JSON.readValue(text, Object.class);
       if (parsed instanceof Map<?, ?>) {
-        return new Analysis(model, JSON.convertValue(parsed, new TypeReference<Map<String, Object>>() {}), null, usage);
+        Map<String, Object> invoice = JSON.convertValue(parsed, new TypeReference<Map<String, Object>>() {});
+        return new Analysis(model, storable(invoice), null, usage);
       }
       return new Analysis(model, Map.of(), "the model's answer is JSON but not an object", usage);
     } catch (JsonProcessingException e) {

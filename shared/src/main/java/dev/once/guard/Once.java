@@ -96,6 +96,12 @@ public final class Once {
       ledger.complete(claim, completion.result(), completion.writes());
     } catch (LeaseLost lost) {
       throw lost;
+    } catch (IllegalArgumentException unrecordable) {
+      // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
+      // effect and fail the same way, so the effect is refused for good, with the reason, instead.
+      String reason = "the result could not be recorded: " + describe(unrecordable);
+      ledger.reject(claim, reason, SideWrites.NONE);
+      return new Rejected(reason, true);
     } catch (RuntimeException notRecorded) {
       // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
       throw releaseAndRethrow(claim, notRecorded);

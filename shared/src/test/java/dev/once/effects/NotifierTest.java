@@ -32,13 +32,14 @@ class NotifierTest {
   }
 
   @Test
-  void clientErrors_areRefused_but408And429AreTransient() {
-    endpoint.answerNext(400, 404, 410, 408, 429);
+  void clientErrors_areRefused_butTimeoutThrottlingAndInProgressAreTransient() {
+    endpoint.answerNext(400, 404, 410, 408, 409, 425, 429);
     assertInstanceOf(Notifier.Result.Refused.class, notifier.notify("k", body));
     assertInstanceOf(Notifier.Result.Refused.class, notifier.notify("k", body));
     assertInstanceOf(Notifier.Result.Refused.class, notifier.notify("k", body));
-    assertInstanceOf(Notifier.Result.Failed.class, notifier.notify("k", body));
-    assertInstanceOf(Notifier.Result.Failed.class, notifier.notify("k", body));
+    for (int i = 0; i < 4; i++) {
+      assertInstanceOf(Notifier.Result.Failed.class, notifier.notify("k", body));
+    }
   }
 
   @Test
@@ -51,6 +52,27 @@ class NotifierTest {
     assertInstanceOf(Notifier.Result.Failed.class, timedOut);
     Notifier closed = new Notifier(URI.create("http://127.0.0.1:9/"), Duration.ofMillis(500));
     assertInstanceOf(Notifier.Result.Failed.class, closed.notify("k", body));
+  }
+
+  @Test
+  void anEndpointThatTricklesItsBody_isCutOffAtTheTimeout() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Thread.ofVirtual().start(() -> {
+        try (java.net.Socket client = server.accept()) {
+          client.getInputStream().read(new byte[4096]);
+          client.getOutputStream().write(
+              "HTTP/1.1 400 Bad Request\r\nContent-Length: 1000000\r\n\r\nstill sending".getBytes(StandardCharsets.US_ASCII));
+          client.getOutputStream().flush();
+          client.getInputStream().read(); // holds the connection open until the client gives up
+        } catch (java.io.IOException ignored) {
+          // the client hung up
+        }
+      });
+      Notifier trickled = new Notifier(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"), Duration.ofMillis(500));
+      Notifier.Result result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
+          () -> trickled.notify("k", body), "the notifier must not wait for the rest of the body");
+      assertInstanceOf(Notifier.Result.Refused.class, result);
+    }
   }
 
   @Test

@@ -127,6 +127,17 @@ class OnceTest {
   }
 
   @Test
+  void resultFirestoreCannotStore_isRejectedOnce_insteadOfRetriedForever() {
+    Rejected rejected = assertInstanceOf(Rejected.class, once.run(KEY, "notify", null, attempt -> {
+      runs.incrementAndGet();
+      return Map.of("total", new java.math.BigInteger("10").pow(30));
+    }));
+    assertTrue(rejected.reason().contains("could not be recorded"), rejected.reason());
+    assertInstanceOf(Rejected.class, once.run(KEY, "notify", null, this::count));
+    assertEquals(1, runs.get(), "not run again");
+  }
+
+  @Test
   void committedEffect_landsWithItsCompletion() throws Exception {
     once.runCommitted(KEY, "analyse", null, attempt -> Completion.of(Map.of("id", "a1"),
         writes -> writes.create(db.collection("analyses").document("a1"), Map.of("key", KEY.value()))));

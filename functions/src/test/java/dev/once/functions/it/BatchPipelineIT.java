@@ -15,6 +15,8 @@ import dev.once.local.Await;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookMode;
 import dev.once.local.gemini.WebhookSigner;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.invoker.FunctionProcess;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -119,6 +121,63 @@ class BatchPipelineIT {
     assertTrue(withKey(stack.documents("billing"), key).isEmpty(), "nothing billed for a failed job");
     JsonNode result = JSON.readTree(attributed(stack.published(), key).get(0).getData().toByteArray());
     assertEquals("failed", result.path("status").asText());
+  }
+
+  /**
+   * A change of ANALYSIS_MODE rolls out while a document's deliveries are in flight: they reach a revision of
+   * each mode. Both claim the same analyse effect, so the document is analysed, paid for and notified once.
+   */
+  @Test
+  void deliveriesReachingASyncAndABatchRevision_analyseTheDocumentOnce() throws Exception {
+    Map<String, String> syncEnvironment = new java.util.HashMap<>(stack.environment());
+    syncEnvironment.put("ANALYSIS_MODE", "sync");
+    try (FunctionProcess syncRevision = FunctionProcess.start(
+        new FunctionProcess.Launch(java.nio.file.Path.of(System.getProperty("once.invokerJar")),
+            java.nio.file.Path.of(System.getProperty("once.functionJar")), List.of("-XX:TieredStopAtLevel=1")),
+        "dev.once.functions.DocumentUploaded", dev.once.local.emulator.FreePort.pick(), syncEnvironment,
+        stack.logDir.resolve("DocumentUploaded-sync-revision.log"))) {
+      // Batch first, then the same finalize on the sync revision: the sync revision sees the submission.
+      long generateBefore = stack.gemini.count("generateContent");
+      long jobsBefore = stack.gemini.count("batchGenerateContent");
+      Blob first = stack.upload("switch/batch-first.pdf", SamplePdf.invoice("W1"), "application/pdf");
+      String job = submitted(first);
+      dev.once.local.eventarc.CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, first.getName());
+      assertEquals(200, send(finalize, syncRevision.url()).statusCode());
+      assertEquals(generateBefore, stack.gemini.count("generateContent"), "the sync revision did not analyse it again");
+      assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore);
+      stack.gemini.finish(job, BatchState.SUCCEEDED);
+      Await.until(DEADLINE, () -> notified(key(first)) == 1, "the batch result notified");
+
+      // Sync first, then the batch revision: the batch revision publishes the sync result instead of a job.
+      stack.pause("DocumentUploaded");
+      Blob second;
+      try {
+        second = stack.upload("switch/sync-first.pdf", SamplePdf.invoice("W2"), "application/pdf");
+        Await.until(DEADLINE, () -> stack.relay.events().stream()
+            .anyMatch(e -> new String(e.data(), StandardCharsets.UTF_8).contains(second.getName())), "the finalize event");
+        assertEquals(200, send(stack.lastEvent(CloudEvent.STORAGE_FINALIZED, second.getName()), syncRevision.url())
+            .statusCode());
+      } finally {
+        stack.resume("DocumentUploaded");
+      }
+      Await.until(DEADLINE, () -> notified(key(second)) == 1 && stack.relayIdle(), "the sync result notified");
+      assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore, "no batch job for the sync-analysed one");
+      assertEquals(1, stack.gemini.count("generateContent") - generateBefore, "one analysis of the second document");
+      for (String key : List.of(key(first), key(second))) {
+        assertEquals(1, withKey(stack.documents("analyses"), key).size());
+        assertEquals(1, withKey(stack.documents("billing"), key).size());
+        assertEquals("analysed", withKey(stack.documents("analyses"), key).get(0).getString("status"));
+      }
+    }
+  }
+
+  private static HttpResponse<String> send(dev.once.local.eventarc.CloudEvent event, java.net.URI url) throws Exception {
+    java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(url)
+        .timeout(Duration.ofSeconds(60))
+        .header("ce-specversion", "1.0").header("ce-id", event.id() + "-again").header("ce-source", event.source())
+        .header("ce-type", event.type()).header("ce-subject", event.subject()).header("Content-Type", "application/json")
+        .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(event.data()));
+    return java.net.http.HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test

@@ -57,9 +57,10 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
       rows.add(new DemoReport.Row(Effects.PUBLISH, finalizeDeliveries, publish.done(), publish.rejected(),
           published(problems)));
     } else {
-      Tally submit = tally(docs, Effects.SUBMIT_BATCH, problems);
+      // In batch mode the analyse effect submits the document's batch job; its completion records the analysis.
+      Tally submit = tally(docs, Effects.ANALYSE, problems);
       long creates = geminiDelta("batchGenerateContent");
-      rows.add(new DemoReport.Row(Effects.SUBMIT_BATCH, finalizeDeliveries, submit.done(), submit.rejected(),
+      rows.add(new DemoReport.Row(Effects.ANALYSE, finalizeDeliveries, submit.done(), submit.rejected(),
           creates + " Gemini batch jobs created"));
       if (creates > submit.done()) {
         problems.add("ran twice: " + creates + " batch jobs created for " + submit.done() + " submissions");
@@ -73,7 +74,7 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
         if (job != null && jobs.add(GeminiCompletionKeys.ofName(job))) {
           webhookDeliveries += o.webhooks().getOrDefault(job, 0);
         }
-        if (stored.record(upload.key(), Effects.SUBMIT_BATCH).map(r -> r.state() == RecordState.REJECTED)
+        if (stored.record(upload.key(), Effects.ANALYSE).map(r -> r.state() == RecordState.REJECTED)
             .orElse(false)) {
           refused.add(upload.key());
         }
@@ -130,7 +131,7 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
     // A demo whose duplicates never arrived would prove nothing.
     for (DemoReport.Row row : rows) {
       boolean expectsDuplicates = row.effect().equals(Effects.NOTIFY) || row.effect().equals(Effects.ANALYSE)
-          || row.effect().equals(Effects.SUBMIT_BATCH) || row.effect().equals(Effects.COMPLETE);
+          || row.effect().equals(Effects.COMPLETE);
       if (expectsDuplicates && row.absorbed() < 1 && timeouts.isEmpty()) {
         problems.add("no duplicate delivery asked for " + row.effect() + ": the demo's duplicates did not arrive");
       }
