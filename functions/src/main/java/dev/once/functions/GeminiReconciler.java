@@ -17,18 +17,21 @@ import java.util.Map;
  */
 public final class GeminiReconciler implements HttpFunction {
   static final String NAME = "GeminiReconciler";
-  /** 50 jobs a page, 20 pages, 2 minutes: well inside the function's timeout, whatever the job count. */
+  /** 50 jobs a page, 20 pages, 2 minutes (checked before each job): well inside the function's timeout. */
   static final int PAGE_SIZE = 50;
   static final int MAX_PAGES = 20;
   static final Duration BUDGET = Duration.ofMinutes(2);
+  /** The pipeline's own waiting documents looked up per run (a random slice of them, see Records). */
+  static final int PENDING_PER_RUN = 100;
 
   private static final Lazy<ReconcileFlow> FLOW = Lazy.of(() -> wire(Clients.instance()));
 
   static ReconcileFlow wire(Clients clients) {
     // A day short of the ledger's retention: older jobs may have lost their records (see ReconcileFlow).
     Duration maxAge = clients.settings.days(Setting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
-    return new ReconcileFlow(clients.batchJobs, GeminiWebhook.wire(clients),
-        new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge),
+    return new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
+        new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
+            PENDING_PER_RUN),
         InstantSource.system());
   }
 

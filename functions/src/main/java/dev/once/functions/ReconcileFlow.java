@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
+import dev.once.effects.Records;
 import dev.once.gemini.BatchJobs;
 import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
@@ -11,7 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -31,6 +34,7 @@ final class ReconcileFlow {
     int rejected;
     int failed;
     int tooOld;
+    int pendingChecked;
     int pages;
     boolean truncated;
 
@@ -44,34 +48,56 @@ final class ReconcileFlow {
       map.put("rejected", rejected);
       map.put("failed", failed);
       map.put("too_old", tooOld);
+      map.put("pending_checked", pendingChecked);
       map.put("pages", pages);
       map.put("truncated", truncated);
       return map;
     }
   }
 
-  record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge) {}
+  /** @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself */
+  record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun) {}
+
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
 
   private final Supplier<BatchJobs> batchJobs;
+  private final Supplier<Records> records;
   private final CompletionFlow completion;
   private final Limits limits;
   private final InstantSource clock;
 
-  ReconcileFlow(Supplier<BatchJobs> batchJobs, CompletionFlow completion, Limits limits, InstantSource clock) {
+  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<Records> records, CompletionFlow completion, Limits limits,
+      InstantSource clock) {
     this.batchJobs = batchJobs;
+    this.records = records;
     this.completion = completion;
     this.limits = limits;
     this.clock = clock;
   }
 
-  /** Throws when the first page cannot be listed; a failure on a later page ends the run with what it has. */
+  /**
+   * Two passes within one time budget. First the pipeline's own documents still waiting for their job: the
+   * listing below may never reach a job (it shows a bounded number, other applications' jobs among them), and a
+   * job whose webhook was answered "in flight" by a holder that then crashed has only the reconciler left. Then
+   * the listing, as the issue of record asks: every finished job it shows goes through the completion flow.
+   * Throws when the first page cannot be listed; a failure on a later page ends the run with what it has.
+   */
   Summary run() {
     Summary summary = new Summary();
     Instant deadline = clock.instant().plus(limits.budget());
+    reconcilePending(summary, deadline);
+    if (clock.instant().isAfter(deadline)) {
+      summary.truncated = true;
+      return summary;
+    }
     Pager<BatchJob> pager = batchJobs.get().list(limits.pageSize());
     summary.pages = 1;
     while (true) {
       for (BatchJob job : pager.page()) {
+        if (clock.instant().isAfter(deadline)) {
+          summary.truncated = true;
+          return summary;
+        }
         summary.seen++;
         reconcile(job, summary);
       }
@@ -88,6 +114,36 @@ final class ReconcileFlow {
         summary.failed++;
         summary.truncated = true;
         return summary;
+      }
+    }
+  }
+
+  /** Looks up the jobs of documents still submitted; a finished one goes through the completion flow. */
+  private void reconcilePending(Summary summary, Instant deadline) {
+    Set<String> jobs = new LinkedHashSet<>();
+    String from = java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8)
+        .putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong()).array());
+    for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from, QUERY_TIMEOUT)) {
+      jobs.add(pending.job());
+    }
+    for (String name : jobs) {
+      if (clock.instant().isAfter(deadline)) {
+        summary.truncated = true;
+        return;
+      }
+      summary.pendingChecked++;
+      try {
+        // The job's state first: a running job costs one Gemini call and no ledger write.
+        BatchJob job = batchJobs.get().get(name);
+        if (BatchJobs.isTerminal(job)) {
+          reconcile(job, summary);
+        } else {
+          summary.pending++;
+        }
+      } catch (RuntimeException e) {
+        summary.failed++;
+        EventLog.record(GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, EventLog.FAILED, 0, 0,
+            Map.of("error", String.valueOf(e)));
       }
     }
   }

@@ -1,6 +1,7 @@
 package dev.once.effects;
 
 import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
@@ -136,6 +137,43 @@ public final class Records {
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("could not read the analyses of " + job + ": " + e, e);
     }
+  }
+
+  /** A document whose batch job has not been completed yet, as its analysis says. */
+  public record Pending(IdempotencyKey documentKey, String job) {}
+
+  /**
+   * Up to {@code limit} documents still {@code submitted}, starting at a random point of the collection and wrapping
+   * around (an equality filter ordered by document id needs only the automatic indexes), so that over a few runs
+   * every one of them is looked at, however many are waiting.
+   */
+  public List<Pending> pendingSubmissions(int limit, String startAtId, Duration timeout) {
+    List<Pending> found = new ArrayList<>();
+    try {
+      var submitted = db.collection(ANALYSES).whereEqualTo("status", SUBMITTED).orderBy(FieldPath.documentId());
+      for (QueryDocumentSnapshot doc : submitted.startAt(startAtId).limit(limit).get()
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        pending(doc).ifPresent(found::add);
+      }
+      if (found.size() < limit) {
+        for (QueryDocumentSnapshot doc : submitted.endBefore(startAtId).limit(limit - found.size()).get()
+            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+          pending(doc).ifPresent(found::add);
+        }
+      }
+      return found;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the pending submissions", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not read the pending submissions: " + e, e);
+    }
+  }
+
+  private static Optional<Pending> pending(QueryDocumentSnapshot doc) {
+    String key = doc.getString("key");
+    String job = doc.getString("job");
+    return key == null || job == null ? Optional.empty() : Optional.of(new Pending(IdempotencyKey.of(key), job));
   }
 
   private static DocumentSource source(Object value) {

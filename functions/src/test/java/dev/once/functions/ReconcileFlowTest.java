@@ -1,0 +1,100 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.pubsub.v1.TopicAdminClient;
+import com.google.cloud.pubsub.v1.TopicAdminSettings;
+import com.google.api.gax.core.NoCredentialsProvider;
+import com.google.api.gax.grpc.GrpcTransportChannel;
+import com.google.api.gax.rpc.FixedTransportChannelProvider;
+import dev.once.config.Settings;
+import dev.once.effects.DocumentSource;
+import dev.once.key.IdempotencyKey;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.PubSubEmulator;
+import dev.once.local.gemini.BatchState;
+import dev.once.local.gemini.GeminiStandIn;
+import dev.once.local.gemini.WebhookMode;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconciler finds the pipeline's own waiting documents by itself, so a finished job is completed even when
+ * the listing never shows it (here: a listing cut to one job, as a busy project's would cut it to a thousand).
+ */
+class ReconcileFlowTest {
+  private static final String PROJECT = "once-reconcile-test";
+  private static GeminiStandIn gemini;
+  private static Clients clients;
+
+  @BeforeAll
+  static void start() throws Exception {
+    gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NEVER));
+    String pubsub = PubSubEmulator.shared().hostPort();
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(pubsub).usePlaintext().build();
+    try (TopicAdminClient topics = TopicAdminClient.create(TopicAdminSettings.newBuilder()
+        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
+        .setCredentialsProvider(NoCredentialsProvider.create()).build())) {
+      topics.createTopic("projects/" + PROJECT + "/topics/results");
+    } finally {
+      channel.shutdownNow();
+    }
+    clients = new Clients(Settings.of(Map.of(
+        "GOOGLE_CLOUD_PROJECT", PROJECT,
+        "FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort(),
+        "PUBSUB_EMULATOR_HOST", pubsub,
+        "GEMINI_API_KEY", "test-key",
+        "GEMINI_BASE_URL", gemini.baseUrl(),
+        "GEMINI_TIMEOUT_SECONDS", "10",
+        "RESULTS_TOPIC", "results")));
+  }
+
+  @AfterAll
+  static void stop() {
+    gemini.close();
+    clients.publisher.get().close();
+  }
+
+  @Test
+  void finishedJobsOfWaitingDocuments_areCompleted_evenWhenTheListingShowsNoneOfThem() throws Exception {
+    Firestore db = clients.firestore.get();
+    List<IdempotencyKey> documents = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      IdempotencyKey document = IdempotencyKey.of("gcs:inbox/reconcile/doc-" + i + "-" + System.nanoTime() + ".pdf#1");
+      String job = clients.batchJobs.get().submit(document, "%PDF-1.4 test".getBytes(StandardCharsets.US_ASCII),
+          "application/pdf").name().orElseThrow();
+      // What DocumentUploaded records when it submits a document's job.
+      var batch = db.batch();
+      clients.records.get().submitted(document,
+          new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job).addTo(batch);
+      batch.commit().get();
+      gemini.finish(job, BatchState.SUCCEEDED);
+      documents.add(document);
+    }
+
+    ReconcileFlow reconciler = new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
+        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), Duration.ofDays(29), 100), InstantSource.system());
+    ReconcileFlow.Summary first = reconciler.run();
+
+    assertEquals(3, first.processed, "every waiting document's job was completed: " + first.toMap());
+    assertTrue(first.pendingChecked >= 3, first.toMap().toString());
+    for (IdempotencyKey document : documents) {
+      assertEquals("analysed",
+          db.collection("analyses").document(document.documentId()).get().get().getString("status"));
+      assertTrue(db.collection("billing").document(document.documentId()).get().get().exists());
+    }
+    ReconcileFlow.Summary second = reconciler.run();
+    assertEquals(0, second.processed, "nothing is left: " + second.toMap());
+  }
+}
