@@ -12,6 +12,7 @@ import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,12 +58,25 @@ final class CompletionFlow {
     return once.peek(jobKey, Effects.PUBLISH, null).map(done -> EventReport.of(jobKey.value(), Effects.PUBLISH, done));
   }
 
+  /** The job's completion record as it stands (one read): whether it was begun, and is held now. */
+  Optional<LedgerRecord> record(IdempotencyKey jobKey) {
+    return once.record(jobKey, Effects.COMPLETE);
+  }
+
   EventReport complete(IdempotencyKey jobKey) {
+    return complete(jobKey, null);
+  }
+
+  /**
+   * @param ended the job as a batches.get just answered, ended (terminal states are final), or null to look it
+   *     up once the completion is claimed
+   */
+  EventReport complete(IdempotencyKey jobKey, BatchJob ended) {
     Optional<EventReport> earlier = alreadyCompleted(jobKey);
     if (earlier.isPresent()) {
       return earlier.get();
     }
-    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey));
+    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey, ended));
     EventReport report = EventReport.of(jobKey.value(), Effects.COMPLETE, completed);
     List<Map<String, Object>> summaries = switch (completed) {
       case Outcome.Processed processed -> documents(processed.result());
@@ -74,17 +88,9 @@ final class CompletionFlow {
     return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries));
   }
 
-  private Completion completion(IdempotencyKey jobKey) throws PermanentFailure {
+  private Completion completion(IdempotencyKey jobKey, BatchJob ended) throws PermanentFailure {
     String name = GeminiCompletionKeys.jobName(jobKey);
-    BatchJob job;
-    try {
-      job = batchJobs.get().get(name);
-    } catch (ApiException e) {
-      if (e.code() == 404) {
-        throw new PermanentFailure("Gemini has no batch job " + name);
-      }
-      throw e;
-    }
+    BatchJob job = ended != null ? ended : lookUp(name);
     if (!BatchJobs.isTerminal(job)) {
       throw new NotFinished(name + " is " + BatchJobs.state(job).map(Enum::name).orElse("in an unknown state"));
     }
@@ -107,6 +113,17 @@ final class CompletionFlow {
     outcome.put("state", BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN"));
     outcome.put("documents", summaries);
     return Completion.of(outcome, batch -> writes.forEach(w -> w.addTo(batch)));
+  }
+
+  private BatchJob lookUp(String name) throws PermanentFailure {
+    try {
+      return batchJobs.get().get(name);
+    } catch (ApiException e) {
+      if (e.code() == 404) {
+        throw new PermanentFailure("Gemini has no batch job " + name);
+      }
+      throw e;
+    }
   }
 
   private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}

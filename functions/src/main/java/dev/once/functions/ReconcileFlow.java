@@ -7,6 +7,7 @@ import dev.once.gemini.BatchJobs;
 import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
+import dev.once.ledger.LedgerRecord;
 import dev.once.observe.EventLog;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +15,7 @@ import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -99,7 +101,7 @@ final class ReconcileFlow {
           return summary;
         }
         summary.seen++;
-        reconcile(job, summary);
+        reconcile(job, summary, false);
       }
       if (summary.pages >= limits.maxPages() || clock.instant().isAfter(deadline)) {
         summary.truncated = true;
@@ -133,10 +135,23 @@ final class ReconcileFlow {
       }
       summary.pendingChecked++;
       try {
-        // The job's state first: a running job costs one Gemini call and no ledger write.
+        IdempotencyKey key = GeminiCompletionKeys.ofName(name);
+        Optional<LedgerRecord> record = completion.record(key);
+        if (record.isPresent()) {
+          if (record.get().leaseLive()) {
+            summary.inFlight++; // its holder's to finish (or, should it crash, a later run's): no call for it
+          } else {
+            // Begun before by a holder that failed or crashed: the claim comes first, then one look at the job,
+            // so a webhook retried at this moment does not look too.
+            complete(key, null, summary);
+          }
+          continue;
+        }
+        // Never begun: the job's state first. A running job costs this read, one Gemini call and no ledger write;
+        // an ended one goes on to its completion without a second call.
         BatchJob job = batchJobs.get().get(name);
         if (BatchJobs.isTerminal(job)) {
-          reconcile(job, summary);
+          reconcile(job, summary, true);
         } else {
           summary.pending++;
         }
@@ -148,7 +163,8 @@ final class ReconcileFlow {
     }
   }
 
-  private void reconcile(BatchJob job, Summary summary) {
+  /** @param fresh whether {@code job} comes from a batches.get just made, or from the listing, to be confirmed */
+  private void reconcile(BatchJob job, Summary summary, boolean fresh) {
     if (!BatchJobs.isTerminal(job)) {
       summary.pending++;
       return;
@@ -158,7 +174,6 @@ final class ReconcileFlow {
       summary.tooOld++;
       return;
     }
-    long started = System.nanoTime();
     IdempotencyKey key;
     try {
       key = GeminiCompletionKeys.ofName(job.name().orElse(""));
@@ -166,8 +181,14 @@ final class ReconcileFlow {
       summary.failed++;
       return;
     }
+    complete(key, fresh ? job : null, summary);
+  }
+
+  /** @param ended the job as a batches.get just answered, or null to look it up once the completion is claimed */
+  private void complete(IdempotencyKey key, BatchJob ended, Summary summary) {
+    long started = System.nanoTime();
     try {
-      EventReport report = completion.complete(key);
+      EventReport report = completion.complete(key, ended);
       EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
           DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects()));
       switch (report.outcome()) {

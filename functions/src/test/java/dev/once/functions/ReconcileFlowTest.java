@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
@@ -11,6 +12,7 @@ import com.google.api.gax.grpc.GrpcTransportChannel;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import dev.once.config.Settings;
 import dev.once.effects.DocumentSource;
+import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
@@ -71,30 +73,64 @@ class ReconcileFlowTest {
     Firestore db = clients.firestore.get();
     List<IdempotencyKey> documents = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      IdempotencyKey document = IdempotencyKey.of("gcs:inbox/reconcile/doc-" + i + "-" + System.nanoTime() + ".pdf#1");
-      String job = clients.batchJobs.get().submit(document, "%PDF-1.4 test".getBytes(StandardCharsets.US_ASCII),
-          "application/pdf").name().orElseThrow();
-      // What DocumentUploaded records when it submits a document's job.
-      var batch = db.batch();
-      clients.records.get().submitted(document,
-          new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job).addTo(batch);
-      batch.commit().get();
-      gemini.finish(job, BatchState.SUCCEEDED);
-      documents.add(document);
+      documents.add(submitFinished("doc-" + i).document());
     }
 
-    ReconcileFlow reconciler = new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
-        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), Duration.ofDays(29), 100), InstantSource.system());
-    ReconcileFlow.Summary first = reconciler.run();
+    long endedGets = gemini.count("batches.get.ended");
+    ReconcileFlow.Summary first = reconciler().run();
 
     assertEquals(3, first.processed, "every waiting document's job was completed: " + first.toMap());
     assertTrue(first.pendingChecked >= 3, first.toMap().toString());
+    assertEquals(endedGets + 3, gemini.count("batches.get.ended"), "one look at each ended job, not a second");
     for (IdempotencyKey document : documents) {
       assertEquals("analysed",
           db.collection("analyses").document(document.documentId()).get().get().getString("status"));
       assertTrue(db.collection("billing").document(document.documentId()).get().get().exists());
     }
-    ReconcileFlow.Summary second = reconciler.run();
+    ReconcileFlow.Summary second = reconciler().run();
     assertEquals(0, second.processed, "nothing is left: " + second.toMap());
+  }
+
+  @Test
+  void aCompletionHeldByAnotherProcess_isLeftToIt_withoutAGeminiCall() throws Exception {
+    Submitted held = submitFinished("held");
+    IdempotencyKey jobKey = GeminiCompletionKeys.ofName(held.job());
+    long gets = gemini.count("batches.get");
+    ReconcileFlow.Summary[] during = new ReconcileFlow.Summary[1];
+    // Another process (here: this test) claims the job's completion, and the reconciler runs while it holds it.
+    RuntimeException holderFailed = assertThrows(IllegalStateException.class, () ->
+        clients.once.get().run(jobKey, Effects.COMPLETE, null, attempt -> {
+          during[0] = reconciler().run();
+          throw new IllegalStateException("the holder fails, releasing its claim");
+        }));
+
+    assertTrue(during[0].inFlight >= 1, during[0].toMap().toString());
+    assertEquals(gets, gemini.count("batches.get"), "the held job was not looked up: " + holderFailed);
+    ReconcileFlow.Summary after = reconciler().run();
+    assertEquals(1, after.processed, "released, the job is the reconciler's to complete: " + after.toMap());
+    assertEquals("analysed",
+        clients.firestore.get().collection("analyses").document(held.document().documentId()).get().get()
+            .getString("status"));
+  }
+
+  private record Submitted(IdempotencyKey document, String job) {}
+
+  /** A document submitted as DocumentUploaded submits it, whose job has then succeeded and sent no webhook. */
+  private static Submitted submitFinished(String name) throws Exception {
+    IdempotencyKey document = IdempotencyKey.of("gcs:inbox/reconcile/" + name + "-" + System.nanoTime() + ".pdf#1");
+    String job = clients.batchJobs.get().submit(document, "%PDF-1.4 test".getBytes(StandardCharsets.US_ASCII),
+        "application/pdf").name().orElseThrow();
+    var batch = clients.firestore.get().batch();
+    clients.records.get().submitted(document,
+        new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job).addTo(batch);
+    batch.commit().get();
+    gemini.finish(job, BatchState.SUCCEEDED);
+    return new Submitted(document, job);
+  }
+
+  /** A listing cut to one job, as a busy project's would cut it to a thousand. */
+  private static ReconcileFlow reconciler() {
+    return new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
+        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), Duration.ofDays(29), 100), InstantSource.system());
   }
 }

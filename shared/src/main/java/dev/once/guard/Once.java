@@ -64,6 +64,11 @@ public final class Once {
     };
   }
 
+  /** The record as it stands (one read), for a caller that must tell a live claim from none or an expired one. */
+  public Optional<LedgerRecord> record(IdempotencyKey key, String effect) {
+    return ledger.lookup(key, effect);
+  }
+
   public Outcome run(IdempotencyKey key, String effect, String fingerprint, Effect action) {
     return runCommitted(key, effect, fingerprint, attempt -> Completion.of(action.perform(attempt), SideWrites.NONE));
   }

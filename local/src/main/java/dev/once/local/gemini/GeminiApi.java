@@ -103,8 +103,14 @@ final class GeminiApi extends ApiHandler {
         return new Route("batches.list", () -> listBatches(request));
       }
       case "batches GET id" -> {
-        return new Route("batches.get", () ->
-            Responses.json(request.exchange(), 200, BatchResource.toJson(jobs.get("batches/" + id))));
+        return new Route("batches.get", () -> {
+          BatchJob.Snapshot job = jobs.get("batches/" + id);
+          if (job.state().isTerminal()) {
+            // Looks at an ended job: what a completion costs, apart from status polls of running ones.
+            counters.increment("batches.get.ended");
+          }
+          Responses.json(request.exchange(), 200, BatchResource.toJson(job));
+        });
       }
       case "batches POST cancel" -> {
         return new Route("batches.cancel", () -> {

@@ -203,12 +203,15 @@ class GeminiStandInTest {
     assertEquals("models/" + MODEL, created.model().orElseThrow());
 
     standIn.advance();
+    long endedGetsBefore = standIn.count("batches.get.ended");
     assertEquals(JobState.Known.JOB_STATE_RUNNING, client.batches.get(name, null).state().orElseThrow().knownEnum());
+    assertEquals(endedGetsBefore, standIn.count("batches.get.ended"), "a running job's get is a status poll");
     assertTrue(receiver.receivedOn(hook).isEmpty(), "no webhook before the job ends");
     standIn.advance();
 
     BatchJob done = client.batches.get(name, null);
     assertEquals(JobState.Known.JOB_STATE_SUCCEEDED, done.state().orElseThrow().knownEnum());
+    assertEquals(endedGetsBefore + 1, standIn.count("batches.get.ended"), "the ended job's get is counted as such");
     assertTrue(done.endTime().isPresent());
     List<InlinedResponse> responses = done.dest().orElseThrow().inlinedResponses().orElseThrow();
     assertEquals(2, responses.size());
