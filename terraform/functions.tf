@@ -251,7 +251,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
   name        = "${var.name_prefix}-gemini-reconciler"
   project     = var.project_id
   location    = var.region
-  description = "Lists Gemini batch jobs on a schedule and completes finished ones the webhook missed."
+  description = "On a schedule: lists Gemini batch jobs, looks up those its waiting documents name, completes finished ones the webhook missed."
   labels      = local.labels
 
   build_config {

@@ -90,17 +90,29 @@ final class CompletionFlow {
 
   private Completion completion(IdempotencyKey jobKey, BatchJob ended) throws PermanentFailure {
     String name = GeminiCompletionKeys.jobName(jobKey);
-    BatchJob job = ended != null ? ended : lookUp(name);
-    if (!BatchJobs.isTerminal(job)) {
-      throw new NotFinished(name + " is " + BatchJobs.state(job).map(Enum::name).orElse("in an unknown state"));
+    Optional<BatchJob> found = ended != null ? Optional.of(ended) : lookUp(name);
+    if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
+      throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
     }
     List<Records.Submitted> submitted = records.get().submittedTo(name, QUERY_TIMEOUT);
-    List<DocumentResult> results = BatchJobs.succeeded(job)
-        ? answered(job, submitted)
-        : failed(name, submitted, "the batch job ended " + BatchJobs.state(job).map(Enum::name).orElse("?")
-            + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse(""));
+    List<DocumentResult> results;
+    String state;
+    if (found.isEmpty()) {
+      // Deleted, or gone past Gemini's own retention: its documents will get no answer; they fail, and say why.
+      results = failed(name, submitted, "Gemini has no batch job " + name);
+      state = "NOT_FOUND";
+    } else {
+      BatchJob job = found.get();
+      state = BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN");
+      results = BatchJobs.succeeded(job)
+          ? answered(job, submitted)
+          : failed(name, submitted, "the batch job ended " + state
+              + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse(""));
+    }
     if (results.isEmpty()) {
-      throw new PermanentFailure("batch job " + name + " names no document of this pipeline");
+      throw new PermanentFailure(found.isEmpty()
+          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
+          : "batch job " + name + " names no document of this pipeline");
     }
     List<Map<String, Object>> summaries = new ArrayList<>();
     List<SideWrites> writes = new ArrayList<>();
@@ -110,17 +122,18 @@ final class CompletionFlow {
     }
     Map<String, Object> outcome = new LinkedHashMap<>();
     outcome.put("job", name);
-    outcome.put("state", BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN"));
+    outcome.put("state", state);
     outcome.put("documents", summaries);
     return Completion.of(outcome, batch -> writes.forEach(w -> w.addTo(batch)));
   }
 
-  private BatchJob lookUp(String name) throws PermanentFailure {
+  /** The job, or empty when Gemini has none by that name (404). */
+  private Optional<BatchJob> lookUp(String name) {
     try {
-      return batchJobs.get().get(name);
+      return Optional.of(batchJobs.get().get(name));
     } catch (ApiException e) {
       if (e.code() == 404) {
-        throw new PermanentFailure("Gemini has no batch job " + name);
+        return Optional.empty();
       }
       throw e;
     }

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * Entry point for Cloud Scheduler (HTTP, private: the scheduler calls it with an OIDC token). Runs one bounded
- * reconciliation and answers its summary: seen, processed, duplicate, in flight, pending, rejected, failed.
+ * reconciliation (see ReconcileFlow) and answers its summary: seen, processed, duplicate, in flight, pending,
+ * rejected, failed.
  */
 public final class GeminiReconciler implements HttpFunction {
   static final String NAME = "GeminiReconciler";
@@ -21,7 +22,7 @@ public final class GeminiReconciler implements HttpFunction {
   static final int PAGE_SIZE = 50;
   static final int MAX_PAGES = 20;
   static final Duration BUDGET = Duration.ofMinutes(2);
-  /** The pipeline's own waiting documents looked up per run (a random slice of them, see Records). */
+  /** Waiting documents whose jobs a run looks up when the listing did not show them (a random slice, see Records). */
   static final int PENDING_PER_RUN = 100;
 
   private static final Lazy<ReconcileFlow> FLOW = Lazy.of(() -> wire(Clients.instance()));

@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import com.google.genai.Pager;
+import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
 import dev.once.effects.Records;
 import dev.once.gemini.BatchJobs;
@@ -9,20 +10,27 @@ import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.observe.EventLog;
+import dev.once.observe.Log;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
- * One reconciliation run: list batch jobs a page at a time, within a bound on pages and time, and feed every
- * finished job into the completion flow — the safety net for webhooks that never came. A job the webhook already
- * completed costs one read. Jobs that ended longer ago than the ledger keeps its records are left alone: their
+ * One reconciliation run, the safety net for webhooks that never came, in two passes within one time budget.
+ * First the listing: batch jobs a page at a time, within a bound on pages, every finished one fed into the
+ * completion flow (a job the webhook already completed costs one read). Then the pipeline's own documents still
+ * waiting for a job the listing did not show — it shows a bounded number, other applications' jobs among them —
+ * each job looked up by name. Jobs that ended longer ago than the ledger keeps its records are left alone: their
  * records may have expired, and completing them again would bill them again.
  */
 final class ReconcileFlow {
@@ -78,55 +86,74 @@ final class ReconcileFlow {
   }
 
   /**
-   * Two passes within one time budget. First the pipeline's own documents still waiting for their job: the
-   * listing below may never reach a job (it shows a bounded number, other applications' jobs among them), and a
-   * job whose webhook was answered "in flight" by a holder that then crashed has only the reconciler left. Then
-   * the listing, as the issue of record asks: every finished job it shows goes through the completion flow.
-   * Throws when the first page cannot be listed; a failure on a later page ends the run with what it has.
+   * Throws when the first page cannot be listed; a failure on a later page, or in the second pass, ends the run
+   * with what it has.
    */
   Summary run() {
     Summary summary = new Summary();
     Instant deadline = clock.instant().plus(limits.budget());
-    reconcilePending(summary, deadline);
+    Set<String> listed = new HashSet<>();
+    // A listing cut short by its page bound is what the second pass is for; only the time budget ends the run.
+    summary.truncated = !reconcileListed(summary, deadline, listed);
     if (clock.instant().isAfter(deadline)) {
       summary.truncated = true;
       return summary;
     }
+    reconcileWaiting(summary, deadline, listed);
+    return summary;
+  }
+
+  /** The listing pass; false when it stopped before the last page. Adds the names of the jobs it saw to listed. */
+  private boolean reconcileListed(Summary summary, Instant deadline, Set<String> listed) {
     Pager<BatchJob> pager = batchJobs.get().list(limits.pageSize());
     summary.pages = 1;
     while (true) {
       for (BatchJob job : pager.page()) {
         if (clock.instant().isAfter(deadline)) {
-          summary.truncated = true;
-          return summary;
+          return false;
         }
         summary.seen++;
+        job.name().ifPresent(listed::add);
         reconcile(job, summary, false);
       }
       if (summary.pages >= limits.maxPages() || clock.instant().isAfter(deadline)) {
-        summary.truncated = true;
-        return summary;
+        return false;
       }
       try {
         pager.nextPage();
         summary.pages++;
       } catch (IndexOutOfBoundsException lastPage) {
-        return summary;
+        return true;
       } catch (RuntimeException e) {
         summary.failed++;
-        summary.truncated = true;
-        return summary;
+        return false;
       }
     }
   }
 
-  /** Looks up the jobs of documents still submitted; a finished one goes through the completion flow. */
-  private void reconcilePending(Summary summary, Instant deadline) {
+  /**
+   * The waiting documents' jobs the listing did not show (a random slice of them, see Records). One read of
+   * the job's completion record says what to do: held by another process → left to it; begun before (by a holder
+   * that failed or crashed) → the completion flow, which claims before it looks the job up, so a webhook retried
+   * at this moment does not look too; never begun → the job's state first: a running job costs the read and one
+   * Gemini call and no ledger write, an ended one goes on to its completion without a second call.
+   */
+  private void reconcileWaiting(Summary summary, Instant deadline, Set<String> listed) {
     Set<String> jobs = new LinkedHashSet<>();
-    String from = java.util.HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(8)
-        .putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong()).array());
-    for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from, QUERY_TIMEOUT)) {
-      jobs.add(pending.job());
+    try {
+      String from = HexFormat.of().formatHex(ByteBuffer.allocate(Long.BYTES)
+          .putLong(ThreadLocalRandom.current().nextLong()).array());
+      for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from, QUERY_TIMEOUT)) {
+        if (!listed.contains(pending.job())) {
+          jobs.add(pending.job());
+        }
+      }
+    } catch (RuntimeException e) {
+      summary.failed++;
+      summary.truncated = true;
+      Log.error("the reconciler could not read the waiting documents",
+          Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
+      return;
     }
     for (String name : jobs) {
       if (clock.instant().isAfter(deadline)) {
@@ -137,29 +164,36 @@ final class ReconcileFlow {
       try {
         IdempotencyKey key = GeminiCompletionKeys.ofName(name);
         Optional<LedgerRecord> record = completion.record(key);
-        if (record.isPresent()) {
-          if (record.get().leaseLive()) {
-            summary.inFlight++; // its holder's to finish (or, should it crash, a later run's): no call for it
-          } else {
-            // Begun before by a holder that failed or crashed: the claim comes first, then one look at the job,
-            // so a webhook retried at this moment does not look too.
-            complete(key, null, summary);
-          }
-          continue;
-        }
-        // Never begun: the job's state first. A running job costs this read, one Gemini call and no ledger write;
-        // an ended one goes on to its completion without a second call.
-        BatchJob job = batchJobs.get().get(name);
-        if (BatchJobs.isTerminal(job)) {
-          reconcile(job, summary, true);
+        if (record.isPresent() && record.get().leaseLive()) {
+          summary.inFlight++;
+        } else if (record.isPresent()) {
+          complete(key, null, summary);
         } else {
-          summary.pending++;
+          lookUpAndReconcile(key, name, summary);
         }
       } catch (RuntimeException e) {
         summary.failed++;
         EventLog.record(GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, EventLog.FAILED, 0, 0,
             Map.of("error", String.valueOf(e)));
       }
+    }
+  }
+
+  private void lookUpAndReconcile(IdempotencyKey key, String name, Summary summary) {
+    BatchJob job;
+    try {
+      job = batchJobs.get().get(name);
+    } catch (ApiException e) {
+      if (e.code() != 404) {
+        throw e;
+      }
+      complete(key, null, summary); // gone from Gemini: the completion flow fails its documents, saying why
+      return;
+    }
+    if (BatchJobs.isTerminal(job)) {
+      reconcile(job, summary, true);
+    } else {
+      summary.pending++;
     }
   }
 

@@ -9,6 +9,7 @@ import com.google.cloud.firestore.SetOptions;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,10 +171,18 @@ public final class Records {
     }
   }
 
+  /** A document whose key or job cannot be read is skipped: it must not stop the others being looked at. */
   private static Optional<Pending> pending(QueryDocumentSnapshot doc) {
     String key = doc.getString("key");
     String job = doc.getString("job");
-    return key == null || job == null ? Optional.empty() : Optional.of(new Pending(IdempotencyKey.of(key), job));
+    if (key == null || job == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new Pending(IdempotencyKey.of(key), job));
+    } catch (InvalidKey e) {
+      return Optional.empty();
+    }
   }
 
   private static DocumentSource source(Object value) {
