@@ -96,13 +96,13 @@ variable "gemini_timeout_seconds" {
 }
 
 variable "gemini_prices" {
-  description = "GEMINI_PRICES: prices added to (or overriding) the built-in table for billing entries, as model=input/output USD per million tokens, comma-separated. Empty keeps the built-in list prices."
+  description = "GEMINI_PRICES: prices added to (or overriding) the built-in table for billing entries, as model=input/output USD per million tokens, comma-separated; model=input/output/longInput/longOutput adds the rates of a prompt over 200k tokens. Empty keeps the built-in list prices."
   type        = string
   default     = ""
 
   validation {
-    condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+)*$", replace(var.gemini_prices, " ", "")))
-    error_message = "gemini_prices must look like gemini-2.5-flash=0.30/2.50,my-model=1/4 (or be empty)."
+    condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)*$", replace(var.gemini_prices, " ", "")))
+    error_message = "gemini_prices must look like gemini-2.5-flash=0.30/2.50,gemini-2.5-pro=1.25/10/2.50/15 (or be empty)."
   }
 }
 
