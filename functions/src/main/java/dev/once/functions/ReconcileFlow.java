@@ -30,8 +30,9 @@ import java.util.function.Supplier;
  * First the listing: batch jobs a page at a time, within a bound on pages, every finished one fed into the
  * completion flow (a job the webhook already completed costs one read). Then the pipeline's own documents still
  * waiting for a job the listing did not show — it shows a bounded number, other applications' jobs among them —
- * each job looked up by name. Jobs that ended longer ago than the ledger keeps its records are left alone: their
- * records may have expired, and completing them again would bill them again.
+ * each job looked up by name. Listed jobs that ended longer ago than the ledger keeps its records are left alone:
+ * their records may have expired, and completing them again would bill them again. A waiting document's job is
+ * completed whatever its age: the document was never completed, since a completion moves it on in its commit.
  */
 final class ReconcileFlow {
   /** What a run saw and did; the HTTP answer. */
@@ -103,7 +104,7 @@ final class ReconcileFlow {
     return summary;
   }
 
-  /** The listing pass; false when it stopped before the last page. Adds the names of the jobs it saw to listed. */
+  /** The listing pass; false when it stopped before the last page. Adds the names of the jobs it dealt with to listed. */
   private boolean reconcileListed(Summary summary, Instant deadline, Set<String> listed) {
     Pager<BatchJob> pager = batchJobs.get().list(limits.pageSize());
     summary.pages = 1;
@@ -113,8 +114,9 @@ final class ReconcileFlow {
           return false;
         }
         summary.seen++;
-        job.name().ifPresent(listed::add);
-        reconcile(job, summary, false);
+        if (reconcile(job, summary)) {
+          job.name().ifPresent(listed::add);
+        }
       }
       if (summary.pages >= limits.maxPages() || clock.instant().isAfter(deadline)) {
         return false;
@@ -191,31 +193,37 @@ final class ReconcileFlow {
       return;
     }
     if (BatchJobs.isTerminal(job)) {
-      reconcile(job, summary, true);
+      // Whatever its age: a document still waiting was never completed (a completion moves it on in the same
+      // commit), so this cannot bill it twice. Completed from this answer, without a second look.
+      complete(key, job, summary);
     } else {
       summary.pending++;
     }
   }
 
-  /** @param fresh whether {@code job} comes from a batches.get just made, or from the listing, to be confirmed */
-  private void reconcile(BatchJob job, Summary summary, boolean fresh) {
+  /**
+   * A job from the listing: if it has ended, and not too long ago, the completion flow confirms and completes it.
+   * False when it was left as too old: a waiting document of it is then the second pass's to complete.
+   */
+  private boolean reconcile(BatchJob job, Summary summary) {
     if (!BatchJobs.isTerminal(job)) {
       summary.pending++;
-      return;
+      return true;
     }
     Instant ended = job.endTime().or(job::updateTime).or(job::createTime).orElse(clock.instant());
     if (ended.isBefore(clock.instant().minus(limits.maxAge()))) {
       summary.tooOld++;
-      return;
+      return false;
     }
     IdempotencyKey key;
     try {
       key = GeminiCompletionKeys.ofName(job.name().orElse(""));
     } catch (InvalidKey e) {
       summary.failed++;
-      return;
+      return true;
     }
-    complete(key, fresh ? job : null, summary);
+    complete(key, null, summary);
+    return true;
   }
 
   /** @param ended the job as a batches.get just answered, or null to look it up once the completion is claimed */

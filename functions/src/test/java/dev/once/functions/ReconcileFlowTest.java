@@ -128,6 +128,19 @@ class ReconcileFlowTest {
     assertEquals(0, reconciler().run().pendingChecked, "nothing is left waiting");
   }
 
+  @Test
+  void aWaitingDocumentsJob_isCompletedWhateverItsAge_whileTheListingLeavesJobsThatOldAlone() throws Exception {
+    Submitted waiting = submitFinished("old");
+
+    // To this reconciler every ended job is too old to complete from the listing (its records could be gone).
+    ReconcileFlow.Summary run = reconciler(Duration.ZERO).run();
+
+    assertEquals(1, run.tooOld, "the listing showed one ended job and left it: " + run.toMap());
+    assertEquals(1, run.processed, "the waiting document's job was completed all the same: " + run.toMap());
+    assertEquals("analysed", clients.firestore.get().collection("analyses").document(waiting.document().documentId())
+        .get().get().getString("status"));
+  }
+
   private record Submitted(IdempotencyKey document, String job) {}
 
   /** A document submitted as DocumentUploaded submits it, whose job has then succeeded and sent no webhook. */
@@ -145,7 +158,11 @@ class ReconcileFlowTest {
 
   /** A listing cut to one job, as a busy project's would cut it to a thousand. */
   private static ReconcileFlow reconciler() {
+    return reconciler(Duration.ofDays(29));
+  }
+
+  private static ReconcileFlow reconciler(Duration maxAge) {
     return new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
-        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), Duration.ofDays(29), 100), InstantSource.system());
+        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), maxAge, 100), InstantSource.system());
   }
 }
