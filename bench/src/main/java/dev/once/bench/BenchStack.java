@@ -1,28 +1,20 @@
 package dev.once.bench;
 
-import com.google.api.gax.core.NoCredentialsProvider;
-import com.google.api.gax.grpc.GrpcTransportChannel;
-import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Query;
-import com.google.cloud.pubsub.v1.TopicAdminClient;
-import com.google.cloud.pubsub.v1.TopicAdminSettings;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.config.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -110,15 +102,8 @@ public final class BenchStack implements AutoCloseable {
   }
 
   private static void createTopic(String emulatorHost, String topic) {
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(emulatorHost).usePlaintext().build();
-    try (TopicAdminClient topics = TopicAdminClient.create(TopicAdminSettings.newBuilder()
-        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
-        .setCredentialsProvider(NoCredentialsProvider.create()).build())) {
-      topics.createTopic(topic);
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not create " + topic, e);
-    } finally {
-      channel.shutdownNow();
+    try (PubSubAdmin admin = new PubSubAdmin(emulatorHost)) {
+      admin.createTopic(topic);
     }
   }
 

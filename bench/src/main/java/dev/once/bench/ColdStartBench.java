@@ -4,6 +4,7 @@ import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,7 +89,7 @@ public final class ColdStartBench {
         ObjectFinalized done = analysed.get(round);
         CloudEvent event = kind.duplicate()
             ? DirectSender.finalized(stack.storage.renotify(done.bucket(), done.name(), done.generation()))
-            : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", Invoices.pdf("CS-" + launches)));
+            : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", InvoicePdf.of("CS-" + launches)));
         try (InvokerLaunch launch = InvokerLaunch.start(kind.jar(), kind.target(), jvm,
             kind.hello() ? Map.of() : stack.environment(), log())) {
           InvokerLaunch.Timing timing = launch.firstEvent(event);
@@ -140,7 +141,7 @@ public final class ColdStartBench {
     List<ObjectFinalized> documents = new ArrayList<>();
     List<CloudEvent> events = new ArrayList<>();
     for (int round = 0; round < rounds; round++) {
-      ObjectFinalized document = stack.upload("coldstart/done-" + round + ".pdf", Invoices.pdf("CD-" + round));
+      ObjectFinalized document = stack.upload("coldstart/done-" + round + ".pdf", InvoicePdf.of("CD-" + round));
       documents.add(document);
       events.add(DirectSender.finalized(document));
     }
@@ -156,16 +157,16 @@ public final class ColdStartBench {
 
   /** A fresh JVM, the deploy jar on its class path, timing each step of a first delivery on its own. */
   private void probe() throws Exception {
-    ObjectFinalized a = stack.upload("coldstart/probe-a.pdf", Invoices.pdf("P-A"));
-    ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", Invoices.pdf("P-B"));
+    ObjectFinalized a = stack.upload("coldstart/probe-a.pdf", InvoicePdf.of("P-A"));
+    ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", InvoicePdf.of("P-B"));
     String classPath = String.join(java.io.File.pathSeparator, Artifacts.functionJar().toString(),
         Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.addAll(jvm);
     command.addAll(List.of("-cp", classPath, "dev.once.functions.ColdStartProbe",
-        a.name(), Long.toString(a.generation()), Long.toString(Invoices.pdf("P-A").length),
-        b.name(), Long.toString(b.generation()), Long.toString(Invoices.pdf("P-B").length)));
+        a.name(), Long.toString(a.generation()), Long.toString(InvoicePdf.of("P-A").length),
+        b.name(), Long.toString(b.generation()), Long.toString(InvoicePdf.of("P-B").length)));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
     builder.environment().putAll(stack.environment());
     Path out = stack.logDir.resolve("coldstart-probe.log");

@@ -5,6 +5,7 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.eventarc.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -60,7 +61,7 @@ public final class MemoryBench {
     int copies = Math.max(1, events / DOCUMENTS);
     List<CloudEvent> deliveries = new ArrayList<>();
     for (int d = 0; d < DOCUMENTS; d++) {
-      ObjectFinalized first = stack.upload("memory-" + run + "/invoice-" + d + ".pdf", Invoices.pdf("M-" + run + "-" + d));
+      ObjectFinalized first = stack.upload("memory-" + run + "/invoice-" + d + ".pdf", InvoicePdf.of("M-" + run + "-" + d));
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {
         deliveries.add(DirectSender.finalized(stack.storage.renotify(first.bucket(), first.name(), first.generation())));

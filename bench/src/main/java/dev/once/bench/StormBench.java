@@ -5,6 +5,7 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.eventarc.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -159,7 +160,7 @@ public final class StormBench {
     List<ObjectFinalized> uploaded = new ArrayList<>(documents);
     List<CloudEvent> deliveries = new ArrayList<>(documents * copies);
     for (int i = 0; i < documents; i++) {
-      ObjectFinalized first = stack.upload("phase-" + id + "/invoice-" + i + ".pdf", Invoices.pdf(id + "-" + i));
+      ObjectFinalized first = stack.upload("phase-" + id + "/invoice-" + i + ".pdf", InvoicePdf.of(id + "-" + i));
       uploaded.add(first);
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {

@@ -1,11 +1,11 @@
 package dev.once.functions;
 
 import dev.once.bench.BenchStack;
-import dev.once.bench.Invoices;
 import dev.once.config.Settings;
 import dev.once.effects.DocumentSource;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.Receiver;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
@@ -139,7 +139,7 @@ public final class CostBench {
   /** A new document in the bucket, and the event naming it, read as DocumentUploaded reads its events. */
   private DocumentSource upload() {
     int n = ++documents;
-    ObjectFinalized notification = stack.upload("cost/invoice-" + n + ".pdf", Invoices.pdf("C-" + n));
+    ObjectFinalized notification = stack.upload("cost/invoice-" + n + ".pdf", InvoicePdf.of("C-" + n));
     dev.once.local.eventarc.CloudEvent sent = DirectSender.finalized(notification);
     CloudEvent event = CloudEventBuilder.v1()
         .withId(sent.id())

@@ -5,22 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
-import com.google.cloud.pubsub.v1.TopicAdminClient;
-import com.google.cloud.pubsub.v1.TopicAdminSettings;
-import com.google.api.gax.core.NoCredentialsProvider;
-import com.google.api.gax.grpc.GrpcTransportChannel;
-import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import dev.once.config.Settings;
 import dev.once.effects.DocumentSource;
 import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.gemini.WebhookMode;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -44,13 +38,8 @@ class ReconcileFlowTest {
   static void start() throws Exception {
     gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NEVER));
     String pubsub = PubSubEmulator.shared().hostPort();
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(pubsub).usePlaintext().build();
-    try (TopicAdminClient topics = TopicAdminClient.create(TopicAdminSettings.newBuilder()
-        .setTransportChannelProvider(FixedTransportChannelProvider.create(GrpcTransportChannel.create(channel)))
-        .setCredentialsProvider(NoCredentialsProvider.create()).build())) {
-      topics.createTopic("projects/" + PROJECT + "/topics/results");
-    } finally {
-      channel.shutdownNow();
+    try (PubSubAdmin admin = new PubSubAdmin(pubsub)) {
+      admin.createTopic("projects/" + PROJECT + "/topics/results");
     }
     clients = new Clients(Settings.of(Map.of(
         "GOOGLE_CLOUD_PROJECT", PROJECT,

@@ -1,6 +1,7 @@
 package dev.once.run;
 
 import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.eventarc.EventarcRelay;
 import dev.once.local.gemini.GeminiStandIn;

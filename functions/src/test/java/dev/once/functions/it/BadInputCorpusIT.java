@@ -12,6 +12,7 @@ import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookSigner;
+import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -113,7 +114,7 @@ class BadInputCorpusIT {
   @Test
   @Order(3)
   void afterTheCorpus_everyFunctionServesAGoodEvent() throws Exception {
-    Blob blob = stack.upload("after-corpus/invoice.pdf", SamplePdf.invoice("C1"), "application/pdf");
+    Blob blob = stack.upload("after-corpus/invoice.pdf", InvoicePdf.of("C1"), "application/pdf");
     String key = key(blob);
     String job = Await.value(Duration.ofSeconds(60), () -> withKey(stack.documents("analyses"), key).stream()
         .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "DocumentUploaded submits a job");

@@ -17,6 +17,7 @@ import dev.once.local.gemini.WebhookMode;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.samples.InvoicePdf;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -60,7 +61,7 @@ class BatchPipelineIT {
     stack.storage.notifyTwice(true);
     Blob blob;
     try {
-      blob = stack.upload("batch/acme-0002.pdf", SamplePdf.invoice("0002"), "application/pdf");
+      blob = stack.upload("batch/acme-0002.pdf", InvoicePdf.of("0002"), "application/pdf");
     } finally {
       stack.storage.notifyTwice(false);
     }
@@ -95,7 +96,7 @@ class BatchPipelineIT {
   void jobWhoseWebhookNeverComes_isCompletedByTheReconciler() {
     stack.gemini.webhookMode(WebhookMode.NEVER);
     try {
-      Blob blob = stack.upload("batch/acme-0003.pdf", SamplePdf.invoice("0003"), "application/pdf");
+      Blob blob = stack.upload("batch/acme-0003.pdf", InvoicePdf.of("0003"), "application/pdf");
       String key = key(blob);
       String job = submitted(blob);
       stack.gemini.finish(job, BatchState.SUCCEEDED);
@@ -112,7 +113,7 @@ class BatchPipelineIT {
 
   @Test
   void failedJob_isRecordedAndPublishedAsFailed_andNotBilled() throws Exception {
-    Blob blob = stack.upload("batch/acme-0004.pdf", SamplePdf.invoice("0004"), "application/pdf");
+    Blob blob = stack.upload("batch/acme-0004.pdf", InvoicePdf.of("0004"), "application/pdf");
     String key = key(blob);
     String job = submitted(blob);
     stack.gemini.finish(job, BatchState.FAILED);
@@ -139,7 +140,7 @@ class BatchPipelineIT {
       // Batch first, then the same finalize on the sync revision: the sync revision sees the submission.
       long generateBefore = stack.gemini.count("generateContent");
       long jobsBefore = stack.gemini.count("batchGenerateContent");
-      Blob first = stack.upload("switch/batch-first.pdf", SamplePdf.invoice("W1"), "application/pdf");
+      Blob first = stack.upload("switch/batch-first.pdf", InvoicePdf.of("W1"), "application/pdf");
       String job = submitted(first);
       dev.once.local.eventarc.CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, first.getName());
       assertEquals(200, send(finalize, syncRevision.url()).statusCode());
@@ -152,7 +153,7 @@ class BatchPipelineIT {
       stack.pause("DocumentUploaded");
       Blob second;
       try {
-        second = stack.upload("switch/sync-first.pdf", SamplePdf.invoice("W2"), "application/pdf");
+        second = stack.upload("switch/sync-first.pdf", InvoicePdf.of("W2"), "application/pdf");
         Await.until(DEADLINE, () -> stack.relay.events().stream()
             .anyMatch(e -> new String(e.data(), StandardCharsets.UTF_8).contains(second.getName())), "the finalize event");
         assertEquals(200, send(stack.lastEvent(CloudEvent.STORAGE_FINALIZED, second.getName()), syncRevision.url())

@@ -9,6 +9,7 @@ import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
 import dev.once.local.eventarc.RetryPolicy;
 import dev.once.local.gemini.BatchState;
+import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,7 +79,7 @@ class CompletionCrashMatrixIT {
     boolean external = point.equals("during-gemini");
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < JOBS; i++) {
-      Blob blob = stack.upload(String.format("%s/doc-%02d.pdf", folder, i), SamplePdf.invoice(folder + i),
+      Blob blob = stack.upload(String.format("%s/doc-%02d.pdf", folder, i), InvoicePdf.of(folder + i),
           "application/pdf");
       keys.add(key(blob));
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
 import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,7 +72,7 @@ class CrashMatrixIT {
         stack.gemini.latency(Duration.ofSeconds(3));
       }
       long callsBefore = stack.gemini.count("generateContent");
-      Blob blob = stack.upload(name, SamplePdf.invoice(folder + "-" + i), "application/pdf");
+      Blob blob = stack.upload(name, InvoicePdf.of(folder + "-" + i), "application/pdf");
       String key = key(blob);
       keys.add(key);
       if (external && kill) {

@@ -9,6 +9,7 @@ import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -55,7 +56,7 @@ class DuplicateStormIT {
     Set<String> keys = new HashSet<>();
     List<CloudEvent> deliveries = new ArrayList<>();
     for (int i = 0; i < DOCUMENTS; i++) {
-      ObjectFinalized first = stack.upload("storm/invoice-" + i + ".pdf", SamplePdf.invoice("S-" + i), "application/pdf");
+      ObjectFinalized first = stack.upload("storm/invoice-" + i + ".pdf", InvoicePdf.of("S-" + i), "application/pdf");
       keys.add("gcs:" + first.bucket() + "/" + first.name() + "#" + first.generation());
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < COPIES; c++) {

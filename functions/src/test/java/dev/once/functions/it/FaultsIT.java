@@ -15,6 +15,7 @@ import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.http.Receiver;
+import dev.once.local.samples.InvoicePdf;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,7 +51,7 @@ class FaultsIT {
     // Three 503s: all of the SDK's own attempts of the first delivery fail, so the function throws and Eventarc
     // (the relay) delivers again.
     stack.gemini.failNext(3, 503);
-    Blob blob = stack.upload("faults/unavailable.pdf", SamplePdf.invoice("U1"), "application/pdf");
+    Blob blob = stack.upload("faults/unavailable.pdf", InvoicePdf.of("U1"), "application/pdf");
     String key = key(blob);
     Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through after the outage");
     assertOnceThrough(key);
@@ -69,7 +70,7 @@ class FaultsIT {
     stack.gemini.latency(Duration.ofSeconds(8)); // the functions give Gemini 5 s
     String key;
     try {
-      key = key(stack.upload("faults/slow.pdf", SamplePdf.invoice("S1"), "application/pdf"));
+      key = key(stack.upload("faults/slow.pdf", InvoicePdf.of("S1"), "application/pdf"));
       Await.until(DEADLINE, () -> ledger.lookup(IdempotencyKey.of(key), "analyse")
           .map(r -> r.error() != null).orElse(false), "a delivery to time out and release its claim");
     } finally {
@@ -84,7 +85,7 @@ class FaultsIT {
   @Test
   void notifyEndpointFailingTwice_getsOneSuccessfulNotification_withTheSameKeyEachTry() {
     stack.notify.answerNext(503, 429);
-    Blob blob = stack.upload("faults/notify.pdf", SamplePdf.invoice("N1"), "application/pdf");
+    Blob blob = stack.upload("faults/notify.pdf", InvoicePdf.of("N1"), "application/pdf");
     String key = key(blob);
     Await.until(DEADLINE, () -> ledger.lookup(IdempotencyKey.of(key), "notify")
         .map(r -> r.state() == RecordState.DONE).orElse(false), "the notification to succeed");
@@ -97,7 +98,7 @@ class FaultsIT {
   @Test
   void notifyEndpointRefusing_rejectsOnce_andDeadLettersOnce_evenWhenRedelivered() throws Exception {
     stack.notify.answerNext(410);
-    Blob blob = stack.upload("faults/refused.pdf", SamplePdf.invoice("R1"), "application/pdf");
+    Blob blob = stack.upload("faults/refused.pdf", InvoicePdf.of("R1"), "application/pdf");
     String key = key(blob);
     Await.until(DEADLINE, () -> attributed(stack.deadLettered(), key).size() == 1, "the message to be dead-lettered");
     CloudEvent message = stack.lastEvent(CloudEvent.PUBSUB_PUBLISHED, key);

@@ -15,6 +15,7 @@ import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.eventarc.RetryPolicy;
 import dev.once.local.http.Receiver;
 import dev.once.local.net.TcpProxy;
+import dev.once.local.samples.InvoicePdf;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,7 +59,7 @@ class OutageIT {
     List<String> keys = new ArrayList<>();
     CompletableFuture<Void> during = null;
     for (int i = 0; i < documents; i++) {
-      keys.add(key(stack.upload(folder + "/doc-" + i + ".pdf", SamplePdf.invoice(folder + i), "application/pdf")));
+      keys.add(key(stack.upload(folder + "/doc-" + i + ".pdf", InvoicePdf.of(folder + i), "application/pdf")));
       if (i == outageAfter) {
         during = CompletableFuture.runAsync(outage);
       }
@@ -110,7 +111,7 @@ class OutageIT {
     }
     List<String> keys = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      keys.add(key(stack.upload("outage-notify/doc-" + i + ".pdf", SamplePdf.invoice("T" + i), "application/pdf")));
+      keys.add(key(stack.upload("outage-notify/doc-" + i + ".pdf", InvoicePdf.of("T" + i), "application/pdf")));
     }
     assertNothingLostNothingDoubled(keys);
     FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());

@@ -11,6 +11,7 @@ import com.google.pubsub.v1.PubsubMessage;
 import dev.once.config.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.FreePort;
+import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.invoker.FunctionProcess;

@@ -12,6 +12,7 @@ import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DeliveryResult;
 import dev.once.local.http.Receiver;
+import dev.once.local.samples.InvoicePdf;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +41,7 @@ class SyncPipelineIT {
     stack.storage.notifyTwice(true);
     Blob blob;
     try {
-      blob = stack.upload("invoices/acme-0001.pdf", SamplePdf.invoice("0001"), "application/pdf");
+      blob = stack.upload("invoices/acme-0001.pdf", InvoicePdf.of("0001"), "application/pdf");
     } finally {
       stack.storage.notifyTwice(false);
     }

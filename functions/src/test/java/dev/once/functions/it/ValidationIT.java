@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
+import dev.once.local.samples.InvoicePdf;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -79,7 +80,7 @@ class ValidationIT {
     Blob first;
     Blob second;
     try {
-      first = stack.upload("overwrite/invoice.pdf", SamplePdf.invoice("G1"), "application/pdf");
+      first = stack.upload("overwrite/invoice.pdf", InvoicePdf.of("G1"), "application/pdf");
       second = stack.upload("overwrite/invoice.pdf", new byte[0], "application/pdf");
     } finally {
       stack.resume("DocumentUploaded");
@@ -92,7 +93,7 @@ class ValidationIT {
 
   @Test
   void generationThatNoLongerExists_isRejectedForGood() throws Exception {
-    Blob blob = stack.upload("gone/invoice.pdf", SamplePdf.invoice("X1"), "application/pdf");
+    Blob blob = stack.upload("gone/invoice.pdf", InvoicePdf.of("X1"), "application/pdf");
     analysisOnceNotified(key(blob));
     long missing = blob.getGeneration() - 1;
     HttpResponse<String> response = postEvent(finalized("gone/invoice.pdf", missing, "application/pdf", 100));
@@ -125,7 +126,7 @@ class ValidationIT {
     assertEquals(200, noData.statusCode());
     assertEquals(records, stack.ledgerRecords(), "no ledger write for a malformed event");
 
-    Blob good = stack.upload("after/malformed.pdf", SamplePdf.invoice("M1"), "application/pdf");
+    Blob good = stack.upload("after/malformed.pdf", InvoicePdf.of("M1"), "application/pdf");
     assertEquals("analysed", analysisOnceNotified(key(good)).getString("status"));
   }
 

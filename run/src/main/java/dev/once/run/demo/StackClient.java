@@ -19,7 +19,7 @@ import dev.once.ledger.LedgerConfig;
 import dev.once.ledger.LedgerRecord;
 import dev.once.run.Part;
 import dev.once.run.Ports;
-import dev.once.run.PubSubAdmin;
+import dev.once.local.emulator.PubSubAdmin;
 import dev.once.run.StackInfo;
 import dev.once.run.Topology;
 import java.util.ArrayList;

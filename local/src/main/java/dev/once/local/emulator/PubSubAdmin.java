@@ -1,4 +1,4 @@
-package dev.once.run;
+package dev.once.local.emulator;
 
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;

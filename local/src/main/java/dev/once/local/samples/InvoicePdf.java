@@ -1,12 +1,15 @@
-package dev.once.bench;
+package dev.once.local.samples;
 
 import java.nio.charset.StandardCharsets;
 
-/** A small, valid one-page PDF invoice per number, built here so no binary file needs to be kept. */
-public final class Invoices {
-  private Invoices() {}
+/**
+ * A small, valid one-page PDF invoice per number, built here so no binary file needs to be kept: what the tests,
+ * the demo and the benchmarks upload.
+ */
+public final class InvoicePdf {
+  private InvoicePdf() {}
 
-  public static byte[] pdf(String number) {
+  public static byte[] of(String number) {
     String text = "BT /F1 12 Tf 72 720 Td (ACME Supplies Ltd - Invoice " + number + " - Total 120.00 EUR) Tj ET";
     String[] objects = {
       "<< /Type /Catalog /Pages 2 0 R >>",
