@@ -76,6 +76,11 @@ final class Clients {
     }
   }
 
+  /** Publishing of results to RESULTS_TOPIC, once per key: what the document and the completion flows share. */
+  ResultPublication resultPublication() {
+    return new ResultPublication(once.get(), publisher, Lazy.of(() -> topic(Setting.RESULTS_TOPIC)));
+  }
+
   /** Honours STORAGE_EMULATOR_HOST ({@code http://host:port}, scheme optional), with bounded calls. */
   private static Storage storage(Settings settings) {
     HttpTransportOptions transport = HttpTransportOptions.newBuilder()

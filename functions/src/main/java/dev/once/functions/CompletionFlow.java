@@ -1,6 +1,5 @@
 package dev.once.functions;
 
-import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
 import dev.once.effects.Records;
 import dev.once.effects.ResultMessage;
@@ -14,7 +13,6 @@ import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,8 +37,6 @@ final class CompletionFlow {
     }
   }
 
-  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
-
   private final Once once;
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<Records> records;
@@ -64,19 +60,21 @@ final class CompletionFlow {
   }
 
   EventReport complete(IdempotencyKey jobKey) {
-    return complete(jobKey, null);
+    return complete(jobKey, () -> batchJobs.get().find(GeminiCompletionKeys.jobName(jobKey)));
   }
 
-  /**
-   * @param ended the job as a batches.get just answered, ended (terminal states are final), or null to look it
-   *     up once the completion is claimed
-   */
-  EventReport complete(IdempotencyKey jobKey, BatchJob ended) {
+  /** @param found the job as a batches.get just answered (empty: Gemini has none by that name) */
+  EventReport complete(IdempotencyKey jobKey, Optional<BatchJob> found) {
+    return complete(jobKey, () -> found);
+  }
+
+  /** @param job the job, looked up once the completion is claimed (or as it was just looked up) */
+  private EventReport complete(IdempotencyKey jobKey, Supplier<Optional<BatchJob>> job) {
     Optional<EventReport> earlier = alreadyCompleted(jobKey);
     if (earlier.isPresent()) {
       return earlier.get();
     }
-    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey, ended));
+    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey, job.get()));
     EventReport report = EventReport.of(jobKey.value(), Effects.COMPLETE, completed);
     List<Map<String, Object>> summaries = switch (completed) {
       case Outcome.Processed processed -> documents(processed.result());
@@ -88,13 +86,12 @@ final class CompletionFlow {
     return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries));
   }
 
-  private Completion completion(IdempotencyKey jobKey, BatchJob ended) throws PermanentFailure {
+  private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws PermanentFailure {
     String name = GeminiCompletionKeys.jobName(jobKey);
-    Optional<BatchJob> found = ended != null ? Optional.of(ended) : lookUp(name);
     if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
       throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
     }
-    List<Records.Submitted> submitted = records.get().submittedTo(name, QUERY_TIMEOUT);
+    List<Records.Submitted> submitted = records.get().submittedTo(name);
     List<DocumentResult> results;
     String state;
     if (found.isEmpty()) {
@@ -125,18 +122,6 @@ final class CompletionFlow {
     outcome.put("state", state);
     outcome.put("documents", summaries);
     return Completion.of(outcome, batch -> writes.forEach(w -> w.addTo(batch)));
-  }
-
-  /** The job, or empty when Gemini has none by that name (404). */
-  private Optional<BatchJob> lookUp(String name) {
-    try {
-      return Optional.of(batchJobs.get().get(name));
-    } catch (ApiException e) {
-      if (e.code() == 404) {
-        return Optional.empty();
-      }
-      throw e;
-    }
   }
 
   private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}

@@ -10,13 +10,11 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 import dev.once.key.PubSubMessageKeys;
 import java.io.IOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -101,11 +99,7 @@ final class DeliveryFlow {
         return data;
       }
     }).orElse(data);
-    try {
-      return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("every JVM has SHA-256", e);
-    }
+    return "sha256:" + Sha256.hex(canonical);
   }
 
   private static Optional<JsonNode> parse(byte[] data) {

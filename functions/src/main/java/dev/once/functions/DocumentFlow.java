@@ -66,7 +66,8 @@ final class DocumentFlow {
     }
     // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
     // change of ANALYSIS_MODE is still analysed (and paid for) once.
-    Outcome analysed = mode == Mode.BATCH && earlier.isPresent()
+    boolean analysedBefore = mode == Mode.BATCH && earlier.isPresent();
+    Outcome analysed = analysedBefore
         ? earlier.get()
         : once.runCommitted(key, Effects.ANALYSE, document.fingerprint(),
             attempt -> mode == Mode.SYNC ? analyse(key, document) : submit(key, document));
@@ -79,7 +80,14 @@ final class DocumentFlow {
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
     };
-    return summary == null ? report : report.then(Effects.PUBLISH, publication.publish(key, summary));
+    if (summary == null) {
+      return report;
+    }
+    // Analysed before: most likely published before too, which one read tells, without a claim's failed write.
+    Outcome published = analysedBefore
+        ? once.peek(key, Effects.PUBLISH, null).orElseGet(() -> publication.publish(key, summary))
+        : publication.publish(key, summary);
+    return report.then(Effects.PUBLISH, published);
   }
 
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */

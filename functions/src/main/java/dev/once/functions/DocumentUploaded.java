@@ -21,10 +21,9 @@ public final class DocumentUploaded implements CloudEventsFunction {
 
   static DocumentFlow wire(Clients clients) {
     Settings settings = clients.settings;
-    ResultPublication publication =
-        new ResultPublication(clients.once.get(), clients.publisher, Lazy.of(() -> clients.topic(Setting.RESULTS_TOPIC)));
     return new DocumentFlow(clients.once.get(), clients.records, Lazy.of(() -> new DocumentReader(clients.storage.get())),
-        clients.analyzer, clients.batchJobs, publication, mode(settings), settings.positiveLong(Setting.MAX_DOCUMENT_BYTES));
+        clients.analyzer, clients.batchJobs, clients.resultPublication(), mode(settings),
+        settings.positiveLong(Setting.MAX_DOCUMENT_BYTES));
   }
 
   static DocumentFlow.Mode mode(Settings settings) {

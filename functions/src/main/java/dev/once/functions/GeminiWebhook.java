@@ -36,9 +36,7 @@ public final class GeminiWebhook implements HttpFunction {
   private static final Lazy<CompletionFlow> FLOW = Lazy.of(() -> wire(Clients.instance()));
 
   static CompletionFlow wire(Clients clients) {
-    ResultPublication publication = new ResultPublication(clients.once.get(), clients.publisher,
-        Lazy.of(() -> clients.topic(dev.once.config.Setting.RESULTS_TOPIC)));
-    return new CompletionFlow(clients.once.get(), clients.batchJobs, clients.records, publication);
+    return new CompletionFlow(clients.once.get(), clients.batchJobs, clients.records, clients.resultPublication());
   }
 
   @Override

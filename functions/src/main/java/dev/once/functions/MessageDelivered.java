@@ -4,6 +4,7 @@ import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.config.Setting;
 import dev.once.effects.Notifier;
 import dev.once.key.InvalidKey;
+import dev.once.key.PubSubMessageKeys;
 import dev.once.observe.EventLog;
 import io.cloudevents.CloudEvent;
 import java.net.URI;
@@ -51,7 +52,7 @@ public final class MessageDelivered implements CloudEventsFunction {
           Map.of("reason", e.getMessage(), "messageId", message.messageId()));
       return;
     } catch (RuntimeException e) {
-      EventLog.record(NAME, message.attributes().getOrDefault("idempotency_key", null), "none", EventLog.FAILED, 0,
+      EventLog.record(NAME, message.attributes().get(PubSubMessageKeys.ATTRIBUTE), "none", EventLog.FAILED, 0,
           DocumentUploaded.elapsedMs(started), Map.of("error", String.valueOf(e), "messageId", message.messageId()));
       throw e;
     }

@@ -13,7 +13,7 @@ final class PubSubEvents {
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
 
   /** One delivered message. */
-  record Message(String messageId, byte[] data, Map<String, String> attributes, String subscription) {}
+  record Message(String messageId, byte[] data, Map<String, String> attributes) {}
 
   private PubSubEvents() {}
 
@@ -45,7 +45,6 @@ final class PubSubEvents {
       throw new MalformedEvent("event " + event.getId() + " carries no message");
     }
     var message = data.getMessage();
-    return new Message(message.getMessageId(), message.getData().toByteArray(), message.getAttributesMap(),
-        data.getSubscription());
+    return new Message(message.getMessageId(), message.getData().toByteArray(), message.getAttributesMap());
   }
 }

@@ -1,7 +1,6 @@
 package dev.once.functions;
 
 import com.google.genai.Pager;
-import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
 import dev.once.effects.Records;
 import dev.once.gemini.BatchJobs;
@@ -68,8 +67,6 @@ final class ReconcileFlow {
 
   /** @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself */
   record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun) {}
-
-  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
 
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<Records> records;
@@ -145,7 +142,7 @@ final class ReconcileFlow {
     try {
       String from = HexFormat.of().formatHex(ByteBuffer.allocate(Long.BYTES)
           .putLong(ThreadLocalRandom.current().nextLong()).array());
-      for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from, QUERY_TIMEOUT)) {
+      for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from)) {
         if (!listed.contains(pending.job())) {
           jobs.add(pending.job());
         }
@@ -169,7 +166,7 @@ final class ReconcileFlow {
         if (record.isPresent() && record.get().leaseLive()) {
           summary.inFlight++;
         } else if (record.isPresent()) {
-          complete(key, null, summary);
+          complete(key, () -> completion.complete(key), summary);
         } else {
           lookUpAndReconcile(key, name, summary);
         }
@@ -182,20 +179,12 @@ final class ReconcileFlow {
   }
 
   private void lookUpAndReconcile(IdempotencyKey key, String name, Summary summary) {
-    BatchJob job;
-    try {
-      job = batchJobs.get().get(name);
-    } catch (ApiException e) {
-      if (e.code() != 404) {
-        throw e;
-      }
-      complete(key, null, summary); // gone from Gemini: the completion flow fails its documents, saying why
-      return;
-    }
-    if (BatchJobs.isTerminal(job)) {
-      // Whatever its age: a document still waiting was never completed (a completion moves it on in the same
-      // commit), so this cannot bill it twice. Completed from this answer, without a second look.
-      complete(key, job, summary);
+    Optional<BatchJob> found = batchJobs.get().find(name);
+    if (found.isEmpty() || BatchJobs.isTerminal(found.get())) {
+      // Ended, whatever its age: a document still waiting was never completed (a completion moves it on in the
+      // same commit), so this cannot bill it twice. Or gone from Gemini: the completion fails its documents,
+      // saying why. Either way completed from this answer, without a second look.
+      complete(key, () -> completion.complete(key, found), summary);
     } else {
       summary.pending++;
     }
@@ -222,15 +211,15 @@ final class ReconcileFlow {
       summary.failed++;
       return true;
     }
-    complete(key, null, summary);
+    complete(key, () -> completion.complete(key), summary);
     return true;
   }
 
-  /** @param ended the job as a batches.get just answered, or null to look it up once the completion is claimed */
-  private void complete(IdempotencyKey key, BatchJob ended, Summary summary) {
+  /** Runs one completion, logs it and counts its outcome. */
+  private void complete(IdempotencyKey key, Supplier<EventReport> completing, Summary summary) {
     long started = System.nanoTime();
     try {
-      EventReport report = completion.complete(key, ended);
+      EventReport report = completing.get();
       EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
           DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects()));
       switch (report.outcome()) {

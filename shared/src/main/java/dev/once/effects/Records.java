@@ -4,7 +4,9 @@ import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.QuerySnapshot;
 import com.google.cloud.firestore.SetOptions;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
@@ -39,6 +41,8 @@ public final class Records {
 
   /** One document per job here; the bound keeps a foreign or corrupted job from reading the collection. */
   static final int MAX_DOCUMENTS_PER_JOB = 100;
+  /** How long a query may take before it is an error. */
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
 
   private final Firestore db;
   private final PriceTable prices;
@@ -121,23 +125,16 @@ public final class Records {
    * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
    * index): how a job that ended without answers is traced back to its documents.
    */
-  public List<Submitted> submittedTo(String job, Duration timeout) {
-    try {
-      List<Submitted> found = new ArrayList<>();
-      for (QueryDocumentSnapshot doc : db.collection(ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB)
-          .get().get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        String key = doc.getString("key");
-        if (key != null) {
-          found.add(new Submitted(IdempotencyKey.of(key), source(doc.get("source"))));
-        }
+  public List<Submitted> submittedTo(String job) {
+    List<Submitted> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : read(
+        db.collection(ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
+      String key = doc.getString("key");
+      if (key != null) {
+        found.add(new Submitted(IdempotencyKey.of(key), source(doc.get("source"))));
       }
-      return found;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading the analyses of " + job, e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not read the analyses of " + job + ": " + e, e);
     }
+    return found;
   }
 
   /** A document whose batch job has not been completed yet, as its analysis says. */
@@ -148,26 +145,30 @@ public final class Records {
    * around (an equality filter ordered by document id needs only the automatic indexes), so that over a few runs
    * every one of them is looked at, however many are waiting.
    */
-  public List<Pending> pendingSubmissions(int limit, String startAtId, Duration timeout) {
+  public List<Pending> pendingSubmissions(int limit, String startAtId) {
     List<Pending> found = new ArrayList<>();
-    try {
-      var submitted = db.collection(ANALYSES).whereEqualTo("status", SUBMITTED).orderBy(FieldPath.documentId());
-      for (QueryDocumentSnapshot doc : submitted.startAt(startAtId).limit(limit).get()
-          .get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+    var submitted = db.collection(ANALYSES).whereEqualTo("status", SUBMITTED).orderBy(FieldPath.documentId());
+    for (QueryDocumentSnapshot doc : read(submitted.startAt(startAtId).limit(limit), "the pending submissions")) {
+      pending(doc).ifPresent(found::add);
+    }
+    if (found.size() < limit) {
+      for (QueryDocumentSnapshot doc :
+          read(submitted.endBefore(startAtId).limit(limit - found.size()), "the pending submissions")) {
         pending(doc).ifPresent(found::add);
       }
-      if (found.size() < limit) {
-        for (QueryDocumentSnapshot doc : submitted.endBefore(startAtId).limit(limit - found.size()).get()
-            .get(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-          pending(doc).ifPresent(found::add);
-        }
-      }
-      return found;
+    }
+    return found;
+  }
+
+  /** Runs a query, bounded by a deadline, so a stuck Firestore is an error and not a hang. */
+  private static QuerySnapshot read(Query query, String what) {
+    try {
+      return query.get().get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while reading the pending submissions", e);
+      throw new IllegalStateException("interrupted while reading " + what, e);
     } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not read the pending submissions: " + e, e);
+      throw new IllegalStateException("could not read " + what + ": " + e, e);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.once.gemini;
 
 import com.google.genai.Client;
 import com.google.genai.Pager;
+import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.CreateBatchJobConfig;
@@ -35,10 +36,6 @@ public final class BatchJobs {
     this.model = model;
   }
 
-  public String model() {
-    return model;
-  }
-
   /**
    * Creates the job. batches.create is not idempotent, so it runs inside a claim and the SDK must not repeat it
    * on its own (its default retries POSTs on 5xx and timeouts, which could create two jobs).
@@ -57,8 +54,16 @@ public final class BatchJobs {
     return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
   }
 
-  public BatchJob get(String name) {
-    return client.batches.get(name, null);
+  /** The job, or empty when Gemini has none by that name (404: deleted, or gone past Gemini's own retention). */
+  public Optional<BatchJob> find(String name) {
+    try {
+      return Optional.of(client.batches.get(name, null));
+    } catch (ApiException e) {
+      if (e.code() == 404) {
+        return Optional.empty();
+      }
+      throw e;
+    }
   }
 
   /** Every answer of a finished job: inlined, or in its responses file (downloaded to a temporary file). */

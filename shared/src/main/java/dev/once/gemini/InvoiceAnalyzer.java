@@ -19,10 +19,6 @@ public final class InvoiceAnalyzer {
     this.model = model;
   }
 
-  public String model() {
-    return model;
-  }
-
   /** Throws what the SDK throws; {@link GeminiErrors} tells permanent from transient. */
   public Analysis analyse(byte[] document, String mimeType) {
     GenerateContentResponse response =

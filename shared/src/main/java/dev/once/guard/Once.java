@@ -49,19 +49,10 @@ public final class Once {
    * rejected, a conflict when the fingerprint differs; empty when it must still be claimed.
    */
   public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
-    Optional<LedgerRecord> found = ledger.lookup(key, effect);
-    if (found.isEmpty()) {
-      return Optional.empty();
-    }
-    LedgerRecord record = found.get();
-    if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
-      return Optional.of(conflict(key, effect, record.fingerprint(), fingerprint));
-    }
-    return switch (record.state()) {
-      case DONE -> Optional.of(new Duplicate(record.outcome(), record.attempts()));
-      case REJECTED -> Optional.of(new Rejected(record.error(), false));
-      case CLAIMED -> Optional.empty();
-    };
+    return ledger.lookup(key, effect)
+        .map(record -> ClaimResult.settled(record, fingerprint)) // null (empty) for a claim that may be taken over
+        .filter(settled -> !(settled instanceof ClaimResult.Busy))
+        .map(settled -> answer(key, effect, settled));
   }
 
   /** The record as it stands (one read), for a caller that must tell a live claim from none or an expired one. */
@@ -75,8 +66,15 @@ public final class Once {
 
   public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
     ClaimResult claimed = ledger.claim(key, effect, fingerprint);
-    return switch (claimed) {
-      case ClaimResult.Acquired acquired -> perform(acquired.claim(), action);
+    return claimed instanceof ClaimResult.Acquired acquired
+        ? perform(acquired.claim(), action)
+        : answer(key, effect, claimed);
+  }
+
+  /** The outcome of a claim this delivery did not acquire. */
+  private static Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
+    return switch (notAcquired) {
+      case ClaimResult.Acquired acquired -> throw new IllegalArgumentException("an acquired claim is performed");
       case ClaimResult.AlreadyDone done -> new Duplicate(done.outcome(), done.attempts());
       case ClaimResult.AlreadyRejected rejected -> new Rejected(rejected.reason(), false);
       case ClaimResult.Busy busy -> new InFlight(busy.leaseExpiresAt(), busy.attempts());

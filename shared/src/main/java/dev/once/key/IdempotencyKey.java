@@ -1,9 +1,6 @@
 package dev.once.key;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * The canonical text naming one business event, such as {@code gcs:inbox/a.pdf#17}. Keys carry user text
@@ -39,12 +36,7 @@ public record IdempotencyKey(String value) {
    * so a second writer for the same event overwrites the same document instead of adding one.
    */
   public String documentId() {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("every JVM has SHA-256", e);
-    }
+    return Sha256.hex(value);
   }
 
   private static boolean isWellFormed(String s) {

@@ -19,4 +19,19 @@ public sealed interface ClaimResult {
 
   /** The key was used before for a different payload: the effect is not run. */
   record FingerprintMismatch(String stored, String offered) implements ClaimResult {}
+
+  /**
+   * What an existing record answers without writing — the one rule for a claim, a takeover and a pre-check — or
+   * null when its lease has expired and it may be taken over.
+   */
+  static ClaimResult settled(LedgerRecord record, String fingerprint) {
+    if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
+      return new FingerprintMismatch(record.fingerprint(), fingerprint);
+    }
+    return switch (record.state()) {
+      case DONE -> new AlreadyDone(record.outcome(), record.attempts());
+      case REJECTED -> new AlreadyRejected(record.error());
+      case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : null;
+    };
+  }
 }

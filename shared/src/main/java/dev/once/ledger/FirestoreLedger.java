@@ -14,18 +14,15 @@ import com.google.cloud.firestore.WriteBatch;
 import com.google.cloud.firestore.WriteResult;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 import dev.once.ledger.ClaimResult.Acquired;
 import dev.once.ledger.ClaimResult.AlreadyDone;
 import dev.once.ledger.ClaimResult.AlreadyRejected;
 import dev.once.ledger.ClaimResult.Busy;
 import dev.once.ledger.ClaimResult.FingerprintMismatch;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -98,24 +95,14 @@ public final class FirestoreLedger implements Ledger {
   /** The record id of (key, effect): a hash, because keys hold '/' and arbitrary user text. */
   public static String recordId(IdempotencyKey key, String effect) {
     checkEffect(effect);
-    try {
-      MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
-      // The effect name cannot hold a newline, so the pair is unambiguous.
-      byte[] digest = sha256.digest((effect + "\n" + key.value()).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest);
-    } catch (NoSuchAlgorithmException e) {
-      throw new AssertionError("every JVM has SHA-256", e);
-    }
+    // The effect name cannot hold a newline, so the pair is unambiguous.
+    return Sha256.hex(effect + "\n" + key.value());
   }
 
   private static void checkEffect(String effect) {
     if (effect == null || !EFFECT_NAME.matcher(effect).matches()) {
       throw new IllegalArgumentException("effect name must match " + EFFECT_NAME + ", got " + effect);
     }
-  }
-
-  public LedgerConfig config() {
-    return config;
   }
 
   @Override
@@ -178,20 +165,8 @@ public final class FirestoreLedger implements Ledger {
   }
 
   private ClaimResult judge(DocumentReference ref, LedgerRecord record, String fingerprint) {
-    ClaimResult settled = settled(record, fingerprint);
+    ClaimResult settled = ClaimResult.settled(record, fingerprint);
     return settled != null ? settled : takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), fingerprint);
-  }
-
-  /** What an existing record answers without writing, or null when its lease has expired. */
-  private static ClaimResult settled(LedgerRecord record, String fingerprint) {
-    if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
-      return new FingerprintMismatch(record.fingerprint(), fingerprint);
-    }
-    return switch (record.state()) {
-      case DONE -> new AlreadyDone(record.outcome(), record.attempts());
-      case REJECTED -> new AlreadyRejected(record.error());
-      case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : null;
-    };
   }
 
   /*
@@ -210,7 +185,7 @@ public final class FirestoreLedger implements Ledger {
         return new Acquired(new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, null));
       }
       LedgerRecord record = toRecord(snapshot);
-      ClaimResult settled = settled(record, fingerprint);
+      ClaimResult settled = ClaimResult.settled(record, fingerprint);
       if (settled != null) {
         return settled;
       }

@@ -22,10 +22,6 @@ public final class Log {
     write("INFO", message, fields);
   }
 
-  public static void warn(String message, Map<String, ?> fields) {
-    write("WARNING", message, fields);
-  }
-
   public static void error(String message, Map<String, ?> fields) {
     write("ERROR", message, fields);
   }
