@@ -1,5 +1,7 @@
 package dev.once.bench;
 
+import dev.once.effects.Effects;
+
 /**
  * What a run of documents left behind, counted where it lands: analyses (and those with status {@code analysed}),
  * billing entries, completed {@code publish} ledger records (one per published result), and the Gemini stand-in's
@@ -11,7 +13,7 @@ record Counts(long analyses, long analysed, long bills, long published, long gem
         stack.count(stack.db.collection("analyses")),
         stack.count(stack.db.collection("analyses").whereEqualTo("status", "analysed")),
         stack.count(stack.db.collection("billing")),
-        stack.count(stack.db.collection("idempotency").whereEqualTo("effect", "publish").whereEqualTo("state", "DONE")),
+        stack.count(stack.db.collection("idempotency").whereEqualTo("effect", Effects.PUBLISH).whereEqualTo("state", "DONE")),
         geminiCalls);
   }
 

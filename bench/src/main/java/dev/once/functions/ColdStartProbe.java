@@ -3,6 +3,7 @@ package dev.once.functions;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.effects.DocumentSource;
+import dev.once.effects.Effects;
 import dev.once.effects.ResultMessage;
 import dev.once.key.StorageObjectKeys;
 import java.lang.management.ManagementFactory;

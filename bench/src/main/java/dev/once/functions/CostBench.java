@@ -3,6 +3,8 @@ package dev.once.functions;
 import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
 import dev.once.effects.DocumentSource;
+import dev.once.effects.Effects;
+import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.Receiver;
 import dev.once.local.samples.InvoicePdf;
@@ -162,7 +164,7 @@ public final class CostBench {
     int n = ++messages;
     String key = "bench:result-" + n;
     byte[] data = ("{\"key\":\"" + key + "\",\"status\":\"analysed\"}").getBytes(StandardCharsets.UTF_8);
-    return new PubSubEvents.Message("m-" + n, data, Map.of("idempotency_key", key), "projects/p/subscriptions/s");
+    return new PubSubEvents.Message("m-" + n, data, Map.of(PubSubMessageKeys.ATTRIBUTE, key));
   }
 
   /** One event's calls. */

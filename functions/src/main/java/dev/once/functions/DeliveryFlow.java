@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.effects.Effects;
 import dev.once.effects.MessagePublisher;
 import dev.once.effects.Notifier;
 import dev.once.guard.Once;

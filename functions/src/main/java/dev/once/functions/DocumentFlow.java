@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
 import dev.once.effects.DocumentSource;
+import dev.once.effects.Effects;
 import dev.once.effects.Records;
 import dev.once.effects.ResultMessage;
 import dev.once.gemini.Analysis;

@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
+import dev.once.effects.Effects;
 import dev.once.effects.Records;
 import dev.once.gemini.BatchJobs;
 import dev.once.key.GeminiCompletionKeys;

@@ -1,5 +1,6 @@
 package dev.once.functions;
 
+import dev.once.effects.Effects;
 import dev.once.effects.MessagePublisher;
 import dev.once.effects.ResultMessage;
 import dev.once.guard.Once;

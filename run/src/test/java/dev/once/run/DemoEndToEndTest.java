@@ -10,6 +10,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.config.FirestoreClients;
+import dev.once.effects.Effects;
 import dev.once.effects.Records;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.ClaimResult;

@@ -5,7 +5,7 @@ import dev.once.key.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.run.Effects;
+import dev.once.effects.Effects;
 import dev.once.run.Mode;
 import java.util.ArrayList;
 import java.util.Collection;

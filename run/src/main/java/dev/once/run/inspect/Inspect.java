@@ -13,7 +13,7 @@ import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.run.Effects;
+import dev.once.effects.Effects;
 import dev.once.run.Part;
 import dev.once.run.Ports;
 import dev.once.run.RunConfig;
