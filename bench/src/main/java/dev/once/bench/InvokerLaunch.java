@@ -1,6 +1,7 @@
 package dev.once.bench;
 
 import dev.once.local.emulator.FreePort;
+import dev.once.local.eventarc.BinaryMode;
 import dev.once.local.eventarc.CloudEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,18 +76,9 @@ final class InvokerLaunch implements AutoCloseable {
       LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
     }
     double listenMs = (System.nanoTime() - startedNanos) / 1e6;
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
-        .timeout(Duration.ofSeconds(120))
-        .header("ce-specversion", "1.0")
-        .header("ce-id", event.id())
-        .header("ce-source", event.source())
-        .header("ce-type", event.type())
-        .header("ce-subject", event.subject())
-        .header("ce-time", event.time().toString())
-        .header("Content-Type", event.dataContentType())
-        .POST(HttpRequest.BodyPublishers.ofByteArray(event.data()));
+    HttpRequest request = BinaryMode.request(event, URI.create("http://127.0.0.1:" + port + "/"), Duration.ofSeconds(120));
     try {
-      HttpResponse<String> answer = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
       if (answer.statusCode() / 100 != 2) {
         throw new IllegalStateException("the first event was answered " + answer.statusCode() + "; see " + log);
       }

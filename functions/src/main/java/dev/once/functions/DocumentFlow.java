@@ -59,19 +59,19 @@ final class DocumentFlow {
   EventReport handle(DocumentSource document) {
     IdempotencyKey key = StorageObjectKeys.of(document.bucket(), document.name(), document.generation());
     // The cheap check reads the last record of this mode's chain: a duplicate costs this one read.
-    Optional<Outcome> earlier = mode == Mode.SYNC
-        ? once.peek(key, Effects.PUBLISH, null)
-        : once.peek(key, Effects.ANALYSE, document.fingerprint());
-    if (earlier.isPresent() && (mode == Mode.SYNC || !needsPublishing(earlier.get()))) {
-      return EventReport.of(key.value(), mode == Mode.SYNC ? Effects.PUBLISH : Effects.ANALYSE, earlier.get());
+    boolean sync = mode == Mode.SYNC;
+    String lastEffect = sync ? Effects.PUBLISH : Effects.ANALYSE;
+    Optional<Outcome> earlier = once.peek(key, lastEffect, sync ? null : document.fingerprint());
+    if (earlier.isPresent() && (sync || !needsPublishing(earlier.get()))) {
+      return EventReport.of(key.value(), lastEffect, earlier.get());
     }
     // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
     // change of ANALYSIS_MODE is still analysed (and paid for) once.
-    boolean analysedBefore = mode == Mode.BATCH && earlier.isPresent();
+    boolean analysedBefore = !sync && earlier.isPresent();
     Outcome analysed = analysedBefore
         ? earlier.get()
         : once.runCommitted(key, Effects.ANALYSE, document.fingerprint(),
-            attempt -> mode == Mode.SYNC ? analyse(key, document) : submit(key, document));
+            attempt -> sync ? analyse(key, document) : submit(key, document));
     EventReport report = EventReport.of(key.value(), Effects.ANALYSE, analysed);
     Map<String, Object> summary = switch (analysed) {
       case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();

@@ -42,31 +42,25 @@ public final class DocumentUploaded implements CloudEventsFunction {
     try {
       document = StorageEvents.read(event);
     } catch (MalformedEvent e) {
-      EventLog.record(NAME, null, "none", "rejected", 0, elapsedMs(started),
-          Map.of("reason", e.getMessage(), "eventId", String.valueOf(event.getId())));
+      EventLog.refused(NAME, e.getMessage(), started, "eventId", String.valueOf(event.getId()));
       return;
     }
     EventReport report;
     try {
       report = FLOW.get().handle(document);
     } catch (InvalidKey e) {
-      EventLog.record(NAME, null, "none", "rejected", 0, elapsedMs(started),
-          Map.of("reason", e.getMessage(), "eventId", String.valueOf(event.getId())));
+      EventLog.refused(NAME, e.getMessage(), started, "eventId", String.valueOf(event.getId()));
       return;
     } catch (RuntimeException e) {
-      EventLog.record(NAME, null, "none", EventLog.FAILED, 0, elapsedMs(started),
+      EventLog.record(NAME, null, "none", EventLog.FAILED, 0, EventLog.elapsedMs(started),
           Map.of("error", String.valueOf(e), "eventId", String.valueOf(event.getId()),
               "object", document.bucket() + "/" + document.name() + "#" + document.generation()));
       throw e;
     }
-    EventLog.record(NAME, report.key(), report.effect(), report.outcome(), report.attempts(), elapsedMs(started),
+    EventLog.record(NAME, report.key(), report.effect(), report.outcome(), report.attempts(), EventLog.elapsedMs(started),
         Map.of("effects", report.effects(), "eventId", String.valueOf(event.getId())));
     if (report.inFlight()) {
       throw new Redeliver(report.key() + " is being processed by another delivery; redeliver later");
     }
-  }
-
-  static long elapsedMs(long startedNanos) {
-    return (System.nanoTime() - startedNanos) / 1_000_000;
   }
 }

@@ -111,7 +111,7 @@ public final class GeminiWebhook implements HttpFunction {
       return;
     }
     EventLog.record(NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
-        DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects()));
+        EventLog.elapsedMs(started), Map.of("effects", report.effects()));
     int code = report.inFlight() ? 202 : 200;
     HttpAnswer.send(response, code, report.outcome(), Map.of("key", jobKey.value()));
   }
@@ -128,7 +128,7 @@ public final class GeminiWebhook implements HttpFunction {
   }
 
   private static void log(String outcome, String key, long started, Map<String, ?> details) {
-    EventLog.record(NAME, key, "complete", outcome, 0, DocumentUploaded.elapsedMs(started), details);
+    EventLog.record(NAME, key, "complete", outcome, 0, EventLog.elapsedMs(started), details);
   }
 
   private static String truncate(String text) {

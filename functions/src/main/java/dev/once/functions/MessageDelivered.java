@@ -40,24 +40,22 @@ public final class MessageDelivered implements CloudEventsFunction {
     try {
       message = PubSubEvents.read(event);
     } catch (MalformedEvent e) {
-      EventLog.record(NAME, null, "none", "rejected", 0, DocumentUploaded.elapsedMs(started),
-          Map.of("reason", e.getMessage(), "eventId", String.valueOf(event.getId())));
+      EventLog.refused(NAME, e.getMessage(), started, "eventId", String.valueOf(event.getId()));
       return;
     }
     EventReport report;
     try {
       report = FLOW.get().deliver(message);
     } catch (InvalidKey e) {
-      EventLog.record(NAME, null, "none", "rejected", 0, DocumentUploaded.elapsedMs(started),
-          Map.of("reason", e.getMessage(), "messageId", message.messageId()));
+      EventLog.refused(NAME, e.getMessage(), started, "messageId", message.messageId());
       return;
     } catch (RuntimeException e) {
       EventLog.record(NAME, message.attributes().get(PubSubMessageKeys.ATTRIBUTE), "none", EventLog.FAILED, 0,
-          DocumentUploaded.elapsedMs(started), Map.of("error", String.valueOf(e), "messageId", message.messageId()));
+          EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "messageId", message.messageId()));
       throw e;
     }
     EventLog.record(NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
-        DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects(), "messageId", message.messageId()));
+        EventLog.elapsedMs(started), Map.of("effects", report.effects(), "messageId", message.messageId()));
     if (report.inFlight()) {
       throw new Redeliver(report.key() + " is being notified by another delivery; redeliver later");
     }

@@ -222,7 +222,7 @@ final class ReconcileFlow {
     try {
       EventReport report = completing.get();
       EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
-          DocumentUploaded.elapsedMs(started), Map.of("effects", report.effects()));
+          EventLog.elapsedMs(started), Map.of("effects", report.effects()));
       switch (report.outcome()) {
         case "processed" -> summary.processed++;
         case "duplicate" -> summary.duplicate++;
@@ -235,7 +235,7 @@ final class ReconcileFlow {
     } catch (RuntimeException e) {
       summary.failed++;
       EventLog.record(GeminiReconciler.NAME, key.value(), Effects.COMPLETE, EventLog.FAILED, 0,
-          DocumentUploaded.elapsedMs(started), Map.of("error", String.valueOf(e)));
+          EventLog.elapsedMs(started), Map.of("error", String.valueOf(e)));
     }
   }
 }

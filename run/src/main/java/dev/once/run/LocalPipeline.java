@@ -126,8 +126,9 @@ public final class LocalPipeline {
       out.println(line);
       append(combined, line);
     });
+    Map<Part, Path> logs = stack.logs();
     for (Part part : Part.values()) {
-      Path log = stack.logs().get(part);
+      Path log = logs.get(part);
       if (log != null && part != Part.FIRESTORE && part != Part.PUBSUB) {
         follower.follow(part.fileName(), log, part.isFunction());
       }

@@ -95,7 +95,7 @@ public final class Stack implements AutoCloseable {
     }));
     CompletableFuture<?> topics = async("the Pub/Sub emulator", () -> {
       pubsub = PubSubEmulator.start(ports.of(Part.PUBSUB), logs);
-      register(Part.PUBSUB.title(), pubsub.pid(), logs().get(Part.PUBSUB));
+      register(Part.PUBSUB.title(), pubsub.pid(), pubsub.log());
       createTopics();
       progress.accept("Pub/Sub emulator ready on " + ports.hostPort(Part.PUBSUB) + ", topics and subscriptions created");
     });
@@ -221,9 +221,9 @@ public final class Stack implements AutoCloseable {
     for (Part part : Part.values()) {
       if (part == Part.FIRESTORE && firestore != null) {
         logs.put(part, firestore.log());
-      } else if (part == Part.PUBSUB) {
-        logs.put(part, config.logDir().resolve("pubsub-" + config.ports().of(Part.PUBSUB) + ".log"));
-      } else if (part != Part.FIRESTORE && !(part == Part.GEMINI && config.realGemini())) {
+      } else if (part == Part.PUBSUB && pubsub != null) {
+        logs.put(part, pubsub.log());
+      } else if (part != Part.FIRESTORE && part != Part.PUBSUB && !(part == Part.GEMINI && config.realGemini())) {
         logs.put(part, log(part));
       }
     }

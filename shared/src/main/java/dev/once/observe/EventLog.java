@@ -31,6 +31,16 @@ public final class EventLog {
     Log.write(severity(outcome), function + " " + outcome + (key == null ? "" : " " + key), entry);
   }
 
+  /** An event refused before any effect (malformed, or no key can be made of it): logged, then acknowledged. */
+  public static void refused(String function, String reason, long startedNanos, String idName, String id) {
+    record(function, null, "none", "rejected", 0, elapsedMs(startedNanos), Map.of("reason", reason, idName, id));
+  }
+
+  /** Milliseconds since {@code startedNanos} ({@link System#nanoTime()}). */
+  public static long elapsedMs(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1_000_000;
+  }
+
   static String severity(String outcome) {
     return switch (outcome) {
       case "processed", "duplicate", "in_flight" -> "INFO";

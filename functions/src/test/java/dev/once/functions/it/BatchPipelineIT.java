@@ -155,7 +155,7 @@ class BatchPipelineIT {
       try {
         second = stack.upload("switch/sync-first.pdf", InvoicePdf.of("W2"), "application/pdf");
         Await.until(DEADLINE, () -> stack.relay.events().stream()
-            .anyMatch(e -> new String(e.data(), StandardCharsets.UTF_8).contains(second.getName())), "the finalize event");
+            .anyMatch(e -> e.dataText().contains(second.getName())), "the finalize event");
         assertEquals(200, send(stack.lastEvent(CloudEvent.STORAGE_FINALIZED, second.getName()), syncRevision.url())
             .statusCode());
       } finally {

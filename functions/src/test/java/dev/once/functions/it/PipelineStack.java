@@ -60,10 +60,6 @@ final class PipelineStack implements AutoCloseable {
       env.put(name, value);
       return new Config(mode, leaseSeconds, relayRetry, env);
     }
-
-    Config withLeaseSeconds(int seconds) {
-      return new Config(mode, seconds, relayRetry, extraEnv);
-    }
   }
 
   final Config config;
@@ -308,7 +304,7 @@ final class PipelineStack implements AutoCloseable {
   /** The relay's latest event of a type whose data mentions {@code containing}. */
   CloudEvent lastEvent(String type, String containing) {
     List<CloudEvent> events = relay.events().stream()
-        .filter(e -> e.type().equals(type) && new String(e.data(), java.nio.charset.StandardCharsets.UTF_8).contains(containing))
+        .filter(e -> e.type().equals(type) && e.dataText().contains(containing))
         .toList();
     if (events.isEmpty()) {
       throw new AssertionError("the relay saw no " + type + " event mentioning " + containing);

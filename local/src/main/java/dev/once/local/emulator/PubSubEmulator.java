@@ -45,6 +45,11 @@ public final class PubSubEmulator implements AutoCloseable {
     return process.pid();
   }
 
+  /** Where the emulator logs. */
+  public Path log() {
+    return process.log();
+  }
+
   @Override
   public void close() {
     process.stop();

@@ -18,12 +18,13 @@ import java.util.Set;
  * The CloudEvents HTTP binary mode, as Eventarc POSTs to a function: attributes as {@code ce-*} headers
  * (percent-encoded where the HTTP binding requires it), data as the body.
  */
-final class BinaryMode {
+public final class BinaryMode {
   private static final Set<String> CORE = Set.of("id", "source", "type", "subject", "time", "specversion");
 
   private BinaryMode() {}
 
-  static HttpRequest request(CloudEvent event, URI target, Duration timeout) {
+  /** The POST Eventarc makes of {@code event}: its attributes as percent-encoded {@code ce-} headers, its data the body. */
+  public static HttpRequest request(CloudEvent event, URI target, Duration timeout) {
     HttpRequest.Builder request = HttpRequest.newBuilder(target)
         .timeout(timeout)
         .header("ce-specversion", "1.0")

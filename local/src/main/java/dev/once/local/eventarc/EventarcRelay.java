@@ -221,8 +221,10 @@ public final class EventarcRelay implements StandIn {
           RetryPolicy policy = new RetryPolicy(cli.intValue("max-attempts", defaults.maxAttempts()),
               cli.duration("max-age", defaults.maxAge()), cli.duration("initial-backoff", defaults.initialBackoff()),
               cli.duration("max-backoff", defaults.maxBackoff()), defaults.multiplier());
-          EventarcRelay relay = start(new Options(cli.intValue("port", 0), policy,
-              cli.duration("request-timeout", Duration.ofSeconds(60)), cli.get("pubsub-emulator", null)));
+          Options options = Options.defaults();
+          EventarcRelay relay = start(options.withPort(cli.intValue("port", 0)).withRetry(policy)
+              .withRequestTimeout(cli.duration("request-timeout", options.requestTimeout()))
+              .withPubSubEmulatorHost(cli.get("pubsub-emulator", null)));
           try {
             for (String route : cli.all("route")) {
               int eq = route.indexOf('=');

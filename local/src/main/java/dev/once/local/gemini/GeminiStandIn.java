@@ -85,6 +85,11 @@ public final class GeminiStandIn implements StandIn {
           webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
     }
 
+    public Options withMaxUploadBytes(long value) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, value,
+          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+    }
+
     public Options withWebhookMode(WebhookMode value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
           value, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
@@ -272,12 +277,20 @@ public final class GeminiStandIn implements StandIn {
           if (!jobUris.equals("replace") && !jobUris.equals("add")) {
             throw new IllegalArgumentException("--job-webhook-uris is replace or add");
           }
-          Options options = new Options(cli.intValue("port", 0), cli.get("api-key", null),
-              cli.get("webhook-secret", null), cli.all("webhook-url").stream().map(URI::create).toList(),
-              cli.duration("tick", null), cli.longValue("max-request-bytes", Options.DEFAULT_MAX_REQUEST_BYTES),
-              cli.longValue("max-upload-bytes", Options.DEFAULT_MAX_UPLOAD_BYTES),
-              WebhookMode.parse(cli.get("webhook-mode", "normal")), jobUris.equals("replace"),
-              cli.intValue("webhook-attempts", 5), Duration.ofMillis(200));
+          Options defaults = Options.defaults();
+          Options options = defaults.withPort(cli.intValue("port", 0))
+              .withApiKey(cli.get("api-key", null))
+              .withWebhookSecret(cli.get("webhook-secret", null))
+              .withTick(cli.duration("tick", null))
+              .withMaxRequestBytes(cli.longValue("max-request-bytes", defaults.maxRequestBytes()))
+              .withMaxUploadBytes(cli.longValue("max-upload-bytes", defaults.maxUploadBytes()))
+              .withWebhookMode(WebhookMode.parse(cli.get("webhook-mode", "normal")))
+              .withJobUrisReplaceGlobal(jobUris.equals("replace"))
+              .withWebhookRetries(cli.intValue("webhook-attempts", defaults.webhookMaxAttempts()),
+                  defaults.webhookInitialBackoff());
+          for (String url : cli.all("webhook-url")) {
+            options = options.withWebhookUrl(URI.create(url));
+          }
           return start(options);
         });
   }

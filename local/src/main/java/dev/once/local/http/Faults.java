@@ -27,10 +27,6 @@ public final class Faults {
     this.latency = latency;
   }
 
-  public int pendingFailures() {
-    return Math.max(0, remaining.get());
-  }
-
   /** Claims one injected failure, if any is left; each failure is used by exactly one request. */
   public OptionalInt takeFailure() {
     while (true) {

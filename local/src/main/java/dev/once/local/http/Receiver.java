@@ -1,10 +1,7 @@
 package dev.once.local.http;
 
-import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,11 +10,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 
 /**
- * An HTTP endpoint (for tests, and the local runner's stand-in for a notification URL) that records every POST it receives and answers with scripted statuses (200 once the
- * script runs out), for checking what a stand-in sends to webhooks and notification URLs.
+ * An HTTP endpoint for tests that records every request it receives and answers with scripted statuses (200 once
+ * the script runs out), for checking what a stand-in sends to webhooks and notification URLs.
  */
 public final class Receiver implements AutoCloseable {
   /** One request: lower-cased headers and the raw body. */
@@ -31,43 +27,36 @@ public final class Receiver implements AutoCloseable {
     }
   }
 
-  private final HttpServer server;
+  private final LocalServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
   /** A scripted answer: a status, after a delay (a delay longer than the client's timeout is a timeout). */
   private record Answer(int status, java.time.Duration delay) {}
 
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
 
-  private Receiver(HttpServer server) {
-    this.server = server;
+  private Receiver() {
+    server = LocalServer.start(0, this::record); // no request can come before the caller learns the URL
   }
 
   public static Receiver start() {
-    try {
-      HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-      Receiver receiver = new Receiver(server);
-      server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-      server.createContext("/", exchange -> {
-        Map<String, String> headers = new TreeMap<>();
-        exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
-        byte[] body = exchange.getRequestBody().readAllBytes();
-        receiver.received.add(new Received(exchange.getRequestURI().getPath(), headers, body));
-        Answer answer = receiver.script.poll();
-        if (answer != null && !answer.delay().isZero()) {
-          try {
-            Thread.sleep(answer.delay());
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
-        exchange.sendResponseHeaders(answer == null ? 200 : answer.status(), -1);
-        exchange.close();
-      });
-      server.start();
-      return receiver;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    return new Receiver();
+  }
+
+  private void record(HttpExchange exchange) throws IOException {
+    Map<String, String> headers = new TreeMap<>();
+    exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
+    byte[] body = exchange.getRequestBody().readAllBytes();
+    received.add(new Received(exchange.getRequestURI().getPath(), headers, body));
+    Answer answer = script.poll();
+    if (answer != null && !answer.delay().isZero()) {
+      try {
+        Thread.sleep(answer.delay());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
+    exchange.sendResponseHeaders(answer == null ? 200 : answer.status(), -1);
+    exchange.close();
   }
 
   /** The next requests are answered with these statuses, in order. */
@@ -83,7 +72,7 @@ public final class Receiver implements AutoCloseable {
   }
 
   public URI url(String path) {
-    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + path);
+    return URI.create(server.baseUrl() + path);
   }
 
   public List<Received> received() {
@@ -96,6 +85,6 @@ public final class Receiver implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
   }
 }

@@ -47,10 +47,6 @@ final class Notifier implements AutoCloseable {
     twice = enabled;
   }
 
-  boolean notifiesTwice() {
-    return twice;
-  }
-
   List<ObjectFinalized> sent() {
     return List.copyOf(sent);
   }

@@ -36,10 +36,6 @@ public final class TerraformConfig {
     this.errors = List.copyOf(errors);
   }
 
-  public Map<String, JsonNode> files() {
-    return files;
-  }
-
   public List<Reference> references() {
     return references;
   }
