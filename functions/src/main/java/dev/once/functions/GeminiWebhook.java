@@ -6,6 +6,7 @@ import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.config.MissingSetting;
+import dev.once.effects.Effects;
 import dev.once.gemini.InvalidSignature;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.key.GeminiCompletionKeys;
@@ -128,7 +129,7 @@ public final class GeminiWebhook implements HttpFunction {
   }
 
   private static void log(String outcome, String key, long started, Map<String, ?> details) {
-    EventLog.record(NAME, key, "complete", outcome, 0, EventLog.elapsedMs(started), details);
+    EventLog.record(NAME, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
   }
 
   private static String truncate(String text) {
