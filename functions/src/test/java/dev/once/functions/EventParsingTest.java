@@ -105,6 +105,35 @@ class EventParsingTest {
     assertEquals(Map.of("idempotency_key", "gcs:b/n#1"), message.attributes());
   }
 
+  /** The payload googleapis/google-cloudevents issue 151 captured from a real Eventarc delivery: both spellings. */
+  @Test
+  void pubSubEvent_withSnakeCaseTwins_asEventarcReallySendsIt_becomesItsMessage() throws Exception {
+    PubSubEvents.Message message = PubSubEvents.read(event(PubSubEvents.PUBLISHED, """
+        {"message":{"data":"RG8gdGhhdCB0aGluZywgeW8hIEkgbG92ZSBpdA==","messageId":"1981947010177954",
+         "message_id":"1981947010177954","publishTime":"2021-02-05T04:06:14.109Z","publish_time":"2021-02-05T04:06:14.109Z"},
+         "subscription":"projects/kevmoo-firebase3-test/subscriptions/eventarc-us-central1-events-pubsub-trigger-sub-072"}"""));
+    assertEquals("1981947010177954", message.messageId());
+    assertEquals("Do that thing, yo! I love it", new String(message.data(), StandardCharsets.UTF_8));
+    assertEquals(Map.of(), message.attributes());
+  }
+
+  @Test
+  void pubSubEvent_withOnlyTheSnakeCaseSpelling_orAnOrderingKey_isRead() throws Exception {
+    assertEquals("7", PubSubEvents.read(event(PubSubEvents.PUBLISHED,
+        "{\"message\":{\"data\":\"e30=\",\"message_id\":\"7\",\"publish_time\":\"2026-11-30T00:00:00Z\"}}")).messageId());
+    assertEquals("8", PubSubEvents.read(event(PubSubEvents.PUBLISHED, "{\"message\":{\"data\":\"e30=\",\"messageId\":\"8\","
+        + "\"message_id\":\"8\",\"orderingKey\":\"k\",\"ordering_key\":\"k\",\"attributes\":{\"a\":\"b\"}}}")).messageId());
+  }
+
+  /** Twins that disagree (no real delivery does): the camelCase field, the schema's JSON name, is used. */
+  @Test
+  void pubSubEvent_whoseTwinsDisagree_usesTheCamelCaseField() throws Exception {
+    assertEquals("camel", PubSubEvents.read(event(PubSubEvents.PUBLISHED,
+        "{\"message\":{\"data\":\"e30=\",\"message_id\":\"snake\",\"messageId\":\"camel\"}}")).messageId());
+    assertThrows(MalformedEvent.class, () -> PubSubEvents.read(event(PubSubEvents.PUBLISHED,
+        "{\"message\":{\"data\":\"e30=\",\"messageId\":\"1\",\"message_id\":1}}")));
+  }
+
   @Test
   void fingerprint_ignoresJsonKeyOrder_butNotContent() {
     byte[] one = "{\"a\":1,\"b\":[1,2]}".getBytes(StandardCharsets.UTF_8);
