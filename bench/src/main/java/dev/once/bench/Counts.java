@@ -1,6 +1,6 @@
 package dev.once.bench;
 
-import dev.once.effects.Effects;
+import dev.once.pipeline.Effects;
 
 /**
  * What a run of documents left behind, counted where it lands: analyses (and those with status {@code analysed}),

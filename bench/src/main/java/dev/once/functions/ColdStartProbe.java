@@ -1,10 +1,10 @@
 package dev.once.functions;
 
-import dev.once.config.Setting;
+import dev.once.pipeline.PipelineSetting;
 import dev.once.config.Settings;
-import dev.once.effects.DocumentSource;
-import dev.once.effects.Effects;
-import dev.once.effects.ResultMessage;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.ResultMessage;
 import dev.once.key.StorageObjectKeys;
 import java.lang.management.ManagementFactory;
 import java.util.function.Supplier;
@@ -42,7 +42,7 @@ public final class ColdStartProbe {
     timed("build the Gemini client", clients.analyzer::get);
     timed("first Gemini call", () -> clients.analyzer.get().analyse(content, "application/pdf"));
     timed("build the Pub/Sub publisher, first publish", () -> clients.publisher.get().publish(
-        clients.topic(Setting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        clients.topic(PipelineSetting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         ResultMessage.attributes(StorageObjectKeys.of(a.bucket(), a.name() + "-probe", a.generation()))));
     DocumentFlow flow = DocumentUploaded.wire(clients);
     timed("then a whole first delivery (all clients built)", () -> flow.handle(a));

@@ -2,8 +2,8 @@ package dev.once.functions;
 
 import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
-import dev.once.effects.DocumentSource;
-import dev.once.effects.Effects;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.Receiver;

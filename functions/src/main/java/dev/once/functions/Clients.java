@@ -1,5 +1,7 @@
 package dev.once.functions;
 
+import dev.once.pipeline.PipelineSetting;
+import dev.once.config.OnceSetting;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.ServiceOptions;
 import com.google.cloud.firestore.Firestore;
@@ -9,9 +11,9 @@ import com.google.cloud.storage.StorageOptions;
 import dev.once.config.FirestoreClients;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
-import dev.once.effects.MessagePublisher;
-import dev.once.effects.Records;
-import dev.once.effects.Topics;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.Topics;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
@@ -54,9 +56,9 @@ final class Clients {
     this.records = Lazy.of(() -> new Records(firestore.get(), PriceTable.fromSettings(settings)));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
-    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(Setting.GEMINI_MODEL)));
-    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(Setting.GEMINI_MODEL)));
-    this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(Setting.PUBSUB_EMULATOR_HOST).orElse(null)));
+    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
+    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
+    this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 
   static Clients instance() {
@@ -64,7 +66,7 @@ final class Clients {
   }
 
   String projectId() {
-    return settings.optional(Setting.GOOGLE_CLOUD_PROJECT).orElseGet(ServiceOptions::getDefaultProjectId);
+    return settings.optional(OnceSetting.GOOGLE_CLOUD_PROJECT).orElseGet(ServiceOptions::getDefaultProjectId);
   }
 
   /** A topic setting as a full name: ids are resolved in this project. */
@@ -78,7 +80,7 @@ final class Clients {
 
   /** Publishing of results to RESULTS_TOPIC, once per key: what the document and the completion flows share. */
   ResultPublication resultPublication() {
-    return new ResultPublication(once.get(), publisher, Lazy.of(() -> topic(Setting.RESULTS_TOPIC)));
+    return new ResultPublication(once.get(), publisher, Lazy.of(() -> topic(PipelineSetting.RESULTS_TOPIC)));
   }
 
   /** Honours STORAGE_EMULATOR_HOST ({@code http://host:port}, scheme optional), with bounded calls. */
@@ -88,8 +90,8 @@ final class Clients {
         .setReadTimeout(30_000)
         .build();
     StorageOptions.Builder options = StorageOptions.http().setTransportOptions(transport);
-    settings.optional(Setting.GOOGLE_CLOUD_PROJECT).ifPresent(options::setProjectId);
-    settings.optional(Setting.STORAGE_EMULATOR_HOST).ifPresent(host -> options
+    settings.optional(OnceSetting.GOOGLE_CLOUD_PROJECT).ifPresent(options::setProjectId);
+    settings.optional(PipelineSetting.STORAGE_EMULATOR_HOST).ifPresent(host -> options
         .setHost(host.contains("://") ? host : "http://" + host)
         .setCredentials(NoCredentials.getInstance()));
     return options.build().getService();

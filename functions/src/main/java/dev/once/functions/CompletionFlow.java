@@ -1,16 +1,16 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.effects.Effects;
-import dev.once.effects.Records;
-import dev.once.effects.ResultMessage;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;

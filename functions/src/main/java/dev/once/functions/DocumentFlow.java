@@ -1,10 +1,10 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.effects.DocumentSource;
-import dev.once.effects.Effects;
-import dev.once.effects.Records;
-import dev.once.effects.ResultMessage;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;

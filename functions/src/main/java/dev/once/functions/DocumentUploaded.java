@@ -1,9 +1,9 @@
 package dev.once.functions;
 
+import dev.once.pipeline.PipelineSetting;
 import com.google.cloud.functions.CloudEventsFunction;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
-import dev.once.effects.DocumentSource;
+import dev.once.pipeline.DocumentSource;
 import dev.once.key.InvalidKey;
 import dev.once.observe.EventLog;
 import io.cloudevents.CloudEvent;
@@ -23,11 +23,11 @@ public final class DocumentUploaded implements CloudEventsFunction {
     Settings settings = clients.settings;
     return new DocumentFlow(clients.once.get(), clients.records, Lazy.of(() -> new DocumentReader(clients.storage.get())),
         clients.analyzer, clients.batchJobs, clients.resultPublication(), mode(settings),
-        settings.positiveLong(Setting.MAX_DOCUMENT_BYTES));
+        settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
   }
 
   static DocumentFlow.Mode mode(Settings settings) {
-    String mode = settings.required(Setting.ANALYSIS_MODE).toLowerCase(Locale.ROOT);
+    String mode = settings.required(PipelineSetting.ANALYSIS_MODE).toLowerCase(Locale.ROOT);
     return switch (mode) {
       case "sync" -> DocumentFlow.Mode.SYNC;
       case "batch" -> DocumentFlow.Mode.BATCH;

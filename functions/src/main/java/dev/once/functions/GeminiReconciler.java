@@ -1,10 +1,10 @@
 package dev.once.functions;
 
+import dev.once.config.OnceSetting;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.config.MissingSetting;
-import dev.once.config.Setting;
 import dev.once.observe.Log;
 import java.io.IOException;
 import java.time.Duration;
@@ -29,7 +29,7 @@ public final class GeminiReconciler implements HttpFunction {
 
   static ReconcileFlow wire(Clients clients) {
     // A day short of the ledger's retention: older jobs may have lost their records (see ReconcileFlow).
-    Duration maxAge = clients.settings.days(Setting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
+    Duration maxAge = clients.settings.days(OnceSetting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
     return new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN),

@@ -1,8 +1,8 @@
 package dev.once.functions;
 
+import dev.once.pipeline.PipelineSetting;
 import com.google.cloud.functions.CloudEventsFunction;
-import dev.once.config.Setting;
-import dev.once.effects.Notifier;
+import dev.once.pipeline.Notifier;
 import dev.once.key.InvalidKey;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.observe.EventLog;
@@ -23,14 +23,14 @@ public final class MessageDelivered implements CloudEventsFunction {
     Lazy<Notifier> notifier = Lazy.of(() -> {
       URI endpoint;
       try {
-        endpoint = URI.create(clients.settings.required(Setting.NOTIFY_URL));
+        endpoint = URI.create(clients.settings.required(PipelineSetting.NOTIFY_URL));
       } catch (IllegalArgumentException e) {
         throw new dev.once.config.MissingSetting("NOTIFY_URL is not a URL: " + e.getMessage());
       }
-      return new Notifier(endpoint, clients.settings.seconds(Setting.NOTIFY_TIMEOUT_SECONDS));
+      return new Notifier(endpoint, clients.settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS));
     });
     return new DeliveryFlow(clients.once.get(), notifier, clients.publisher,
-        Lazy.of(() -> clients.topic(Setting.DEAD_LETTER_TOPIC)));
+        Lazy.of(() -> clients.topic(PipelineSetting.DEAD_LETTER_TOPIC)));
   }
 
   @Override

@@ -2,10 +2,10 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
-import dev.once.effects.Effects;
-import dev.once.effects.Records;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
 import dev.once.gemini.BatchJobs;
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import dev.once.ledger.LedgerRecord;

@@ -1,8 +1,8 @@
 package dev.once.functions;
 
-import dev.once.effects.Effects;
-import dev.once.effects.MessagePublisher;
-import dev.once.effects.ResultMessage;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.ResultMessage;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;

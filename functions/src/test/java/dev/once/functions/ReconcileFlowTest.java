@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
 import dev.once.config.Settings;
-import dev.once.effects.DocumentSource;
-import dev.once.effects.Effects;
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;

@@ -1,5 +1,6 @@
 package dev.once.run;
 
+import dev.once.config.OnceSetting;
 import dev.once.local.http.Cli;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
@@ -67,7 +68,7 @@ public final class DemoCommand {
         return LocalPipeline.FAILED;
       }
       RunConfig assumed = new RunConfig(Mode.parse(cli.get("mode", "sync")), ports, logDir, RunConfig.PROJECT, null,
-          null, false, dev.once.config.Settings.of(env).required(dev.once.config.Setting.ONCE_COLLECTION));
+          null, false, dev.once.config.Settings.of(env).required(dev.once.config.OnceSetting.ONCE_COLLECTION));
       stack = StackInfo.of(assumed, -1, List.of());
     }
     DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");

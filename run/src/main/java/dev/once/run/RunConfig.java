@@ -1,6 +1,6 @@
 package dev.once.run;
 
-import dev.once.config.Setting;
+import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.local.http.Cli;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
 
   /** Tests: the same stack on other ports and another log directory. */
   public static RunConfig of(Mode mode, Ports ports, Path logDir) {
-    return new RunConfig(mode, ports, logDir, PROJECT, null, null, false, Setting.ONCE_COLLECTION.defaultValue());
+    return new RunConfig(mode, ports, logDir, PROJECT, null, null, false, OnceSetting.ONCE_COLLECTION.defaultValue());
   }
 
   public static RunConfig parse(String[] args, Map<String, String> env) {
@@ -74,7 +74,7 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
       reconcile = REAL_BATCH_RECONCILE;
     }
     return new RunConfig(mode, Ports.fromEnvironment(env), Path.of(cli.get("log-dir", DEFAULT_LOG_DIR.toString())),
-        PROJECT, realKey, reconcile, demo, Settings.of(env).required(Setting.ONCE_COLLECTION));
+        PROJECT, realKey, reconcile, demo, Settings.of(env).required(OnceSetting.ONCE_COLLECTION));
   }
 
   /** {@code --help}: print the usage and exit 0. */

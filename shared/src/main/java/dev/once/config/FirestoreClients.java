@@ -10,8 +10,8 @@ public final class FirestoreClients {
 
   public static Firestore create(Settings settings) {
     FirestoreOptions.Builder options = FirestoreOptions.newBuilder();
-    settings.optional(Setting.GOOGLE_CLOUD_PROJECT).ifPresent(options::setProjectId);
-    settings.optional(Setting.FIRESTORE_EMULATOR_HOST).ifPresent(host -> forEmulator(options, host));
+    settings.optional(OnceSetting.GOOGLE_CLOUD_PROJECT).ifPresent(options::setProjectId);
+    settings.optional(OnceSetting.FIRESTORE_EMULATOR_HOST).ifPresent(host -> forEmulator(options, host));
     return options.build().getService();
   }
 

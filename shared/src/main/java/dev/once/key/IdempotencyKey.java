@@ -55,7 +55,7 @@ public record IdempotencyKey(String value) {
   }
 
   /** A short, printable rendering for error messages and logs (keys may hold control characters). */
-  static String preview(String s) {
+  public static String preview(String s) {
     StringBuilder out = new StringBuilder();
     s.codePoints().limit(80).forEach(cp -> {
       if (Character.isISOControl(cp) || Character.getType(cp) == Character.SURROGATE) {

@@ -1,6 +1,6 @@
 package dev.once.ledger;
 
-import dev.once.config.Setting;
+import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import java.time.Duration;
 
@@ -34,9 +34,9 @@ public record LedgerConfig(
 
   public static LedgerConfig fromSettings(Settings settings) {
     return new LedgerConfig(
-        settings.required(Setting.ONCE_COLLECTION),
-        settings.seconds(Setting.ONCE_LEASE_SECONDS),
-        settings.days(Setting.ONCE_RETENTION_DAYS),
+        settings.required(OnceSetting.ONCE_COLLECTION),
+        settings.seconds(OnceSetting.ONCE_LEASE_SECONDS),
+        settings.days(OnceSetting.ONCE_RETENTION_DAYS),
         DEFAULT_TAKEOVER_ATTEMPTS,
         DEFAULT_RPC_TIMEOUT);
   }

@@ -1,11 +1,11 @@
 package dev.once.run.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.effects.Effects;
+import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.util.ArrayList;
 import java.util.Collection;

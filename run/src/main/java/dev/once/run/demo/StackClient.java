@@ -12,7 +12,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.config.FirestoreClients;
-import dev.once.effects.Records;
+import dev.once.pipeline.Records;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;

@@ -1,19 +1,19 @@
 package dev.once.run.inspect;
 
+import dev.once.config.OnceSetting;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.config.FirestoreClients;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
-import dev.once.effects.Records;
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.pipeline.Records;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.effects.Effects;
+import dev.once.pipeline.Effects;
 import dev.once.run.Part;
 import dev.once.run.Ports;
 import dev.once.run.RunConfig;
@@ -81,12 +81,12 @@ public final class Inspect {
 
   static Target connect(Map<String, String> env) {
     Settings settings = Settings.of(env);
-    String emulator = settings.optional(Setting.FIRESTORE_EMULATOR_HOST).orElse(null);
-    String project = settings.optional(Setting.GOOGLE_CLOUD_PROJECT).orElse(null);
-    String collection = env.get(Setting.ONCE_COLLECTION.name());
+    String emulator = settings.optional(OnceSetting.FIRESTORE_EMULATOR_HOST).orElse(null);
+    String project = settings.optional(OnceSetting.GOOGLE_CLOUD_PROJECT).orElse(null);
+    String collection = env.get(OnceSetting.ONCE_COLLECTION.name());
     if (emulator == null && project != null) {
       return new Target(FirestoreClients.create(settings), "Firestore of project " + project,
-          settings.required(Setting.ONCE_COLLECTION));
+          settings.required(OnceSetting.ONCE_COLLECTION));
     }
     if (emulator == null) {
       // The dev/run of this checkout: its lock file says where its emulator listens.
@@ -105,7 +105,7 @@ public final class Inspect {
       throw new IllegalStateException("no Firestore emulator answers on " + emulator + " (is dev/run running? or set"
           + " FIRESTORE_EMULATOR_HOST, or GOOGLE_CLOUD_PROJECT for the real Firestore)");
     }
-    String resolved = collection == null || collection.isBlank() ? Setting.ONCE_COLLECTION.defaultValue() : collection;
+    String resolved = collection == null || collection.isBlank() ? OnceSetting.ONCE_COLLECTION.defaultValue() : collection;
     return new Target(FirestoreClients.forEmulator(project, emulator),
         "Firestore emulator " + emulator + ", project " + project, resolved);
   }

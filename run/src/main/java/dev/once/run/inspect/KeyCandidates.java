@@ -1,6 +1,6 @@
 package dev.once.run.inspect;
 
-import dev.once.key.GeminiCompletionKeys;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import java.util.LinkedHashSet;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.effects.Effects;
+import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.time.Instant;
 import java.util.HashMap;

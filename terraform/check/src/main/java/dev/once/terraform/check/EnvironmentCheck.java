@@ -47,11 +47,11 @@ public final class EnvironmentCheck implements Check {
     this.defaulted = Map.copyOf(defaulted);
   }
 
-  /** The check against the code as it is: {@link Setting#values()} and the lists above. */
+  /** The check against the code as it is: {@link CodeSettings#all()} and the lists above. */
   public static EnvironmentCheck forCode() {
     Map<String, String> settings = new LinkedHashMap<>();
     Map<String, String> defaults = new LinkedHashMap<>();
-    for (Setting s : Setting.values()) {
+    for (Setting s : CodeSettings.all()) {
       settings.put(s.name(), s.description());
       if (s.defaultValue() != null) {
         defaults.put(s.name(), s.defaultValue());
@@ -100,7 +100,7 @@ public final class EnvironmentCheck implements Check {
       String name = setting.getKey();
       if (!setAnywhere.contains(name) && !localOnly.containsKey(name) && !defaulted.containsKey(name)) {
         findings.add(new Finding(where, "google_cloudfunctions2_function.*", name
-            + " is read by the code (Setting." + name + ": " + setting.getValue() + ") but no function sets it.",
+            + " is read by the code (" + name + ": " + setting.getValue() + ") but no function sets it.",
             "set it in the environment_variables" + (isSecret(name) ? " (secret_environment_variables: it is a secret)" : "")
                 + " of each function that reads it; if only local runs need it, add it to EnvironmentCheck.LOCAL_ONLY,"
                 + " or if the code's default suits every deployment, to EnvironmentCheck.DEFAULTED_WHEN_DEPLOYED, with the reason."));
@@ -119,8 +119,8 @@ public final class EnvironmentCheck implements Check {
           + localOnly.get(name) + ").", "remove it: a deployed function must use the real service."));
     } else if (!settings.containsKey(name)) {
       findings.add(new Finding(function.file(), function.address(), "sets " + name
-          + ", which the code never reads (it is not in dev.once.config.Setting).",
-          "remove it, or add the setting to Setting if the code is meant to read it."));
+          + ", which the code never reads (it is in neither OnceSetting nor PipelineSetting).",
+          "remove it, or add the setting to PipelineSetting if the code is meant to read it."));
     } else if (isSecret(name) && !fromSecretManager) {
       findings.add(new Finding(function.file(), function.address(), "sets the secret " + name
           + " as a plain environment variable, which puts its value in the Terraform state and the function's config.",
@@ -141,7 +141,7 @@ public final class EnvironmentCheck implements Check {
             + " is listed but the code no longer reads it.", "remove it from the list."));
       } else if (!defaults.containsKey(name)) {
         findings.add(new Finding("EnvironmentCheck.java", "DEFAULTED_WHEN_DEPLOYED", name
-            + " has no default in Setting, so a deployment that leaves it unset fails at its first request.",
+            + " has no default in the code, so a deployment that leaves it unset fails at its first request.",
             "set it in Terraform instead, or give the setting a default."));
       }
     }

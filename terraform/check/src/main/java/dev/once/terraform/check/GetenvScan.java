@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * No deployed code reads the environment around the registry: outside {@code dev.once.config.Setting} and
- * {@code Settings}, a {@code System.getenv} call must name, as a literal, a variable that {@code Setting} lists.
+ * No deployed code reads the environment around the registry: outside the Setting enums and
+ * {@code Settings}, a {@code System.getenv} call must name, as a literal, a variable that one of them lists.
  * Otherwise a new variable could be read in production without the environment check ever knowing it exists.
  * Only the main code of the deployed modules is scanned (shared/ and functions/, which the deploy jar bundles).
  */
@@ -22,7 +22,7 @@ public final class GetenvScan {
   /** The main source roots of the modules in the deploy jar. */
   public static final List<String> DEPLOYED_SOURCES = List.of("shared/src/main/java", "functions/src/main/java");
   /** The registry itself may read the whole environment. */
-  private static final Set<String> REGISTRY = Set.of("dev/once/config/Setting.java", "dev/once/config/Settings.java");
+  private static final Set<String> REGISTRY = CodeSettings.REGISTRY;
 
   private static final Pattern GETENV = Pattern.compile("\\bgetenv\\s*\\(\\s*");
   private static final Pattern LITERAL_ARGUMENT = Pattern.compile("\\G\"([^\"\\\\]*)\"\\s*\\)");
@@ -73,11 +73,11 @@ public final class GetenvScan {
       String variable = literal.lookingAt() ? literal.group(1) : lookup.lookingAt() ? lookup.group(1) : null;
       if (variable == null) {
         findings.add(new Finding(name, where, "reads the environment with a name the check cannot see.",
-            "read settings through dev.once.config.Settings (add the variable to Setting)."));
+            "read settings through dev.once.config.Settings (add the variable to PipelineSetting)."));
       } else if (!settings.contains(variable)) {
-        findings.add(new Finding(name, where, "reads " + variable + ", which dev.once.config.Setting does not list,"
+        findings.add(new Finding(name, where, "reads " + variable + ", which no Setting enum lists,"
             + " so Terraform's environment is never checked against it.",
-            "add " + variable + " to Setting and read it through Settings."));
+            "add " + variable + " to PipelineSetting and read it through Settings."));
       }
     }
   }

@@ -1,6 +1,6 @@
 package dev.once.terraform.check;
 
-import dev.once.config.Setting;
+import dev.once.config.OnceSetting;
 import dev.once.ledger.FirestoreLedger;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +9,7 @@ import java.util.Optional;
 /**
  * The Firestore side matches the ledger: the TTL policy sits on the field the ledger writes
  * ({@link FirestoreLedger#EXPIRE_AT}) of the collection the code uses by default
- * ({@code Setting.ONCE_COLLECTION}); every function that sets ONCE_COLLECTION sets that collection; and the
+ * ({@code OnceSetting.ONCE_COLLECTION}); every function that sets ONCE_COLLECTION sets that collection; and the
  * database is the (default) one, the only one the code opens.
  */
 public final class LedgerCheck implements Check {
@@ -24,7 +24,7 @@ public final class LedgerCheck implements Check {
   }
 
   public static LedgerCheck forCode() {
-    return new LedgerCheck(Setting.ONCE_COLLECTION.defaultValue(), FirestoreLedger.EXPIRE_AT);
+    return new LedgerCheck(OnceSetting.ONCE_COLLECTION.defaultValue(), FirestoreLedger.EXPIRE_AT);
   }
 
   @Override
@@ -50,7 +50,7 @@ public final class LedgerCheck implements Check {
       } else {
         findings.add(new Finding(field.file(), field.address(), "puts a TTL policy on " + fieldCollection.get() + "." + fieldName.get()
             + ", but the ledger writes its expiry to " + collection + "." + ttlField
-            + " (Setting.ONCE_COLLECTION default, FirestoreLedger.EXPIRE_AT).",
+            + " (OnceSetting.ONCE_COLLECTION default, FirestoreLedger.EXPIRE_AT).",
             "set collection = \"" + collection + "\" and field = \"" + ttlField + "\"."));
       }
     }
@@ -61,7 +61,7 @@ public final class LedgerCheck implements Check {
           "add a google_firestore_field with collection \"" + collection + "\", field \"" + ttlField + "\" and ttl_config {}."));
     }
     for (Block function : config.resources("google_cloudfunctions2_function")) {
-      var value = function.nested("service_config").path("environment_variables").path(Setting.ONCE_COLLECTION.name());
+      var value = function.nested("service_config").path("environment_variables").path(OnceSetting.ONCE_COLLECTION.name());
       if (value.isMissingNode()) {
         continue;
       }

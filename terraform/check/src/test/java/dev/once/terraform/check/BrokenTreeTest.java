@@ -146,7 +146,7 @@ class BrokenTreeTest {
   @Test
   void aSettingAddedToTheCode_failsUntilTerraformSetsIt() {
     Map<String, String> settings = new LinkedHashMap<>();
-    for (Setting s : Setting.values()) {
+    for (Setting s : CodeSettings.all()) {
       settings.put(s.name(), s.description());
     }
     settings.put("ONCE_PRICE_TABLE", "price per 1k tokens by model");
@@ -201,7 +201,7 @@ class BrokenTreeTest {
   @Test
   void aStaleAllowList_isReported() {
     Map<String, String> settings = new LinkedHashMap<>();
-    for (Setting s : Setting.values()) {
+    for (Setting s : CodeSettings.all()) {
       if (!s.name().equals("GEMINI_BASE_URL")) {
         settings.put(s.name(), s.description());
       }
@@ -211,12 +211,12 @@ class BrokenTreeTest {
     assertEquals(2, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().contains("LOCAL_ONLY: GEMINI_BASE_URL is listed but the code no longer reads it"),
         findings::toString);
-    assertTrue(findings.get(1).toString().contains("GEMINI_MODEL has no default in Setting"), findings::toString);
+    assertTrue(findings.get(1).toString().contains("GEMINI_MODEL has no default in the code"), findings::toString);
   }
 
   @Test
   void aGetenvAroundTheRegistry_isReported() {
-    Set<String> settings = Arrays.stream(Setting.values()).map(Enum::name).collect(Collectors.toSet());
+    Set<String> settings = CodeSettings.all().stream().map(Setting::name).collect(Collectors.toSet());
     GetenvScan scan = new GetenvScan(Path.of("."), List.of(), settings);
     List<Finding> findings = new ArrayList<>();
     scan.scan("Sneaky.java", """
@@ -229,8 +229,8 @@ class BrokenTreeTest {
         }
         """, findings);
     assertEquals(3, findings.size(), findings::toString);
-    assertEquals("Sneaky.java: line 4: reads PRICE_TABLE, which dev.once.config.Setting does not list, so Terraform's"
-        + " environment is never checked against it. Fix: add PRICE_TABLE to Setting and read it through Settings.",
+    assertEquals("Sneaky.java: line 4: reads PRICE_TABLE, which no Setting enum lists, so Terraform's"
+        + " environment is never checked against it. Fix: add PRICE_TABLE to PipelineSetting and read it through Settings.",
         findings.get(0).toString());
     assertTrue(findings.get(1).toString().contains("line 5: reads SIZE_LIMIT"), findings::toString);
     assertTrue(findings.get(2).toString().contains("line 6: reads the environment with a name the check cannot see"),

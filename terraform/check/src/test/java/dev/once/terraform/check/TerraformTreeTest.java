@@ -3,7 +3,6 @@ package dev.once.terraform.check;
 import static dev.once.terraform.check.Trees.assertClean;
 
 import dev.once.config.Setting;
-import java.util.Arrays;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +27,7 @@ class TerraformTreeTest {
   @Test
   void noDeployedCode_readsTheEnvironmentAroundTheRegistry() {
     assertClean(new GetenvScan(Trees.ROOT, GetenvScan.DEPLOYED_SOURCES,
-        Arrays.stream(Setting.values()).map(Enum::name).collect(Collectors.toSet())).findings());
+        CodeSettings.all().stream().map(Setting::name).collect(Collectors.toSet())).findings());
   }
 
   @Test

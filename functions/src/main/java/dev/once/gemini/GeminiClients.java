@@ -1,9 +1,9 @@
 package dev.once.gemini;
 
+import dev.once.pipeline.PipelineSetting;
 import com.google.genai.Client;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
 import java.time.Duration;
 
@@ -15,13 +15,13 @@ public final class GeminiClients {
   private GeminiClients() {}
 
   public static Client create(Settings settings) {
-    Duration timeout = settings.seconds(Setting.GEMINI_TIMEOUT_SECONDS);
+    Duration timeout = settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
     HttpOptions.Builder http = HttpOptions.builder()
         .timeout(Math.toIntExact(timeout.toMillis()))
         .retryOptions(HttpRetryOptions.builder().attempts(SDK_ATTEMPTS).initialDelay(0.5).maxDelay(5.0).build());
-    settings.optional(Setting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
+    settings.optional(PipelineSetting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
     return Client.builder()
-        .apiKey(settings.required(Setting.GEMINI_API_KEY))
+        .apiKey(settings.required(PipelineSetting.GEMINI_API_KEY))
         .vertexAI(false)
         .httpOptions(http.build())
         .build();

@@ -1,4 +1,4 @@
-package dev.once.effects;
+package dev.once.pipeline;
 
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldPath;

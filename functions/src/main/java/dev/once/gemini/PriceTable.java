@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
+import dev.once.pipeline.PipelineSetting;
 import dev.once.config.MissingSetting;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -41,7 +41,7 @@ public final class PriceTable {
 
   public static PriceTable fromSettings(Settings settings) {
     Map<String, Price> prices = new LinkedHashMap<>(BUILT_IN);
-    settings.optional(Setting.GEMINI_PRICES).ifPresent(text -> prices.putAll(parse(text)));
+    settings.optional(PipelineSetting.GEMINI_PRICES).ifPresent(text -> prices.putAll(parse(text)));
     return new PriceTable(prices);
   }
 

@@ -1,4 +1,4 @@
-package dev.once.effects;
+package dev.once.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;

@@ -1,4 +1,4 @@
-package dev.once.effects;
+package dev.once.pipeline;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

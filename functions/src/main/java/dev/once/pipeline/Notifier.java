@@ -1,4 +1,4 @@
-package dev.once.effects;
+package dev.once.pipeline;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.once.effects;
+package dev.once.pipeline;
 
 import com.google.api.core.ApiFuture;
 import com.google.api.gax.batching.BatchingSettings;

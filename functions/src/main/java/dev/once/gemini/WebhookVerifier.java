@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
+import dev.once.pipeline.PipelineSetting;
 import dev.once.config.MissingSetting;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
@@ -42,7 +42,7 @@ public final class WebhookVerifier {
   }
 
   public static WebhookVerifier fromSettings(Settings settings) {
-    return new WebhookVerifier(parseSecrets(settings.required(Setting.GEMINI_WEBHOOK_SECRET)), InstantSource.system());
+    return new WebhookVerifier(parseSecrets(settings.required(PipelineSetting.GEMINI_WEBHOOK_SECRET)), InstantSource.system());
   }
 
   /** Blank-separated {@code whsec_<base64>} secrets. The message never repeats a secret. */

@@ -1,0 +1,42 @@
+package dev.once.pipeline;
+
+import dev.once.config.Setting;
+
+/**
+ * The invoice pipeline's settings, beside the library's own ({@link dev.once.config.OnceSetting}). Terraform's checks
+ * compare both lists with the variables the deployment sets.
+ */
+public enum PipelineSetting implements Setting {
+  PUBSUB_EMULATOR_HOST(null, "host:port of a Pub/Sub emulator (local runs and tests only)"),
+  STORAGE_EMULATOR_HOST(null, "http://host:port of a Cloud Storage stand-in (scheme optional; local runs only)"),
+  GEMINI_API_KEY(null, "Gemini API key (from Secret Manager when deployed)"),
+  GEMINI_BASE_URL(null, "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090"),
+  GEMINI_MODEL("gemini-2.5-flash", "model used for analysis and batch jobs"),
+  GEMINI_WEBHOOK_SECRET(null, "one or more whsec_… secrets, blank-separated, for webhook signature rotation"),
+  GEMINI_TIMEOUT_SECONDS("120", "bound on one Gemini call, retries included"),
+  GEMINI_PRICES(null, "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one"),
+  RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),
+  DEAD_LETTER_TOPIC(null, "topic for messages that cannot be delivered, as an id or projects/p/topics/t"),
+  NOTIFY_URL(null, "HTTPS endpoint notified once per result"),
+  NOTIFY_TIMEOUT_SECONDS("10", "bound on one notification request"),
+  MAX_DOCUMENT_BYTES("14680064", "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB"),
+  ANALYSIS_MODE("sync", "sync (generateContent per document) or batch (one batch job per document)");
+
+  private final String defaultValue;
+  private final String description;
+
+  PipelineSetting(String defaultValue, String description) {
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  @Override
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  @Override
+  public String description() {
+    return description;
+  }
+}

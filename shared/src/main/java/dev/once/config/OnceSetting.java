@@ -1,0 +1,28 @@
+package dev.once.config;
+
+/** The settings of the library itself: where the ledger is and how it behaves. */
+public enum OnceSetting implements Setting {
+  GOOGLE_CLOUD_PROJECT(null, "project id; when unset, the client libraries' default project detection"),
+  FIRESTORE_EMULATOR_HOST(null, "host:port of a Firestore emulator (local runs and tests only)"),
+  ONCE_COLLECTION("idempotency", "Firestore collection of the idempotency ledger"),
+  ONCE_LEASE_SECONDS("600", "how long a claim holds before another delivery may take it over"),
+  ONCE_RETENTION_DAYS("30", "days a finished record is kept (TTL on expireAt) to absorb late duplicates");
+
+  private final String defaultValue;
+  private final String description;
+
+  OnceSetting(String defaultValue, String description) {
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  @Override
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  @Override
+  public String description() {
+    return description;
+  }
+}

@@ -1,0 +1,22 @@
+package dev.once.terraform.check;
+
+import dev.once.config.OnceSetting;
+import dev.once.config.Setting;
+import dev.once.pipeline.PipelineSetting;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Every environment variable the deployed code reads: the library's settings and the pipeline's. */
+public final class CodeSettings {
+  /** The source files that list them, and {@code Settings}, which reads them. */
+  static final java.util.Set<String> REGISTRY = java.util.Set.of("dev/once/config/OnceSetting.java",
+      "dev/once/pipeline/PipelineSetting.java", "dev/once/config/Settings.java");
+
+  private CodeSettings() {}
+
+  public static List<Setting> all() {
+    List<Setting> all = new ArrayList<>(List.of(OnceSetting.values()));
+    all.addAll(List.of(PipelineSetting.values()));
+    return all;
+  }
+}
