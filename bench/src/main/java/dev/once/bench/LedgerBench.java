@@ -189,7 +189,7 @@ public final class LedgerBench {
             runs.computeIfAbsent(key.value(), x -> new AtomicInteger()).incrementAndGet();
             return Map.of();
           });
-          outcomes.computeIfAbsent(outcome.label(), x -> new AtomicInteger()).incrementAndGet();
+          outcomes.computeIfAbsent(outcome.label().label(), x -> new AtomicInteger()).incrementAndGet();
         });
       }
     }

@@ -1,11 +1,11 @@
 package dev.once.functions;
 
-import dev.once.pipeline.PipelineSetting;
 import dev.once.config.Settings;
+import dev.once.key.StorageObjectKeys;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.ResultMessage;
-import dev.once.key.StorageObjectKeys;
 import java.lang.management.ManagementFactory;
 import java.util.function.Supplier;
 
@@ -35,7 +35,7 @@ public final class ColdStartProbe {
 
     clients.firestore.get();
     step("build the Firestore client");
-    clients.once.get().peek(StorageObjectKeys.of(a.bucket(), a.name(), a.generation()), Effects.PUBLISH, null);
+    clients.once.peek(DocumentFlow.key(a), Effects.PUBLISH);
     step("first Firestore read (the duplicate check)");
     timed("build the Storage client", clients.storage::get);
     byte[] content = timed("first Storage read", () -> read(clients, a));
@@ -44,10 +44,10 @@ public final class ColdStartProbe {
     timed("build the Pub/Sub publisher, first publish", () -> clients.publisher.get().publish(
         clients.topic(PipelineSetting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         ResultMessage.attributes(StorageObjectKeys.of(a.bucket(), a.name() + "-probe", a.generation()))));
-    DocumentFlow flow = DocumentUploaded.wire(clients);
-    timed("then a whole first delivery (all clients built)", () -> flow.handle(a));
-    timed("and the next first delivery", () -> flow.handle(b));
-    timed("and a duplicate", () -> flow.handle(b));
+    DocumentFlow flow = Wiring.documentFlow(clients);
+    timed("then a whole first delivery (all clients built)", () -> flow.handle(a, DocumentFlow.key(a)));
+    timed("and the next first delivery", () -> flow.handle(b, DocumentFlow.key(b)));
+    timed("and a duplicate", () -> flow.handle(b, DocumentFlow.key(b)));
   }
 
   private static DocumentSource source(String name, String generation, String size) {

@@ -2,13 +2,15 @@ package dev.once.functions;
 
 import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
-import dev.once.pipeline.DocumentSource;
-import dev.once.pipeline.Effects;
+import dev.once.function.MalformedEvent;
+import dev.once.function.Report;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.Receiver;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
@@ -68,55 +70,55 @@ public final class CostBench {
         + " %d warm-up events; emulator, but the counts are Firestore's API calls)%n%n", EVENTS, WARM_UP);
     System.out.printf("%-46s %5s %7s  %-11s %s%n", "event", "reads", "commits", "other calls", "target");
 
-    DocumentFlow sync = DocumentUploaded.wire(clients("sync"));
+    DocumentFlow sync = Wiring.documentFlow(clients("sync"));
     List<DocumentSource> done = new ArrayList<>();
     report("DocumentUploaded sync: first delivery", 1, 4, "1 read + 2 commits, + 2 commits for publish",
         measure(() -> {
           DocumentSource document = upload();
           done.add(document);
-          return () -> expect(sync.handle(document), "processed", "processed");
+          return () -> expect(sync.handle(document, DocumentFlow.key(document)), "processed", "processed");
         }, EVENTS));
     int[] next = {0};
     report("DocumentUploaded sync: duplicate", 1, 0, "1 read",
         measure(() -> {
           DocumentSource document = done.get(next[0]++ % done.size());
-          return () -> expect(sync.handle(document), "duplicate", "duplicate");
+          return () -> expect(sync.handle(document, DocumentFlow.key(document)), "duplicate", "duplicate");
         }, EVENTS));
     report("DocumentUploaded sync: a new instance's first", 1, 4, "as a first delivery",
         measureEach(() -> {
           DocumentSource document = upload();
-          DocumentFlow fresh = DocumentUploaded.wire(clients("sync"));
-          return () -> expect(fresh.handle(document), "processed", "processed");
+          DocumentFlow fresh = Wiring.documentFlow(clients("sync"));
+          return () -> expect(fresh.handle(document, DocumentFlow.key(document)), "processed", "processed");
         }, NEW_INSTANCES));
 
-    DocumentFlow batch = DocumentUploaded.wire(clients("batch"));
+    DocumentFlow batch = Wiring.documentFlow(clients("batch"));
     List<DocumentSource> submitted = new ArrayList<>();
     report("DocumentUploaded batch: first delivery", 1, 2, "1 read + 2 commits (no publish)",
         measure(() -> {
           DocumentSource document = upload();
           submitted.add(document);
-          return () -> expect(batch.handle(document), "processed", null);
+          return () -> expect(batch.handle(document, DocumentFlow.key(document)), "processed", null);
         }, EVENTS));
     int[] again = {0};
     report("DocumentUploaded batch: duplicate", 1, 0, "1 read",
         measure(() -> {
           DocumentSource document = submitted.get(again[0]++ % submitted.size());
-          return () -> expect(batch.handle(document), "duplicate", null);
+          return () -> expect(batch.handle(document, DocumentFlow.key(document)), "duplicate", null);
         }, EVENTS));
 
-    DeliveryFlow delivery = MessageDelivered.wire(clients("sync"));
+    DeliveryFlow delivery = Wiring.deliveryFlow(clients("sync"));
     List<PubSubEvents.Message> delivered = new ArrayList<>();
     report("MessageDelivered: first delivery", 1, 2, "1 read + 2 commits",
         measure(() -> {
           PubSubEvents.Message message = message();
           delivered.add(message);
-          return () -> expect(delivery.deliver(message), "processed", null);
+          return () -> expect(delivery.deliver(message, DeliveryFlow.key(message)), "processed", null);
         }, EVENTS));
     int[] redelivered = {0};
     report("MessageDelivered: duplicate", 1, 0, "1 read",
         measure(() -> {
           PubSubEvents.Message message = delivered.get(redelivered[0]++ % delivered.size());
-          return () -> expect(delivery.deliver(message), "duplicate", null);
+          return () -> expect(delivery.deliver(message, DeliveryFlow.key(message)), "duplicate", null);
         }, EVENTS));
     System.out.printf("%nall targets %s%n", allMet ? "met" : "NOT met (see above)");
   }
@@ -205,8 +207,8 @@ public final class CostBench {
   }
 
   /** Every measured event must be the kind it claims to be, or its count means nothing. */
-  private static void expect(EventReport report, String outcome, String publish) {
-    if (!outcome.equals(report.outcome())
+  private static void expect(Report report, String outcome, String publish) {
+    if (!outcome.equals(report.outcome().label())
         || (publish != null && !publish.equals(report.effects().get(Effects.PUBLISH)))) {
       throw new IllegalStateException("expected " + outcome + " (publish " + publish + "), got " + report);
     }

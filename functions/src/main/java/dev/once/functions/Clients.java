@@ -1,7 +1,5 @@
 package dev.once.functions;
 
-import dev.once.pipeline.PipelineSetting;
-import dev.once.config.OnceSetting;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.ServiceOptions;
 import com.google.cloud.firestore.Firestore;
@@ -9,32 +7,39 @@ import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.config.FirestoreClients;
-import dev.once.config.Setting;
+import dev.once.config.InvalidSetting;
+import dev.once.config.Lazy;
+import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
-import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
-import dev.once.pipeline.Topics;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerConfig;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.PipelineSetting;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.Topics;
 import java.util.function.Supplier;
 
 /**
  * The clients of one function instance, each built on first use and then shared by every request: a duplicate
  * delivery builds the Firestore client only, never Storage's or Gemini's. All are thread-safe, so the instance
- * can serve concurrent requests.
+ * can serve concurrent requests. Settings are read as the clients are built; {@link Wiring} checks the ones a
+ * function needs when it starts.
  */
 final class Clients {
   private static final Clients INSTANCE = new Clients(Settings.fromEnvironment());
 
   final Settings settings;
   final Lazy<Firestore> firestore;
-  final Lazy<Once> once;
+  final Once once;
   final Lazy<Records> records;
+  final Lazy<RecordQueries> queries;
   final Lazy<Storage> storage;
   final Lazy<com.google.genai.Client> gemini;
   final Lazy<InvoiceAnalyzer> analyzer;
@@ -52,8 +57,9 @@ final class Clients {
   Clients(Settings settings, Supplier<Firestore> firestoreFactory) {
     this.settings = settings;
     this.firestore = Lazy.of(firestoreFactory);
-    this.once = Lazy.of(() -> new Once(new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings))));
-    this.records = Lazy.of(() -> new Records(firestore.get(), PriceTable.fromSettings(settings)));
+    this.once = new Once(Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings))));
+    this.records = Lazy.of(() -> new Records(PriceTable.fromSettings(settings)));
+    this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
@@ -70,17 +76,12 @@ final class Clients {
   }
 
   /** A topic setting as a full name: ids are resolved in this project. */
-  String topic(Setting setting) {
+  String topic(PipelineSetting setting) {
     try {
       return Topics.fullName(projectId(), settings.required(setting));
     } catch (IllegalArgumentException e) {
-      throw new dev.once.config.MissingSetting(setting.name() + ": " + e.getMessage());
+      throw new InvalidSetting(setting, e.getMessage());
     }
-  }
-
-  /** Publishing of results to RESULTS_TOPIC, once per key: what the document and the completion flows share. */
-  ResultPublication resultPublication() {
-    return new ResultPublication(once.get(), publisher, Lazy.of(() -> topic(PipelineSetting.RESULTS_TOPIC)));
   }
 
   /** Honours STORAGE_EMULATOR_HOST ({@code http://host:port}, scheme optional), with bounded calls. */

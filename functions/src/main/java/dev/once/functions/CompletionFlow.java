@@ -1,19 +1,21 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
-import dev.once.pipeline.ResultMessage;
+import dev.once.function.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
-import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -41,18 +43,21 @@ final class CompletionFlow {
   private final Once once;
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<Records> records;
+  private final Supplier<RecordQueries> queries;
   private final ResultPublication publication;
 
-  CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, ResultPublication publication) {
+  CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, Supplier<RecordQueries> queries,
+      ResultPublication publication) {
     this.once = once;
     this.batchJobs = batchJobs;
     this.records = records;
+    this.queries = queries;
     this.publication = publication;
   }
 
   /** The report of a job completed before, from one read, or empty when it must still be completed. */
-  Optional<EventReport> alreadyCompleted(IdempotencyKey jobKey) {
-    return once.peek(jobKey, Effects.PUBLISH, null).map(done -> EventReport.of(jobKey.value(), Effects.PUBLISH, done));
+  Optional<Report> alreadyCompleted(IdempotencyKey jobKey) {
+    return once.peek(jobKey, Effects.PUBLISH).map(done -> Report.of(jobKey, Effects.PUBLISH, done));
   }
 
   /** The job's completion record as it stands (one read): whether it was begun, and is held now. */
@@ -60,23 +65,23 @@ final class CompletionFlow {
     return once.record(jobKey, Effects.COMPLETE);
   }
 
-  EventReport complete(IdempotencyKey jobKey) {
+  Report complete(IdempotencyKey jobKey) {
     return complete(jobKey, () -> batchJobs.get().find(GeminiCompletionKeys.jobName(jobKey)));
   }
 
   /** @param found the job as a batches.get just answered (empty: Gemini has none by that name) */
-  EventReport complete(IdempotencyKey jobKey, Optional<BatchJob> found) {
+  Report complete(IdempotencyKey jobKey, Optional<BatchJob> found) {
     return complete(jobKey, () -> found);
   }
 
   /** @param job the job, looked up once the completion is claimed (or as it was just looked up) */
-  private EventReport complete(IdempotencyKey jobKey, Supplier<Optional<BatchJob>> job) {
-    Optional<EventReport> earlier = alreadyCompleted(jobKey);
+  private Report complete(IdempotencyKey jobKey, Supplier<Optional<BatchJob>> job) {
+    Optional<Report> earlier = alreadyCompleted(jobKey);
     if (earlier.isPresent()) {
       return earlier.get();
     }
-    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, null, attempt -> completion(jobKey, job.get()));
-    EventReport report = EventReport.of(jobKey.value(), Effects.COMPLETE, completed);
+    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, attempt -> completion(jobKey, job.get()));
+    Report report = Report.of(jobKey, Effects.COMPLETE, completed);
     List<Map<String, Object>> summaries = switch (completed) {
       case Outcome.Processed processed -> documents(processed.result());
       case Outcome.Duplicate duplicate -> documents(duplicate.result());
@@ -92,7 +97,14 @@ final class CompletionFlow {
     if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
       throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
     }
-    List<Records.Submitted> submitted = records.get().submittedTo(name);
+    // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
+    // large responses file, must cost one query, not an instance's memory on every reconciler run.
+    List<RecordQueries.Submitted> submitted = queries.get().submittedTo(name);
+    if (submitted.isEmpty()) {
+      throw new PermanentFailure(found.isEmpty()
+          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
+          : "batch job " + name + " names no document of this pipeline");
+    }
     List<DocumentResult> results;
     String state;
     if (found.isEmpty()) {
@@ -107,11 +119,6 @@ final class CompletionFlow {
           : failed(name, submitted, "the batch job ended " + state
               + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse(""));
     }
-    if (results.isEmpty()) {
-      throw new PermanentFailure(found.isEmpty()
-          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
-          : "batch job " + name + " names no document of this pipeline");
-    }
     List<Map<String, Object>> summaries = new ArrayList<>();
     List<SideWrites> writes = new ArrayList<>();
     for (DocumentResult result : results) {
@@ -122,40 +129,44 @@ final class CompletionFlow {
     outcome.put("job", name);
     outcome.put("state", state);
     outcome.put("documents", summaries);
-    return Completion.of(outcome, batch -> writes.forEach(w -> w.addTo(batch)));
+    return Completion.of(outcome, SideWrites.all(writes));
   }
 
   private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}
 
-  /** Each answer goes to the document its request named, or to the job's only document. */
-  private List<DocumentResult> answered(BatchJob job, List<Records.Submitted> submitted) {
+  /**
+   * Each answer goes to the document its request named (or to the job's only document), and only to a document whose
+   * analysis names this job: an answer for any other is never billed or published here. A document the job gave no
+   * answer for fails, saying so, rather than waiting for ever.
+   */
+  private List<DocumentResult> answered(BatchJob job, List<RecordQueries.Submitted> submitted) {
     String name = job.name().orElseThrow();
+    Map<String, RecordQueries.Submitted> waiting = new LinkedHashMap<>();
+    submitted.forEach(document -> waiting.put(document.documentKey().value(), document));
+    String only = submitted.size() == 1 ? submitted.get(0).documentKey().value() : null;
     List<DocumentResult> results = new ArrayList<>();
     for (BatchResult result : batchJobs.get().results(job)) {
-      Optional<Records.Submitted> document = result.documentKey()
-          .flatMap(key -> submitted.stream().filter(s -> s.documentKey().value().equals(key)).findFirst()
-              .or(() -> Optional.of(new Records.Submitted(IdempotencyKey.of(key), null))))
-          .or(() -> submitted.size() == 1 ? Optional.of(submitted.get(0)) : Optional.empty());
-      if (document.isEmpty()) {
+      RecordQueries.Submitted document = waiting.remove(result.documentKey().orElse(only));
+      if (document == null) {
         continue;
       }
-      IdempotencyKey key = document.get().documentKey();
+      IdempotencyKey key = document.documentKey();
       if (result.analysis().isPresent()) {
-        results.add(new DocumentResult(
-            ResultMessage.analysed(key, document.get().source(), result.analysis().get(), name),
-            records.get().analysed(key, document.get().source(), result.analysis().get(), name)));
+        results.add(new DocumentResult(ResultMessage.analysed(key, document.source(), result.analysis().get(), name),
+            records.get().analysed(key, document.source(), result.analysis().get(), name)));
       } else {
         String reason = result.error().orElse("no answer");
         results.add(new DocumentResult(ResultMessage.jobFailed(key, name, reason),
             records.get().jobFailed(key, name, reason)));
       }
     }
+    results.addAll(failed(name, List.copyOf(waiting.values()), "the batch job " + name + " gave no answer for it"));
     return results;
   }
 
-  private List<DocumentResult> failed(String name, List<Records.Submitted> submitted, String reason) {
+  private List<DocumentResult> failed(String name, List<RecordQueries.Submitted> submitted, String reason) {
     List<DocumentResult> results = new ArrayList<>();
-    for (Records.Submitted document : submitted) {
+    for (RecordQueries.Submitted document : submitted) {
       results.add(new DocumentResult(ResultMessage.jobFailed(document.documentKey(), name, reason),
           records.get().jobFailed(document.documentKey(), name, reason)));
     }

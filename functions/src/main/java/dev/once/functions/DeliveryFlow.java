@@ -4,15 +4,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.pipeline.Effects;
-import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Notifier;
+import dev.once.function.Report;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.key.IdempotencyKey;
-import dev.once.key.Sha256;
 import dev.once.key.PubSubMessageKeys;
+import dev.once.key.Sha256;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Notifier;
 import java.io.IOException;
 import java.util.Base64;
 import java.util.HashMap;
@@ -52,8 +53,12 @@ final class DeliveryFlow {
     this.deadLetterTopic = deadLetterTopic;
   }
 
-  EventReport deliver(PubSubEvents.Message message) {
-    IdempotencyKey key = PubSubMessageKeys.of(message.attributes(), message.messageId());
+  /** The producer's {@code idempotency_key} attribute, else {@code pubsub:messageId}. */
+  static IdempotencyKey key(PubSubEvents.Message message) {
+    return PubSubMessageKeys.of(message.attributes(), message.messageId());
+  }
+
+  Report deliver(PubSubEvents.Message message, IdempotencyKey key) {
     String fingerprint = fingerprint(message.data());
     Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
     Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
@@ -65,9 +70,9 @@ final class DeliveryFlow {
         case Notifier.Result.Failed failed -> throw new NotifyFailed("notify failed: " + failed.reason());
       };
     }));
-    EventReport report = EventReport.of(key.value(), Effects.NOTIFY, notified);
+    Report report = Report.of(key, Effects.NOTIFY, notified);
     if (notified instanceof Outcome.Rejected rejected) {
-      return report.then(Effects.DEAD_LETTER, once.run(key, Effects.DEAD_LETTER, null, attempt -> {
+      return report.then(Effects.DEAD_LETTER, once.run(key, Effects.DEAD_LETTER, attempt -> {
         Map<String, String> attributes = new HashMap<>(message.attributes());
         attributes.put(PubSubMessageKeys.ATTRIBUTE, key.value());
         attributes.put(REASON_ATTRIBUTE, truncate(rejected.reason()));

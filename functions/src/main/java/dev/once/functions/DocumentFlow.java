@@ -1,10 +1,7 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.pipeline.DocumentSource;
-import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
-import dev.once.pipeline.ResultMessage;
+import dev.once.function.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;
@@ -15,6 +12,10 @@ import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -56,14 +57,18 @@ final class DocumentFlow {
     this.maxBytes = maxBytes;
   }
 
-  EventReport handle(DocumentSource document) {
-    IdempotencyKey key = StorageObjectKeys.of(document.bucket(), document.name(), document.generation());
+  /** The document generation's key: {@code gcs:bucket/name#generation}. */
+  static IdempotencyKey key(DocumentSource document) {
+    return StorageObjectKeys.of(document.bucket(), document.name(), document.generation());
+  }
+
+  Report handle(DocumentSource document, IdempotencyKey key) {
     // The cheap check reads the last record of this mode's chain: a duplicate costs this one read.
     boolean sync = mode == Mode.SYNC;
     String lastEffect = sync ? Effects.PUBLISH : Effects.ANALYSE;
     Optional<Outcome> earlier = once.peek(key, lastEffect, sync ? null : document.fingerprint());
     if (earlier.isPresent() && (sync || !needsPublishing(earlier.get()))) {
-      return EventReport.of(key.value(), lastEffect, earlier.get());
+      return Report.of(key, lastEffect, earlier.get());
     }
     // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
     // change of ANALYSIS_MODE is still analysed (and paid for) once.
@@ -72,7 +77,7 @@ final class DocumentFlow {
         ? earlier.get()
         : once.runCommitted(key, Effects.ANALYSE, document.fingerprint(),
             attempt -> sync ? analyse(key, document) : submit(key, document));
-    EventReport report = EventReport.of(key.value(), Effects.ANALYSE, analysed);
+    Report report = Report.of(key, Effects.ANALYSE, analysed);
     Map<String, Object> summary = switch (analysed) {
       case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();
       case Outcome.Duplicate duplicate -> isSubmission(duplicate.result()) ? null : duplicate.result();
@@ -86,7 +91,7 @@ final class DocumentFlow {
     }
     // Analysed before: most likely published before too, which one read tells, without a claim's failed write.
     Outcome published = analysedBefore
-        ? once.peek(key, Effects.PUBLISH, null).orElseGet(() -> publication.publish(key, summary))
+        ? once.peek(key, Effects.PUBLISH).orElseGet(() -> publication.publish(key, summary))
         : publication.publish(key, summary);
     return report.then(Effects.PUBLISH, published);
   }

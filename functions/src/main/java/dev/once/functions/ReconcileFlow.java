@@ -2,8 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
-import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.function.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
@@ -11,6 +10,9 @@ import dev.once.key.InvalidKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.observe.EventLog;
 import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.RecordQueries;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +41,8 @@ final class ReconcileFlow {
   static final class Summary {
     int seen;
     int processed;
-    int duplicate;
+    /** Jobs completed before (by the webhook, or an earlier run): the poller's own repeats, not redeliveries. */
+    int relisted;
     int inFlight;
     int pending;
     int rejected;
@@ -53,7 +56,7 @@ final class ReconcileFlow {
       Map<String, Object> map = new LinkedHashMap<>();
       map.put("seen", seen);
       map.put("processed", processed);
-      map.put("duplicate", duplicate);
+      map.put("relisted", relisted);
       map.put("in_flight", inFlight);
       map.put("pending", pending);
       map.put("rejected", rejected);
@@ -70,15 +73,15 @@ final class ReconcileFlow {
   record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun) {}
 
   private final Supplier<BatchJobs> batchJobs;
-  private final Supplier<Records> records;
+  private final Supplier<RecordQueries> queries;
   private final CompletionFlow completion;
   private final Limits limits;
   private final InstantSource clock;
 
-  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<Records> records, CompletionFlow completion, Limits limits,
+  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, CompletionFlow completion, Limits limits,
       InstantSource clock) {
     this.batchJobs = batchJobs;
-    this.records = records;
+    this.queries = queries;
     this.completion = completion;
     this.limits = limits;
     this.clock = clock;
@@ -143,7 +146,7 @@ final class ReconcileFlow {
     try {
       String from = HexFormat.of().formatHex(ByteBuffer.allocate(Long.BYTES)
           .putLong(ThreadLocalRandom.current().nextLong()).array());
-      for (Records.Pending pending : records.get().pendingSubmissions(limits.pendingPerRun(), from)) {
+      for (RecordQueries.Pending pending : queries.get().pendingSubmissions(limits.pendingPerRun(), from)) {
         if (!listed.contains(pending.job())) {
           jobs.add(pending.job());
         }
@@ -173,7 +176,7 @@ final class ReconcileFlow {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, EventLog.FAILED, 0, 0,
+        EventLog.record(GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
             Map.of("error", String.valueOf(e)));
       }
     }
@@ -217,24 +220,28 @@ final class ReconcileFlow {
   }
 
   /** Runs one completion, logs it and counts its outcome. */
-  private void complete(IdempotencyKey key, Supplier<EventReport> completing, Summary summary) {
+  private void complete(IdempotencyKey key, Supplier<Report> completing, Summary summary) {
     long started = System.nanoTime();
     try {
-      EventReport report = completing.get();
+      Report report = completing.get();
+      if (report.outcome() == OutcomeLabel.DUPLICATE) {
+        // Found again by this poller, not redelivered by the platform: kept out of the duplicate rate.
+        report = report.as(OutcomeLabel.RELISTED);
+      }
       EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
           EventLog.elapsedMs(started), Map.of("effects", report.effects()));
       switch (report.outcome()) {
-        case "processed" -> summary.processed++;
-        case "duplicate" -> summary.duplicate++;
-        case "in_flight" -> summary.inFlight++;
-        case "rejected" -> summary.rejected++;
+        case PROCESSED -> summary.processed++;
+        case RELISTED -> summary.relisted++;
+        case IN_FLIGHT -> summary.inFlight++;
+        case REJECTED -> summary.rejected++;
         default -> summary.failed++;
       }
     } catch (CompletionFlow.NotFinished e) {
       summary.pending++;
     } catch (RuntimeException e) {
       summary.failed++;
-      EventLog.record(GeminiReconciler.NAME, key.value(), Effects.COMPLETE, EventLog.FAILED, 0,
+      EventLog.record(GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0,
           EventLog.elapsedMs(started), Map.of("error", String.valueOf(e)));
     }
   }

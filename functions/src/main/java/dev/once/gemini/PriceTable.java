@@ -1,8 +1,8 @@
 package dev.once.gemini;
 
-import dev.once.pipeline.PipelineSetting;
-import dev.once.config.MissingSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
+import dev.once.pipeline.PipelineSetting;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -68,7 +68,7 @@ public final class PriceTable {
             ? new Price(figures[0], figures[1])
             : new Price(figures[0], figures[1], figures[2], figures[3]));
       } catch (NumberFormatException e) {
-        throw new MissingSetting("GEMINI_PRICES entry \"" + entry.strip() + "\" is not model=input/output or"
+        throw new InvalidSetting(PipelineSetting.GEMINI_PRICES, "entry \"" + entry.strip() + "\" is not model=input/output or"
             + " model=input/output/longInput/longOutput (USD per million tokens), e.g. gemini-2.5-flash=0.30/2.50");
       }
     }

@@ -1,8 +1,8 @@
 package dev.once.gemini;
 
-import dev.once.pipeline.PipelineSetting;
-import dev.once.config.MissingSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
+import dev.once.pipeline.PipelineSetting;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -52,7 +52,7 @@ public final class WebhookVerifier {
     for (String secret : text.strip().split("\\s+")) {
       position++;
       if (!secret.startsWith(PREFIX)) {
-        throw new MissingSetting("GEMINI_WEBHOOK_SECRET secret #" + position + " does not start with " + PREFIX);
+        throw new InvalidSetting(PipelineSetting.GEMINI_WEBHOOK_SECRET, "secret #" + position + " does not start with " + PREFIX);
       }
       try {
         byte[] key = Base64.getDecoder().decode(secret.substring(PREFIX.length()));
@@ -61,7 +61,7 @@ public final class WebhookVerifier {
         }
         keys.add(key);
       } catch (IllegalArgumentException e) {
-        throw new MissingSetting("GEMINI_WEBHOOK_SECRET secret #" + position
+        throw new InvalidSetting(PipelineSetting.GEMINI_WEBHOOK_SECRET, "secret #" + position
             + " is not whsec_ followed by base64 of at least 16 bytes");
       }
     }

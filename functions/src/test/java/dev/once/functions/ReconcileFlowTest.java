@@ -6,9 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
 import dev.once.config.Settings;
-import dev.once.pipeline.DocumentSource;
-import dev.once.pipeline.Effects;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.guard.Completion;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
@@ -16,6 +15,8 @@ import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.gemini.WebhookMode;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -90,7 +91,7 @@ class ReconcileFlowTest {
     ReconcileFlow.Summary[] during = new ReconcileFlow.Summary[1];
     // Another process (here: this test) claims the job's completion, and the reconciler runs while it holds it.
     RuntimeException holderFailed = assertThrows(IllegalStateException.class, () ->
-        clients.once.get().run(jobKey, Effects.COMPLETE, null, attempt -> {
+        clients.once.run(jobKey, Effects.COMPLETE, attempt -> {
           during[0] = reconciler().run();
           throw new IllegalStateException("the holder fails, releasing its claim");
         }));
@@ -138,10 +139,9 @@ class ReconcileFlowTest {
     IdempotencyKey document = IdempotencyKey.of("gcs:inbox/reconcile/" + name + "-" + System.nanoTime() + ".pdf#1");
     String job = clients.batchJobs.get().submit(document, "%PDF-1.4 test".getBytes(StandardCharsets.US_ASCII),
         "application/pdf").name().orElseThrow();
-    var batch = clients.firestore.get().batch();
-    clients.records.get().submitted(document,
-        new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job).addTo(batch);
-    batch.commit().get();
+    clients.once.runCommitted(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
+        clients.records.get().submitted(document,
+            new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job)));
     gemini.finish(job, BatchState.SUCCEEDED);
     return new Submitted(document, job);
   }
@@ -152,7 +152,7 @@ class ReconcileFlowTest {
   }
 
   private static ReconcileFlow reconciler(Duration maxAge) {
-    return new ReconcileFlow(clients.batchJobs, clients.records, GeminiWebhook.wire(clients),
+    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients),
         new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), maxAge, 100), InstantSource.system());
   }
 }

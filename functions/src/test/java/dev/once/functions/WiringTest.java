@@ -1,58 +1,110 @@
 package dev.once.functions;
 
-import dev.once.pipeline.PipelineSetting;
-import dev.once.config.OnceSetting;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.InvalidSetting;
 import dev.once.config.MissingSetting;
 import dev.once.config.Settings;
+import dev.once.pipeline.PipelineSetting;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
+/** Each function reads its settings when it is constructed (instance start), and builds no client then. */
 class WiringTest {
+  /** What Terraform gives the functions, without the emulators. */
+  private static Map<String, String> deployed() {
+    Map<String, String> env = new HashMap<>();
+    env.put("GOOGLE_CLOUD_PROJECT", "p");
+    env.put("GEMINI_API_KEY", "k");
+    env.put("GEMINI_WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+    env.put("RESULTS_TOPIC", "results");
+    env.put("DEAD_LETTER_TOPIC", "projects/q/topics/dead");
+    env.put("NOTIFY_URL", "https://example.com/notify");
+    return env;
+  }
+
+  private static Clients clients(Map<String, String> env) {
+    return new Clients(Settings.of(env));
+  }
+
+  private static final Map<String, Function<Clients, Object>> FUNCTIONS = Map.of(
+      "DocumentUploaded", DocumentUploaded::new, "MessageDelivered", MessageDelivered::new,
+      "GeminiWebhook", GeminiWebhook::new, "GeminiReconciler", GeminiReconciler::new);
+
   @Test
-  void missingSettings_failAtFirstUse_namingTheVariable() {
-    Clients clients = new Clients(Settings.of(Map.of("GOOGLE_CLOUD_PROJECT", "p")));
-    MissingSetting topic = assertThrows(MissingSetting.class, () -> clients.topic(PipelineSetting.RESULTS_TOPIC));
-    assertTrue(topic.getMessage().startsWith("RESULTS_TOPIC"), topic.getMessage());
-    MissingSetting key = assertThrows(MissingSetting.class, clients.gemini::get);
-    assertTrue(key.getMessage().startsWith("GEMINI_API_KEY"), key.getMessage());
-    MissingSetting bad = assertThrows(MissingSetting.class,
-        () -> new Clients(Settings.of(Map.of("ONCE_LEASE_SECONDS", "ten"))).settings.seconds(OnceSetting.ONCE_LEASE_SECONDS));
-    assertTrue(bad.getMessage().contains("ONCE_LEASE_SECONDS") && bad.getMessage().contains("ten"), bad.getMessage());
+  void everyFunction_startsWithTheDeployedSettings_andBuildsNoClient() {
+    FUNCTIONS.forEach((name, function) -> {
+      Clients clients = clients(deployed());
+      function.apply(clients);
+      assertFalse(clients.firestore.isBuilt() || clients.gemini.isBuilt() || clients.storage.isBuilt()
+          || clients.publisher.isBuilt(), name + " built a client at start");
+    });
+  }
+
+  @Test
+  void aMissingSetting_failsTheStart_namingTheVariable() {
+    assertMissing("RESULTS_TOPIC", DocumentUploaded::new);
+    assertMissing("GEMINI_API_KEY", DocumentUploaded::new);
+    assertMissing("NOTIFY_URL", MessageDelivered::new);
+    assertMissing("DEAD_LETTER_TOPIC", MessageDelivered::new);
+    assertMissing("GEMINI_WEBHOOK_SECRET", GeminiWebhook::new);
+    assertMissing("RESULTS_TOPIC", GeminiReconciler::new);
+  }
+
+  @Test
+  void anInvalidSetting_failsTheStart_namingTheVariableAndItsValue() {
+    assertInvalid("ANALYSIS_MODE", "later", DocumentUploaded::new);
+    assertInvalid("MAX_DOCUMENT_BYTES", "-1", DocumentUploaded::new);
+    assertInvalid("ONCE_LEASE_SECONDS", "ten", DocumentUploaded::new);
+    assertInvalid("GEMINI_PRICES", "flash=cheap", DocumentUploaded::new);
+    assertInvalid("GEMINI_TIMEOUT_SECONDS", "0", GeminiReconciler::new);
+    assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
+    assertInvalid("NOTIFY_URL", "ftp://example.com/x", MessageDelivered::new);
+    assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
+    assertInvalid("GEMINI_WEBHOOK_SECRET", "not-a-secret", GeminiWebhook::new);
   }
 
   @Test
   void topicSettings_acceptIdsAndFullNames() {
-    Clients clients = new Clients(Settings.of(Map.of("GOOGLE_CLOUD_PROJECT", "p", "RESULTS_TOPIC", "results",
-        "DEAD_LETTER_TOPIC", "projects/q/topics/dead")));
+    Clients clients = clients(deployed());
     assertEquals("projects/p/topics/results", clients.topic(PipelineSetting.RESULTS_TOPIC));
     assertEquals("projects/q/topics/dead", clients.topic(PipelineSetting.DEAD_LETTER_TOPIC));
-    MissingSetting bad = assertThrows(MissingSetting.class,
-        () -> new Clients(Settings.of(Map.of("RESULTS_TOPIC", "projects/p/subscriptions/x"))).topic(PipelineSetting.RESULTS_TOPIC));
-    assertTrue(bad.getMessage().startsWith("RESULTS_TOPIC"), bad.getMessage());
   }
 
   @Test
   void analysisMode_isSyncOrBatch() {
-    assertEquals(DocumentFlow.Mode.SYNC, DocumentUploaded.mode(Settings.of(Map.of())));
-    assertEquals(DocumentFlow.Mode.BATCH, DocumentUploaded.mode(Settings.of(Map.of("ANALYSIS_MODE", "Batch"))));
-    MissingSetting bad = assertThrows(MissingSetting.class,
-        () -> DocumentUploaded.mode(Settings.of(Map.of("ANALYSIS_MODE", "later"))));
-    assertTrue(bad.getMessage().startsWith("ANALYSIS_MODE"), bad.getMessage());
+    assertEquals(DocumentFlow.Mode.SYNC, Wiring.mode(Settings.of(Map.of())));
+    assertEquals(DocumentFlow.Mode.BATCH, Wiring.mode(Settings.of(Map.of("ANALYSIS_MODE", "Batch"))));
   }
 
   @Test
   void clients_areBuiltOnFirstUseOnly() {
-    Clients clients = new Clients(Settings.of(Map.of("GEMINI_API_KEY", "k", "GOOGLE_CLOUD_PROJECT", "p",
-        "STORAGE_EMULATOR_HOST", "127.0.0.1:1")));
+    Clients clients = clients(Map.of("GEMINI_API_KEY", "k", "GOOGLE_CLOUD_PROJECT", "p",
+        "STORAGE_EMULATOR_HOST", "127.0.0.1:1"));
     assertFalse(clients.gemini.isBuilt());
     assertFalse(clients.storage.isBuilt());
     clients.storage.get();
     assertTrue(clients.storage.isBuilt());
     assertFalse(clients.gemini.isBuilt(), "building one client builds no other");
+  }
+
+  private static void assertMissing(String variable, Function<Clients, Object> function) {
+    Map<String, String> env = deployed();
+    env.remove(variable);
+    MissingSetting e = assertThrows(MissingSetting.class, () -> function.apply(clients(env)), variable);
+    assertTrue(e.getMessage().startsWith(variable), e.getMessage());
+  }
+
+  private static void assertInvalid(String variable, String value, Function<Clients, Object> function) {
+    Map<String, String> env = deployed();
+    env.put(variable, value);
+    InvalidSetting e = assertThrows(InvalidSetting.class, () -> function.apply(clients(env)), variable);
+    assertTrue(e.getMessage().startsWith(variable), e.getMessage());
+    assertTrue(variable.equals("GEMINI_WEBHOOK_SECRET") || e.getMessage().contains(value), e.getMessage());
   }
 }

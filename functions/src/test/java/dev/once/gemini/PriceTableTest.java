@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.config.MissingSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +57,7 @@ class PriceTableTest {
   void malformedPrices_failNamingTheVariable() {
     for (String bad : new String[] {"flash", "flash=1", "flash=a/b", "=1/2", "flash=-1/2", "flash=NaN/1", "flash=1/2/3",
         "flash=1/2/3/4/5", "flash=1/2/3/-4", "flash=1/2//4"}) {
-      MissingSetting e = assertThrows(MissingSetting.class,
+      InvalidSetting e = assertThrows(InvalidSetting.class,
           () -> PriceTable.fromSettings(Settings.of(Map.of("GEMINI_PRICES", bad))), bad);
       assertTrue(e.getMessage().startsWith("GEMINI_PRICES"), e.getMessage());
     }

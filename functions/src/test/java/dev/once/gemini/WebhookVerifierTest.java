@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.config.MissingSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.local.gemini.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -109,7 +109,7 @@ class WebhookVerifierTest {
   @ParameterizedTest
   @ValueSource(strings = {"secret", "whsec_", "whsec_!!!", "whsec_c2hvcnQ=", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw nope"})
   void badSecrets_failNamingTheVariable_withoutRepeatingTheSecret(String secrets) {
-    MissingSetting e = assertThrows(MissingSetting.class, () -> WebhookVerifier.parseSecrets(secrets));
+    InvalidSetting e = assertThrows(InvalidSetting.class, () -> WebhookVerifier.parseSecrets(secrets));
     assertTrue(e.getMessage().startsWith("GEMINI_WEBHOOK_SECRET"), e.getMessage());
     assertTrue(!e.getMessage().contains("MfKQ9r8G"), e.getMessage());
   }

@@ -1,6 +1,6 @@
 package dev.once.config;
 
-/** A required setting is unset, or set to something unusable. The message names the variable. */
+/** A required setting is unset (or blank). The message names the variable and what it is for. */
 public final class MissingSetting extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 

@@ -5,8 +5,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Settings read from the environment. Nothing is checked up front: a missing required setting fails at the
- * first request that needs it, with a message naming the variable (DESIGN: public contract).
+ * Settings read from the environment. A missing required setting is a {@link MissingSetting}, an unusable value an
+ * {@link InvalidSetting}, each naming the variable; functions read theirs when an instance starts, so a deployment
+ * that lacks one fails to start instead of failing every event.
  */
 public final class Settings {
   private final Map<String, String> env;
@@ -47,7 +48,7 @@ public final class Settings {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new MissingSetting(setting.name() + " must be a positive whole number, got \"" + value + "\"");
+    throw new InvalidSetting(setting, "must be a positive whole number, got \"" + value + "\"");
   }
 
   public Duration seconds(Setting setting) {

@@ -50,9 +50,14 @@ public final class Once {
    */
   public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
     return ledger.lookup(key, effect)
-        .map(record -> ClaimResult.settled(record, fingerprint)) // null (empty) for a claim that may be taken over
-        .filter(settled -> !(settled instanceof ClaimResult.Busy))
+        .map(record -> ClaimResult.settled(record, fingerprint))
+        .filter(settled -> !(settled instanceof ClaimResult.Busy) && !(settled instanceof ClaimResult.Expired))
         .map(settled -> answer(key, effect, settled));
+  }
+
+  /** {@link #peek(IdempotencyKey, String, String)} for an effect whose payload is not compared. */
+  public Optional<Outcome> peek(IdempotencyKey key, String effect) {
+    return peek(key, effect, null);
   }
 
   /** The record as it stands (one read), for a caller that must tell a live claim from none or an expired one. */
@@ -60,10 +65,26 @@ public final class Once {
     return ledger.lookup(key, effect);
   }
 
+  /** {@link #run(IdempotencyKey, String, String, Effect)} for an effect whose payload is not compared. */
+  public Outcome run(IdempotencyKey key, String effect, Effect action) {
+    return run(key, effect, null, action);
+  }
+
+  /**
+   * Runs {@code action} unless the effect ran, was refused, or is being run for {@code key}.
+   *
+   * @param fingerprint what identifies the payload (a hash): the same key with another fingerprint is a conflict
+   */
   public Outcome run(IdempotencyKey key, String effect, String fingerprint, Effect action) {
     return runCommitted(key, effect, fingerprint, attempt -> Completion.of(action.perform(attempt), SideWrites.NONE));
   }
 
+  /** {@link #runCommitted(IdempotencyKey, String, String, CommittedEffect)} without a payload fingerprint. */
+  public Outcome runCommitted(IdempotencyKey key, String effect, CommittedEffect action) {
+    return runCommitted(key, effect, null, action);
+  }
+
+  /** As {@link #run}, for an effect whose writes commit with its completion. */
   public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
     ClaimResult claimed = ledger.claim(key, effect, fingerprint);
     return claimed instanceof ClaimResult.Acquired acquired
@@ -75,6 +96,7 @@ public final class Once {
   private static Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
     return switch (notAcquired) {
       case ClaimResult.Acquired acquired -> throw new IllegalArgumentException("an acquired claim is performed");
+      case ClaimResult.Expired expired -> throw new IllegalArgumentException("an expired claim is taken over");
       case ClaimResult.AlreadyDone done -> new Duplicate(done.outcome(), done.attempts());
       case ClaimResult.AlreadyRejected rejected -> new Rejected(rejected.reason(), false);
       case ClaimResult.Busy busy -> new InFlight(busy.leaseExpiresAt(), busy.attempts());

@@ -1,6 +1,5 @@
 package dev.once.ledger;
 
-import com.google.cloud.Timestamp;
 import dev.once.key.IdempotencyKey;
 import java.time.Instant;
 
@@ -9,8 +8,8 @@ import java.time.Instant;
  *
  * @param token the fencing counter: a takeover increments it, so a stale holder can be told apart
  * @param attempts how many deliveries have held this claim, this one included
- * @param writtenAt the update time of the claim as this holder wrote it; completion is conditional on it (one
- *     write, no read). Null after a takeover, whose transaction does not report its commit time: completion
+ * @param writtenAt the store's update time of the claim as this holder wrote it; completion is conditional on it
+ *     (one write, no read). Null after a takeover, whose transaction does not report its commit time: completion
  *     then checks {@code token} inside a transaction instead.
  */
 public record Claim(
@@ -20,4 +19,4 @@ public record Claim(
     long token,
     int attempts,
     Instant leaseExpiresAt,
-    Timestamp writtenAt) {}
+    Instant writtenAt) {}

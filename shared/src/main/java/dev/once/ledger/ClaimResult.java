@@ -21,17 +21,20 @@ public sealed interface ClaimResult {
   record FingerprintMismatch(String stored, String offered) implements ClaimResult {}
 
   /**
-   * What an existing record answers without writing — the one rule for a claim, a takeover and a pre-check — or
-   * null when its lease has expired and it may be taken over.
+   * The holder's lease ran out (it failed, released or died): the claim may be taken over. {@link Ledger#claim}
+   * never answers this — it takes the claim over instead — but a look at the record ({@link #settled}) may.
    */
-  static ClaimResult settled(LedgerRecord record, String fingerprint) {
+  record Expired(LedgerRecord record) implements ClaimResult {}
+
+  /** What an existing record answers without writing: the one rule for a claim, a takeover and a pre-check. */
+  public static ClaimResult settled(LedgerRecord record, String fingerprint) {
     if (record.fingerprint() != null && fingerprint != null && !record.fingerprint().equals(fingerprint)) {
       return new FingerprintMismatch(record.fingerprint(), fingerprint);
     }
     return switch (record.state()) {
       case DONE -> new AlreadyDone(record.outcome(), record.attempts());
       case REJECTED -> new AlreadyRejected(record.error());
-      case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : null;
+      case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : new Expired(record);
     };
   }
 }

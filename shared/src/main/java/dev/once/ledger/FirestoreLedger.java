@@ -2,7 +2,6 @@ package dev.once.ledger;
 
 import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
-import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
@@ -16,10 +15,6 @@ import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.Sha256;
 import dev.once.ledger.ClaimResult.Acquired;
-import dev.once.ledger.ClaimResult.AlreadyDone;
-import dev.once.ledger.ClaimResult.AlreadyRejected;
-import dev.once.ledger.ClaimResult.Busy;
-import dev.once.ledger.ClaimResult.FingerprintMismatch;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashMap;
@@ -130,7 +125,7 @@ public final class FirestoreLedger implements Ledger {
             await(ref.create(newClaim(key, effect, fingerprint, now, leaseExpiresAt)), "create the claim");
         serverClock.observe(written.getUpdateTime());
         return new Acquired(
-            new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, written.getUpdateTime()));
+            new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, Times.instant(written.getUpdateTime())));
       } catch (RuntimeException e) {
         // ABORTED: a transaction (a takeover) holds the record, so it exists; read it like any existing record.
         if (!StatusCodes.is(e, "ALREADY_EXISTS") && !StatusCodes.is(e, "ABORTED")) {
@@ -166,7 +161,9 @@ public final class FirestoreLedger implements Ledger {
 
   private ClaimResult judge(DocumentReference ref, LedgerRecord record, String fingerprint) {
     ClaimResult settled = ClaimResult.settled(record, fingerprint);
-    return settled != null ? settled : takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), fingerprint);
+    return settled instanceof ClaimResult.Expired
+        ? takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), fingerprint)
+        : settled;
   }
 
   /*
@@ -186,7 +183,7 @@ public final class FirestoreLedger implements Ledger {
       }
       LedgerRecord record = toRecord(snapshot);
       ClaimResult settled = ClaimResult.settled(record, fingerprint);
-      if (settled != null) {
+      if (!(settled instanceof ClaimResult.Expired)) {
         return settled;
       }
       long token = record.token() + 1;
@@ -242,8 +239,8 @@ public final class FirestoreLedger implements Ledger {
     DocumentReference ref = records.document(claim.recordId());
     if (claim.writtenAt() != null) {
       WriteBatch batch = db.batch();
-      batch.update(ref, fields, Precondition.updatedAt(claim.writtenAt()));
-      writes.addTo(batch);
+      batch.update(ref, fields, Precondition.updatedAt(Times.timestamp(claim.writtenAt())));
+      writes.addTo(new FirestoreWrites(db, batch));
       try {
         List<WriteResult> results = await(batch.commit(), action + " the claim");
         serverClock.observe(results.get(0).getUpdateTime());
@@ -263,7 +260,7 @@ public final class FirestoreLedger implements Ledger {
         return false;
       }
       tx.update(ref, fields);
-      writes.addTo(tx);
+      writes.addTo(new FirestoreWrites(db, tx));
       return true;
     }, MoreExecutors.directExecutor()), takeoverOptions), action + " the claim");
     if (!held) {
@@ -271,7 +268,7 @@ public final class FirestoreLedger implements Ledger {
     }
   }
 
-  private static LeaseLost leaseLost(Claim claim, String action) {
+  static LeaseLost leaseLost(Claim claim, String action) {
     return new LeaseLost("cannot " + action + " " + claim.effect() + " for " + claim.key() + ": token "
         + claim.token() + " no longer holds the claim (taken over after its lease expired, or finished)");
   }
@@ -303,7 +300,7 @@ public final class FirestoreLedger implements Ledger {
         Times.instant(snapshot.getReadTime()));
   }
 
-  private static String truncate(String text) {
+  static String truncate(String text) {
     if (text == null) {
       return null;
     }

@@ -3,10 +3,12 @@ package dev.once.ledger;
 import dev.once.key.IdempotencyKey;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
- * One record per (key, effect), recording who may run the effect and whether it ran. {@link FirestoreLedger}
- * is the implementation; the interface keeps {@code Once} testable with faults injected around it.
+ * One record per (key, effect), recording who may run the effect and whether it ran: the persistence SPI of
+ * {@code Once}. {@link FirestoreLedger} is the one to deploy; {@link InMemoryLedger} has the same semantics for unit
+ * tests (one contract test suite runs against both).
  */
 public interface Ledger {
   /** The record as it is now (one read), or empty when the effect was never claimed. */
@@ -23,4 +25,9 @@ public interface Ledger {
 
   /** Gives the lease up after a transient failure so the next delivery can retry at once. */
   void release(Claim claim, String error);
+
+  /** A ledger built on first use: an instance that never handles an event never builds its store's client. */
+  static Ledger lazy(Supplier<? extends Ledger> factory) {
+    return new LazyLedger(factory);
+  }
 }

@@ -2,19 +2,27 @@ package dev.once.observe;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.config.OnceSetting;
+import dev.once.config.Settings;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Structured log lines, one JSON object per line on stdout, the form Cloud Logging parses on Cloud Functions:
- * {@code severity} and {@code message} are recognised, other fields become the entry's jsonPayload, and
- * {@code logging.googleapis.com/labels} become labels (which log-based metrics can group by).
+ * {@code severity} and {@code message} are recognised, other fields become the entry's jsonPayload,
+ * {@code logging.googleapis.com/labels} become labels (which log-based metrics can group by), and
+ * {@code logging.googleapis.com/trace} and {@code spanId} join the line to the current {@link Trace}.
  */
 public final class Log {
   public static final String LABELS = "logging.googleapis.com/labels";
+  public static final String TRACE = "logging.googleapis.com/trace";
+  public static final String SPAN_ID = "logging.googleapis.com/spanId";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static volatile PrintStream out = System.out;
+  /** GOOGLE_CLOUD_PROJECT, read once: Cloud Logging names a trace projects/P/traces/T. */
+  private static volatile Optional<String> project;
 
   private Log() {}
 
@@ -30,6 +38,10 @@ public final class Log {
     Map<String, Object> entry = new LinkedHashMap<>();
     entry.put("severity", severity);
     entry.put("message", message);
+    Trace.current().ifPresent(trace -> {
+      project().ifPresent(p -> entry.put(TRACE, "projects/" + p + "/traces/" + trace.traceId()));
+      entry.put(SPAN_ID, trace.spanId());
+    });
     entry.putAll(fields);
     String line;
     try {
@@ -41,6 +53,15 @@ public final class Log {
     synchronized (target) {
       target.println(line);
     }
+  }
+
+  private static Optional<String> project() {
+    Optional<String> known = project;
+    if (known == null) {
+      known = Settings.fromEnvironment().optional(OnceSetting.GOOGLE_CLOUD_PROJECT);
+      project = known;
+    }
+    return known;
   }
 
   /** Tests capture log lines here. */

@@ -82,7 +82,7 @@ class DeliveryRaceTest {
               now.decrementAndGet();
             }
           });
-          outcomes.computeIfAbsent(outcome.label(), k -> new AtomicInteger()).incrementAndGet();
+          outcomes.computeIfAbsent(outcome.label().label(), k -> new AtomicInteger()).incrementAndGet();
         } catch (TransientTestFailure expected) {
           outcomes.computeIfAbsent("failed_transiently", k -> new AtomicInteger()).incrementAndGet();
         } catch (Throwable unexpected) {

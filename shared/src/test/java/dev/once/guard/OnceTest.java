@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.cloud.firestore.Firestore;
 import dev.once.guard.Outcome.Conflict;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
@@ -16,7 +15,7 @@ import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
-import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerConfig;
@@ -24,13 +23,11 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
-import dev.once.local.Await;
-import dev.once.testing.TestFirestore;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -38,20 +35,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+/** The guard's rules, on the in-memory ledger (the contract tests prove it behaves as Firestore's). */
 class OnceTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("pubsub:1234");
-  private final Firestore db = TestFirestore.client();
-  private final FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+  private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
+  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
   private final Once once = new Once(ledger);
   private final AtomicInteger runs = new AtomicInteger();
-
-  @BeforeEach
-  void clear() {
-    TestFirestore.clear();
-  }
 
   @AfterEach
   void restoreLog() {
@@ -65,9 +57,9 @@ class OnceTest {
 
   @Test
   void firstDelivery_isProcessed_andTheSecondIsADuplicateWithTheSameResult() {
-    Processed first = assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    Processed first = assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count));
     assertEquals(Map.of("attempt", 1L), first.result());
-    Duplicate second = assertInstanceOf(Duplicate.class, once.run(KEY, "notify", null, this::count));
+    Duplicate second = assertInstanceOf(Duplicate.class, once.run(KEY, "notify", this::count));
     assertEquals(Map.of("attempt", 1L), second.result());
     assertEquals(1, runs.get());
   }
@@ -75,17 +67,16 @@ class OnceTest {
   @Test
   void failingEffect_releasesItsClaim_andIsRetriedByTheNextDelivery() {
     IllegalStateException boom = new IllegalStateException("notify endpoint answered 503");
-    IllegalStateException thrown = assertThrows(IllegalStateException.class,
-        () -> once.run(KEY, "notify", null, attempt -> {
-          runs.incrementAndGet();
-          throw boom;
-        }));
+    IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> once.run(KEY, "notify", attempt -> {
+      runs.incrementAndGet();
+      throw boom;
+    }));
     assertSame(boom, thrown, "the effect's own exception is rethrown");
     LedgerRecord released = ledger.lookup(KEY, "notify").orElseThrow();
     assertFalse(released.leaseLive());
     assertTrue(released.error().contains("notify endpoint answered 503"), released.error());
 
-    Processed retried = assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    Processed retried = assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count));
     assertEquals(2, retried.attempts());
     assertEquals(2, runs.get());
   }
@@ -99,7 +90,7 @@ class OnceTest {
 
   @Test
   void checkedFailure_isRethrownUnchecked_afterRelease() {
-    EffectFailed thrown = assertThrows(EffectFailed.class, () -> once.run(KEY, "notify", null, attempt -> {
+    EffectFailed thrown = assertThrows(EffectFailed.class, () -> once.run(KEY, "notify", attempt -> {
       throw new IOException("connection reset");
     }));
     assertInstanceOf(IOException.class, thrown.getCause());
@@ -107,17 +98,17 @@ class OnceTest {
   }
 
   @Test
-  void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() throws Exception {
-    Rejected now = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", null, attempt -> {
+  void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() {
+    Rejected now = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
-      throw new PermanentFailure("empty document", writes ->
-          writes.create(db.collection("analyses").document("x"), Map.of("status", "rejected")));
+      throw new PermanentFailure("empty document",
+          writes -> writes.create("analyses", "x", Map.of("status", "rejected")));
     }));
     assertTrue(now.now());
     assertEquals("empty document", now.reason());
-    assertEquals("rejected", db.collection("analyses").document("x").get().get().getString("status"));
+    assertEquals("rejected", ledger.document("analyses", "x").orElseThrow().get("status"));
 
-    Rejected later = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", null, attempt -> {
+    Rejected later = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
       return Completion.of(Map.of(), SideWrites.NONE);
     }));
@@ -127,21 +118,21 @@ class OnceTest {
   }
 
   @Test
-  void resultFirestoreCannotStore_isRejectedOnce_insteadOfRetriedForever() {
-    Rejected rejected = assertInstanceOf(Rejected.class, once.run(KEY, "notify", null, attempt -> {
+  void resultTheStoreCannotHold_isRejectedOnce_insteadOfRetriedForever() {
+    Rejected rejected = assertInstanceOf(Rejected.class, once.run(KEY, "notify", attempt -> {
       runs.incrementAndGet();
       return Map.of("total", new java.math.BigInteger("10").pow(30));
     }));
     assertTrue(rejected.reason().contains("could not be recorded"), rejected.reason());
-    assertInstanceOf(Rejected.class, once.run(KEY, "notify", null, this::count));
+    assertInstanceOf(Rejected.class, once.run(KEY, "notify", this::count));
     assertEquals(1, runs.get(), "not run again");
   }
 
   @Test
-  void committedEffect_landsWithItsCompletion() throws Exception {
-    once.runCommitted(KEY, "analyse", null, attempt -> Completion.of(Map.of("id", "a1"),
-        writes -> writes.create(db.collection("analyses").document("a1"), Map.of("key", KEY.value()))));
-    assertTrue(db.collection("analyses").document("a1").get().get().exists());
+  void committedEffect_landsWithItsCompletion() {
+    once.runCommitted(KEY, "analyse", attempt -> Completion.of(Map.of("id", "a1"),
+        writes -> writes.create("analyses", "a1", Map.of("key", KEY.value()))));
+    assertTrue(ledger.document("analyses", "a1").isPresent());
     assertEquals(RecordState.DONE, ledger.lookup(KEY, "analyse").orElseThrow().state());
   }
 
@@ -161,34 +152,36 @@ class OnceTest {
   void deliveryWhileAnotherRuns_isInFlight() throws Exception {
     CountDownLatch inside = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
-    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> once.run(KEY, "notify", null, attempt -> {
+    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> once.run(KEY, "notify", attempt -> {
       inside.countDown();
-      finish.await(30, TimeUnit.SECONDS);
+      assertTrue(finish.await(30, TimeUnit.SECONDS));
       return count(attempt);
     }));
     assertTrue(inside.await(30, TimeUnit.SECONDS));
-    assertInstanceOf(InFlight.class, once.run(KEY, "notify", null, this::count));
+    assertInstanceOf(InFlight.class, once.run(KEY, "notify", this::count));
     finish.countDown();
     assertInstanceOf(Processed.class, first.get(30, TimeUnit.SECONDS));
     assertEquals(1, runs.get());
   }
 
   @Test
-  void peek_costsOneRead_andTellsDoneRejectedConflictOrNothing() {
-    assertEquals(Optional.empty(), once.peek(KEY, "notify", null));
+  void peek_tellsDoneRejectedConflictOrNothing() {
+    assertEquals(Optional.empty(), once.peek(KEY, "notify"));
     once.run(KEY, "notify", "fp", this::count);
     assertInstanceOf(Duplicate.class, once.peek(KEY, "notify", "fp").orElseThrow());
     assertInstanceOf(Conflict.class, once.peek(KEY, "notify", "other").orElseThrow());
-    once.run(IdempotencyKey.of("pubsub:9"), "notify", null, attempt -> {
+    once.run(IdempotencyKey.of("pubsub:9"), "notify", attempt -> {
       throw new PermanentFailure("410 Gone");
     });
-    assertInstanceOf(Rejected.class, once.peek(IdempotencyKey.of("pubsub:9"), "notify", null).orElseThrow());
+    assertInstanceOf(Rejected.class, once.peek(IdempotencyKey.of("pubsub:9"), "notify").orElseThrow());
   }
 
   @Test
-  void peek_ofAClaimInFlight_isEmpty_soTheCallerGoesOnToClaim() throws Exception {
+  void peek_ofAClaimInFlightOrExpired_isEmpty_soTheCallerGoesOnToClaim() {
     ledger.claim(KEY, "notify", null);
-    assertEquals(Optional.empty(), once.peek(KEY, "notify", null));
+    assertEquals(Optional.empty(), once.peek(KEY, "notify"), "in flight");
+    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    assertEquals(Optional.empty(), once.peek(KEY, "notify"), "expired");
   }
 
   @Test
@@ -199,34 +192,30 @@ class OnceTest {
         throw new IllegalStateException("Firestore unavailable");
       }
     };
-    assertThrows(IllegalStateException.class, () -> new Once(failingComplete).run(KEY, "notify", null, this::count));
-    assertInstanceOf(Processed.class, once.run(KEY, "notify", null, this::count));
+    assertThrows(IllegalStateException.class, () -> new Once(failingComplete).run(KEY, "notify", this::count));
+    assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count));
     assertEquals(2, runs.get(), "an external effect is at-least-once when its completion is lost");
   }
 
   @Test
   void effectThatOutlivesItsLease_cannotComplete_andItsWritesDoNotLand() throws Exception {
-    FirestoreLedger shortLeases = new FirestoreLedger(db, LedgerConfig.defaults().withLease(Duration.ofMillis(1500)));
-    Once slow = new Once(shortLeases);
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch overtaken = new CountDownLatch(1);
-    CompletableFuture<Outcome> stale = CompletableFuture.supplyAsync(() -> slow.runCommitted(KEY, "analyse", null,
+    CompletableFuture<Outcome> stale = CompletableFuture.supplyAsync(() -> once.runCommitted(KEY, "analyse",
         attempt -> {
           holding.countDown();
           assertTrue(overtaken.await(30, TimeUnit.SECONDS));
-          return Completion.of(Map.of("by", "stale"),
-              writes -> writes.create(db.collection("analyses").document("stale"), Map.of()));
+          return Completion.of(Map.of("by", "stale"), writes -> writes.create("analyses", "stale", Map.of()));
         }));
     assertTrue(holding.await(30, TimeUnit.SECONDS), "the first delivery holds the claim");
-    Await.until(Duration.ofSeconds(15),
-        () -> slow.runCommitted(KEY, "analyse", null, attempt -> Completion.of(Map.of("by", "current"),
-            writes -> writes.create(db.collection("analyses").document("current"), Map.of()))) instanceof Processed,
-        "the second delivery to take over the expired lease");
+    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    assertInstanceOf(Processed.class, once.runCommitted(KEY, "analyse", attempt -> Completion.of(Map.of("by", "current"),
+        writes -> writes.create("analyses", "current", Map.of()))), "the second delivery takes the expired lease over");
     overtaken.countDown();
     Throwable failure = assertThrows(Exception.class, () -> stale.get(30, TimeUnit.SECONDS)).getCause();
     assertInstanceOf(LeaseLost.class, failure);
-    assertFalse(db.collection("analyses").document("stale").get().get().exists());
-    assertTrue(db.collection("analyses").document("current").get().get().exists());
+    assertTrue(ledger.document("analyses", "stale").isEmpty());
+    assertTrue(ledger.document("analyses", "current").isPresent());
     assertEquals(Map.of("by", "current"), ledger.lookup(KEY, "analyse").orElseThrow().outcome());
   }
 

@@ -1,9 +1,9 @@
-package dev.once.functions;
+package dev.once.config;
 
 import java.util.function.Supplier;
 
-/** A value built on first use, once, however many requests ask for it at the same time. */
-final class Lazy<T> implements Supplier<T> {
+/** A value built on first use, once, however many requests ask for it at the same time (a client, say). */
+public final class Lazy<T> implements Supplier<T> {
   private final Supplier<T> factory;
   private volatile T value;
 
@@ -11,7 +11,7 @@ final class Lazy<T> implements Supplier<T> {
     this.factory = factory;
   }
 
-  static <T> Lazy<T> of(Supplier<T> factory) {
+  public static <T> Lazy<T> of(Supplier<T> factory) {
     return new Lazy<>(factory);
   }
 
@@ -30,7 +30,8 @@ final class Lazy<T> implements Supplier<T> {
     return current;
   }
 
-  boolean isBuilt() {
+  /** Whether the value was built already (a cold-start check in tests). */
+  public boolean isBuilt() {
     return value != null;
   }
 }

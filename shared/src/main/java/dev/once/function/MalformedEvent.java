@@ -1,10 +1,10 @@
-package dev.once.functions;
+package dev.once.function;
 
 /** An event no delivery of which can ever be processed: acknowledged with a log line, never written down. */
-final class MalformedEvent extends Exception {
+public final class MalformedEvent extends Exception {
   private static final long serialVersionUID = 1L;
 
-  MalformedEvent(String reason) {
+  public MalformedEvent(String reason) {
     super(reason);
   }
 }

@@ -1,0 +1,125 @@
+package dev.once.functions;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.functions.HttpRequest;
+import com.google.cloud.functions.HttpResponse;
+import dev.once.function.HttpAnswer;
+import dev.once.function.Report;
+import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.InvalidSignature;
+import dev.once.gemini.WebhookVerifier;
+import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
+import dev.once.observe.EventLog;
+import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.Effects;
+import java.io.IOException;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One Gemini webhook delivery: the signature is verified on the raw body bytes before anything is parsed, then a
+ * completion event is handed to the completion flow. Answers: 200 processed, duplicate, rejected or ignored; 202 in
+ * flight or pending; 401 bad or stale signature; 400 signed but malformed; 413 above 1 MiB; 405 not a POST; 503 only
+ * when its own dependencies fail, so Gemini retries. Gemini disables endpoints that fail often, so an event another
+ * delivery holds is a 202, and the reconciler is the safety net. Refusals before authentication are logged as
+ * {@code unauthenticated}: internet noise must not page anyone.
+ */
+final class WebhookHandler {
+  static final int MAX_BODY_BYTES = 1024 * 1024;
+  static final Set<String> COMPLETION_TYPES = Set.of("batch.succeeded", "batch.failed", "batch.expired", "batch.cancelled");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String function;
+  private final WebhookVerifier verifier;
+  private final CompletionFlow flow;
+
+  WebhookHandler(String function, WebhookVerifier verifier, CompletionFlow flow) {
+    this.function = function;
+    this.verifier = verifier;
+    this.flow = flow;
+  }
+
+  void service(HttpRequest request, HttpResponse response) throws IOException {
+    long started = System.nanoTime();
+    if (!"POST".equals(request.getMethod())) {
+      response.appendHeader("Allow", "POST");
+      HttpAnswer.send(response, 405, "method_not_allowed");
+      return;
+    }
+    byte[] body = HttpAnswer.readAtMost(request, MAX_BODY_BYTES);
+    if (body == null) {
+      log(OutcomeLabel.UNAUTHENTICATED, null, started, Map.of("reason", "body over " + MAX_BODY_BYTES + " bytes"));
+      HttpAnswer.send(response, 413, "too_large");
+      return;
+    }
+    try {
+      verifier.verify(request::getFirstHeader, body);
+    } catch (InvalidSignature e) {
+      log(OutcomeLabel.UNAUTHENTICATED, null, started, Map.of("reason", "signature: " + e.getMessage()));
+      HttpAnswer.send(response, 401, "invalid_signature");
+      return;
+    }
+    Map<String, Object> event;
+    try {
+      event = JSON.readValue(body, new TypeReference<Map<String, Object>>() {});
+    } catch (IOException | RuntimeException e) {
+      event = null;
+    }
+    if (event == null) {
+      malformed(response, started, "the body is not a JSON object");
+      return;
+    }
+    if (!(event.get("type") instanceof String type)) {
+      malformed(response, started, "the event has no type");
+      return;
+    }
+    if (!COMPLETION_TYPES.contains(type)) {
+      Log.info("webhook event ignored", Map.of("function", function, "type", truncate(type)));
+      HttpAnswer.send(response, 200, "ignored");
+      return;
+    }
+    IdempotencyKey jobKey;
+    try {
+      jobKey = GeminiCompletionKeys.of(event);
+    } catch (InvalidKey e) {
+      log(OutcomeLabel.REJECTED, null, started, Map.of("reason", e.getMessage()));
+      HttpAnswer.send(response, 400, "malformed", Map.of("reason", "the event names no batch job"));
+      return;
+    }
+    complete(jobKey, response, started);
+  }
+
+  private void complete(IdempotencyKey jobKey, HttpResponse response, long started) throws IOException {
+    Report report;
+    try {
+      report = flow.complete(jobKey);
+    } catch (CompletionFlow.NotFinished e) {
+      log(OutcomeLabel.IN_FLIGHT, jobKey.value(), started, Map.of("reason", e.getMessage()));
+      HttpAnswer.send(response, 202, "pending", Map.of("key", jobKey.value()));
+      return;
+    } catch (RuntimeException e) {
+      log(OutcomeLabel.FAILED, jobKey.value(), started, Map.of("error", String.valueOf(e)));
+      HttpAnswer.send(response, 503, "unavailable", Map.of("key", jobKey.value()));
+      return;
+    }
+    EventLog.record(function, report.key(), report.effect(), report.outcome(), report.attempts(),
+        EventLog.elapsedMs(started), Map.of("effects", report.effects()));
+    HttpAnswer.send(response, report.inFlight() ? 202 : 200, report.outcome().label(), Map.of("key", jobKey.value()));
+  }
+
+  private void malformed(HttpResponse response, long started, String reason) throws IOException {
+    log(OutcomeLabel.REJECTED, null, started, Map.of("reason", reason));
+    HttpAnswer.send(response, 400, "malformed", Map.of("reason", reason));
+  }
+
+  private void log(OutcomeLabel outcome, String key, long started, Map<String, ?> details) {
+    EventLog.record(function, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
+  }
+
+  private static String truncate(String text) {
+    return text.length() <= 100 ? text : text.substring(0, 100) + "…";
+  }
+}

@@ -1,0 +1,113 @@
+package dev.once.functions;
+
+import dev.once.config.InvalidSetting;
+import dev.once.config.Lazy;
+import dev.once.config.OnceSetting;
+import dev.once.config.Settings;
+import dev.once.gemini.WebhookVerifier;
+import dev.once.ledger.LedgerConfig;
+import dev.once.pipeline.Notifier;
+import dev.once.pipeline.PipelineSetting;
+import java.net.URI;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.Locale;
+
+/**
+ * Builds each function's flow from the instance's clients. Every setting the function needs is read here, when
+ * the instance starts (the invoker constructs the function class then): a missing or invalid one fails the start
+ * with the variable's name, so a bad deployment fails {@code terraform apply} instead of a day of events. The
+ * clients themselves are still built on first use.
+ */
+final class Wiring {
+  /** 50 jobs a page, 20 pages, 2 minutes (checked before each job): well inside the reconciler's timeout. */
+  static final int PAGE_SIZE = 50;
+  static final int MAX_PAGES = 20;
+  static final Duration BUDGET = Duration.ofMinutes(2);
+  /** Waiting documents whose jobs a run looks up when the listing did not show them (a random slice). */
+  static final int PENDING_PER_RUN = 100;
+
+  private Wiring() {}
+
+  static DocumentFlow documentFlow(Clients clients) {
+    Settings settings = clients.settings;
+    checkLedger(settings);
+    checkGemini(clients);
+    DocumentFlow.Mode mode = mode(settings);
+    long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
+    return new DocumentFlow(clients.once, clients.records, Lazy.of(() -> new DocumentReader(clients.storage.get())),
+        clients.analyzer, clients.batchJobs, resultPublication(clients), mode, maxBytes);
+  }
+
+  static DeliveryFlow deliveryFlow(Clients clients) {
+    Settings settings = clients.settings;
+    checkLedger(settings);
+    URI endpoint = notifyUrl(settings);
+    Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
+    String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
+    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout)), clients.publisher,
+        () -> deadLetterTopic);
+  }
+
+  static CompletionFlow completionFlow(Clients clients) {
+    checkLedger(clients.settings);
+    checkGemini(clients);
+    return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
+        resultPublication(clients));
+  }
+
+  static WebhookVerifier webhookVerifier(Clients clients) {
+    return WebhookVerifier.fromSettings(clients.settings);
+  }
+
+  static ReconcileFlow reconcileFlow(Clients clients) {
+    // A day short of the ledger's retention: older jobs may have lost their records (see ReconcileFlow).
+    Duration maxAge = clients.settings.days(OnceSetting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
+    return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients),
+        new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
+            PENDING_PER_RUN),
+        InstantSource.system());
+  }
+
+  static DocumentFlow.Mode mode(Settings settings) {
+    String mode = settings.required(PipelineSetting.ANALYSIS_MODE).toLowerCase(Locale.ROOT);
+    return switch (mode) {
+      case "sync" -> DocumentFlow.Mode.SYNC;
+      case "batch" -> DocumentFlow.Mode.BATCH;
+      default -> throw new InvalidSetting(PipelineSetting.ANALYSIS_MODE, "must be sync or batch, got \"" + mode + "\"");
+    };
+  }
+
+  private static URI notifyUrl(Settings settings) {
+    String url = settings.required(PipelineSetting.NOTIFY_URL);
+    URI endpoint;
+    try {
+      endpoint = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      endpoint = null;
+    }
+    if (endpoint == null || endpoint.getHost() == null
+        || !"https".equals(endpoint.getScheme()) && !"http".equals(endpoint.getScheme())) {
+      throw new InvalidSetting(PipelineSetting.NOTIFY_URL, "is not an http(s) URL with a host: \"" + url + "\"");
+    }
+    return endpoint;
+  }
+
+  /** The results topic, resolved now: publishing needs it on every path. */
+  private static ResultPublication resultPublication(Clients clients) {
+    String topic = clients.topic(PipelineSetting.RESULTS_TOPIC);
+    return new ResultPublication(clients.once, clients.publisher, () -> topic);
+  }
+
+  private static void checkLedger(Settings settings) {
+    LedgerConfig.fromSettings(settings);
+  }
+
+  /** The Gemini client's settings and the price table, parsed now; the client is built on first use. */
+  private static void checkGemini(Clients clients) {
+    clients.settings.required(PipelineSetting.GEMINI_API_KEY);
+    clients.settings.required(PipelineSetting.GEMINI_MODEL);
+    clients.settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
+    clients.records.get();
+  }
+}

@@ -1,0 +1,99 @@
+package dev.once.pipeline;
+
+import com.google.cloud.firestore.FieldPath;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.Query;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.QuerySnapshot;
+import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** What the pipeline reads back of its own documents ({@link Records}): every query it runs, bounded. */
+public final class RecordQueries {
+  /** One document per job here; the bound keeps a foreign or corrupted job from reading the collection. */
+  static final int MAX_DOCUMENTS_PER_JOB = 100;
+  /** How long a query may take before it is an error. */
+  private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Firestore db;
+
+  public RecordQueries(Firestore db) {
+    this.db = db;
+  }
+
+  /** A document a batch job was submitted for, with the source recorded at submission. */
+  public record Submitted(IdempotencyKey documentKey, DocumentSource source) {}
+
+  /**
+   * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
+   * index): how a job that ended without answers is traced back to its documents.
+   */
+  public List<Submitted> submittedTo(String job) {
+    List<Submitted> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : read(
+        db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
+      String key = doc.getString("key");
+      if (key != null) {
+        found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source"))));
+      }
+    }
+    return found;
+  }
+
+  /** A document whose batch job has not been completed yet, as its analysis says. */
+  public record Pending(IdempotencyKey documentKey, String job) {}
+
+  /**
+   * Up to {@code limit} documents still {@code submitted}, starting at a random point of the collection and wrapping
+   * around (an equality filter ordered by document id needs only the automatic indexes), so that over a few runs
+   * every one of them is looked at, however many are waiting.
+   */
+  public List<Pending> pendingSubmissions(int limit, String startAtId) {
+    List<Pending> found = new ArrayList<>();
+    var submitted = db.collection(Records.ANALYSES).whereEqualTo("status", Records.SUBMITTED)
+        .orderBy(FieldPath.documentId());
+    for (QueryDocumentSnapshot doc : read(submitted.startAt(startAtId).limit(limit), "the pending submissions")) {
+      pending(doc).ifPresent(found::add);
+    }
+    if (found.size() < limit) {
+      for (QueryDocumentSnapshot doc :
+          read(submitted.endBefore(startAtId).limit(limit - found.size()), "the pending submissions")) {
+        pending(doc).ifPresent(found::add);
+      }
+    }
+    return found;
+  }
+
+  /** Runs a query, bounded by a deadline, so a stuck Firestore is an error and not a hang. */
+  private static QuerySnapshot read(Query query, String what) {
+    try {
+      return query.get().get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading " + what, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not read " + what + ": " + e, e);
+    }
+  }
+
+  /** A document whose key or job cannot be read is skipped: it must not stop the others being looked at. */
+  private static Optional<Pending> pending(QueryDocumentSnapshot doc) {
+    String key = doc.getString("key");
+    String job = doc.getString("job");
+    if (key == null || job == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(new Pending(IdempotencyKey.of(key), job));
+    } catch (InvalidKey e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,144 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyMap;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import com.google.genai.types.BatchJob;
+import com.google.genai.types.JobState;
+import dev.once.config.Settings;
+import dev.once.function.Report;
+import dev.once.gemini.Analysis;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.BatchResult;
+import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.PriceTable;
+import dev.once.gemini.Usage;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** A batch job's completion, against the in-memory ledger, with Gemini, the record queries and Pub/Sub mocked. */
+class CompletionFlowTest {
+  private static final String TOPIC = "projects/p/topics/results";
+  private static final String JOB = "batches/job-1";
+  private static final IdempotencyKey JOB_KEY = GeminiCompletionKeys.ofName(JOB);
+  private static final IdempotencyKey DOCUMENT = IdempotencyKey.of("gcs:inbox/a.pdf#1");
+  private static final DocumentSource SOURCE = new DocumentSource("inbox", "a.pdf", 1, "application/pdf", 9, null, null);
+
+  private final InMemoryLedger ledger = new InMemoryLedger();
+  private final BatchJobs batchJobs = mock(BatchJobs.class);
+  private final RecordQueries queries = mock(RecordQueries.class);
+  private final MessagePublisher publisher = mock(MessagePublisher.class);
+  private final CompletionFlow flow;
+
+  CompletionFlowTest() {
+    Once once = new Once(ledger);
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries,
+        new ResultPublication(once, () -> publisher, () -> TOPIC));
+    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
+  }
+
+  private static BatchJob job(JobState.Known state) {
+    return BatchJob.builder().name(JOB).state(new JobState(state)).build();
+  }
+
+  @Test
+  void aSucceededJob_isCompletedOnce_billingAndPublishingItsDocument_andTheRepeatCostsNoGeminiCall() {
+    BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+    when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
+        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
+        Optional.empty())));
+
+    Report first = flow.complete(JOB_KEY);
+    Report webhookAgain = flow.complete(JOB_KEY);
+
+    assertEquals(OutcomeLabel.PROCESSED, first.outcome());
+    assertEquals(OutcomeLabel.DUPLICATE, webhookAgain.outcome());
+    verify(batchJobs, times(1)).find(JOB);
+    verify(batchJobs, times(1)).results(any());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+    assertEquals("analysed", ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+    assertEquals(true, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("batch"));
+  }
+
+  @Test
+  void aJobStillRunning_isPending_andNothingIsWritten() {
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_RUNNING)));
+
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
+
+    verify(queries, never()).submittedTo(anyString());
+    assertTrue(ledger.collection(Records.ANALYSES).isEmpty());
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+  }
+
+  @Test
+  void aFailedJob_failsItsDocuments_billingNothing() {
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+
+    verify(batchJobs, never()).results(any());
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    assertEquals("failed", analysis.get("status"));
+    assertEquals("the batch job ended JOB_STATE_EXPIRED", analysis.get("reason"));
+    assertTrue(ledger.collection(Records.BILLING).isEmpty());
+  }
+
+  @Test
+  void aForeignJob_isRejected_withoutItsResultsBeingDownloaded() {
+    BatchJob foreign = job(JobState.Known.JOB_STATE_SUCCEEDED);
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(foreign));
+    when(queries.submittedTo(JOB)).thenReturn(List.of());
+
+    Report report = flow.complete(JOB_KEY);
+    Report again = flow.complete(JOB_KEY);
+
+    assertEquals(OutcomeLabel.REJECTED, report.outcome());
+    assertEquals(OutcomeLabel.DUPLICATE, again.outcome(), "refused once; the repeat costs one read");
+    verify(batchJobs, never()).results(any());
+    verify(batchJobs, times(1)).find(JOB);
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+  }
+
+  @Test
+  void anAnswerForADocumentWhoseAnalysisNamesAnotherJob_isNeverBilled() {
+    BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
+    IdempotencyKey stranger = IdempotencyKey.of("gcs:inbox/other.pdf#9");
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+    when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(stranger.value()),
+        Optional.of(new Analysis("gemini-2.5-flash", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
+
+    flow.complete(JOB_KEY);
+
+    assertTrue(ledger.document(Records.BILLING, stranger.documentId()).isEmpty(), "the stranger is not billed");
+    assertTrue(ledger.document(Records.ANALYSES, stranger.documentId()).isEmpty());
+    Map<String, Object> own = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    assertEquals("failed", own.get("status"), "the job's own document got no answer: it fails, saying so");
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+  }
+}

@@ -1,0 +1,172 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyMap;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import com.google.genai.errors.ServerException;
+import com.google.genai.types.BatchJob;
+import dev.once.config.Settings;
+import dev.once.function.Report;
+import dev.once.gemini.Analysis;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.PriceTable;
+import dev.once.gemini.Usage;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.RecordState;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The document flow against the in-memory ledger, with Storage, Gemini and Pub/Sub mocked: every effect is counted
+ * on the mock that would have carried it out. (The end-to-end suites run the same flow under the invoker.)
+ */
+class DocumentFlowTest {
+  private static final String TOPIC = "projects/p/topics/results";
+  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+  private static final DocumentSource INVOICE =
+      new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "bWQ1", null);
+  private static final IdempotencyKey KEY = DocumentFlow.key(INVOICE);
+  private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
+      Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
+
+  private final InMemoryLedger ledger = new InMemoryLedger();
+  private final DocumentReader reader = mock(DocumentReader.class);
+  private final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
+  private final BatchJobs batchJobs = mock(BatchJobs.class);
+  private final MessagePublisher publisher = mock(MessagePublisher.class);
+
+  @BeforeEach
+  void wire() throws Exception {
+    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
+    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
+  }
+
+  private DocumentFlow flow(DocumentFlow.Mode mode) {
+    Once once = new Once(ledger);
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    return new DocumentFlow(once, () -> records, () -> reader, () -> analyzer, () -> batchJobs,
+        new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024);
+  }
+
+  private Report handle(DocumentFlow flow, DocumentSource document) {
+    return flow.handle(document, DocumentFlow.key(document));
+  }
+
+  @Test
+  void firstDelivery_analysesBillsAndPublishesOnce_andTheDuplicateCallsNothing() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
+
+    Report first = handle(flow, INVOICE);
+    Report second = handle(flow, INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, first.outcome());
+    assertEquals(Map.of(Effects.ANALYSE, "processed", Effects.PUBLISH, "processed"), first.effects());
+    assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
+    verify(reader, times(1)).read(any(), any(Long.class));
+    verify(analyzer, times(1)).analyse(any(), anyString());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", KEY.value())));
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    assertEquals("analysed", analysis.get("status"));
+    Map<String, Object> bill = ledger.document(Records.BILLING, KEY.documentId()).orElseThrow();
+    assertEquals(400L, bill.get("totalTokens"));
+    assertEquals(340L, bill.get("costMicroUsd"), "300 in at 0.30 + 100 out at 2.50 per million");
+  }
+
+  @Test
+  void aTypeThatIsNotAccepted_isRejectedAndPublished_withoutReadingOrCallingGemini() throws Exception {
+    DocumentSource text = new DocumentSource("inbox", "notes.txt", 3, "text/plain", 10, null, null);
+
+    Report report = handle(flow(DocumentFlow.Mode.SYNC), text);
+
+    assertEquals(OutcomeLabel.REJECTED, report.outcome());
+    verify(reader, never()).read(any(), any(Long.class));
+    verify(analyzer, never()).analyse(any(), anyString());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
+    assertEquals("rejected",
+        ledger.document(Records.ANALYSES, DocumentFlow.key(text).documentId()).orElseThrow().get("status"));
+  }
+
+  @Test
+  void aGeminiOutage_releasesTheClaim_andTheRedeliveryAnalysesOnce() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf"))
+        .thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"))
+        .thenReturn(ANALYSED);
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
+
+    assertThrows(ServerException.class, () -> handle(flow, INVOICE));
+    assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
+    assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty(), "nothing billed for the failure");
+    Report retried = handle(flow, INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
+    assertEquals(2, retried.attempts());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
+  }
+
+  @Test
+  void aFailedPublication_isRetriedAlone_withoutASecondGeminiCall() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    when(publisher.publish(eq(TOPIC), any(), anyMap()))
+        .thenThrow(new IllegalStateException("Pub/Sub unavailable"))
+        .thenReturn("m-2");
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
+
+    assertThrows(IllegalStateException.class, () -> handle(flow, INVOICE));
+    Report retried = handle(flow, INVOICE);
+
+    assertEquals(Map.of(Effects.ANALYSE, "duplicate", Effects.PUBLISH, "processed"), retried.effects());
+    verify(analyzer, times(1)).analyse(any(), anyString());
+    verify(publisher, times(2)).publish(eq(TOPIC), any(), anyMap());
+  }
+
+  @Test
+  void batchMode_submitsOneJob_recordsTheDocumentAsSubmitted_andPublishesNothingYet() throws Exception {
+    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
+    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
+
+    Report first = handle(flow, INVOICE);
+    Report second = handle(flow, INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, first.outcome());
+    assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
+    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    assertEquals(Map.of("submitted", "batches/job-1"), Map.of(analysis.get("status"), analysis.get("job")));
+  }
+
+  @Test
+  void theSameGeneration_withOtherContent_isAConflict_andNotAnalysedAgain() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
+    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
+    handle(flow, INVOICE);
+    DocumentSource forged = new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "b3RoZXI=", null);
+
+    Report report = handle(flow, forged);
+
+    assertEquals(OutcomeLabel.CONFLICT, report.outcome());
+    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+  }
+}

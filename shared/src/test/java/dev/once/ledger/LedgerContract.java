@@ -1,0 +1,323 @@
+package dev.once.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult.Acquired;
+import dev.once.ledger.ClaimResult.AlreadyDone;
+import dev.once.ledger.ClaimResult.AlreadyRejected;
+import dev.once.ledger.ClaimResult.Busy;
+import dev.once.ledger.ClaimResult.FingerprintMismatch;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What every {@link Ledger} must do, run against each implementation ({@link FirestoreLedger} on the emulator,
+ * {@link InMemoryLedger}): the same cases, so the in-memory ledger users test with behaves as the one they deploy.
+ */
+abstract class LedgerContract {
+  static final IdempotencyKey KEY = IdempotencyKey.of("gcs:inbox/invoice.pdf#1");
+  static final String EFFECT = "analyse";
+  static final Duration LONG_LEASE = Duration.ofMinutes(10);
+  static final Duration SHORT_LEASE = Duration.ofMillis(1500);
+
+  /** A ledger with this lease, on a store emptied before each test. */
+  abstract Ledger ledger(Duration lease);
+
+  /** Lets at least {@code duration} of the store's time pass. */
+  abstract void passTime(Duration duration);
+
+  /** A document written beside the records, as the store holds it. */
+  abstract Optional<Map<String, Object>> document(String collection, String id);
+
+  /** Writes a document outside any claim, as another program would. */
+  abstract void put(String collection, String id, Map<String, Object> fields);
+
+  private Ledger ledger() {
+    return ledger(LONG_LEASE);
+  }
+
+  static Claim acquired(ClaimResult result) {
+    return assertInstanceOf(Acquired.class, result, "expected the claim, got " + result).claim();
+  }
+
+  /** The claim of the next delivery once the current lease has run out. */
+  private Claim takeOverAfterExpiry(Ledger ledger) {
+    passTime(SHORT_LEASE.plusMillis(100));
+    return acquired(ledger.claim(KEY, EFFECT, null));
+  }
+
+  @Test
+  void firstClaim_isAcquired_withTokenOne_andALiveLease() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, "fp"));
+    assertEquals(1, claim.token());
+    assertEquals(1, claim.attempts());
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.CLAIMED, record.state());
+    assertEquals(KEY.value(), record.key());
+    assertEquals(EFFECT, record.effect());
+    assertEquals("fp", record.fingerprint());
+    assertTrue(record.leaseLive());
+    Duration left = Duration.between(record.readTime(), record.leaseExpiresAt());
+    assertTrue(left.compareTo(LONG_LEASE.minusSeconds(30)) > 0 && left.compareTo(LONG_LEASE.plusSeconds(1)) < 0,
+        "a lease from the store's time: " + left);
+    assertTrue(record.expireAt() != null && record.expireAt().isAfter(record.leaseExpiresAt()), "retention set");
+  }
+
+  @Test
+  void secondDelivery_whileFirstInFlight_isBusy() {
+    Ledger ledger = ledger();
+    acquired(ledger.claim(KEY, EFFECT, null));
+    Busy busy = assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT, null));
+    assertEquals(1, busy.attempts());
+  }
+
+  @Test
+  void secondDelivery_afterCompletion_isDuplicate_withTheStoredOutcome() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.complete(claim, Map.of("analysisId", "a1", "pages", 3L), SideWrites.NONE);
+    AlreadyDone done = assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null));
+    assertEquals(Map.of("analysisId", "a1", "pages", 3L), done.outcome());
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  @Test
+  void rejectedEffect_staysRejected_withItsReason_andItsWrites() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.reject(claim, "content type text/plain is not accepted",
+        writes -> writes.merge("analyses", "a1", Map.of("status", "rejected")));
+    AlreadyRejected rejected = assertInstanceOf(AlreadyRejected.class, ledger.claim(KEY, EFFECT, null));
+    assertEquals("content type text/plain is not accepted", rejected.reason());
+    assertEquals("rejected", document("analyses", "a1").orElseThrow().get("status"));
+  }
+
+  @Test
+  void sameKey_withDifferentFingerprint_isConflict_andChangesNothing() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, "md5:aaa"));
+    FingerprintMismatch inFlight = assertInstanceOf(FingerprintMismatch.class, ledger.claim(KEY, EFFECT, "md5:bbb"));
+    assertEquals("md5:aaa", inFlight.stored());
+    assertEquals("md5:bbb", inFlight.offered());
+    ledger.complete(claim, Map.of(), SideWrites.NONE);
+    assertInstanceOf(FingerprintMismatch.class, ledger.claim(KEY, EFFECT, "md5:bbb"));
+    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, "md5:aaa"));
+    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null), "no fingerprint offered: not compared");
+    assertEquals("md5:aaa", ledger.lookup(KEY, EFFECT).orElseThrow().fingerprint());
+  }
+
+  @Test
+  void effectsOfOneKey_andKeysOfOneEffect_areIndependent() {
+    Ledger ledger = ledger();
+    acquired(ledger.claim(KEY, "analyse", null));
+    acquired(ledger.claim(KEY, "publish", null));
+    acquired(ledger.claim(IdempotencyKey.of("gcs:inbox/invoice.pdf#2"), "analyse", null));
+  }
+
+  @Test
+  void expiredLease_isTakenOver_incrementingTokenAndAttempts() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim first = acquired(ledger.claim(KEY, EFFECT, null));
+    assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT, null), "the lease is live at first");
+    Claim second = takeOverAfterExpiry(ledger);
+    assertEquals(first.token() + 1, second.token());
+    assertEquals(2, second.attempts());
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(2, record.token());
+    assertEquals(2, record.attempts());
+    assertTrue(record.leaseLive(), "the new holder's lease is live");
+  }
+
+  @Test
+  void staleHolder_cannotCompleteRejectOrRelease_andChangesNothing() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim stale = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim current = takeOverAfterExpiry(ledger);
+    LedgerRecord before = ledger.lookup(KEY, EFFECT).orElseThrow();
+
+    LeaseLost lost = assertThrows(LeaseLost.class, () -> ledger.complete(stale, Map.of(), SideWrites.NONE));
+    assertTrue(lost.getMessage().contains("token 1"), lost.getMessage());
+    assertThrows(LeaseLost.class, () -> ledger.reject(stale, "late", SideWrites.NONE));
+    assertThrows(LeaseLost.class, () -> ledger.release(stale, "late"));
+
+    LedgerRecord after = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(before.updatedAt(), after.updatedAt(), "the stale holder wrote nothing");
+    assertEquals(RecordState.CLAIMED, after.state());
+    assertEquals(2, after.token());
+    ledger.complete(current, Map.of("by", "current"), SideWrites.NONE);
+    assertEquals(Map.of("by", "current"), ledger.lookup(KEY, EFFECT).orElseThrow().outcome());
+  }
+
+  @Test
+  void staleHolder_cannotSlipItsSideWritesIntoTheCommit() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim stale = acquired(ledger.claim(KEY, EFFECT, null));
+    takeOverAfterExpiry(ledger);
+    assertThrows(LeaseLost.class, () -> ledger.complete(stale, Map.of(),
+        writes -> writes.set("analyses", "a1", Map.of("by", "stale"))));
+    assertTrue(document("analyses", "a1").isEmpty());
+  }
+
+  @Test
+  void takenOverClaim_canBeTakenOverAgain_andOnlyTheLatestTokenCompletes() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    acquired(ledger.claim(KEY, EFFECT, null));
+    Claim second = takeOverAfterExpiry(ledger);
+    Claim third = takeOverAfterExpiry(ledger);
+    assertEquals(3, third.token());
+    assertThrows(LeaseLost.class, () -> ledger.complete(second, Map.of(), SideWrites.NONE));
+    ledger.complete(third, Map.of(), SideWrites.NONE);
+    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null));
+  }
+
+  @Test
+  void finishedClaim_cannotBeFinishedTwice() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.complete(claim, Map.of("n", 1L), SideWrites.NONE);
+    assertThrows(LeaseLost.class, () -> ledger.complete(claim, Map.of("n", 2L), SideWrites.NONE));
+    assertThrows(LeaseLost.class, () -> ledger.reject(claim, "late", SideWrites.NONE));
+    assertEquals(Map.of("n", 1L), ledger.lookup(KEY, EFFECT).orElseThrow().outcome());
+  }
+
+  @Test
+  void release_letsTheNextDeliveryRetryAtOnce_keepingAttemptsAndError() {
+    Ledger ledger = ledger();
+    Claim first = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.release(first, "Gemini answered 503");
+    Claim retry = acquired(ledger.claim(KEY, EFFECT, null));
+    assertEquals(2, retry.attempts());
+    assertEquals(2, retry.token());
+    assertEquals("Gemini answered 503", ledger.lookup(KEY, EFFECT).orElseThrow().error());
+    ledger.complete(retry, Map.of(), SideWrites.NONE);
+    LedgerRecord done = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.DONE, done.state());
+    assertEquals(2, done.attempts());
+  }
+
+  @Test
+  void lookup_reportsStateAttemptsLeaseAndError() {
+    Ledger ledger = ledger();
+    assertTrue(ledger.lookup(KEY, EFFECT).isEmpty());
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.release(claim, "boom");
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.CLAIMED, record.state());
+    assertEquals(1, record.attempts());
+    assertEquals("boom", record.error());
+    assertFalse(record.leaseLive(), "released");
+    assertInstanceOf(ClaimResult.Expired.class, ClaimResult.settled(record, null), "free to take over");
+  }
+
+  @Test
+  void sideWrites_landWithTheCompletion() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.complete(claim, Map.of("analysisId", "a1"), writes -> {
+      writes.create("analyses", "a1", Map.of("key", KEY.value()));
+      writes.create("billing", "a1", Map.of("key", KEY.value(), "tokens", 10L));
+    });
+    assertEquals(KEY.value(), document("analyses", "a1").orElseThrow().get("key"));
+    assertEquals(10L, document("billing", "a1").orElseThrow().get("tokens"));
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  @Test
+  void mergedSideWrites_keepOtherFields_resolveServerTime_andAddIncrements() {
+    put("analyses", "a1", Map.of("key", KEY.value(), "status", "submitted", "source", Map.of("bucket", "b", "size", 3L)));
+    put("budget", "day", Map.of("spent", 5L));
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.complete(claim, Map.of(), writes -> {
+      writes.merge("analyses", "a1", Map.of("status", "analysed", "updatedAt", DocumentWrites.serverTime(),
+          "source", Map.of("name", "n")));
+      writes.merge("budget", "day", Map.of("spent", DocumentWrites.increment(7)));
+    });
+    Map<String, Object> analysis = document("analyses", "a1").orElseThrow();
+    assertEquals("analysed", analysis.get("status"));
+    assertEquals(KEY.value(), analysis.get("key"), "a merge keeps the other fields");
+    assertEquals(Map.of("bucket", "b", "size", 3L, "name", "n"), analysis.get("source"), "nested maps merge field by field");
+    assertInstanceOf(Instant.class, analysis.get("updatedAt"), "the commit's time");
+    assertEquals(12L, document("budget", "day").orElseThrow().get("spent"));
+  }
+
+  @Test
+  void failingSideWrite_leavesNeitherTheWritesNorTheCompletion() {
+    put("billing", "a1", Map.of("already", true));
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    RuntimeException failed = assertThrows(RuntimeException.class, () -> ledger.complete(claim, Map.of(), writes -> {
+      writes.create("analyses", "a1", Map.of("key", KEY.value()));
+      writes.create("billing", "a1", Map.of("key", KEY.value())); // exists: the commit fails
+    }));
+    assertFalse(failed instanceof LeaseLost, "a failed side write is not a lost lease: " + failed);
+    assertTrue(document("analyses", "a1").isEmpty(), "analysis not written");
+    assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, EFFECT).orElseThrow().state(), "completion not written");
+    ledger.release(claim, "billing write failed");
+    acquired(ledger.claim(KEY, EFFECT, null));
+  }
+
+  @Test
+  void valueTheStoreHasNoTypeFor_isAnIllegalArgument_andNothingIsWritten() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim,
+        Map.of("total", new java.math.BigInteger("10").pow(30)), SideWrites.NONE));
+    assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim, Map.of(),
+        writes -> writes.set("analyses", "a1", Map.of("total", java.math.BigInteger.TWO.pow(70)))));
+    assertTrue(document("analyses", "a1").isEmpty());
+    assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  @Test
+  void failureWhileBuildingTheCommit_writesNothing() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    assertThrows(IllegalStateException.class, () -> ledger.complete(claim, Map.of(), writes -> {
+      writes.create("analyses", "a1", Map.of("key", KEY.value()));
+      throw new IllegalStateException("crash between the analysis and the completion");
+    }));
+    assertTrue(document("analyses", "a1").isEmpty());
+    assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  @Test
+  void takeoverHolder_completesWithSideWrites_throughItsTokenFence() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    acquired(ledger.claim(KEY, EFFECT, null));
+    Claim current = takeOverAfterExpiry(ledger);
+    assertNull(current.writtenAt(), "a takeover is fenced by its token");
+    ledger.complete(current, Map.of(), writes -> writes.create("analyses", "a1", Map.of("key", KEY.value())));
+    assertTrue(document("analyses", "a1").isPresent());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"gcs:b/../../etc/passwd#1", "gcs:b/a/b/c//d#2", "gcs:b/факту́ра 請求書 😀.pdf#3",
+      "pubsub:__name__", "gcs:b/.#4", "gcs:b/x\u0000y\u001b#5", "/", ".."})
+  void awkwardKeys_areStoredUnderAHash_andReadBackExactly(String value) {
+    Ledger ledger = ledger();
+    IdempotencyKey key = IdempotencyKey.of(value);
+    Claim claim = acquired(ledger.claim(key, EFFECT, null));
+    assertTrue(claim.recordId().matches("[0-9a-f]{64}"), claim.recordId());
+    ledger.complete(claim, Map.of(), SideWrites.NONE);
+    assertEquals(value, ledger.lookup(key, EFFECT).orElseThrow().key());
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "Publish", "pub/lish", "a\nb", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})
+  void badEffectNames_areRejected(String effect) {
+    assertThrows(IllegalArgumentException.class, () -> ledger().claim(KEY, effect, null));
+  }
+}
