@@ -141,6 +141,91 @@ class ConformanceIT {
     assertLedger(ledger, key, "notify", "DONE");
   }
 
+  // ---- mvn function:run (README): Google's plugin serves a function from this module with the same settings ----
+
+  /**
+   * The README's command, run as a user runs it: the library installed in the local Maven repository (here from
+   * the jars this build made, which running tests must not see rebuilt), then {@code mvn -pl functions function:run}
+   * with the deployed function's environment. A real-shape Pub/Sub event, delivered twice, notifies once.
+   */
+  @Test
+  void mvnFunctionRun_servesMessageDelivered_configuredByTheEnvironment() throws Exception {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    Path log = stack.logDir.resolve("function-run.log");
+    Files.createDirectories(log.getParent());
+    maven(root, log, List.of("-N", "install"));
+    Path jar;
+    try (var jars = Files.list(root.resolve("shared/target"))) {
+      jar = jars.filter(f -> f.getFileName().toString().matches("once-shared-[^-]+(-SNAPSHOT)?\\.jar")).findFirst()
+          .orElseThrow(() -> new AssertionError("shared/target holds no once-shared jar"));
+    }
+    maven(root, log, List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve("shared/pom.xml")));
+
+    int port = dev.once.local.emulator.FreePort.pick();
+    String ledger = "conformance-function-run";
+    Map<String, String> env = new java.util.HashMap<>(stack.environment());
+    env.put("ONCE_COLLECTION", ledger);
+    Process run = mavenProcess(root, log, env, List.of("-pl", "functions", "function:run",
+        "-Drun.functionTarget=dev.once.functions.MessageDelivered", "-Drun.port=" + port));
+    try {
+      Await.until(Duration.ofMinutes(3), () -> listening(port) || !run.isAlive(), "mvn function:run to listen on " + port);
+      assertTrue(run.isAlive(), "mvn function:run exited; see " + log);
+      String messageId = "7" + System.nanoTime();
+      ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
+      ((ObjectNode) data.path("message")).put("messageId", messageId).put("message_id", messageId);
+      CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + PipelineStack.PROJECT
+          + "/topics/results", CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
+          JSON.writeValueAsBytes(data), Map.of());
+      String key = "pubsub:" + messageId;
+      java.net.URI url = java.net.URI.create("http://127.0.0.1:" + port + "/");
+      for (int delivery = 0; delivery < 2; delivery++) {
+        HttpResponse<String> answer = HTTP.send(BinaryMode.request(event, url, Duration.ofSeconds(60)),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(2, answer.statusCode() / 100, answer.body());
+      }
+      assertEquals(1, stack.notifiedWith(key).size(), "notified once");
+      assertNotification(key, data.path("message"));
+      assertLedger(ledger, key, "notify", "DONE");
+      String output = Files.readString(log);
+      assertTrue(output.contains("\"message\":\"MessageDelivered processed " + key + "\""), "logged as processed");
+      assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + key + "\""), "logged as duplicate");
+    } finally {
+      run.descendants().forEach(ProcessHandle::destroy);
+      run.destroy();
+      if (!run.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        run.destroyForcibly();
+      }
+    }
+  }
+
+  private static boolean listening(int port) {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException notYet) {
+      return false;
+    }
+  }
+
+  private static void maven(Path root, Path log, List<String> args) throws Exception {
+    Process process = mavenProcess(root, log, Map.of(), args);
+    if (!process.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("mvn " + args + " did not finish; see " + log);
+    }
+    assertEquals(0, process.exitValue(), "mvn " + args + "; see " + log);
+  }
+
+  private static Process mavenProcess(Path root, Path log, Map<String, String> env, List<String> args)
+      throws IOException {
+    List<String> command = new ArrayList<>(List.of("mvn", "-B", "-ntp"));
+    command.addAll(args);
+    ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(env);
+    return builder.start();
+  }
+
   // ---- how each sample is sent and judged ----
 
   /** What Eventarc makes of a finalize notification whose data is {@code body}. */
