@@ -37,6 +37,25 @@ class EventParsingTest {
     assertEquals("md5:bWQ1", document.fingerprint());
   }
 
+  /** Every optional field of the object resource GCS may write, int64 values as numbers or strings: all read. */
+  @ParameterizedTest
+  @ValueSource(strings = {"\"1700000000000001\"", "1700000000000001"})
+  void storageEvent_withEveryOptionalField_andInt64sEitherWay_isRead(String generation) throws Exception {
+    DocumentSource document = StorageEvents.read(event(StorageEvents.FINALIZED, """
+        {"kind":"storage#object","id":"inbox/a.pdf/1700000000000001","bucket":"inbox","name":"a.pdf",
+         "generation":%s,"metageneration":1,"size":12,"componentCount":2,"contentType":"application/pdf",
+         "md5Hash":"bWQ1","crc32c":"AAAAAA==","etag":"CAE=","storageClass":"STANDARD","metadata":{"k":"v"},
+         "customerEncryption":{"encryptionAlgorithm":"AES256","keySha256":"x"},"kmsKeyName":"projects/p/k",
+         "retentionExpirationTime":"2030-01-01T00:00:00Z","retention":{"mode":"Locked","retainUntilTime":"2030-01-01T00:00:00Z"},
+         "eventBasedHold":true,"temporaryHold":false,"softDeleteTime":"2026-12-01T00:00:00Z",
+         "hardDeleteTime":"2026-12-08T00:00:00Z","timeFinalized":"2026-11-30T00:00:00Z","customTime":"2026-11-30T00:00:00Z",
+         "contentLanguage":"en","cacheControl":"no-cache","contentDisposition":"inline","contentEncoding":"identity",
+         "owner":{"entity":"user-x"},"acl":[],"timeCreated":"2026-11-30T00:00:00.000Z","updated":"2026-11-30T00:00:00.000Z"}"""
+        .formatted(generation)));
+    assertEquals(new DocumentSource("inbox", "a.pdf", 1700000000000001L, "application/pdf", 12, "bWQ1", "AAAAAA=="),
+        document);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"", "{", "[]", "null", "{\"bucket\":\"b\",\"name\":\"n\"}", "{\"bucket\":\"b\",\"generation\":\"1\"}",
       "{\"name\":\"n\",\"generation\":\"1\"}", "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"x\"}",

@@ -79,6 +79,7 @@ final class PipelineStack implements AutoCloseable {
   private final Map<String, FunctionProcess> functions = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, Integer> ports = new HashMap<>();
   private final Map<String, List<String>> extraJvmArgs = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Map<String, String>> extraEnv = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> restarts = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Thread watchdog;
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
@@ -169,7 +170,9 @@ final class PipelineStack implements AutoCloseable {
     jvmArgs.addAll(extraJvmArgs.getOrDefault(name, List.of()));
     FunctionProcess.Launch launch = new FunctionProcess.Launch(
         Path.of(System.getProperty("once.invokerJar")), Path.of(System.getProperty("once.functionJar")), jvmArgs);
-    functions.put(name, FunctionProcess.start(launch, "dev.once.functions." + name, ports.get(name), environment(),
+    Map<String, String> env = environment();
+    env.putAll(extraEnv.getOrDefault(name, Map.of()));
+    functions.put(name, FunctionProcess.start(launch, "dev.once.functions." + name, ports.get(name), env,
         logDir.resolve(name + ".log")));
   }
 
@@ -214,6 +217,13 @@ final class PipelineStack implements AutoCloseable {
   /** How many times the watchdog replaced a dead process of {@code name}. */
   int restarts(String name) {
     return restarts.getOrDefault(name, new AtomicInteger()).get();
+  }
+
+  /** Replaces a function's process with one whose environment adds (or overrides) {@code env}. */
+  synchronized void restartWithEnv(String name, Map<String, String> env) {
+    extraEnv.put(name, Map.copyOf(env));
+    functions.get(name).close();
+    startFunction(name);
   }
 
   /** Stops a function (its port refuses connections, so the relay retries) until {@link #resume}. */

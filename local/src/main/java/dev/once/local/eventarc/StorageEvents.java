@@ -4,7 +4,13 @@ import dev.once.local.storage.ObjectFinalized;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-/** A Cloud Storage finalize notification as the CloudEvent Eventarc makes of it. */
+/**
+ * A Cloud Storage finalize notification as the CloudEvent Eventarc makes of it: {@code ce-source
+ * //storage.googleapis.com/projects/_/buckets/B}, {@code ce-subject objects/NAME}, the {@code ce-bucket} extension
+ * (the attribute Eventarc triggers filter on; googleapis/google-cloudevents testdata
+ * {@code StorageObjectDataWorkflows-simple} shows it), {@code ce-id} the notification's id, {@code ce-time} the
+ * object's update time, and as data the object resource as Cloud Storage writes it.
+ */
 final class StorageEvents {
   private StorageEvents() {}
 
@@ -17,6 +23,6 @@ final class StorageEvents {
         notification.eventTime(),
         "application/json",
         notification.objectJson().getBytes(StandardCharsets.UTF_8),
-        Map.of());
+        Map.of("bucket", notification.bucket()));
   }
 }

@@ -6,7 +6,9 @@ import dev.once.local.http.HttpError;
 import dev.once.local.http.Json;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -101,13 +103,12 @@ final class ObjectUploads {
       if (range.finalizing(now)) {
         sessions.finish(session.id);
         byte[] data = session.data.toByteArray();
-        String hash = request.header("x-goog-hash");
         NewObject object = session.metadata.toNewObject(session.queryName, session.contentType, data);
-        if (hash != null && hash.startsWith("crc32c=") && object.expectedCrc32c() == null) {
-          object = new NewObject(object.name(), object.contentType(), object.metadata(), object.contentEncoding(),
-              object.cacheControl(), object.contentDisposition(), object.expectedMd5(),
-              hash.substring("crc32c=".length()).split(",")[0], data);
-        }
+        Map<String, String> hashes = xGoogHash(request);
+        object = new NewObject(object.name(), object.contentType(), object.metadata(), object.contentEncoding(),
+            object.cacheControl(), object.contentDisposition(),
+            object.expectedMd5() != null ? object.expectedMd5() : hashes.get("md5"),
+            object.expectedCrc32c() != null ? object.expectedCrc32c() : hashes.get("crc32c"), data);
         finish(request, session.bucket, object, session.preconditions);
         return;
       }
@@ -116,6 +117,23 @@ final class ObjectUploads {
       }
       Responses.empty(request.exchange(), 308);
     }
+  }
+
+  /**
+   * The checksums a client sends with the last chunk: {@code x-goog-hash: crc32c=…,md5=…} (Google's Node.js
+   * client joins both in one header, the Java client sends {@code crc32c=…}; either may repeat the header).
+   */
+  static Map<String, String> xGoogHash(Request request) {
+    Map<String, String> hashes = new HashMap<>();
+    for (String header : request.exchange().getRequestHeaders().getOrDefault("x-goog-hash", List.of())) {
+      for (String part : header.split(",")) {
+        int eq = part.indexOf('=');
+        if (eq > 0) {
+          hashes.putIfAbsent(part.substring(0, eq).trim().toLowerCase(java.util.Locale.ROOT), part.substring(eq + 1).trim());
+        }
+      }
+    }
+    return hashes;
   }
 
   private void finish(Request request, String bucket, NewObject object, Preconditions preconditions) {

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * creates the object. This is what {@code Storage.writer()} and {@code createFrom()} speak.
  */
 final class ResumableUploads {
-  private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\*|(\\d+)-(\\d+))/(\\*|\\d+)");
+  private static final Pattern CONTENT_RANGE = Pattern.compile("bytes (\\*|(\\d+)-(\\d+|\\*))/(\\*|\\d+)");
 
   /** An open session; {@code data} only grows. */
   static final class Session {
@@ -37,10 +37,15 @@ final class ResumableUploads {
     }
   }
 
-  /** The parsed {@code Content-Range} of a chunk: {@code first} is -1 for a bare status query; total -1 if unknown. */
-  record Range(long first, long last, long total) {
+  /**
+   * The parsed {@code Content-Range} of a chunk: {@code first} is -1 for a bare status query; total -1 if unknown.
+   * {@code toEnd} is the open form {@code bytes F-*}{@code /T} Google's Node.js client sends when it streams the
+   * rest of an upload in one request: the body runs to the end of the object, so with an unknown total the end of
+   * this request finalizes it.
+   */
+  record Range(long first, long last, long total, boolean toEnd) {
     boolean finalizing(long persistedAfter) {
-      return total >= 0 && persistedAfter == total;
+      return total >= 0 ? persistedAfter == total : toEnd;
     }
   }
 
@@ -69,7 +74,7 @@ final class ResumableUploads {
   static Range parseRange(String header, int bodyLength) {
     if (header == null) {
       // A single PUT without Content-Range carries the whole object.
-      return new Range(0, bodyLength - 1L, bodyLength);
+      return new Range(0, bodyLength - 1L, bodyLength, true);
     }
     Matcher m = CONTENT_RANGE.matcher(header.trim());
     if (!m.matches()) {
@@ -77,14 +82,17 @@ final class ResumableUploads {
     }
     long total = m.group(4).equals("*") ? -1 : Long.parseLong(m.group(4));
     if (m.group(1).equals("*")) {
-      return new Range(-1, -1, total);
+      return new Range(-1, -1, total, false);
     }
     long first = Long.parseLong(m.group(2));
+    if (m.group(3).equals("*")) {
+      return new Range(first, first + bodyLength - 1L, total, true);
+    }
     long last = Long.parseLong(m.group(3));
     if (last < first || last - first + 1 != bodyLength) {
       throw HttpError.badRequest("invalid", "Content-Range " + header + " does not match a body of " + bodyLength
           + " bytes.");
     }
-    return new Range(first, last, total);
+    return new Range(first, last, total, false);
   }
 }

@@ -62,7 +62,21 @@ final class StorageApi extends ApiHandler {
       throw injectedFailure(injected.getAsInt());
     }
     faults.delay();
-    route(request, path);
+    route(request, jsonApiPath(path));
+  }
+
+  /**
+   * The JSON API lives under {@code /storage/v1}; Google's Node.js client, given {@code STORAGE_EMULATOR_HOST},
+   * uses that value as the JSON API root itself and asks for {@code /b/{bucket}/o/...} (its uploads still go to
+   * {@code /upload/storage/v1/...}). Both spellings are served, as Google's client libraries need.
+   */
+  private static List<String> jsonApiPath(List<String> path) {
+    if (!path.isEmpty() && path.get(0).equals("b")) {
+      List<String> full = new java.util.ArrayList<>(List.of("storage", "v1"));
+      full.addAll(path);
+      return full;
+    }
+    return path;
   }
 
   private void route(Request request, List<String> path) {

@@ -1,17 +1,19 @@
 package dev.once.local.eventarc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.functions.invoker.runner.Invoker;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import com.google.events.cloud.pubsub.v1.MessagePublishedData;
 import com.google.events.cloud.storage.v1.StorageObjectData;
 import com.google.protobuf.util.JsonFormat;
 import dev.once.local.Await;
@@ -22,7 +24,9 @@ import io.cloudevents.CloudEvent;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -41,6 +45,7 @@ import org.junit.jupiter.api.Test;
  */
 class EventarcRelayTest {
   private static final String PROJECT = "demo-project";
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final AtomicInteger NAMES = new AtomicInteger();
   private static final RetryPolicy FAST = new RetryPolicy(3, Duration.ofSeconds(30), Duration.ofMillis(10),
       Duration.ofMillis(50), 2.0);
@@ -115,6 +120,7 @@ class EventarcRelayTest {
     assertEquals("google.cloud.storage.object.v1.finalized", event.getType());
     assertEquals("//storage.googleapis.com/projects/_/buckets/" + bucket, event.getSource().toString());
     assertEquals("objects/in/doc.pdf", event.getSubject());
+    assertEquals(bucket, event.getExtension("bucket"), "the ce-bucket extension Eventarc sets");
     assertEquals("1.0", event.getSpecVersion().toString());
     assertEquals("application/json", event.getDataContentType());
     assertTrue(event.getTime() != null);
@@ -126,6 +132,15 @@ class EventarcRelayTest {
     assertEquals(4, data.getSize());
     assertEquals("application/pdf", data.getContentType());
     assertEquals(blob.getMd5(), data.getMd5Hash());
+    // The object resource as Cloud Storage writes it: every field, int64 values as strings.
+    JsonNode resource = JSON.readTree(event.getData().toBytes());
+    for (String field : List.of("kind", "id", "selfLink", "mediaLink", "name", "bucket", "generation", "metageneration",
+        "contentType", "storageClass", "size", "md5Hash", "crc32c", "etag", "timeCreated", "updated",
+        "timeStorageClassUpdated")) {
+      assertTrue(resource.path(field).isTextual(), field + " in " + resource);
+    }
+    assertEquals("storage#object", resource.path("kind").asText());
+    assertEquals(bucket + "/in/doc.pdf/" + blob.getGeneration(), resource.path("id").asText());
   }
 
   @Test
@@ -174,32 +189,45 @@ class EventarcRelayTest {
       String messageId = pubsub.publish(PROJECT, topic, "hello", Map.of("idempotency_key", "k-" + n));
 
       assertDeliveredAsEventarcDoes(received("the messagePublished event", e -> e.getId().equals(messageId)),
-          messageId, topic, subscription, "k-" + n);
+          messageId, topic, subscription, Map.of("idempotency_key", "k-" + n));
+      String bare = pubsub.publish(PROJECT, topic, "hello", Map.of());
+      assertDeliveredAsEventarcDoes(received("the event of a message without attributes", e -> e.getId().equals(bare)),
+          bare, topic, subscription, Map.of());
 
       Optional<?> again = relay.redeliver(messageId);
       assertTrue(again.isPresent());
       Await.until(Duration.ofSeconds(20), () -> allReceived(e -> e.getId().equals(messageId)).size() == 2,
           "the redelivered message");
       Await.until(Duration.ofSeconds(20), () -> relay.results().stream().filter(r -> r.eventId().equals(messageId))
-          .count() == 2, "both deliveries to end");
+          .count() == 2 && relay.results().stream().anyMatch(r -> r.eventId().equals(bare)), "the deliveries to end");
       source.close();
       assertEquals(0, pubsub.pullNow(PROJECT, subscription), "the delivered message was acked");
     }
   }
 
+  /**
+   * The envelope as Pub/Sub writes it for Eventarc: the snake_case twins beside messageId and publishTime
+   * (googleapis/google-cloudevents issue 151), attributes only when there are some; ce-id and ce-time repeat the
+   * message's id and publish time.
+   */
   private static void assertDeliveredAsEventarcDoes(CloudEvent event, String messageId, String topic,
-      String subscription, String key) throws Exception {
+      String subscription, Map<String, String> attributes) throws Exception {
     assertEquals("google.cloud.pubsub.topic.v1.messagePublished", event.getType());
     assertEquals("//pubsub.googleapis.com/projects/" + PROJECT + "/topics/" + topic, event.getSource().toString());
+    assertEquals(messageId, event.getId());
     assertNull(event.getSubject());
     assertEquals("application/json", event.getDataContentType());
-    MessagePublishedData.Builder data = MessagePublishedData.newBuilder();
-    JsonFormat.parser().merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8), data);
-    assertEquals("hello", data.getMessage().getData().toStringUtf8());
-    assertEquals(key, data.getMessage().getAttributesOrThrow("idempotency_key"));
-    assertEquals(messageId, data.getMessage().getMessageId());
-    assertEquals("projects/" + PROJECT + "/subscriptions/" + subscription, data.getSubscription());
-    assertTrue(data.getMessage().hasPublishTime());
+    JsonNode data = JSON.readTree(event.getData().toBytes());
+    JsonNode message = data.path("message");
+    assertEquals("projects/" + PROJECT + "/subscriptions/" + subscription, data.path("subscription").asText());
+    assertEquals("hello", new String(Base64.getDecoder().decode(message.path("data").asText()), StandardCharsets.UTF_8));
+    assertEquals(messageId, message.path("messageId").asText());
+    assertEquals(messageId, message.path("message_id").asText());
+    assertEquals(message.path("publishTime"), message.path("publish_time"));
+    assertEquals(event.getTime().toInstant(), Instant.parse(message.path("publishTime").asText()));
+    assertEquals(!attributes.isEmpty(), message.has("attributes"), "attributes only when the message has some: " + data);
+    attributes.forEach((name, value) -> assertEquals(value, message.path("attributes").path(name).asText()));
+    assertFalse(message.has("orderingKey"), "no ordering key was set");
   }
 
   @Test

@@ -1,0 +1,358 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.functions.it.PipelineStack.withKey;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.local.Await;
+import dev.once.local.eventarc.BinaryMode;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.invoker.FunctionProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Google's own sample events (src/test/resources/conformance, sources in its README) through the real entry
+ * points under the invoker, in binary mode with the ce-* headers Eventarc sets. Each gets its documented answer,
+ * read from the functions' log lines, the ledger, the analyses, the results topic and the notification endpoint;
+ * none is refused as malformed.
+ */
+class ConformanceIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Path CORPUS = Path.of("src/test/resources/conformance");
+  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+  private static final AtomicInteger LEDGERS = new AtomicInteger();
+  /** The effects of a document refused before any paid call: the refusal recorded, then published. */
+  private static final String REFUSED = "{\"analyse\":\"rejected\",\"publish\":\"processed\"}";
+  private static PipelineStack stack;
+
+  @BeforeAll
+  static void start() {
+    // Its own stack: the Pub/Sub samples restart MessageDelivered with ledgers of their own.
+    stack = PipelineStack.start(PipelineStack.Config.sync());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  // ---- Cloud Storage: every sample names a content type the pipeline does not accept (see the README). ----
+
+  @Test
+  void storageObjectDataComplex_numbersForInt64sAndEveryOptionalField_isRefusedForItsContentType() throws Exception {
+    JsonNode data = read("storage/StorageObjectData-complex.json");
+    CloudEvent event = storageEvent("7000000000000001", data, bytes("storage/StorageObjectData-complex.json"));
+    assertStorageSampleRefused(event, "gcs:sample-bucket/MyFile#96883251", REFUSED,
+        "content type \"esse commodo\" is not accepted");
+  }
+
+  /**
+   * StorageObjectDataWorkflows-simple.json, then the structured CloudEvent Workflows receives for the same object
+   * (StorageObjectDataWorkflows-simple), sent as Eventarc sends it to a function, its attributes as ce-* headers:
+   * the first is refused for its content type, the second finds that refusal already published.
+   */
+  @Test
+  void storageObjectDataWorkflowsSimple_isRefusedForItsContentType_andItsCloudEventFindsThatRefusal() throws Exception {
+    String key = "gcs:my-bucket/my-file.txt#1637874272256630";
+    String reason = "content type \"text/plain\" is not accepted";
+    JsonNode data = read("storage/StorageObjectDataWorkflows-simple.json");
+    assertStorageSampleRefused(storageEvent("7000000000000002", data,
+        bytes("storage/StorageObjectDataWorkflows-simple.json")), key, REFUSED, reason);
+
+    JsonNode structured = read("storage/StorageObjectDataWorkflows-simple");
+    CloudEvent event = new CloudEvent(structured.path("id").asText(), structured.path("source").asText(),
+        structured.path("type").asText(), structured.path("subject").asText(),
+        Instant.parse(structured.path("time").asText()), structured.path("datacontenttype").asText(),
+        JSON.writeValueAsBytes(structured.path("data")), Map.of("bucket", structured.path("bucket").asText()));
+    assertStorageSampleRefused(event, key, "{\"publish\":\"duplicate\"}", reason);
+  }
+
+  // ---- Pub/Sub: every sample is a message to notify. ----
+
+  @Test
+  void messagePublishedDataBinary_isNotified() throws Exception {
+    assertPubSubSampleNotified(read("pubsub/MessagePublishedData-binary.json"));
+  }
+
+  @Test
+  void messagePublishedDataDuplicatedFields_theSnakeCaseTwins_isNotified() throws Exception {
+    assertPubSubSampleNotified(read("pubsub/MessagePublishedData-duplicatedFields.json"));
+  }
+
+  @Test
+  void messagePublishedDataText_withAttributes_isNotified() throws Exception {
+    assertPubSubSampleNotified(read("pubsub/MessagePublishedData-text.json"));
+  }
+
+  /** The file holds a bare PubsubMessage: delivered as the message of the envelope Eventarc always sends. */
+  @Test
+  void messagePublishedDataSimple_aBareMessage_inTheEnvelope_isNotified() throws Exception {
+    ObjectNode envelope = JSON.createObjectNode();
+    envelope.set("message", read("pubsub/MessagePublishedData-simple.json"));
+    envelope.put("subscription", "projects/my-project/subscriptions/my-subscription");
+    assertPubSubSampleNotified(envelope);
+  }
+
+  /** The delivery captured from Eventarc (google-cloudevents issue 151), its headers included, twice: one notification. */
+  @Test
+  void capturedEventarcDelivery_deliveredTwice_isNotifiedExactlyOnce() throws Exception {
+    JsonNode captured = read("pubsub/google-cloudevents-issue-151.headers.json");
+    JsonNode data = read("pubsub/google-cloudevents-issue-151.json");
+    // The capture redacted the project in ce-source (brackets are not valid in a URI); the subscription names it.
+    String source = captured.path("ce-source").asText().replace("[redacted]", "kevmoo-firebase3-test");
+    CloudEvent event = new CloudEvent(captured.path("ce-id").asText(), source, captured.path("ce-type").asText(), null,
+        Instant.parse(captured.path("ce-time").asText()), captured.path("content-type").asText(),
+        bytes("pubsub/google-cloudevents-issue-151.json"), Map.of());
+    String ledger = isolatedLedger();
+    String key = "pubsub:1981947010177954";
+    int before = stack.notifiedWith(key).size();
+
+    List<JsonNode> first = deliver("MessageDelivered", event);
+    List<JsonNode> second = deliver("MessageDelivered", event);
+
+    assertEquals(List.of("processed"), outcomes(first, key));
+    assertEquals(List.of("duplicate"), outcomes(second, key));
+    assertEquals(before + 1, stack.notifiedWith(key).size(), "notified exactly once");
+    assertNotification(key, data.path("message"));
+    assertLedger(ledger, key, "notify", "DONE");
+  }
+
+  // ---- mvn function:run (README): Google's plugin serves a function from this module with the same settings ----
+
+  /**
+   * The README's command, run as a user runs it: the library installed in the local Maven repository (here from
+   * the jars this build made, which running tests must not see rebuilt), then {@code mvn -pl functions function:run}
+   * with the deployed function's environment. A real-shape Pub/Sub event, delivered twice, notifies once.
+   */
+  @Test
+  void mvnFunctionRun_servesMessageDelivered_configuredByTheEnvironment() throws Exception {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    Path log = stack.logDir.resolve("function-run.log");
+    Files.createDirectories(log.getParent());
+    maven(root, log, List.of("-N", "install"));
+    Path jar;
+    try (var jars = Files.list(root.resolve("shared/target"))) {
+      jar = jars.filter(f -> f.getFileName().toString().matches("once-shared-[^-]+(-SNAPSHOT)?\\.jar")).findFirst()
+          .orElseThrow(() -> new AssertionError("shared/target holds no once-shared jar"));
+    }
+    maven(root, log, List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve("shared/pom.xml")));
+
+    int port = dev.once.local.emulator.FreePort.pick();
+    String ledger = "conformance-function-run";
+    Map<String, String> env = new java.util.HashMap<>(stack.environment());
+    env.put("ONCE_COLLECTION", ledger);
+    Process run = mavenProcess(root, log, env, List.of("-pl", "functions", "function:run",
+        "-Drun.functionTarget=dev.once.functions.MessageDelivered", "-Drun.port=" + port));
+    try {
+      Await.until(Duration.ofMinutes(3), () -> listening(port) || !run.isAlive(), "mvn function:run to listen on " + port);
+      assertTrue(run.isAlive(), "mvn function:run exited; see " + log);
+      String messageId = "7" + System.nanoTime();
+      ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
+      ((ObjectNode) data.path("message")).put("messageId", messageId).put("message_id", messageId);
+      CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + PipelineStack.PROJECT
+          + "/topics/results", CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
+          JSON.writeValueAsBytes(data), Map.of());
+      String key = "pubsub:" + messageId;
+      java.net.URI url = java.net.URI.create("http://127.0.0.1:" + port + "/");
+      for (int delivery = 0; delivery < 2; delivery++) {
+        HttpResponse<String> answer = HTTP.send(BinaryMode.request(event, url, Duration.ofSeconds(60)),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(2, answer.statusCode() / 100, answer.body());
+      }
+      assertEquals(1, stack.notifiedWith(key).size(), "notified once");
+      assertNotification(key, data.path("message"));
+      assertLedger(ledger, key, "notify", "DONE");
+      String output = Files.readString(log);
+      assertTrue(output.contains("\"message\":\"MessageDelivered processed " + key + "\""), "logged as processed");
+      assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + key + "\""), "logged as duplicate");
+    } finally {
+      run.descendants().forEach(ProcessHandle::destroy);
+      run.destroy();
+      if (!run.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        run.destroyForcibly();
+      }
+    }
+  }
+
+  private static boolean listening(int port) {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException notYet) {
+      return false;
+    }
+  }
+
+  private static void maven(Path root, Path log, List<String> args) throws Exception {
+    Process process = mavenProcess(root, log, Map.of(), args);
+    if (!process.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new AssertionError("mvn " + args + " did not finish; see " + log);
+    }
+    assertEquals(0, process.exitValue(), "mvn " + args + "; see " + log);
+  }
+
+  private static Process mavenProcess(Path root, Path log, Map<String, String> env, List<String> args)
+      throws IOException {
+    List<String> command = new ArrayList<>(List.of("mvn", "-B", "-ntp"));
+    command.addAll(args);
+    ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    builder.environment().putAll(env);
+    return builder.start();
+  }
+
+  // ---- how each sample is sent and judged ----
+
+  /** What Eventarc makes of a finalize notification whose data is {@code body}. */
+  private static CloudEvent storageEvent(String id, JsonNode data, byte[] body) {
+    String bucket = data.path("bucket").asText();
+    return new CloudEvent(id, "//storage.googleapis.com/projects/_/buckets/" + bucket, CloudEvent.STORAGE_FINALIZED,
+        "objects/" + data.path("name").asText(), Instant.parse(data.path("updated").asText()), "application/json",
+        body, Map.of("bucket", bucket));
+  }
+
+  /** One log line naming the key (not a malformed event's) with these effects; one refusal recorded and published. */
+  private static void assertStorageSampleRefused(CloudEvent event, String key, String effects, String reason)
+      throws Exception {
+    List<JsonNode> lines = deliver("DocumentUploaded", event);
+    assertEquals(1, lines.size(), "one log line for event " + event.id() + ": " + lines);
+    JsonNode line = lines.get(0);
+    assertEquals(key, line.path("key").asText(), "not refused as malformed: " + line);
+    assertEquals(event.id(), line.path("eventId").asText());
+    assertEquals(JSON.readTree(effects), line.path("effects"), line.toString());
+
+    List<QueryDocumentSnapshot> analyses = withKey(stack.documents("analyses"), key);
+    assertEquals(1, analyses.size(), "one analysis record for " + key);
+    assertEquals("rejected", analyses.get(0).getString("status"));
+    assertTrue(analyses.get(0).getString("reason").contains(reason), analyses.get(0).getString("reason"));
+    assertTrue(withKey(stack.documents("billing"), key).isEmpty(), "nothing billed");
+    assertLedger("idempotency", key, "analyse", "REJECTED");
+    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the refusal of " + key + " notified");
+    assertEquals(1, attributed(stack.published(), key).size(), "the refusal published once");
+  }
+
+  /**
+   * Delivers a Pub/Sub sample as Eventarc would (ce-id the message id, ce-time its publish time) to a
+   * MessageDelivered with a ledger of its own: some samples share the message id "message-id" for different
+   * messages, which no topic does.
+   */
+  private static void assertPubSubSampleNotified(JsonNode data) throws Exception {
+    JsonNode message = data.path("message");
+    String messageId = message.path("messageId").asText();
+    String key = "pubsub:" + messageId;
+    String project = data.path("subscription").asText().split("/")[1];
+    CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + project + "/topics/my-topic",
+        CloudEvent.PUBSUB_PUBLISHED, null,
+        message.has("publishTime") ? Instant.parse(message.path("publishTime").asText()) : Instant.now(),
+        "application/json", JSON.writeValueAsBytes(data), Map.of());
+    String ledger = isolatedLedger();
+    int before = stack.notifiedWith(key).size();
+
+    List<JsonNode> lines = deliver("MessageDelivered", event);
+
+    assertEquals(List.of("processed"), outcomes(lines, key), "not refused as malformed: " + lines);
+    assertEquals(JSON.readTree("{\"notify\":\"processed\"}"), lines.get(0).path("effects"));
+    assertEquals(before + 1, stack.notifiedWith(key).size(), "notified once");
+    assertNotification(key, message);
+    assertLedger(ledger, key, "notify", "DONE");
+  }
+
+  private static String isolatedLedger() {
+    String collection = "conformance-" + LEDGERS.incrementAndGet();
+    stack.restartWithEnv("MessageDelivered", Map.of("ONCE_COLLECTION", collection));
+    return collection;
+  }
+
+  /** The latest notification for {@code key} carries the message's id and its data (base64: none is JSON). */
+  private static void assertNotification(String key, JsonNode message) throws IOException {
+    List<dev.once.local.http.Receiver.Received> notified = stack.notifiedWith(key);
+    JsonNode body = JSON.readTree(notified.get(notified.size() - 1).body());
+    assertEquals(key, body.path("idempotencyKey").asText());
+    assertEquals(message.path("messageId").asText(), body.path("messageId").asText());
+    assertEquals(message.path("data").asText(), body.path("data").asText(), body.toString());
+  }
+
+  private static void assertLedger(String collection, String key, String effect, String state) {
+    List<QueryDocumentSnapshot> records = withKey(stack.documents(collection), key).stream()
+        .filter(r -> effect.equals(r.getString("effect"))).toList();
+    assertEquals(1, records.size(), "one " + effect + " record of " + key + " in " + collection);
+    assertEquals(state, records.get(0).getString("state"));
+  }
+
+  private static List<String> outcomes(List<JsonNode> lines, String key) {
+    List<String> outcomes = new ArrayList<>();
+    for (JsonNode line : lines) {
+      assertEquals(key, line.path("key").asText(), "not refused as malformed: " + line);
+      outcomes.add(line.path("outcome").asText());
+    }
+    return outcomes;
+  }
+
+  /**
+   * POSTs the event in binary mode; the function must acknowledge it (2xx). Returns the per-event log lines the
+   * function wrote for it (every entry point logs one line per event before it answers).
+   */
+  private static List<JsonNode> deliver(String function, CloudEvent event) throws Exception {
+    FunctionProcess process = stack.function(function);
+    long mark = Files.size(process.log());
+    HttpResponse<String> response = HTTP.send(BinaryMode.request(event, process.url(), Duration.ofSeconds(60)),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(2, response.statusCode() / 100, function + " acknowledges " + event + ": " + response.body());
+    return Await.value(DEADLINE, () -> {
+      List<JsonNode> lines = eventLines(process.log(), mark, function);
+      return lines.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(lines);
+    }, "the log line of " + event);
+  }
+
+  private static List<JsonNode> eventLines(Path log, long from, String function) {
+    try {
+      byte[] all = Files.readAllBytes(log);
+      String text = new String(all, (int) from, all.length - (int) from, StandardCharsets.UTF_8);
+      List<JsonNode> lines = new ArrayList<>();
+      for (String line : text.split("\n")) {
+        if (line.startsWith("{") && line.contains("\"outcome\"")) {
+          JsonNode entry = JSON.readTree(line);
+          if (function.equals(entry.path("logging.googleapis.com/labels").path("function").asText())) {
+            lines.add(entry);
+          }
+        }
+      }
+      return lines;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static byte[] bytes(String file) throws IOException {
+    return Files.readAllBytes(CORPUS.resolve(file));
+  }
+
+  private static JsonNode read(String file) throws IOException {
+    return JSON.readTree(CORPUS.resolve(file).toFile());
+  }
+}

@@ -1,0 +1,181 @@
+package dev.once.local.storage;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.api.gax.retrying.RetrySettings;
+import com.google.cloud.WriteChannel;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The clients users point at the stand-in ({@code STORAGE_EMULATOR_HOST}, as dev/run prints it): Google's Java
+ * client and Google's Node.js client, each uploading simply, resumably in one request and resumably in chunks,
+ * then reading metadata, downloading and listing. Every answer is checked against what the stand-in stored and
+ * notified: content, hashes, generations, custom metadata.
+ */
+class StorageClientsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String BUCKET = "inbox";
+  private static final int CHUNK = 256 * 1024;
+  private static StorageStandIn standIn;
+
+  /** One upload: how it is sent, and what it holds. */
+  enum Mode { SIMPLE, RESUMABLE, CHUNKED }
+
+  record Step(String name, Mode mode, String contentType, Map<String, String> metadata, byte[] content) {}
+
+  /** What a client reported for one object. */
+  record Seen(String name, long uploadGeneration, long generation, long size, String md5Hash, String crc32c,
+      String contentType, Map<String, String> metadata, byte[] downloaded) {}
+
+  @BeforeAll
+  static void start() {
+    standIn = StorageStandIn.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    standIn.close();
+  }
+
+  private static List<Step> plan(String client) {
+    Random random = new Random(client.hashCode());
+    byte[] large = new byte[700_000]; // three chunks of 256 KiB
+    random.nextBytes(large);
+    return List.of(
+        new Step("clients/" + client + "/factura ñ 1.txt", Mode.SIMPLE, "text/plain",
+            Map.of("source", client), "hello from " .concat(client).getBytes(StandardCharsets.UTF_8)),
+        new Step("clients/" + client + "/invoice.pdf", Mode.RESUMABLE, "application/pdf", Map.of(), large),
+        new Step("clients/" + client + "/chunked.bin", Mode.CHUNKED, "application/octet-stream",
+            Map.of("chunks", "3"), large));
+  }
+
+  @Test
+  void javaClient_uploadsSimplyAndResumably_readsMetadataDownloadsAndLists() throws Exception {
+    List<Step> plan = plan("java");
+    try (Storage gcs = StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
+      List<Seen> seen = new ArrayList<>();
+      for (Step step : plan) {
+        BlobInfo info = BlobInfo.newBuilder(BUCKET, step.name()).setContentType(step.contentType())
+            .setMetadata(step.metadata().isEmpty() ? null : step.metadata()).build();
+        long uploaded = switch (step.mode()) {
+          case SIMPLE -> gcs.create(info, step.content()).getGeneration();
+          case RESUMABLE -> {
+            Path file = Files.createTempFile("upload", ".bin");
+            try {
+              Files.write(file, step.content());
+              yield gcs.createFrom(info, file).getGeneration();
+            } finally {
+              Files.delete(file);
+            }
+          }
+          case CHUNKED -> {
+            WriteChannel writer = gcs.writer(info);
+            writer.setChunkSize(CHUNK);
+            try (writer) {
+              writer.write(ByteBuffer.wrap(step.content()));
+            }
+            yield gcs.get(BlobId.of(BUCKET, step.name())).getGeneration();
+          }
+        };
+        Blob blob = gcs.get(BlobId.of(BUCKET, step.name()));
+        seen.add(new Seen(blob.getName(), uploaded, blob.getGeneration(), blob.getSize(), blob.getMd5(),
+            blob.getCrc32c(), blob.getContentType(), blob.getMetadata() == null ? Map.of() : blob.getMetadata(),
+            gcs.readAllBytes(BlobId.of(BUCKET, step.name(), blob.getGeneration()))));
+      }
+      Map<String, Long> listing = new TreeMap<>();
+      gcs.list(BUCKET, Storage.BlobListOption.prefix("clients/java/")).iterateAll()
+          .forEach(b -> listing.put(b.getName(), b.getGeneration()));
+      assertMatchesTheStandIn(plan, seen, listing);
+    }
+  }
+
+  @Test
+  void nodeClient_withStorageEmulatorHost_uploadsSimplyAndResumably_readsMetadataDownloadsAndLists(
+      @TempDir Path dir) throws Exception {
+    List<Step> plan = plan("node");
+    Path input = Files.createDirectories(dir.resolve("in"));
+    Path output = Files.createDirectories(dir.resolve("out"));
+    List<Map<String, Object>> steps = new ArrayList<>();
+    for (int i = 0; i < plan.size(); i++) {
+      Step step = plan.get(i);
+      Files.write(input.resolve("f" + i), step.content());
+      Map<String, Object> s = new LinkedHashMap<>();
+      s.put("name", step.name().substring("clients/node/".length()));
+      s.put("file", "f" + i);
+      s.put("resumable", step.mode() != Mode.SIMPLE);
+      if (step.mode() == Mode.CHUNKED) {
+        s.put("chunkSize", CHUNK);
+      }
+      s.put("contentType", step.contentType());
+      s.put("metadata", step.metadata());
+      steps.add(s);
+    }
+    Path planFile = dir.resolve("plan.json");
+    JSON.writeValue(planFile.toFile(), steps);
+
+    String stdout = new NodeProject(Path.of("src/test/node")).run("storage-client.js",
+        List.of(BUCKET, "clients/node/", input.toString(), output.toString(), planFile.toString()),
+        Map.of("STORAGE_EMULATOR_HOST", standIn.endpoint()), 300);
+
+    JsonNode report = JSON.readTree(stdout);
+    List<Seen> seen = new ArrayList<>();
+    for (JsonNode o : report.path("objects")) {
+      Map<String, String> metadata = new TreeMap<>();
+      o.path("metadata").properties().forEach(e -> metadata.put(e.getKey(), e.getValue().asText()));
+      seen.add(new Seen(o.path("name").asText(), Long.parseLong(o.path("uploadGeneration").asText()),
+          Long.parseLong(o.path("generation").asText()), Long.parseLong(o.path("size").asText()),
+          o.path("md5Hash").asText(), o.path("crc32c").asText(), o.path("contentType").asText(), metadata,
+          Files.readAllBytes(output.resolve(o.path("downloaded").asText()))));
+    }
+    Map<String, Long> listing = new TreeMap<>();
+    report.path("listing").forEach(f -> listing.put(f.path("name").asText(), Long.parseLong(f.path("generation").asText())));
+    assertMatchesTheStandIn(plan, seen, listing);
+  }
+
+  /** Each object written once (one notification), and everything the client read back is what was written. */
+  private static void assertMatchesTheStandIn(List<Step> plan, List<Seen> seen, Map<String, Long> listing)
+      throws IOException {
+    assertEquals(plan.size(), seen.size());
+    Map<String, Long> expectedListing = new TreeMap<>();
+    for (int i = 0; i < plan.size(); i++) {
+      Step step = plan.get(i);
+      Seen object = seen.get(i);
+      List<ObjectFinalized> notified = standIn.notifications().stream()
+          .filter(n -> n.name().equals(step.name())).toList();
+      assertEquals(1, notified.size(), "one write of " + step.name());
+      long generation = notified.get(0).generation();
+      assertEquals(step.name(), object.name());
+      assertEquals(generation, object.uploadGeneration(), "the upload answered the generation written: " + step.name());
+      assertEquals(generation, object.generation(), "the metadata names it: " + step.name());
+      assertEquals(step.content().length, object.size(), step.name());
+      assertEquals(Hashes.md5(step.content()), object.md5Hash(), step.name());
+      assertEquals(Hashes.crc32c(step.content()), object.crc32c(), step.name());
+      assertEquals(step.contentType(), object.contentType(), step.name());
+      assertEquals(step.metadata(), object.metadata(), step.name());
+      assertArrayEquals(step.content(), object.downloaded(), "downloaded " + step.name());
+      expectedListing.put(step.name(), generation);
+    }
+    assertEquals(expectedListing, listing, "the listing names every object at its generation");
+  }
+}
