@@ -116,6 +116,15 @@ public final class JavaSources {
     return new JavaSources(sources, problems);
   }
 
+  /** Two parsed trees as one (their paths must not collide). */
+  public static JavaSources merge(JavaSources a, JavaSources b) {
+    List<Source> sources = new ArrayList<>(a.sources);
+    sources.addAll(b.sources);
+    List<Finding> problems = new ArrayList<>(a.problems);
+    problems.addAll(b.problems);
+    return new JavaSources(sources, problems);
+  }
+
   static List<String> modules(Path pom) {
     try {
       String text = Files.readString(pom, StandardCharsets.UTF_8).replaceAll("(?s)<!--.*?-->", "");
