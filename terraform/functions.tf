@@ -4,10 +4,12 @@
 # (or be one of the few local-only ones), and nothing may be set that the code does not read.
 #
 # Who reads what (besides GOOGLE_CLOUD_PROJECT and the ledger settings ONCE_*, which every function reads):
-#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE), RESULTS_TOPIC
+#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE), RESULTS_TOPIC, the budget
 #   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
 #   GeminiWebhook      GEMINI_WEBHOOK_SECRET, Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
-#   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+#   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget
+# The budget (GEMINI_DAILY_BUDGET_USD, ONCE_BUDGET_TIMEZONE) is set before the code reads it: see
+# EnvironmentCheck.PENDING_IN_CODE in terraform/check.
 # Deliberately never set here: FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST, STORAGE_EMULATOR_HOST and
 # GEMINI_BASE_URL, which point the clients at local stand-ins.
 #
@@ -60,6 +62,9 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
       MAX_DOCUMENT_BYTES     = tostring(var.max_document_bytes)
+      # The spending guard (blank: no cap; the day is UTC unless a zone is given).
+      GEMINI_DAILY_BUDGET_USD = local.gemini_daily_budget
+      ONCE_BUDGET_TIMEZONE    = var.budget_timezone
     }
 
     secret_environment_variables {
@@ -94,8 +99,8 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
   }
 
   depends_on = [
+    time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
     google_project_iam_member.trigger_event_receiver,
-    google_project_iam_member.gcs_agent_publishes_events,
     google_project_iam_member.build,
     google_artifact_registry_repository_iam_member.build_writer,
     google_secret_manager_secret_iam_member.gemini_api_key,
@@ -161,8 +166,8 @@ resource "google_cloudfunctions2_function" "message_delivered" {
   }
 
   depends_on = [
+    time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
     google_project_iam_member.trigger_event_receiver,
-    google_service_account_iam_member.pubsub_agent_signs_as_trigger,
     google_project_iam_member.build,
     google_artifact_registry_repository_iam_member.build_writer,
   ]
@@ -288,6 +293,9 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
+      # Resumes deferred documents when the day's budget allows (blank: no cap).
+      GEMINI_DAILY_BUDGET_USD = local.gemini_daily_budget
+      ONCE_BUDGET_TIMEZONE    = var.budget_timezone
     }
 
     secret_environment_variables {

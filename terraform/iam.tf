@@ -23,8 +23,12 @@
 # |                   | artifactregistry.writer                | functions repository    | push the built image                 |
 # |                   | storage.objectAdmin                    | project                 | source copy in gcf-v2-sources-*      |
 # | GCS agent         | pubsub.publisher                       | project                 | Eventarc storage notifications       |
+# | Eventarc agent    | eventarc.serviceAgent                  | project                 | create and run the triggers          |
 # | Pub/Sub agent     | iam.serviceAccountTokenCreator         | trigger account         | sign push tokens as the trigger      |
 # |                   | pubsub.publisher                       | dead-letter topic       | forward undeliverable events         |
+# |                   | pubsub.subscriber                      | each trigger's subscr.  | ack what it dead-letters (pubsub.tf) |
+#
+# The service agents (Google-managed identities) are created and granted in agents.tf.
 #
 # Firestore has no per-collection IAM: datastore.user on the project is the narrowest role that reads and writes
 # documents (it cannot change indexes, rules or the database).
@@ -150,32 +154,4 @@ resource "google_artifact_registry_repository_iam_member" "build_writer" {
   repository = google_artifact_registry_repository.functions.name
   role       = "roles/artifactregistry.writer"
   member     = google_service_account.build.member
-}
-
-# Cloud Storage publishes object notifications for the storage trigger as its service agent.
-data "google_storage_project_service_account" "gcs" {
-  project = var.project_id
-}
-
-resource "google_project_iam_member" "gcs_agent_publishes_events" {
-  project = var.project_id
-  role    = "roles/pubsub.publisher"
-  member  = "serviceAccount:${data.google_storage_project_service_account.gcs.email_address}"
-}
-
-# The Pub/Sub service agent: it mints the trigger account's tokens for push deliveries (needed in projects created
-# before April 2021, harmless after) and forwards dead letters.
-resource "google_project_service_identity" "pubsub" {
-  provider = google-beta
-
-  project = var.project_id
-  service = "pubsub.googleapis.com"
-
-  depends_on = [google_project_service.apis]
-}
-
-resource "google_service_account_iam_member" "pubsub_agent_signs_as_trigger" {
-  service_account_id = google_service_account.trigger.name
-  role               = "roles/iam.serviceAccountTokenCreator"
-  member             = "serviceAccount:${google_project_service_identity.pubsub.email}"
 }

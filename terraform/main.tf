@@ -9,6 +9,8 @@ locals {
   labels = merge(var.labels, { app = "once" })
 
   firestore_location = coalesce(var.firestore_location, var.region)
+  # GEMINI_DAILY_BUDGET_USD: blank means no cap (the code treats a blank setting as unset).
+  gemini_daily_budget = var.gemini_daily_budget_usd == null ? "" : tostring(var.gemini_daily_budget_usd)
   inbox_bucket       = "${var.project_id}-${var.name_prefix}-inbox"
   sources_bucket     = "${var.project_id}-${var.name_prefix}-sources"
 
@@ -31,8 +33,10 @@ locals {
 resource "google_project_service" "apis" {
   for_each = toset([
     "artifactregistry.googleapis.com",
+    "billingbudgets.googleapis.com", # only used when billing_account is set (observability.tf)
     "cloudbuild.googleapis.com",
     "cloudfunctions.googleapis.com",
+    "cloudresourcemanager.googleapis.com", # project IAM and lookups; off by default in some new projects
     "cloudscheduler.googleapis.com",
     "eventarc.googleapis.com",
     "firebaserules.googleapis.com",

@@ -1,8 +1,20 @@
+# What the functions log, turned into metrics, alerts and a dashboard.
+#
 # Every event the functions handle logs one structured JSON line to stdout:
-#   {"severity":…,"message":…,"logging.googleapis.com/labels":{"function":…,"effect":…,"outcome":…},"key":…,…}
+#   {"severity":…,"message":…,"logging.googleapis.com/labels":{"function":…,"effect":…,"outcome":…},"key":…,
+#    "latencyMs":…,…}
 # Cloud Run's logging agent moves the "logging.googleapis.com/labels" object into the entry's labels, so the
 # outcome is labels.outcome and the function labels."function" (quoted: `function` is a word of the filter
-# language). The metric counts those lines by function and outcome.
+# language); the other fields are jsonPayload.*. Outcomes: processed, duplicate, in_flight, conflict, rejected,
+# failed, deferred (waiting for budget), unauthenticated (webhook calls refused before authentication: internet
+# noise) and relisted (the reconciler listing a job it completed before: not a platform redelivery). Processed
+# `analyse` lines carry jsonPayload.costMicroUsd and model. With a budget set, "gemini budget" lines carry
+# jsonPayload.budgetShare (spent + reserved / budget); the reconciler's "reconciliation run" line carries
+# jsonPayload.summary.* (its findings).
+#
+# Every metric here is named ${name_prefix}_KEY and queried in PromQL as ${local.promql_prefix}KEY
+# (logging.googleapis.com/user/NAME becomes logging_googleapis_com:user_NAME): terraform/check resolves each such
+# name in the alerts and the dashboard to a metric defined here, and each label to one the metric extracts.
 
 locals {
   function_services = [
@@ -11,23 +23,48 @@ locals {
     google_cloudfunctions2_function.gemini_webhook.name,
     google_cloudfunctions2_function.gemini_reconciler.name,
   ]
-  outcomes_metric = "${replace(var.name_prefix, "-", "_")}_outcomes"
-  # The PromQL name of the user-defined log-based metric logging.googleapis.com/user/NAME: the first "/" becomes
-  # ":" and the other "." and "/" become "_".
-  outcomes_promql = "logging_googleapis_com:user_${local.outcomes_metric}"
+  metric_prefix = replace(var.name_prefix, "-", "_")
+  promql_prefix = "logging_googleapis_com:user_${local.metric_prefix}_"
+
+  # Lines of the four functions.
+  function_lines = join(" AND ", [
+    "resource.type=\"cloud_run_revision\"",
+    "resource.labels.service_name=(${join(" OR ", [for s in local.function_services : "\"${s}\""])})",
+  ])
+  # Their one line per event.
+  event_lines = "${local.function_lines} AND labels.outcome:* AND labels.\"function\":*"
+
+  # The reconciler's findings (jsonPayload.summary.*) worth a chart: one distribution metric each.
+  reconciler_findings = {
+    processed        = "jobs completed by the reconciler: their webhook never came"
+    relisted         = "listed jobs completed before (by the webhook or an earlier run)"
+    pending          = "jobs Gemini still reports running"
+    failed           = "jobs or pages the run could not handle (retried next run)"
+    deferred_resumed = "deferred documents resumed because budget was available again"
+    too_old          = "listed jobs older than the retention, left alone"
+  }
+
+  # Alerts on the day's Gemini budget: a metric counting budget lines at or above each share.
+  budget_levels = {
+    warning = { share = 0.8, meaning = "80 % of the day's Gemini budget is spent or reserved" }
+    reached = { share = 1.0, meaning = "the day's Gemini budget is used up: new documents are deferred" }
+  }
+
+  # The trigger subscriptions Eventarc creates are named eventarc-REGION-TRIGGER-sub-N (the `subscription` of its
+  # push deliveries), where TRIGGER is the last segment of the function's event_trigger.trigger.
+  trigger_subscriptions_regex = "eventarc-${var.region}-(${join("|", [
+    for f in [google_cloudfunctions2_function.document_uploaded, google_cloudfunctions2_function.message_delivered] :
+    reverse(split("/", f.event_trigger[0].trigger))[0]
+  ])})-sub-[0-9]+"
 }
+
+# --- metrics ---
 
 resource "google_logging_metric" "outcomes" {
   project     = var.project_id
-  name        = local.outcomes_metric
-  description = "Events handled by the once functions, by function and outcome (processed, duplicate, in_flight, conflict, rejected, failed)."
-
-  filter = join(" AND ", [
-    "resource.type=\"cloud_run_revision\"",
-    "resource.labels.service_name=(${join(" OR ", [for s in local.function_services : "\"${s}\""])})",
-    "labels.outcome:*",
-    "labels.\"function\":*",
-  ])
+  name        = "${local.metric_prefix}_outcomes"
+  description = "Events handled by the once functions, by function, effect and outcome."
+  filter      = local.event_lines
 
   metric_descriptor {
     metric_kind  = "DELTA"
@@ -41,33 +78,200 @@ resource "google_logging_metric" "outcomes" {
       description = "Function that handled the event (DocumentUploaded, MessageDelivered, GeminiWebhook, GeminiReconciler)."
     }
     labels {
+      key         = "effect"
+      value_type  = "STRING"
+      description = "Effect the line is about (analyse, complete, publish, notify, dead-letter)."
+    }
+    labels {
       key         = "outcome"
       value_type  = "STRING"
-      description = "processed, duplicate, in_flight, conflict, rejected or failed."
+      description = "processed, duplicate, in_flight, conflict, rejected, failed, deferred, unauthenticated or relisted."
     }
   }
 
   label_extractors = {
     "function" = "EXTRACT(labels.\"function\")"
+    "effect"   = "EXTRACT(labels.effect)"
     "outcome"  = "EXTRACT(labels.outcome)"
   }
 
   depends_on = [google_project_service.apis]
 }
 
-# Both alerts are ratios of series of that one metric, written in PromQL (condition_prometheus_query_language):
-# Google's recommended language for new conditions now that MQL is deprecated, and unlike a threshold condition
-# with a denominator filter it can also require a minimum volume, so a quiet hour with 1 duplicate in 3 events
-# does not page anyone. Shares are per function over the last hour.
+resource "google_logging_metric" "latency" {
+  project     = var.project_id
+  name        = "${local.metric_prefix}_latency"
+  description = "Time one function spent on one event (jsonPayload.latencyMs), by function and effect."
+  filter      = "${local.event_lines} AND jsonPayload.latencyMs:*"
+
+  metric_descriptor {
+    metric_kind  = "DELTA"
+    value_type   = "DISTRIBUTION"
+    unit         = "ms"
+    display_name = "once latency"
+
+    labels {
+      key        = "function"
+      value_type = "STRING"
+    }
+    labels {
+      key        = "effect"
+      value_type = "STRING"
+    }
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.latencyMs)"
+  label_extractors = {
+    "function" = "EXTRACT(labels.\"function\")"
+    "effect"   = "EXTRACT(labels.effect)"
+  }
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 24 # 1 ms to 2.3 h
+      growth_factor      = 2
+      scale              = 1
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "gemini_spend" {
+  project     = var.project_id
+  name        = "${local.metric_prefix}_gemini_spend"
+  description = "What each analysed document cost in Gemini tokens, in micro-USD (jsonPayload.costMicroUsd of processed analyse lines), by model. Its sum over a day is the day's spend."
+  filter      = "${local.event_lines} AND labels.outcome=\"processed\" AND labels.effect=\"analyse\" AND jsonPayload.costMicroUsd:*"
+
+  metric_descriptor {
+    metric_kind  = "DELTA"
+    value_type   = "DISTRIBUTION"
+    unit         = "1"
+    display_name = "once Gemini spend (micro-USD)"
+
+    labels {
+      key         = "model"
+      value_type  = "STRING"
+      description = "Gemini model the document was analysed with."
+    }
+  }
+
+  value_extractor  = "EXTRACT(jsonPayload.costMicroUsd)"
+  label_extractors = { "model" = "EXTRACT(jsonPayload.model)" }
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 20 # 100 micro-USD to 52 USD per document
+      growth_factor      = 2
+      scale              = 100
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "budget_share" {
+  project     = var.project_id
+  name        = "${local.metric_prefix}_budget_share"
+  description = "Share of the day's Gemini budget spent or reserved (jsonPayload.budgetShare of the \"gemini budget\" lines); its high quantiles over a few minutes are the current share."
+  filter      = "${local.function_lines} AND jsonPayload.message=\"gemini budget\" AND jsonPayload.budgetShare:*"
+
+  metric_descriptor {
+    metric_kind  = "DELTA"
+    value_type   = "DISTRIBUTION"
+    unit         = "1"
+    display_name = "once budget share"
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.budgetShare)"
+
+  bucket_options {
+    linear_buckets {
+      num_finite_buckets = 30 # 0 to 150 %, 5 % wide
+      width              = 0.05
+      offset             = 0
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "budget" {
+  for_each = local.budget_levels
+
+  project     = var.project_id
+  name        = "${local.metric_prefix}_budget_${each.key}"
+  description = "\"gemini budget\" lines whose budgetShare is at least ${each.value.share}: ${each.value.meaning}."
+  filter      = "${local.function_lines} AND jsonPayload.message=\"gemini budget\" AND jsonPayload.budgetShare>=${each.value.share}"
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "INT64"
+    unit        = "1"
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "reconciler" {
+  for_each = local.reconciler_findings
+
+  project     = var.project_id
+  name        = "${local.metric_prefix}_reconciler_${each.key}"
+  description = "Per reconciliation run: ${each.value} (jsonPayload.summary.${each.key})."
+  filter      = "resource.type=\"cloud_run_revision\" AND resource.labels.service_name=\"${google_cloudfunctions2_function.gemini_reconciler.name}\" AND jsonPayload.message=\"reconciliation run\" AND jsonPayload.summary.${each.key}:*"
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "DISTRIBUTION"
+    unit        = "1"
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.summary.${each.key})"
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 12 # 1 to 2,048 a run
+      growth_factor      = 2
+      scale              = 1
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+# --- alerts ---
+#
+# Conditions are PromQL (condition_prometheus_query_language): Google's recommended language now that MQL is
+# deprecated, and it can require a minimum volume, so 1 duplicate out of 3 events pages no one.
+# disable_metric_validation: a log-based metric created in the same apply is not queryable for a while, and an
+# alert on it would fail with 404 until then; the Pub/Sub metrics of a new subscription do not exist before its
+# first message. Every alert carries its runbook in `documentation`.
+
+# Shares per function over the last hour. Neither counts unauthenticated (internet noise at the public webhook)
+# nor relisted (the reconciler seeing its own earlier work) on either side of the ratio.
 locals {
   share_alerts = {
     duplicate = {
       threshold = var.duplicate_share_threshold
-      meaning   = "A few duplicates per thousand are normal (at-least-once delivery). A few per cent means something redelivers too eagerly: an ack deadline or function timeout shorter than the work, a retry storm after failures, or a bucket with two notifications for the same upload."
+      runbook   = <<-EOT
+        Duplicates are deliveries of events whose effect had already happened: the platform redelivered them.
+        A few per thousand are normal (at-least-once delivery). A few per cent means something redelivers too
+        eagerly: an ack deadline or function timeout shorter than the work, a retry storm after failures (look
+        at the failed outcomes first), or a bucket with two notifications for the same upload
+        (`gcloud storage buckets notifications list gs://BUCKET`). Nothing was done twice: the ledger absorbed
+        them, and each cost one Firestore read.
+      EOT
     }
     rejected = {
       threshold = var.rejected_share_threshold
-      meaning   = "Rejected events are permanently bad input, recorded with their reason in the ledger (state REJECTED, field error) and, for messages, copied to the dead-letter topic. A rising share means a producer sends malformed documents or messages, or a contract changed on one side only."
+      runbook   = <<-EOT
+        Rejected events are permanently bad input (a document of the wrong type, too large, gone; a message the
+        notified endpoint refuses with a 4xx), recorded with their reason in the ledger (state REJECTED, field
+        error) and in `analyses` (status rejected, reason); messages are also copied to the dead-letter topic.
+        A rising share means a producer sends malformed documents or messages, or a contract changed on one side
+        only. `once inspect KEY` (or `dev/inspect KEY`) shows one event's records.
+      EOT
     }
   }
 }
@@ -82,20 +286,21 @@ resource "google_monitoring_alert_policy" "outcome_share" {
   user_labels           = local.labels
 
   conditions {
-    display_name = "${each.key} outcomes / all outcomes, per function, last hour"
+    display_name = "${each.key} outcomes / all event outcomes, per function, last hour"
 
     condition_prometheus_query_language {
-      query               = <<-EOT
+      query                     = <<-EOT
         (
-          sum by (function) (increase(${local.outcomes_promql}{monitored_resource="cloud_run_revision",outcome="${each.key}"}[1h]))
+          sum by (function) (increase(${local.promql_prefix}outcomes{monitored_resource="cloud_run_revision",outcome="${each.key}"}[1h]))
             /
-          sum by (function) (increase(${local.outcomes_promql}{monitored_resource="cloud_run_revision"}[1h]))
+          sum by (function) (increase(${local.promql_prefix}outcomes{monitored_resource="cloud_run_revision",outcome!~"unauthenticated|relisted"}[1h]))
         ) > ${each.value.threshold}
         and on (function)
-        sum by (function) (increase(${local.outcomes_promql}{monitored_resource="cloud_run_revision"}[1h])) >= ${var.alert_min_events}
+        sum by (function) (increase(${local.promql_prefix}outcomes{monitored_resource="cloud_run_revision",outcome!~"unauthenticated|relisted"}[1h])) >= ${var.alert_min_events}
       EOT
-      duration            = "300s"
-      evaluation_interval = "60s"
+      duration                  = "300s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
     }
   }
 
@@ -105,8 +310,228 @@ resource "google_monitoring_alert_policy" "outcome_share" {
 
   documentation {
     mime_type = "text/markdown"
-    content   = "${each.value.meaning}\n\nLook at the function's log lines with `labels.outcome=\"${each.key}\"`: `key` names the event, `message` the reason."
+    content   = "${each.value.runbook}\nLog lines: `labels.outcome=\"${each.key}\"` in the function's logs; `key` names the event, `message` the reason."
   }
 
   depends_on = [google_logging_metric.outcomes]
+}
+
+resource "google_monitoring_alert_policy" "failed" {
+  project               = var.project_id
+  display_name          = "once: events failing"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "at least ${var.failed_alert_min_events} failed outcomes of one function and effect in 15 minutes"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        sum by (function, effect) (increase(${local.promql_prefix}outcomes{monitored_resource="cloud_run_revision",outcome="failed"}[15m])) >= ${var.failed_alert_min_events}
+      EOT
+      duration                  = "0s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "3600s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = <<-EOT
+      A failed outcome is a transient failure: the claim was released and the platform will redeliver the event
+      (or, for a batch job, Gemini reported it failed). Events are not lost while they are retried, but they are
+      not handled either, and after ${var.max_delivery_attempts} attempts they go to the dead-letter topic.
+
+      1. Read the failures: Logs Explorer, `labels.outcome="failed"` and the alert's function; `message` and
+         `error` say why. The ledger keeps the last error per event (`once inspect KEY`).
+      2. Gemini 401/403 or "API key not valid": the key was revoked or restricted. Add a working key as a new
+         version of the `${google_secret_manager_secret.gemini_api_key.secret_id}` secret, set
+         `gemini_api_key_version` to it and `terraform apply` (README: roll the webhook secret, same steps).
+      3. Gemini 429: the key's quota is too small for `document_max_instances` x 4 calls at once; lower it or
+         raise the quota.
+      4. Firestore, Pub/Sub or Storage errors: check the Google Cloud status page and the functions' service
+         accounts' roles (iam.tf).
+      Once the cause is fixed, retried events complete on their own; dead-lettered ones need a re-drive
+      (README: dead letters).
+    EOT
+  }
+
+  depends_on = [google_logging_metric.outcomes]
+}
+
+resource "google_monitoring_alert_policy" "trigger_backlog" {
+  project               = var.project_id
+  display_name          = "once: events waiting in a trigger's subscription"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "oldest unacked event of DocumentUploaded's or MessageDelivered's subscription older than ${var.unacked_age_alert_seconds} s"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        max by (subscription_id) (pubsub_googleapis_com:subscription_oldest_unacked_message_age{monitored_resource="pubsub_subscription",subscription_id=~"${local.trigger_subscriptions_regex}"}) > ${var.unacked_age_alert_seconds}
+      EOT
+      duration                  = "300s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "3600s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = <<-EOT
+      An event has been waiting in a trigger's subscription for longer than ${var.unacked_age_alert_seconds} s:
+      it is being retried instead of handled. The subscription (its id names the trigger: DocumentUploaded's
+      or MessageDelivered's) holds it for 24 hours; after ${var.max_delivery_attempts} failed deliveries Pub/Sub
+      moves it to the dead-letter topic, where the "dead letters waiting" alert takes over.
+
+      1. Look for failed or in_flight outcomes of that function (the "events failing" alert usually fires
+         too) and fix their cause.
+      2. in_flight without failures: a claim is held by an execution that died; it is taken over when its lease
+         (`lease_seconds`) expires. `once stuck` lists claims held past their lease.
+      3. No log lines at all: the function does not start or is not invoked. Check its revisions
+         (`gcloud run services describe SERVICE --region=${var.region}`) and the trigger account's run.invoker
+         grant.
+    EOT
+  }
+}
+
+resource "google_monitoring_alert_policy" "dead_letters" {
+  project               = var.project_id
+  display_name          = "once: dead letters waiting"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "messages in ${google_pubsub_subscription.dead_letter_hold.name}"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        sum(pubsub_googleapis_com:subscription_num_undelivered_messages{monitored_resource="pubsub_subscription",subscription_id="${google_pubsub_subscription.dead_letter_hold.name}"}) > 0
+      EOT
+      duration                  = "300s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "86400s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = <<-EOT
+      The subscription `${google_pubsub_subscription.dead_letter_hold.name}` holds messages that were never
+      delivered: results MessageDelivered refused for good (attribute `once_error` says why), and events a
+      trigger failed to deliver ${var.max_delivery_attempts} times (attribute
+      `CloudPubSubDeadLetterSourceSubscription` names the trigger's subscription). It keeps them for 7 days.
+
+      Read them without acknowledging them (README: dead letters), fix the cause, then re-drive each one through
+      the same path (the ledger absorbs whatever was already done) and acknowledge it. Acknowledge a message only
+      once it is re-driven or deliberately given up: an acknowledged dead letter is gone.
+    EOT
+  }
+}
+
+resource "google_monitoring_alert_policy" "budget" {
+  for_each = var.gemini_daily_budget_usd == null ? {} : local.budget_levels
+
+  project               = var.project_id
+  display_name          = "once: Gemini budget ${format("%.0f", each.value.share * 100)}% used"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "budget lines at or above ${each.value.share} of the day's budget in the last 15 minutes"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        sum(increase(${local.promql_prefix}budget_${each.key}{monitored_resource="cloud_run_revision"}[15m])) > 0
+      EOT
+      duration                  = "0s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "3600s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = <<-EOT
+      ${each.value.meaning} (budget: ${coalesce(var.gemini_daily_budget_usd, 0)} USD a day, GEMINI_DAILY_BUDGET_USD).
+      Past the budget, documents are deferred, not lost: their analyses read `deferred`, and the reconciler resumes
+      them, oldest first, when budget is available again (the next day, or a raised budget).
+
+      1. Is the spend expected? The dashboard's spend chart shows it by model; a sudden rise with duplicates or
+         failures is a storm, not demand.
+      2. To let deferred documents through today: raise `gemini_daily_budget_usd` and `terraform apply`; the
+         next reconciler run resumes them.
+      3. Otherwise nothing to do: the alert closes when the day rolls over.
+    EOT
+  }
+
+  depends_on = [google_logging_metric.budget]
+}
+
+# A Cloud Billing budget on the whole project (Gemini calls billed to this project's key, the functions,
+# Firestore), mailed to the billing account's admins: the backstop should the pipeline's own guard be
+# misconfigured. Only with billing_account.
+resource "google_billing_budget" "project" {
+  count = var.billing_account == null ? 0 : 1
+
+  billing_account = coalesce(var.billing_account, "unset")
+  display_name    = "${var.name_prefix} (${var.project_id})"
+
+  budget_filter {
+    projects = ["projects/${data.google_project.this[0].number}"]
+  }
+
+  amount {
+    dynamic "specified_amount" {
+      for_each = local.billing_budget_units == null ? [] : [local.billing_budget_units]
+      content {
+        currency_code = "USD"
+        units         = specified_amount.value
+      }
+    }
+    last_period_amount = local.billing_budget_units == null ? true : null
+  }
+
+  dynamic "threshold_rules" {
+    for_each = [0.5, 0.9, 1.0]
+    content {
+      threshold_percent = threshold_rules.value
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+# The budget filter names the project by number.
+data "google_project" "this" {
+  count = var.billing_account == null ? 0 : 1
+
+  project_id = var.project_id
+}
+
+locals {
+  billing_budget_units = (var.billing_budget_usd != null ? tostring(ceil(var.billing_budget_usd))
+    : var.gemini_daily_budget_usd != null ? tostring(ceil(var.gemini_daily_budget_usd * 31)) : null)
 }

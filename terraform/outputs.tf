@@ -25,9 +25,17 @@ output "dead_letter_subscription" {
   value       = google_pubsub_subscription.dead_letter_hold.id
 }
 
-output "message_delivered_trigger" {
-  description = "Eventarc trigger of MessageDelivered; its Pub/Sub subscription is where a dead-letter policy goes (README)."
-  value       = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger
+output "triggers" {
+  description = "Eventarc triggers of DocumentUploaded and MessageDelivered; a dead-lettered event is re-driven through its trigger's topic (README: dead letters)."
+  value = {
+    document_uploaded = google_cloudfunctions2_function.document_uploaded.event_trigger[0].trigger
+    message_delivered = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger
+  }
+}
+
+output "dashboard" {
+  description = "The Cloud Monitoring dashboard (console: Monitoring, Dashboards)."
+  value       = google_monitoring_dashboard.once.id
 }
 
 output "gemini_api_key_secret" {

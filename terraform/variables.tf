@@ -218,8 +218,85 @@ variable "reconcile_time_zone" {
   }
 }
 
+variable "gemini_daily_budget_usd" {
+  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. Null: no cap, and no budget alerts."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.gemini_daily_budget_usd == null || try(var.gemini_daily_budget_usd > 0, false)
+    error_message = "gemini_daily_budget_usd must be a positive amount of US dollars, or null for no cap."
+  }
+}
+
+variable "budget_timezone" {
+  description = "ONCE_BUDGET_TIMEZONE: time zone (tz database name) whose midnight starts a new budget day. Empty: UTC."
+  type        = string
+  default     = ""
+
+  validation {
+    condition     = var.budget_timezone == "" || can(regex("^[A-Za-z_]+(/[A-Za-z0-9_+-]+)*$", var.budget_timezone))
+    error_message = "budget_timezone must be a tz database name such as Etc/UTC or Europe/Paris, or empty for UTC."
+  }
+}
+
+variable "billing_account" {
+  description = "Billing account id (XXXXXX-XXXXXX-XXXXXX) of the project. When set, a Cloud Billing budget on the project's whole spend mails the billing account's admins at 50, 90 and 100 % of billing_budget_usd a month. Null: no billing budget."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.billing_account == null || can(regex("^[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}$", coalesce(var.billing_account, "x")))
+    error_message = "billing_account must look like 012345-6789AB-CDEF01."
+  }
+}
+
+variable "billing_budget_usd" {
+  description = "Monthly amount of the Cloud Billing budget (only with billing_account). Null: 31 x gemini_daily_budget_usd when a daily budget is set, else the billing budget follows last month's spend."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.billing_budget_usd == null || try(var.billing_budget_usd > 0, false)
+    error_message = "billing_budget_usd must be a positive amount, or null."
+  }
+}
+
+variable "max_delivery_attempts" {
+  description = "Deliveries of one event to DocumentUploaded or MessageDelivered before Pub/Sub moves it to the dead-letter topic. With the 10-600 s backoff set on the trigger subscriptions, 30 attempts take about 4 hours plus the executions themselves, well inside the subscriptions' 24-hour retention (a message older than that is dropped, not dead-lettered)."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.max_delivery_attempts == floor(var.max_delivery_attempts) && var.max_delivery_attempts >= 5 && var.max_delivery_attempts <= 60
+    error_message = "max_delivery_attempts must be a whole number between 5 (Pub/Sub's minimum) and 60 (more could outlast the 24-hour retention)."
+  }
+}
+
+variable "failed_alert_min_events" {
+  description = "Alert when one function logs at least this many failed outcomes within 15 minutes (a revoked Gemini key fails every document)."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.failed_alert_min_events == floor(var.failed_alert_min_events) && var.failed_alert_min_events >= 1
+    error_message = "failed_alert_min_events must be a positive whole number."
+  }
+}
+
+variable "unacked_age_alert_seconds" {
+  description = "Alert when the oldest event waiting in a trigger's subscription is older than this: events are being retried instead of handled."
+  type        = number
+  default     = 3600
+
+  validation {
+    condition     = var.unacked_age_alert_seconds == floor(var.unacked_age_alert_seconds) && var.unacked_age_alert_seconds >= 300
+    error_message = "unacked_age_alert_seconds must be a whole number of seconds, at least 300."
+  }
+}
+
 variable "duplicate_share_threshold" {
-  description = "Alert when duplicates exceed this share of one function's outcomes over an hour. A few per thousand is normal; a few per cent means a mis-tuned retry/ack setting or a doubled notification."
+  description = "Alert when duplicates exceed this share of one function's outcomes over an hour. A few per thousand is normal; a few per cent means a mis-tuned retry/ack setting or a doubled notification. The reconciler's re-listing of jobs it completed before (outcome relisted) is not a redelivery and counts neither way."
   type        = number
   default     = 0.02
 
@@ -230,7 +307,7 @@ variable "duplicate_share_threshold" {
 }
 
 variable "rejected_share_threshold" {
-  description = "Alert when rejected (permanently bad) events exceed this share of one function's outcomes over an hour."
+  description = "Alert when rejected (permanently bad) events exceed this share of one function's outcomes over an hour. Webhook calls refused before authentication (outcome unauthenticated) are internet noise and count neither way."
   type        = number
   default     = 0.05
 
@@ -252,7 +329,7 @@ variable "alert_min_events" {
 }
 
 variable "alert_notification_channels" {
-  description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) the share alerts notify. Empty means incidents are only shown in the console."
+  description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) every alert notifies. Empty means incidents are only shown in the console."
   type        = list(string)
   default     = []
 

@@ -1,18 +1,27 @@
 # Provider ranges are pinned to the majors whose schemas this configuration was written against: every argument
-# used here exists in google/google-beta 6.x and 7.x (build_config.service_account, docker_repository, PromQL alert
-# conditions, replication.auto). A new major may rename arguments, so it needs a deliberate bump and a plan review.
+# used here exists in google/google-beta 6.33+ and 7.x (build_config.service_account, docker_repository, PromQL alert
+# conditions with disable_metric_validation, replication.auto). A new major may rename arguments, so it needs a
+# deliberate bump and a plan review.
+#
+# State: local by default. For a team, keep it in a GCS bucket: copy backend.tf.example to backend.tf (README: deploy).
 terraform {
   required_version = ">= 1.5.0, < 2.0.0"
 
   required_providers {
     google = {
       source  = "hashicorp/google"
-      version = ">= 6.0, < 8.0"
+      version = ">= 6.33, < 8.0"
     }
-    # Only for google_project_service_identity (the Pub/Sub service agent), which the GA provider documents as beta.
+    # Only for google_project_service_identity (the Eventarc and Pub/Sub service agents), which the GA provider
+    # documents as beta.
     google-beta = {
       source  = "hashicorp/google-beta"
-      version = ">= 6.0, < 8.0"
+      version = ">= 6.33, < 8.0"
+    }
+    # time_sleep: lets new service agents' roles propagate before the triggers that use them (agents.tf).
+    time = {
+      source  = "hashicorp/time"
+      version = ">= 0.9, < 1.0"
     }
     # Zips the prebuilt jar for the Cloud Functions source upload.
     archive = {
@@ -22,12 +31,19 @@ terraform {
   }
 }
 
+# user_project_override + billing_project: APIs that bill the caller's quota project (Firebase Rules, Billing
+# Budgets) refuse user credentials without one ("requires a quota project"); with these, every call names this
+# project. Whoever applies therefore needs serviceusage.services.use on it (Owner and Editor have it).
 provider "google" {
-  project = var.project_id
-  region  = var.region
+  project               = var.project_id
+  region                = var.region
+  user_project_override = true
+  billing_project       = var.project_id
 }
 
 provider "google-beta" {
-  project = var.project_id
-  region  = var.region
+  project               = var.project_id
+  region                = var.region
+  user_project_override = true
+  billing_project       = var.project_id
 }

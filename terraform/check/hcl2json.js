@@ -28,7 +28,11 @@ async function parseCached(name, text) {
 
 async function referencesIn(file, expression) {
   if (!referenced.has(expression)) {
-    referenced.set(expression, (await getReferencesInExpression(file, expression)).map((r) => r.value));
+    // The library re-quotes a one-line template without escaping the quotes of its literal text, so a filter such
+    // as `${local.x} AND labels."function":*` would not parse; a multi-line one goes into a heredoc, where quotes
+    // are literal. A trailing newline changes no reference.
+    const asTemplate = expression.includes('"') && !expression.includes('\n') ? expression + '\n' : expression;
+    referenced.set(expression, (await getReferencesInExpression(file, asTemplate)).map((r) => r.value));
   }
   return referenced.get(expression);
 }

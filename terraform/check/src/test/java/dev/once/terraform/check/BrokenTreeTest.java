@@ -69,11 +69,11 @@ class BrokenTreeTest {
     assertOneFinding(new ReferenceCheck().findings(UNUSED_VARIABLE.config()), "extra.tf", "var.forgotten", "never used");
   }
 
-  private static final Copy UNUSED_DATA = Copy.adding("extra.tf", "data \"google_project\" \"this\" {}\n");
+  private static final Copy UNUSED_DATA = Copy.adding("extra.tf", "data \"google_client_config\" \"this\" {}\n");
 
   @Test
   void anUnusedDataSource_isReported() {
-    assertOneFinding(new ReferenceCheck().findings(UNUSED_DATA.config()), "extra.tf", "data.google_project.this",
+    assertOneFinding(new ReferenceCheck().findings(UNUSED_DATA.config()), "extra.tf", "data.google_client_config.this",
         "never used");
   }
 
@@ -143,16 +143,42 @@ class BrokenTreeTest {
         "NOTIFY_URL is read by the code", "no function sets it", "EnvironmentCheck.LOCAL_ONLY");
   }
 
-  @Test
-  void aSettingAddedToTheCode_failsUntilTerraformSetsIt() {
+  /** Every setting the code reads, with its description. */
+  private static Map<String, String> codeSettings() {
     Map<String, String> settings = new LinkedHashMap<>();
     for (Setting s : CodeSettings.all()) {
       settings.put(s.name(), s.description());
     }
+    return settings;
+  }
+
+  @Test
+  void aSettingAddedToTheCode_failsUntilTerraformSetsIt() {
+    Map<String, String> settings = codeSettings();
     settings.put("ONCE_PRICE_TABLE", "price per 1k tokens by model");
-    List<Finding> findings = new EnvironmentCheck(settings, Map.of(), EnvironmentCheck.LOCAL_ONLY, Map.of())
-        .findings(Trees.real());
+    List<Finding> findings = new EnvironmentCheck(settings, Map.of(), EnvironmentCheck.LOCAL_ONLY, Map.of(),
+        EnvironmentCheck.PENDING_IN_CODE).findings(Trees.real());
     assertOneFinding(findings, "functions.tf", "ONCE_PRICE_TABLE is read by the code", "no function sets it");
+  }
+
+  @Test
+  void aPendingSettingTheCodeReadsNow_mustLeaveTheList() {
+    Map<String, String> settings = codeSettings();
+    settings.putAll(EnvironmentCheck.PENDING_IN_CODE);
+    settings.remove("ONCE_BUDGET_TIMEZONE");
+    List<Finding> findings = new EnvironmentCheck(settings, Map.of(), EnvironmentCheck.LOCAL_ONLY, Map.of(),
+        Map.of("GEMINI_DAILY_BUDGET_USD", "pending", "ONCE_BUDGET_TIMEZONE", "pending")).findings(Trees.real());
+    assertOneFinding(findings, "EnvironmentCheck.java", "PENDING_IN_CODE: GEMINI_DAILY_BUDGET_USD is read by the code now",
+        "delete it from EnvironmentCheck.PENDING_IN_CODE");
+  }
+
+  @Test
+  void aPendingSettingIsStillOnlyAllowedWhereListed() {
+    List<Finding> findings = new EnvironmentCheck(codeSettings(), Map.of(),
+        EnvironmentCheck.LOCAL_ONLY, Map.of(), Map.of("GEMINI_DAILY_BUDGET_USD", "pending")).findings(Trees.real());
+    assertEquals(2, findings.size(), findings::toString); // ONCE_BUDGET_TIMEZONE, set on two functions
+    assertTrue(findings.stream().allMatch(f -> f.toString().contains("sets ONCE_BUDGET_TIMEZONE, which the code never reads")),
+        findings::toString);
   }
 
   private static final Copy UNREAD_VARIABLE = Copy.replacing("functions.tf",
@@ -207,7 +233,8 @@ class BrokenTreeTest {
       }
     }
     List<Finding> findings = new EnvironmentCheck(settings, Map.of(), EnvironmentCheck.LOCAL_ONLY,
-        Map.of("GEMINI_MODEL", "the code's model is right everywhere")).findings(Trees.real());
+        Map.of("GEMINI_MODEL", "the code's model is right everywhere"), EnvironmentCheck.PENDING_IN_CODE)
+        .findings(Trees.real());
     assertEquals(2, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().contains("LOCAL_ONLY: GEMINI_BASE_URL is listed but the code no longer reads it"),
         findings::toString);

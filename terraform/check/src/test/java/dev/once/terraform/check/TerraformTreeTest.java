@@ -36,6 +36,36 @@ class TerraformTreeTest {
   }
 
   @Test
+  void theFirestoreIndexes_serveTheQueriesOfTheCode_andNothingElse() {
+    assertClean(FirestoreIndexCheck.forCode(Trees.ROOT).findings(Trees.real()));
+  }
+
+  @Test
+  void aFreshProject_getsItsServiceAgentsAndWaitsForThemBeforeTheTriggers() {
+    assertClean(new FreshProjectCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void everyTriggerSubscription_getsADeadLetterPolicy() {
+    assertClean(new DeadLetterCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void theAlerts_coverFailuresBacklogAndDeadLetters_withRunbooks_andIgnoreNoise() {
+    assertClean(new AlertCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void theDashboard_showsWhatTheOperatorNeeds() {
+    assertClean(new DashboardCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void theAlertsAndTheDashboard_nameOnlyDefinedMetrics_andWhatTheCodeLogs() {
+    assertClean(MonitoringQueryCheck.forCode(Trees.ROOT).findings(Trees.real()));
+  }
+
+  @Test
   void theRuntime_matchesTheCompilerRelease() {
     assertClean(RuntimeCheck.fromParentPom(Trees.ROOT.resolve("pom.xml")).findings(Trees.real()));
   }

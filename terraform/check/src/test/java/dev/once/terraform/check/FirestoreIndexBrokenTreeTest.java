@@ -1,0 +1,157 @@
+package dev.once.terraform.check;
+
+import static dev.once.terraform.check.Trees.assertClean;
+import static dev.once.terraform.check.Trees.assertOneFinding;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.terraform.check.Trees.Copy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The Firestore index check catches a broken copy of terraform/ (an exemption or index that disagrees with the
+ * queries of the code) and code that queries what Terraform does not index (sources written to a temporary tree).
+ */
+class FirestoreIndexBrokenTreeTest {
+  private static final FirestoreIndexCheck CODE = FirestoreIndexCheck.forCode(Trees.ROOT);
+
+  private static final Copy QUERIED_FIELD_EXEMPTED = Copy.replacing("firestore.tf",
+      "    \"reason\",\n    \"invoice\",", "    \"reason\",\n    \"status\",\n    \"invoice\",");
+
+  @Test
+  void aQueriedFieldExempted_isReported() {
+    assertOneFinding(CODE.findings(QUERIED_FIELD_EXEMPTED.config()), "firestore.tf",
+        "google_firestore_field.analyses_unindexed[\"status\"]", "exempts analyses.status from indexing",
+        "RecordQueries.java:", "needs the single-field index on status");
+  }
+
+  private static final Copy MONOTONIC_FIELD_INDEXED = Copy.replacing("firestore.tf",
+      "    \"leaseExpiresAt\",\n", "");
+
+  @Test
+  void anUnqueriedLedgerFieldNotExempted_isReported() {
+    assertOneFinding(CODE.findings(MONOTONIC_FIELD_INDEXED.config()), "shared/src/main/java/dev/once/ledger/FirestoreLedger.java",
+        "idempotency.leaseExpiresAt", "no query needs it, but it is not exempted", "500 writes per second",
+        "google_firestore_field.ledger_unindexed");
+  }
+
+  private static final Copy STALE_EXEMPTION = Copy.replacing("firestore.tf",
+      "    \"billedAt\",\n", "    \"billedAt\",\n    \"billedOn\",\n");
+
+  @Test
+  void anExemptionOfAFieldNeverWritten_isReported() {
+    assertOneFinding(CODE.findings(STALE_EXEMPTION.config()), "firestore.tf",
+        "google_firestore_field.billing_unindexed[\"billedOn\"]", "which the code never writes");
+  }
+
+  private static final Copy UNNEEDED_COMPOSITE = Copy.adding("extra.tf", """
+      resource "google_firestore_index" "by_status_and_time" {
+        project    = var.project_id
+        collection = "analyses"
+        fields {
+          field_path = "status"
+          order      = "ASCENDING"
+        }
+        fields {
+          field_path = "updatedAt"
+          order      = "ASCENDING"
+        }
+      }
+      """);
+
+  @Test
+  void aCompositeIndexNoQueryNeeds_isReported() {
+    assertOneFinding(CODE.findings(UNNEEDED_COMPOSITE.config()), "extra.tf",
+        "google_firestore_index.by_status_and_time", "indexes analyses (status ASCENDING, updatedAt ASCENDING), which no query");
+  }
+
+  /** A code tree with one more class, as the lead's `once stuck` would add it. */
+  private static FirestoreIndexCheck withClass(Path root, String module, String source) throws IOException {
+    Path file = root.resolve(module + "/src/main/java/dev/once/cli/Stuck.java");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, source);
+    JavaSources java = JavaSources.parse(Trees.ROOT, List.of("shared/src/main/java", "functions/src/main/java", "run/src/main/java"));
+    JavaSources extra = JavaSources.parse(root, List.of(module + "/src/main/java"));
+    JavaSources both = JavaSources.merge(java, extra);
+    return new FirestoreIndexCheck(new FirestoreUse(both, "idempotency"), both.problems());
+  }
+
+  private static final String STUCK = """
+      package dev.once.cli;
+
+      import com.google.cloud.Timestamp;
+      import com.google.cloud.firestore.Firestore;
+      import com.google.cloud.firestore.Query;
+      import dev.once.ledger.LedgerConfig;
+
+      public final class Stuck {
+        private static final String STATE = "state";
+        private final Query expired;
+
+        Stuck(Firestore db, LedgerConfig config) {
+          var ledger = db.collection(config.collection());
+          this.expired = ledger.whereEqualTo(STATE, "CLAIMED").whereLessThan("leaseExpiresAt", Timestamp.now());
+        }
+      }
+      """;
+
+  private static final Copy STUCK_INDEX = Copy.adding("extra.tf", """
+      resource "google_firestore_index" "stuck" {
+        project    = var.project_id
+        collection = local.ledger_collection
+        fields {
+          field_path = "state"
+          order      = "ASCENDING"
+        }
+        fields {
+          field_path = "leaseExpiresAt"
+          order      = "ASCENDING"
+        }
+      }
+      """);
+
+  @Test
+  void aCompositeQueryWithoutItsIndex_isReported_andTheIndexSatisfiesIt(@TempDir Path root) throws IOException {
+    FirestoreIndexCheck check = withClass(root, "cli", STUCK);
+    assertOneFinding(check.findings(Trees.real()), "firestore.tf", "cli/src/main/java/dev/once/cli/Stuck.java:14 queries"
+        + " idempotency where state ==, leaseExpiresAt <>", "needs a composite index (state ASCENDING, leaseExpiresAt ASCENDING)");
+    // its fields keep their exemptions: the composite index serves the query on its own
+    assertClean(check.findings(STUCK_INDEX.config()));
+  }
+
+  @Test
+  void aCollectionTheCheckCannotName_isReported(@TempDir Path root) throws IOException {
+    FirestoreIndexCheck check = withClass(root, "cli", """
+        package dev.once.cli;
+
+        class Stuck {
+          Object q(com.google.cloud.firestore.Firestore db, String prefix) {
+            return db.collection(prefix + "analyses").whereEqualTo("status", "deferred");
+          }
+        }
+        """);
+    List<Finding> findings = check.findings(Trees.real());
+    assertEquals(2, findings.size(), findings::toString); // the collection() call and the query on it
+    assertTrue(findings.get(0).toString().startsWith("cli/src/main/java/dev/once/cli/Stuck.java: line 5: opens a Firestore"
+        + " collection the check cannot name"), findings::toString);
+  }
+
+  @Test
+  void aNewModule_isReadWithoutChangingTheCheck_andAStaleExclusionIsReported(@TempDir Path root) throws IOException {
+    Files.writeString(root.resolve("pom.xml"), "<project><modules><module>local</module><module>cli</module>"
+        + "<!-- <module>old</module> --></modules></project>");
+    Files.createDirectories(root.resolve("local/src/main/java"));
+    Path file = root.resolve("cli/src/main/java/Stuck.java");
+    Files.createDirectories(file.getParent());
+    Files.writeString(file, "class Stuck { Object q(Object db) { return db.collection(\"analyses\").whereEqualTo(\"status\", 1); } }");
+    JavaSources java = JavaSources.of(root);
+    assertEquals(List.of("cli/src/main/java/Stuck.java"), java.sources().stream().map(JavaSources.Source::path).toList());
+    assertEquals(2, java.problems().size(), java.problems()::toString); // bench and terraform/check are not modules here
+    assertTrue(java.problems().stream().allMatch(p -> p.problem().contains("is listed but pom.xml has no such module")));
+  }
+}
