@@ -28,6 +28,12 @@ import com.google.genai.types.Schema;
 import com.google.genai.types.Type;
 import com.google.genai.types.UploadFileConfig;
 import com.google.genai.types.WebhookConfig;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.crypto.RSASSAVerifier;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
 import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
@@ -185,7 +191,7 @@ class GeminiStandInTest {
   }
 
   @Test
-  void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() {
+  void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() throws Exception {
     String hook = "/hook-" + System.nanoTime();
     BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
             InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
@@ -223,11 +229,20 @@ class GeminiStandInTest {
 
     Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
-    WebhookSigner signer = WebhookSigner.fromSecret(SECRET);
-    assertTrue(signer.verify(webhook.header("webhook-id"), webhook.header("webhook-timestamp"), webhook.body(),
-        webhook.header("webhook-signature")), "the signature verifies with the whsec_ secret");
-    assertFalse(WebhookSigner.fromSecret(WebhookSigner.newSecret()).verify(webhook.header("webhook-id"),
-        webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")));
+    // The job named its own URI: a dynamic webhook, signed with an RS256 JWT the stand-in's JWKS verifies.
+    SignedJWT token = SignedJWT.parse(webhook.header("webhook-signature"));
+    JWK key = JWKSet.load(standIn.jwksUrl().toURL()).getKeyByKeyId(token.getHeader().getKeyID());
+    assertEquals(JWSAlgorithm.RS256, token.getHeader().getAlgorithm());
+    assertTrue(token.verify(new RSASSAVerifier(key.toRSAKey())), "the JWT verifies with the served key");
+    JWTClaimsSet claims = token.getJWTClaimsSet();
+    assertEquals(DynamicWebhookSigner.ISSUER, claims.getIssuer());
+    assertEquals(List.of(receiver.url(hook).toString()), claims.getAudience());
+    assertEquals(webhook.header("webhook-id"), claims.getJWTID());
+    assertEquals(DynamicWebhookSigner.bodyHash(webhook.body()), claims.getStringClaim("sha256"));
+    assertTrue(claims.getExpirationTime().after(new java.util.Date()));
+    assertFalse(WebhookSigner.fromSecret(SECRET).verify(webhook.header("webhook-id"),
+        webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")),
+        "not signed with the static secret");
     assertTrue(Math.abs(Long.parseLong(webhook.header("webhook-timestamp")) - java.time.Instant.now().getEpochSecond()) < 60);
     JsonNode event = Json.parseTrusted(webhook.text());
     assertEquals("batch.succeeded", event.get("type").asText());
