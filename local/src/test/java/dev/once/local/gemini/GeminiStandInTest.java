@@ -252,6 +252,37 @@ class GeminiStandInTest {
   }
 
   @Test
+  void aJobsOwnUri_getsADynamicJwtDelivery_aRegisteredUrl_anHmacOne() throws Exception {
+    try (Receiver hooks = Receiver.start();
+        GeminiStandIn both = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookSecret(SECRET)
+            .withWebhookUrl(hooks.url("/registered")).withJobUrisReplaceGlobal(false));
+        Client toBoth = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(both.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      both.finish(job, null);
+
+      Receiver.Received registered = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/registered").stream().findFirst(), "the static delivery");
+      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
+      assertTrue(WebhookSigner.fromSecret(SECRET).verify(registered.header("webhook-id"),
+          registered.header("webhook-timestamp"), registered.body(), registered.header("webhook-signature")));
+      SignedJWT token = SignedJWT.parse(own.header("webhook-signature"));
+      assertEquals(both.dynamicWebhookKeyId(), token.getHeader().getKeyID());
+      assertTrue(token.verify(new RSASSAVerifier(JWKSet.load(both.jwksUrl().toURL())
+          .getKeyByKeyId(both.dynamicWebhookKeyId()).toRSAKey())));
+      assertEquals(List.of(hooks.url("/own").toString()), token.getJWTClaimsSet().getAudience());
+      assertEquals(1, both.count("jwks.get"));
+      Await.until(Duration.ofSeconds(5), () -> both.webhookDeliveries().size() == 2, "both recorded");
+      assertEquals(Set.of(true, false),
+          both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(java.util.stream.Collectors.toSet()));
+    }
+  }
+
+  @Test
   void batchesList_pagesWithPageSizeAndPageToken_newestFirst() {
     List<String> mine = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
