@@ -11,13 +11,16 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.text.ParseException;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Base64;
 import java.util.Date;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -35,7 +38,11 @@ import java.util.function.Function;
  *       {@link Options#leeway()};</li>
  *   <li>{@code sha256} is the base64 SHA-256 of the raw body: the token is bound to these bytes.</li>
  * </ul>
- * A failed check is an {@link InvalidSignature} (answer 401); keys that cannot be fetched are a
+ * Live deliveries were reported to carry Standard Webhooks' asymmetric signature instead (googleapis/python-genai
+ * issue 2927): a header of {@code v1a,<base64>} entries is checked as Ed25519 signatures of {@code
+ * "<webhook-id>.<webhook-timestamp>.<raw body>"} against the Ed25519 keys of the same JWKS, with the timestamp
+ * within {@link WebhookVerifier#TOLERANCE} (it names no audience; the pipeline completes only jobs it created).
+ * <p>A failed check is an {@link InvalidSignature} (answer 401); keys that cannot be fetched are a
  * {@link JwksUnavailable} (answer 503, Gemini retries): never a pass. Keys are cached (see {@link JwksCache}).
  * Thread-safe; make one per instance.
  */
@@ -132,6 +139,10 @@ public final class DynamicWebhookVerifier {
     if (token.length() > MAX_TOKEN_CHARS) {
       throw new InvalidSignature("the token is longer than " + MAX_TOKEN_CHARS + " characters");
     }
+    if (V1aSignatures.present(token)) {
+      verifyV1a(header, token, body);
+      return;
+    }
     JWTClaimsSet claims;
     try {
       claims = processor.process(token, null);
@@ -142,6 +153,50 @@ public final class DynamicWebhookVerifier {
     }
     checkIssuedAt(claims);
     checkBody(claims, body);
+  }
+
+  private void verifyV1a(Function<String, Optional<String>> header, String signatures, byte[] body)
+      throws InvalidSignature {
+    String id = header.apply("webhook-id").orElseThrow(() -> new InvalidSignature("no webhook-id header"));
+    String timestamp =
+        header.apply("webhook-timestamp").orElseThrow(() -> new InvalidSignature("no webhook-timestamp header"));
+    if (id.isBlank() || id.length() > 256) {
+      throw new InvalidSignature("webhook-id is empty or too long");
+    }
+    checkTimestamp(timestamp);
+    List<byte[]> offered = V1aSignatures.parse(signatures);
+    byte[] prefix = (id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8);
+    byte[] content = new byte[prefix.length + body.length];
+    System.arraycopy(prefix, 0, content, 0, prefix.length);
+    System.arraycopy(body, 0, content, prefix.length, body.length);
+    try {
+      if (V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), content, offered)) {
+        return;
+      }
+      // Perhaps signed with a key published since the keys were fetched: look once more, at most once per interval.
+      if (keys.refetchForUnknownKey()
+          && V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), content, offered)) {
+        return;
+      }
+    } catch (KeySourceException e) {
+      throw new JwksUnavailable(e.getMessage(), e);
+    }
+    throw new InvalidSignature("no v1a signature matches a key of the JWKS");
+  }
+
+  private void checkTimestamp(String timestamp) throws InvalidSignature {
+    long seconds;
+    try {
+      seconds = Long.parseLong(timestamp.strip());
+    } catch (NumberFormatException e) {
+      throw new InvalidSignature("webhook-timestamp is not a number of seconds");
+    }
+    Instant sent = Instant.ofEpochSecond(Math.max(-1L << 40, Math.min(1L << 40, seconds)));
+    Instant now = clock.instant();
+    if (sent.isBefore(now.minus(WebhookVerifier.TOLERANCE)) || sent.isAfter(now.plus(WebhookVerifier.TOLERANCE))) {
+      throw new InvalidSignature("webhook-timestamp is more than " + WebhookVerifier.TOLERANCE.toMinutes()
+          + " minutes from now");
+    }
   }
 
   private void checkIssuedAt(JWTClaimsSet claims) throws InvalidSignature {

@@ -61,17 +61,34 @@ final class JwksCache implements JWKSource<SecurityContext> {
     return fetches.get();
   }
 
-  @Override
-  public synchronized List<JWK> get(JWKSelector selector, SecurityContext context) throws KeySourceException {
+  /** What {@code selector} picks from the document, fetched first if there is none or it is older than maxAge. */
+  synchronized List<JWK> select(JWKSelector selector) throws KeySourceException {
     Instant now = clock.instant();
     if (keys == null || !now.isBefore(fetchedAt.plus(maxAge))) {
       fetch(now);
     }
-    List<JWK> found = selector.select(keys);
-    if (found.isEmpty() && (lastUnknownKeyRefetch == null
-        || !now.isBefore(lastUnknownKeyRefetch.plus(minRefetchInterval)))) {
-      lastUnknownKeyRefetch = now;
-      fetch(now);
+    return selector.select(keys);
+  }
+
+  /**
+   * Fetches the document again for a key it did not have, unless that was done less than minRefetchInterval ago.
+   * Returns whether it fetched.
+   */
+  synchronized boolean refetchForUnknownKey() throws KeySourceException {
+    Instant now = clock.instant();
+    if (lastUnknownKeyRefetch != null && now.isBefore(lastUnknownKeyRefetch.plus(minRefetchInterval))) {
+      return false;
+    }
+    lastUnknownKeyRefetch = now;
+    fetch(now);
+    return true;
+  }
+
+  /** For nimbus' key selector: the matching keys, after one more fetch if there are none. */
+  @Override
+  public synchronized List<JWK> get(JWKSelector selector, SecurityContext context) throws KeySourceException {
+    List<JWK> found = select(selector);
+    if (found.isEmpty() && refetchForUnknownKey()) {
       found = selector.select(keys);
     }
     return found;

@@ -279,6 +279,48 @@ class DynamicWebhookVerifierTest {
     assertThrows(JwksUnavailable.class, () -> verifier().verify(headers(token), BODY), "21 keys: too many");
   }
 
+  private static Function<String, Optional<String>> v1aHeaders(String id, long timestamp, String signature) {
+    Map<String, String> headers = Map.of("webhook-id", id, "webhook-timestamp", Long.toString(timestamp),
+        "webhook-signature", signature);
+    return name -> Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
+  }
+
+  @Test
+  void v1a_anEd25519SignatureOfIdTimestampAndBody_passes_andEveryAlterationIsRefused() throws Exception {
+    DynamicWebhookSigner google = DynamicWebhookSigner.generate();
+    jwks.set(google.publicKeys().toString());
+    DynamicWebhookVerifier verifier = verifier();
+    long sent = now.get().getEpochSecond();
+    String signature = google.v1a("msg_7", sent, BODY);
+
+    verifier.verify(v1aHeaders("msg_7", sent, signature), BODY);
+    verifier.verify(v1aHeaders("msg_7", sent, "v1a,bm90LWl0 " + signature), BODY); // any entry may match
+
+    byte[] tampered = new String(BODY, StandardCharsets.UTF_8).replace("abc", "abd").getBytes(StandardCharsets.UTF_8);
+    assertThrows(InvalidSignature.class, () -> verifier.verify(v1aHeaders("msg_7", sent, signature), tampered));
+    assertThrows(InvalidSignature.class, () -> verifier.verify(v1aHeaders("msg_8", sent, signature), BODY));
+    assertThrows(InvalidSignature.class, () -> verifier.verify(v1aHeaders("msg_7", sent + 1, signature), BODY));
+    long stale = sent - Duration.ofMinutes(6).toSeconds();
+    assertThrows(InvalidSignature.class,
+        () -> verifier.verify(v1aHeaders("msg_7", stale, google.v1a("msg_7", stale, BODY)), BODY));
+    assertThrows(InvalidSignature.class, () -> verifier.verify(name -> name.equals("webhook-signature")
+        ? Optional.of(signature) : Optional.empty(), BODY));
+  }
+
+  @Test
+  void v1a_signedWithAnotherKey_isRefused_afterOneFetchAgain() throws Exception {
+    DynamicWebhookSigner google = DynamicWebhookSigner.generate();
+    jwks.set(google.publicKeys().toString());
+    DynamicWebhookVerifier verifier = verifier();
+    long sent = now.get().getEpochSecond();
+    verifier.verify(v1aHeaders("msg_1", sent, google.v1a("msg_1", sent, BODY)), BODY);
+    String forged = DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY);
+
+    assertThrows(InvalidSignature.class, () -> verifier.verify(v1aHeaders("msg_1", sent, forged), BODY));
+    assertThrows(InvalidSignature.class, () -> verifier.verify(v1aHeaders("msg_1", sent, forged), BODY));
+    assertEquals(2, jwksRequests.get(), "one fetch for the keys, one more for the unknown signer, then none");
+  }
+
   @Test
   void aDeliveryTheGeminiStandInSigned_verifies_andItsBodyCannotBeSwapped() throws Exception {
     try (Receiver hooks = Receiver.start();
@@ -307,6 +349,17 @@ class DynamicWebhookVerifierTest {
       assertThrows(InvalidSignature.class, () -> elsewhere.verify(header, delivery.body()),
           "a delivery captured at another endpoint does not pass here");
       assertTrue(delivery.text().contains("\"user_metadata\":{\"document_key\":\"k-1\"}"), delivery.text());
+
+      gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.V1A);
+      String second = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder().uris(webhookUrl).build()).build())
+          .name().orElseThrow();
+      gemini.finish(second, null);
+      Receiver.Received v1a = Await.value(Duration.ofSeconds(10), () -> hooks.receivedOn("/gemini-webhook").stream()
+          .filter(r -> r.text().contains(second)).findFirst(), "the v1a delivery");
+      assertTrue(v1a.header("webhook-signature").startsWith("v1a,"), v1a.header("webhook-signature"));
+      verifier.verify(name -> Optional.ofNullable(v1a.header(name)), v1a.body());
     }
   }
 }

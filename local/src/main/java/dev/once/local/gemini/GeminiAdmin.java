@@ -50,6 +50,10 @@ final class GeminiAdmin {
               () -> standIn.webhookMode(mode));
           ok(request);
         }
+        case "POST dynamic-signature" -> {
+          standIn.dynamicSignature(DynamicSignature.parse(param(request, "scheme")));
+          ok(request);
+        }
         case "POST webhooks" -> {
           standIn.registerWebhook(URI.create(param(request, "url")));
           ok(request);

@@ -113,7 +113,7 @@ public final class GeminiStandIn implements StandIn {
   private static final String USAGE = """
       usage: GeminiStandIn [--port N] [--api-key KEY] [--webhook-secret whsec_...] [--webhook-url URL]...
                            [--tick 2s] [--webhook-mode normal|twice|twice-new-ids|never|late:5s]
-                           [--job-webhook-uris replace|add] [--webhook-attempts N]
+                           [--job-webhook-uris replace|add] [--webhook-attempts N] [--dynamic-signature jwt|v1a]
                            [--max-request-bytes N] [--max-upload-bytes N]
         Serves the Gemini Developer API subset on 127.0.0.1:N (0 = a free port) and prints
         'READY gemini http://127.0.0.1:PORT'. Without --tick, batch jobs move only via /_admin/advance,
@@ -132,13 +132,14 @@ public final class GeminiStandIn implements StandIn {
   private final ScheduledExecutorService ticker;
   private final LocalServer server;
   private volatile WebhookMode webhookMode;
+  private volatile DynamicSignature dynamicSignature = DynamicSignature.JWT;
 
   private GeminiStandIn(Options options) {
     this.options = options;
     this.signer = WebhookSigner.fromSecret(
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
-    this.sender = new WebhookSender(signer, dynamicSigner, counters, options.webhookMaxAttempts(),
-        options.webhookInitialBackoff());
+    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters,
+        options.webhookMaxAttempts(), options.webhookInitialBackoff());
     this.files = new GeminiFiles(options.maxUploadBytes());
     this.jobs = new BatchJobs(files, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
@@ -244,6 +245,11 @@ public final class GeminiStandIn implements StandIn {
     jobModes.put(batchName, mode);
   }
 
+  /** How deliveries to a job's own URIs are signed from now on (JWT unless changed). */
+  public void dynamicSignature(DynamicSignature scheme) {
+    dynamicSignature = scheme;
+  }
+
   public List<WebhookDelivery> webhookDeliveries() {
     return sender.deliveries();
   }
@@ -313,7 +319,8 @@ public final class GeminiStandIn implements StandIn {
 
   public static void main(String[] args) {
     Main.run("gemini", args, Set.of("port", "api-key", "webhook-secret", "webhook-url", "tick", "webhook-mode",
-        "job-webhook-uris", "webhook-attempts", "max-request-bytes", "max-upload-bytes", "help"), USAGE, cli -> {
+        "job-webhook-uris", "webhook-attempts", "dynamic-signature", "max-request-bytes", "max-upload-bytes", "help"),
+        USAGE, cli -> {
           String jobUris = cli.get("job-webhook-uris", "replace");
           if (!jobUris.equals("replace") && !jobUris.equals("add")) {
             throw new IllegalArgumentException("--job-webhook-uris is replace or add");
@@ -332,7 +339,10 @@ public final class GeminiStandIn implements StandIn {
           for (String url : cli.all("webhook-url")) {
             options = options.withWebhookUrl(URI.create(url));
           }
-          return start(options);
+          DynamicSignature scheme = DynamicSignature.parse(cli.get("dynamic-signature", "jwt"));
+          GeminiStandIn standIn = start(options);
+          standIn.dynamicSignature(scheme);
+          return standIn;
         });
   }
 }

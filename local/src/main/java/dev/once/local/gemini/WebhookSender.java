@@ -13,13 +13,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * Delivers batch webhooks the way the Gemini API does: a signed POST per URL, retried with backoff and the same
  * {@code webhook-id} until a 2xx, on its own threads so a slow receiver never holds up the API. A registered
  * (static) URL gets a Standard Webhooks HMAC signature; a job's own {@code webhookConfig.uris} (dynamic) get an
- * RS256 JWT in {@code webhook-signature}, made afresh for every attempt. The {@link WebhookMode} can double, delay
+ * RS256 JWT (or a v1a Ed25519 signature, see {@link DynamicSignature}) in {@code webhook-signature}, made afresh
+ * for every attempt. The {@link WebhookMode} can double, delay
  * or suppress a delivery. Every attempt is counted and recorded; what it gives up on is logged.
  */
 final class WebhookSender implements AutoCloseable {
@@ -27,6 +29,7 @@ final class WebhookSender implements AutoCloseable {
 
   private final WebhookSigner signer;
   private final DynamicWebhookSigner dynamicSigner;
+  private final Supplier<DynamicSignature> dynamicSignature;
   private final Counters counters;
   private final int maxAttempts;
   private final Duration initialBackoff;
@@ -37,10 +40,11 @@ final class WebhookSender implements AutoCloseable {
   /** Where a delivery goes, and whether it is signed as a dynamic (per-job) or static (registered) webhook. */
   record Target(URI uri, boolean dynamic) {}
 
-  WebhookSender(WebhookSigner signer, DynamicWebhookSigner dynamicSigner, Counters counters, int maxAttempts,
-      Duration initialBackoff) {
+  WebhookSender(WebhookSigner signer, DynamicWebhookSigner dynamicSigner, Supplier<DynamicSignature> dynamicSignature,
+      Counters counters, int maxAttempts, Duration initialBackoff) {
     this.signer = signer;
     this.dynamicSigner = dynamicSigner;
+    this.dynamicSignature = dynamicSignature;
     this.counters = counters;
     this.maxAttempts = Math.max(1, maxAttempts);
     this.initialBackoff = initialBackoff;
@@ -90,8 +94,7 @@ final class WebhookSender implements AutoCloseable {
           .header("Content-Type", "application/json")
           .header("webhook-id", id)
           .header("webhook-timestamp", Long.toString(timestamp))
-          .header("webhook-signature", target.dynamic() ? dynamicSigner.sign(target.uri(), id, now, body)
-              : signer.sign(id, timestamp, body))
+          .header("webhook-signature", signature(target, id, now, body))
           .POST(HttpRequest.BodyPublishers.ofByteArray(body))
           .build();
       int status;
@@ -121,6 +124,16 @@ final class WebhookSender implements AutoCloseable {
     counters.increment("webhook.failed");
     LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target.uri() + " after "
         + maxAttempts + " attempts (last: " + last + ")");
+  }
+
+  private String signature(Target target, String id, Instant now, byte[] body) {
+    if (!target.dynamic()) {
+      return signer.sign(id, now.getEpochSecond(), body);
+    }
+    return switch (dynamicSignature.get()) {
+      case JWT -> dynamicSigner.jwt(target.uri(), id, now, body);
+      case V1A -> dynamicSigner.v1a(id, now.getEpochSecond(), body);
+    };
   }
 
   private static boolean pause(Duration duration) {
