@@ -1,6 +1,7 @@
 package dev.once.gemini;
 
 import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.KeySourceException;
 import com.nimbusds.jose.proc.BadJOSEException;
@@ -108,7 +109,7 @@ public final class DynamicWebhookVerifier {
     this.clock = clock;
     this.keys = new JwksCache(options.jwksUrl(), options.connectTimeout(), options.readTimeout(),
         options.maxKeyAge(), options.minRefetchInterval(), options.maxKeys(), clock);
-    processor.setJWSTypeVerifier(DefaultJOSEObjectTypeVerifier.JWT);
+    processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, null));
     processor.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.RS256, keys));
     DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(Set.of(options.audience()),
         new JWTClaimsSet.Builder().issuer(options.issuer()).build(),
