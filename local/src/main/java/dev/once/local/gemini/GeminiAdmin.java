@@ -2,6 +2,7 @@ package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.HttpError;
 import dev.once.local.http.Json;
 import dev.once.local.http.Request;
@@ -49,6 +50,10 @@ final class GeminiAdmin {
               () -> standIn.webhookMode(mode));
           ok(request);
         }
+        case "POST dynamic-signature" -> {
+          standIn.dynamicSignature(DynamicSignature.parse(param(request, "scheme")));
+          ok(request);
+        }
         case "POST webhooks" -> {
           standIn.registerWebhook(URI.create(param(request, "url")));
           ok(request);
@@ -61,6 +66,7 @@ final class GeminiAdmin {
             n.put("eventType", d.eventType());
             n.put("batch", d.batchName());
             n.put("target", d.target().toString());
+            n.put("dynamic", d.dynamic());
             n.put("attempt", d.attempt());
             n.put("status", d.status());
             n.put("at", d.at().toString());
@@ -74,6 +80,11 @@ final class GeminiAdmin {
         }
         case "POST fail" -> {
           standIn.failNext((int) longParam(request, "count"), request.longQuery("status").orElse(503L).intValue());
+          ok(request);
+        }
+        case "POST ambiguous" -> {
+          standIn.ambiguousNext(param(request, "operation"), (int) longParam(request, "count"),
+              AmbiguousFailure.parse(param(request, "failure")));
           ok(request);
         }
         case "POST latency" -> {

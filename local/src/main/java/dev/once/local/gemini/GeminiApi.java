@@ -4,16 +4,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.ApiHandler;
 import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
 import dev.once.local.http.HttpError;
 import dev.once.local.http.Json;
+import dev.once.local.http.Reply;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -22,7 +28,9 @@ import java.util.regex.Pattern;
  * {@code /v1beta} or {@code /v1alpha} (the SDK's default version is {@code v1}): generateContent,
  * batchGenerateContent, batches get/list/cancel/delete, and the Files API subset a file-based batch needs. Every
  * call is counted per method before anything else happens, then authenticated ({@code x-goog-api-key} or
- * {@code ?key=}), then subject to injected faults.
+ * {@code ?key=}), then subject to injected faults; once carried out it is counted as {@code <method>.carriedOut}
+ * and may still fail ambiguously ({@link Faults#ambiguousNext}). {@code GET /.well-known/jwks.json} serves the
+ * public keys of dynamic webhooks, as Google does, without a key.
  */
 final class GeminiApi extends ApiHandler {
   private static final Set<String> VERSIONS = Set.of("v1", "v1beta", "v1alpha");
@@ -35,15 +43,26 @@ final class GeminiApi extends ApiHandler {
   private final Faults faults;
   private final GeminiAdmin admin;
   private final Supplier<String> baseUrl;
+  private final Supplier<JsonNode> jwks;
+  private final Consumer<HttpExchange> resetter;
   private final String apiKey;
   private final long maxRequestBytes;
 
-  /** One API method: the name it is counted under, and what serves it. */
-  private record Route(String method, Runnable action) {}
+  private static final List<String> JWKS_PATH = List.of(".well-known", "jwks.json");
+
+  /** Every operation that can be counted and armed: the names {@link #route} gives. */
+  static final Set<String> OPERATIONS = Set.of("generateContent", "batchGenerateContent", "batches.get",
+      "batches.list", "batches.cancel", "batches.delete", "files.upload", "files.get", "files.download");
+
+  /** One API method: the name it is counted under, and what carries it out. */
+  private record Route(String method, Supplier<Reply> action) {}
 
   GeminiApi(BatchJobs jobs, GeminiFiles files, Counters counters, Faults faults, GeminiAdmin admin,
-      Supplier<String> baseUrl, String apiKey, long maxRequestBytes, long maxUploadBytes) {
+      Supplier<String> baseUrl, Supplier<JsonNode> jwks, Consumer<HttpExchange> resetter, String apiKey,
+      long maxRequestBytes, long maxUploadBytes) {
     super(Math.max(maxRequestBytes, maxUploadBytes));
+    this.jwks = jwks;
+    this.resetter = resetter;
     this.jobs = jobs;
     this.files = files;
     this.counters = counters;
@@ -61,6 +80,11 @@ final class GeminiApi extends ApiHandler {
       admin.serve(request, path.subList(1, path.size()));
       return;
     }
+    if (request.method().equals("GET") && path.equals(JWKS_PATH)) {
+      counters.increment("jwks.get"); // public, like Google's: no key, no injected faults
+      Reply.json(jwks.get()).send(request.exchange());
+      return;
+    }
     Route route = route(request, path);
     counters.increment(route.method());
     authenticate(request);
@@ -70,7 +94,38 @@ final class GeminiApi extends ApiHandler {
       throw injectedFailure(injected.getAsInt());
     }
     faults.delay();
-    route.action().run();
+    Reply reply = route.action().get(); // an HttpError here means nothing was carried out
+    counters.increment(route.method() + ".carriedOut");
+    Optional<AmbiguousFailure> failure = faults.takeAmbiguous(route.method());
+    if (failure.isEmpty()) {
+      reply.send(request.exchange());
+      return;
+    }
+    counters.increment(route.method() + ".ambiguous");
+    counters.increment("ambiguousFailures");
+    switch (failure.get()) {
+      case AmbiguousFailure.Late late -> {
+        if (pause(late.delay())) {
+          try {
+            reply.send(request.exchange());
+          } catch (UncheckedIOException clientGone) {
+            // the client stopped waiting: the answer is lost, which is the point
+          }
+        }
+      }
+      case AmbiguousFailure.Reset reset -> resetter.accept(request.exchange());
+      case AmbiguousFailure.ServerError error -> throw injectedFailure(error.status());
+    }
+  }
+
+  private static boolean pause(Duration delay) {
+    try {
+      Thread.sleep(delay);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   private Route route(Request request, List<String> path) {
@@ -109,29 +164,29 @@ final class GeminiApi extends ApiHandler {
             // Looks at an ended job: what a completion costs, apart from status polls of running ones.
             counters.increment("batches.get.ended");
           }
-          Responses.json(request.exchange(), 200, BatchResource.toJson(job));
+          return Reply.json(BatchResource.toJson(job));
         });
       }
       case "batches POST cancel" -> {
         return new Route("batches.cancel", () -> {
           jobs.cancel("batches/" + id);
-          Responses.json(request.exchange(), 200, Json.object());
+          return Reply.json(Json.object());
         });
       }
       case "batches DELETE id" -> {
         return new Route("batches.delete", () -> {
           jobs.delete("batches/" + id);
-          Responses.json(request.exchange(), 200, Json.object());
+          return Reply.json(Json.object());
         });
       }
       case "files GET id" -> {
-        return new Route("files.get", () -> Responses.json(request.exchange(), 200,
-            GeminiFiles.toJson(files.get("files/" + id), baseUrl.get(), version)));
+        return new Route("files.get",
+            () -> Reply.json(GeminiFiles.toJson(files.get("files/" + id), baseUrl.get(), version)));
       }
       case "files GET download" -> {
         return new Route("files.download", () -> {
           GeminiFiles.StoredFile file = files.get("files/" + id);
-          Responses.bytes(request.exchange(), 200, file.mimeType(), file.data());
+          return Reply.bytes(file.mimeType(), file.data());
         });
       }
       default -> throw methodNotFound();
@@ -153,22 +208,22 @@ final class GeminiApi extends ApiHandler {
     }
   }
 
-  private void generateContent(Request request, String version, String model) {
+  private Reply generateContent(Request request, String version, String model) {
     String modelId = modelId(model, version, "generateContent");
     JsonNode body = Json.parse(request.body(maxRequestBytes));
-    Responses.json(request.exchange(), 200, ContentGenerator.generate(modelId, body));
+    return Reply.json(ContentGenerator.generate(modelId, body));
   }
 
-  private void batchGenerateContent(Request request, String version, String model) {
+  private Reply batchGenerateContent(Request request, String version, String model) {
     String modelId = modelId(model, version, "batchGenerateContent");
     JsonNode body = Json.parse(request.body(maxRequestBytes));
     BatchRequest batch = BatchRequest.parse(body, files);
     BatchJob.Snapshot job = jobs.create("models/" + modelId, batch.displayName(), batch.inlinedRequests(),
         batch.fileName(), batch.requestCount(), batch.webhookUris(), batch.webhookUserMetadata());
-    Responses.json(request.exchange(), 200, BatchResource.toJson(job));
+    return Reply.json(BatchResource.toJson(job));
   }
 
-  private void listBatches(Request request) {
+  private Reply listBatches(Request request) {
     long pageSize = request.longQuery("pageSize").orElse(0L);
     if (pageSize < 0) {
       throw invalid("page_size must not be negative.");
@@ -183,17 +238,16 @@ final class GeminiApi extends ApiHandler {
     if (page.nextPageToken() != null) {
       body.put("nextPageToken", page.nextPageToken());
     }
-    Responses.json(request.exchange(), 200, body);
+    return Reply.json(body);
   }
 
   /** The resumable upload protocol: {@code start} answers an upload URL, then chunks up to {@code finalize}. */
-  private void upload(Request request, String version) {
+  private Reply upload(Request request, String version) {
     String command = request.header("X-Goog-Upload-Command");
     if (command == null) {
       throw invalid("Only the resumable upload protocol is supported here (X-Goog-Upload-Command missing).");
     }
     List<String> commands = List.of(command.toLowerCase(java.util.Locale.ROOT).replace(" ", "").split(","));
-    var exchange = request.exchange();
     if (commands.contains("start")) {
       JsonNode body = request.body(maxRequestBytes).length == 0 ? Json.object() : Json.parse(request.body());
       JsonNode file = body.path("file");
@@ -203,25 +257,21 @@ final class GeminiApi extends ApiHandler {
         mimeType = file.get("mimeType").asText();
       }
       GeminiFiles.Upload upload = files.start(file.path("displayName").asText(null), mimeType, size);
-      exchange.getResponseHeaders().set("X-Goog-Upload-URL",
-          baseUrl.get() + "/upload/" + version + "/files?upload_id=" + upload.id + "&upload_protocol=resumable");
-      exchange.getResponseHeaders().set("X-Goog-Upload-Status", "active");
-      exchange.getResponseHeaders().set("X-Goog-Upload-Chunk-Granularity", "8388608");
-      Responses.empty(exchange, 200);
-      return;
+      return Reply.empty()
+          .withHeader("X-Goog-Upload-URL", baseUrl.get() + "/upload/" + version + "/files?upload_id=" + upload.id
+              + "&upload_protocol=resumable")
+          .withHeader("X-Goog-Upload-Status", "active")
+          .withHeader("X-Goog-Upload-Chunk-Granularity", "8388608");
     }
     String uploadId = request.query("upload_id").orElseThrow(() -> invalid("upload_id is required."));
     long offset = parseLong(request.header("X-Goog-Upload-Offset"), 0);
     GeminiFiles.StoredFile stored = files.append(uploadId, offset, request.body(), commands.contains("finalize"));
     if (stored == null) {
-      exchange.getResponseHeaders().set("X-Goog-Upload-Status", "active");
-      Responses.empty(exchange, 200);
-      return;
+      return Reply.empty().withHeader("X-Goog-Upload-Status", "active");
     }
-    exchange.getResponseHeaders().set("X-Goog-Upload-Status", "final");
     ObjectNode body = Json.object();
     body.set("file", GeminiFiles.toJson(stored, baseUrl.get(), version));
-    Responses.json(exchange, 200, body);
+    return Reply.json(body).withHeader("X-Goog-Upload-Status", "final");
   }
 
   private static String modelId(String model, String version, String method) {

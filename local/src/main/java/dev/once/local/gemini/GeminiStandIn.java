@@ -1,7 +1,9 @@
 package dev.once.local.gemini;
 
+import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
+import dev.once.local.http.Json;
 import dev.once.local.http.LocalServer;
 import dev.once.local.http.Main;
 import dev.once.local.http.StandIn;
@@ -23,9 +25,11 @@ import java.util.logging.Logger;
 /**
  * A Gemini Developer API stand-in for the real {@code google-genai} SDK: build the client with
  * {@code HttpOptions.baseUrl(baseUrl())} and any API key. Batch jobs move only when told to ({@link #advance()},
- * {@link #completeAll()}, {@link #finish}) or on an optional ticker; when one ends, the stand-in sends a signed
- * Standard Webhooks POST to the job's {@code webhookConfig.uris} (or the registered URLs), in the chosen
- * {@link WebhookMode}. Every call is counted per method.
+ * {@link #completeAll()}, {@link #finish}) or on an optional ticker; when one ends, the stand-in sends a webhook
+ * POST in the chosen {@link WebhookMode}: to the job's {@code webhookConfig.uris} signed as a dynamic webhook (an
+ * RS256 JWT, keys at {@link #jwksUrl()}), else to the registered URLs signed as a static one (Standard Webhooks
+ * HMAC). Every call is counted per method, and again once carried out; {@link #ambiguousNext} makes carried-out
+ * calls fail as a caller would see a lost answer.
  */
 public final class GeminiStandIn implements StandIn {
   private static final Logger LOG = Logger.getLogger(GeminiStandIn.class.getName());
@@ -109,7 +113,7 @@ public final class GeminiStandIn implements StandIn {
   private static final String USAGE = """
       usage: GeminiStandIn [--port N] [--api-key KEY] [--webhook-secret whsec_...] [--webhook-url URL]...
                            [--tick 2s] [--webhook-mode normal|twice|twice-new-ids|never|late:5s]
-                           [--job-webhook-uris replace|add] [--webhook-attempts N]
+                           [--job-webhook-uris replace|add] [--webhook-attempts N] [--dynamic-signature jwt|v1a]
                            [--max-request-bytes N] [--max-upload-bytes N]
         Serves the Gemini Developer API subset on 127.0.0.1:N (0 = a free port) and prints
         'READY gemini http://127.0.0.1:PORT'. Without --tick, batch jobs move only via /_admin/advance,
@@ -119,6 +123,7 @@ public final class GeminiStandIn implements StandIn {
   private final Counters counters = new Counters();
   private final Faults faults = new Faults();
   private final WebhookSigner signer;
+  private final DynamicWebhookSigner dynamicSigner = DynamicWebhookSigner.generate();
   private final WebhookSender sender;
   private final GeminiFiles files;
   private final BatchJobs jobs;
@@ -127,18 +132,21 @@ public final class GeminiStandIn implements StandIn {
   private final ScheduledExecutorService ticker;
   private final LocalServer server;
   private volatile WebhookMode webhookMode;
+  private volatile DynamicSignature dynamicSignature = DynamicSignature.JWT;
 
   private GeminiStandIn(Options options) {
     this.options = options;
     this.signer = WebhookSigner.fromSecret(
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
-    this.sender = new WebhookSender(signer, counters, options.webhookMaxAttempts(), options.webhookInitialBackoff());
+    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters,
+        options.webhookMaxAttempts(), options.webhookInitialBackoff());
     this.files = new GeminiFiles(options.maxUploadBytes());
     this.jobs = new BatchJobs(files, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
     this.webhookMode = options.webhookMode();
-    this.server = LocalServer.start(options.port(), new GeminiApi(jobs, files, counters, faults,
-        new GeminiAdmin(this), this::baseUrl, options.apiKey(), options.maxRequestBytes(), options.maxUploadBytes()));
+    this.server = LocalServer.startResettable(options.port(), new GeminiApi(jobs, files, counters, faults,
+        new GeminiAdmin(this), this::baseUrl, () -> Json.parseTrusted(dynamicSigner.publicKeys().toString()),
+        this::resetConnection, options.apiKey(), options.maxRequestBytes(), options.maxUploadBytes()));
     this.ticker = startTicker(options.tick());
   }
 
@@ -160,12 +168,29 @@ public final class GeminiStandIn implements StandIn {
     return server.port();
   }
 
-  /** The {@code whsec_...} secret webhooks are signed with (generated when none was given). */
+  /**
+   * Where the public keys of dynamic webhooks are served ({@code GET /.well-known/jwks.json}, the path of Google's
+   * {@code https://generativelanguage.googleapis.com/.well-known/jwks.json}): point a verifier's JWKS URL here.
+   */
+  public URI jwksUrl() {
+    return URI.create(baseUrl() + "/.well-known/jwks.json");
+  }
+
+  /** The {@code kid} of the key dynamic webhooks are signed with (generated at start). */
+  public String dynamicWebhookKeyId() {
+    return dynamicSigner.keyId();
+  }
+
+  /** The {@code whsec_...} secret static webhooks are signed with (generated when none was given). */
   public String webhookSecret() {
     return signer.secret();
   }
 
-  /** Calls per method: generateContent, batchGenerateContent, batches.get/list/cancel/delete, files.*, webhook.*. */
+  /**
+   * Calls per method (generateContent, batchGenerateContent, batches.get/list/cancel/delete, files.*), each also as
+   * {@code <method>.carriedOut} (done: the paid call made, the job created, read or cancelled, the file served) and
+   * {@code <method>.ambiguous} (done, then answered late, reset or 5xx); webhook.*, jwks.get.
+   */
   public Counters counters() {
     return counters;
   }
@@ -220,6 +245,11 @@ public final class GeminiStandIn implements StandIn {
     jobModes.put(batchName, mode);
   }
 
+  /** How deliveries to a job's own URIs are signed from now on (JWT unless changed). */
+  public void dynamicSignature(DynamicSignature scheme) {
+    dynamicSignature = scheme;
+  }
+
   public List<WebhookDelivery> webhookDeliveries() {
     return sender.deliveries();
   }
@@ -233,12 +263,29 @@ public final class GeminiStandIn implements StandIn {
     faults.latency(latency);
   }
 
-  private void jobEnded(BatchJob.Snapshot job) {
-    Set<URI> targets = new LinkedHashSet<>();
-    if (job.webhookUris().isEmpty() || !options.jobUrisReplaceGlobal()) {
-      targets.addAll(registeredWebhooks);
+  /**
+   * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
+   * batches.get, batches.list, batches.cancel, batches.delete, files.upload, files.get, files.download) are carried
+   * out, then fail as {@code failure} says. A call the API refuses does not use one up; a count of 0 disarms.
+   */
+  public void ambiguousNext(String operation, int count, AmbiguousFailure failure) {
+    if (!GeminiApi.OPERATIONS.contains(operation)) {
+      throw new IllegalArgumentException("no operation " + operation + " (known: " + GeminiApi.OPERATIONS + ")");
     }
-    targets.addAll(job.webhookUris());
+    faults.ambiguousNext(operation, count, failure);
+  }
+
+  /** A RESET fault: the connection of this exchange gets a TCP RST instead of its answer. */
+  private void resetConnection(com.sun.net.httpserver.HttpExchange exchange) {
+    server.reset(exchange);
+  }
+
+  private void jobEnded(BatchJob.Snapshot job) {
+    Set<WebhookSender.Target> targets = new LinkedHashSet<>();
+    if (job.webhookUris().isEmpty() || !options.jobUrisReplaceGlobal()) {
+      registeredWebhooks.forEach(uri -> targets.add(new WebhookSender.Target(uri, false)));
+    }
+    job.webhookUris().forEach(uri -> targets.add(new WebhookSender.Target(uri, true)));
     sender.send(job, List.copyOf(targets), jobModes.getOrDefault(job.name(), webhookMode), baseUrl());
   }
 
@@ -272,7 +319,8 @@ public final class GeminiStandIn implements StandIn {
 
   public static void main(String[] args) {
     Main.run("gemini", args, Set.of("port", "api-key", "webhook-secret", "webhook-url", "tick", "webhook-mode",
-        "job-webhook-uris", "webhook-attempts", "max-request-bytes", "max-upload-bytes", "help"), USAGE, cli -> {
+        "job-webhook-uris", "webhook-attempts", "dynamic-signature", "max-request-bytes", "max-upload-bytes", "help"),
+        USAGE, cli -> {
           String jobUris = cli.get("job-webhook-uris", "replace");
           if (!jobUris.equals("replace") && !jobUris.equals("add")) {
             throw new IllegalArgumentException("--job-webhook-uris is replace or add");
@@ -291,7 +339,10 @@ public final class GeminiStandIn implements StandIn {
           for (String url : cli.all("webhook-url")) {
             options = options.withWebhookUrl(URI.create(url));
           }
-          return start(options);
+          DynamicSignature scheme = DynamicSignature.parse(cli.get("dynamic-signature", "jwt"));
+          GeminiStandIn standIn = start(options);
+          standIn.dynamicSignature(scheme);
+          return standIn;
         });
   }
 }

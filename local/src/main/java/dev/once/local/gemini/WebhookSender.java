@@ -13,18 +13,23 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
  * Delivers batch webhooks the way the Gemini API does: a signed POST per URL, retried with backoff and the same
- * {@code webhook-id} until a 2xx, on its own threads so a slow receiver never holds up the API. The
- * {@link WebhookMode} can double, delay or suppress a delivery. Every attempt is counted and recorded; what it
- * gives up on is logged.
+ * {@code webhook-id} until a 2xx, on its own threads so a slow receiver never holds up the API. A registered
+ * (static) URL gets a Standard Webhooks HMAC signature; a job's own {@code webhookConfig.uris} (dynamic) get an
+ * RS256 JWT (or a v1a Ed25519 signature, see {@link DynamicSignature}) in {@code webhook-signature}, made afresh
+ * for every attempt. The {@link WebhookMode} can double, delay
+ * or suppress a delivery. Every attempt is counted and recorded; what it gives up on is logged.
  */
 final class WebhookSender implements AutoCloseable {
   private static final Logger LOG = Logger.getLogger(WebhookSender.class.getName());
 
   private final WebhookSigner signer;
+  private final DynamicWebhookSigner dynamicSigner;
+  private final Supplier<DynamicSignature> dynamicSignature;
   private final Counters counters;
   private final int maxAttempts;
   private final Duration initialBackoff;
@@ -32,8 +37,14 @@ final class WebhookSender implements AutoCloseable {
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final List<WebhookDelivery> deliveries = new CopyOnWriteArrayList<>();
 
-  WebhookSender(WebhookSigner signer, Counters counters, int maxAttempts, Duration initialBackoff) {
+  /** Where a delivery goes, and whether it is signed as a dynamic (per-job) or static (registered) webhook. */
+  record Target(URI uri, boolean dynamic) {}
+
+  WebhookSender(WebhookSigner signer, DynamicWebhookSigner dynamicSigner, Supplier<DynamicSignature> dynamicSignature,
+      Counters counters, int maxAttempts, Duration initialBackoff) {
     this.signer = signer;
+    this.dynamicSigner = dynamicSigner;
+    this.dynamicSignature = dynamicSignature;
     this.counters = counters;
     this.maxAttempts = Math.max(1, maxAttempts);
     this.initialBackoff = initialBackoff;
@@ -43,15 +54,15 @@ final class WebhookSender implements AutoCloseable {
     return List.copyOf(deliveries);
   }
 
-  void send(BatchJob.Snapshot job, List<URI> targets, WebhookMode mode, String baseUrl) {
+  void send(BatchJob.Snapshot job, List<Target> targets, WebhookMode mode, String baseUrl) {
     byte[] body = Json.bytes(WebhookPayload.of(job, baseUrl));
     String type = job.state().webhookType();
-    for (URI target : targets) {
+    for (Target target : targets) {
       switch (mode) {
         case WebhookMode.Never never -> {
           counters.increment("webhook.suppressed");
-          deliveries.add(new WebhookDelivery(null, type, job.name(), target, 0, 0, new String(body,
-              java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
+          deliveries.add(new WebhookDelivery(null, type, job.name(), target.uri(), target.dynamic(), 0, 0,
+              new String(body, java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
         }
         case WebhookMode.Normal normal -> executor.execute(() -> deliver(newId(), type, job.name(), target, body));
         case WebhookMode.TwiceSameId twice -> executor.execute(() -> {
@@ -72,17 +83,18 @@ final class WebhookSender implements AutoCloseable {
     }
   }
 
-  private void deliver(String id, String type, String batchName, URI target, byte[] body) {
+  private void deliver(String id, String type, String batchName, Target target, byte[] body) {
     Duration backoff = initialBackoff;
     String last = "";
     for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-      long timestamp = Instant.now().getEpochSecond();
-      HttpRequest request = HttpRequest.newBuilder(target)
+      Instant now = Instant.now();
+      long timestamp = now.getEpochSecond();
+      HttpRequest request = HttpRequest.newBuilder(target.uri())
           .timeout(Duration.ofSeconds(10))
           .header("Content-Type", "application/json")
           .header("webhook-id", id)
           .header("webhook-timestamp", Long.toString(timestamp))
-          .header("webhook-signature", signer.sign(id, timestamp, body))
+          .header("webhook-signature", signature(target, id, now, body))
           .POST(HttpRequest.BodyPublishers.ofByteArray(body))
           .build();
       int status;
@@ -97,7 +109,7 @@ final class WebhookSender implements AutoCloseable {
         return;
       }
       counters.increment("webhook.deliveries");
-      deliveries.add(new WebhookDelivery(id, type, batchName, target, attempt, status,
+      deliveries.add(new WebhookDelivery(id, type, batchName, target.uri(), target.dynamic(), attempt, status,
           new String(body, java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
       if (status / 100 == 2) {
         counters.increment("webhook.delivered");
@@ -110,8 +122,18 @@ final class WebhookSender implements AutoCloseable {
           : backoff.multipliedBy(2);
     }
     counters.increment("webhook.failed");
-    LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target + " after "
+    LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target.uri() + " after "
         + maxAttempts + " attempts (last: " + last + ")");
+  }
+
+  private String signature(Target target, String id, Instant now, byte[] body) {
+    if (!target.dynamic()) {
+      return signer.sign(id, now.getEpochSecond(), body);
+    }
+    return switch (dynamicSignature.get()) {
+      case JWT -> dynamicSigner.jwt(target.uri(), id, now, body);
+      case V1A -> dynamicSigner.v1a(id, now.getEpochSecond(), body);
+    };
   }
 
   private static boolean pause(Duration duration) {

@@ -1,15 +1,25 @@
 package dev.once.local.http;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-/** Injected trouble: the next N API requests fail with a status, and every API request can be delayed. */
+/**
+ * Injected trouble: the next N API requests fail with a status before anything is done, every API request can be
+ * delayed, and the next N requests of one operation can be carried out and then fail ambiguously (late, reset, 5xx).
+ */
 public final class Faults {
   private final AtomicInteger remaining = new AtomicInteger();
   private volatile int status = 503;
   private volatile Duration latency = Duration.ZERO;
+  private final Map<String, Armed> ambiguous = new ConcurrentHashMap<>();
+
+  /** The ambiguous failure armed for one operation, and how many of its requests it still takes. */
+  private record Armed(AmbiguousFailure failure, AtomicInteger remaining) {}
 
   /** The next {@code count} API requests answer {@code status} (e.g. 429 or 503) instead of being served. */
   public void failNext(int count, int status) {
@@ -36,6 +46,39 @@ public final class Faults {
       }
       if (remaining.compareAndSet(left, left - 1)) {
         return OptionalInt.of(status);
+      }
+    }
+  }
+
+  /**
+   * The next {@code count} requests of {@code operation} that are carried out then fail as {@code failure} says; a
+   * request the service refuses (bad input) is answered as usual and does not use one up. Replaces what was armed
+   * for that operation before; a count of 0 disarms it.
+   */
+  public void ambiguousNext(String operation, int count, AmbiguousFailure failure) {
+    if (count < 0) {
+      throw new IllegalArgumentException("count must be >= 0, got " + count);
+    }
+    if (count == 0) {
+      ambiguous.remove(operation);
+    } else {
+      ambiguous.put(operation, new Armed(failure, new AtomicInteger(count)));
+    }
+  }
+
+  /** Claims the ambiguous failure for one carried-out request of {@code operation}, if one is armed. */
+  public Optional<AmbiguousFailure> takeAmbiguous(String operation) {
+    Armed armed = ambiguous.get(operation);
+    if (armed == null) {
+      return Optional.empty();
+    }
+    while (true) {
+      int left = armed.remaining().get();
+      if (left <= 0) {
+        return Optional.empty();
+      }
+      if (armed.remaining().compareAndSet(left, left - 1)) {
+        return Optional.of(armed.failure());
       }
     }
   }

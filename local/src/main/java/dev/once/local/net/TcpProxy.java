@@ -1,5 +1,8 @@
 package dev.once.local.net;
 
+import dev.once.local.http.Counters;
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,21 +11,69 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.Set;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP relay between clients and a server on loopback that can be cut: an outage as clients see it. While cut,
- * every open connection is reset and new ones are dropped on arrival; the server behind keeps running (or is
- * restarted by the test) and keeps its data.
+ * A TCP relay between clients and a server on loopback that can fail the way networks fail:
+ * <ul>
+ *   <li>{@link #cut()}: an outage as clients see it. Every open connection is reset and new ones are dropped on
+ *       arrival until {@link #restore()}; the server behind keeps running (or is restarted by the test) and keeps
+ *       its data.</li>
+ *   <li>{@link #dropAnswersOfNext(int)} / {@link #dropAnswersFor(Duration)}: the client's request reaches the server
+ *       and is carried out (a Pub/Sub publish, a Firestore commit), but the server's answer is dropped and the
+ *       connection reset, so the client sees a failure for work that was done. For HTTP/2 (gRPC, which the Google
+ *       clients speak to the emulators) connection-level frames still pass, so the connection comes up; the first
+ *       complete answer on a stream is what triggers the reset. For HTTP/1.x the first byte of the answer does.</li>
+ *   <li>{@link #resetConnectionFrom(InetSocketAddress)}: resets one client's connection on the server's request;
+ *       how {@code LocalServer} lets a stand-in answer with a TCP RST.</li>
+ * </ul>
+ * Counters: {@code connections} (relayed), {@code refused} (dropped while cut), {@code answersDropped} (connections
+ * reset after the server answered a request on them: at least one request carried out, its answer lost),
+ * {@code resets} (connections reset on the server's request).
  */
 public final class TcpProxy implements AutoCloseable {
+  private static final byte[] HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final int HTTP2_DATA = 0x0;
+  private static final int HTTP2_HEADERS = 0x1;
+  private static final int HTTP2_RST_STREAM = 0x3;
+  private static final int HTTP2_END_STREAM = 0x1;
+
   private final ServerSocket server;
   private final String targetHost;
   private final int targetPort;
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  /** Open relays by the local port of their connection to the server (which the server sees as the peer). */
+  private final Map<Integer, Link> open = new ConcurrentHashMap<>();
+  private final Counters counters = new Counters();
+  private final AtomicInteger dropNextConnections = new AtomicInteger();
+  private volatile long dropUntilNanos = System.nanoTime();
   private volatile boolean cut;
   private volatile boolean closed;
+
+  /**
+   * One relayed connection. {@code http2} tells whether the client opened with the HTTP/2 preface; {@code
+   * protocolKnown} opens once that is decided (or the client is gone).
+   */
+  private static final class Link {
+    final Socket client;
+    final Socket upstream;
+    final int serverSidePort;
+    final boolean dropAnswers;
+    final CountDownLatch protocolKnown = new CountDownLatch(1);
+    volatile boolean http2;
+
+    Link(Socket client, Socket upstream, boolean dropAnswers) {
+      this.client = client;
+      this.upstream = upstream;
+      this.serverSidePort = upstream.getLocalPort();
+      this.dropAnswers = dropAnswers;
+    }
+  }
 
   private TcpProxy(ServerSocket server, String targetHost, int targetPort) {
     this.server = server;
@@ -32,31 +83,80 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Listens on a free loopback port and relays to {@code target} ({@code host:port}). */
   public static TcpProxy start(String target) {
+    return start(0, target);
+  }
+
+  /** Listens on loopback {@code port} (0 = a free one) and relays to {@code target} ({@code host:port}). */
+  public static TcpProxy start(int port, String target) {
     int colon = target.lastIndexOf(':');
+    if (colon <= 0) {
+      throw new IllegalArgumentException("a proxy target is host:port, not " + target);
+    }
     try {
       ServerSocket server = new ServerSocket();
       server.setReuseAddress(true);
-      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
       TcpProxy proxy = new TcpProxy(server, target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)));
       Thread.ofPlatform().daemon().name("tcp-proxy-" + server.getLocalPort()).start(proxy::acceptLoop);
       return proxy;
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start a proxy to " + target, e);
+      throw new UncheckedIOException("could not listen on 127.0.0.1:" + port + " for a proxy to " + target, e);
     }
   }
 
   public String hostPort() {
-    return "127.0.0.1:" + server.getLocalPort();
+    return "127.0.0.1:" + port();
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  public Counters counters() {
+    return counters;
   }
 
   /** Resets every open connection and drops new ones until {@link #restore()}. */
   public void cut() {
     cut = true;
-    open.forEach(TcpProxy::reset);
+    open.values().forEach(this::reset);
   }
 
   public void restore() {
     cut = false;
+  }
+
+  /** The next {@code count} new connections carry their first request out and lose its answer (then reset). */
+  public void dropAnswersOfNext(int count) {
+    if (count < 0) {
+      throw new IllegalArgumentException("count must be >= 0, got " + count);
+    }
+    dropNextConnections.set(count);
+  }
+
+  /** For {@code window}, every connection, new or open, loses the answer to its next request (then reset). */
+  public void dropAnswersFor(Duration window) {
+    dropUntilNanos = System.nanoTime() + window.toNanos();
+  }
+
+  /** Disarms {@link #dropAnswersOfNext} and {@link #dropAnswersFor}. */
+  public void stopDroppingAnswers() {
+    dropNextConnections.set(0);
+    dropUntilNanos = System.nanoTime();
+  }
+
+  /**
+   * Resets the client connection relayed through the server-side connection the server sees as {@code peer} (its
+   * remote address). Returns false if there is none (already closed).
+   */
+  public boolean resetConnectionFrom(InetSocketAddress peer) {
+    Link link = open.get(peer.getPort());
+    if (link == null) {
+      return false;
+    }
+    counters.increment("resets");
+    reset(link);
+    return true;
   }
 
   private void acceptLoop() {
@@ -68,38 +168,148 @@ public final class TcpProxy implements AutoCloseable {
         return; // closed
       }
       if (cut) {
+        counters.increment("refused");
         reset(client);
         continue;
       }
       try {
         Socket upstream = new Socket();
         upstream.connect(new InetSocketAddress(targetHost, targetPort), 2_000);
-        open.add(client);
-        open.add(upstream);
-        Thread.ofVirtual().start(() -> pump(client, upstream));
-        Thread.ofVirtual().start(() -> pump(upstream, client));
+        Link link = new Link(client, upstream, takeArmedConnection());
+        open.put(link.serverSidePort, link);
+        counters.increment("connections");
+        Thread.ofVirtual().start(() -> pumpRequests(link));
+        Thread.ofVirtual().start(() -> pumpAnswers(link));
       } catch (IOException e) {
         reset(client); // the server is down: the client sees a reset, as it would
       }
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private boolean takeArmedConnection() {
+    while (true) {
+      int left = dropNextConnections.get();
+      if (left <= 0) {
+        return false;
+      }
+      if (dropNextConnections.compareAndSet(left, left - 1)) {
+        return true;
+      }
+    }
+  }
+
+  private boolean dropping(Link link) {
+    return link.dropAnswers || System.nanoTime() - dropUntilNanos < 0;
+  }
+
+  /** Client to server, unchanged; decides from the client's first bytes whether it speaks HTTP/2. */
+  private void pumpRequests(Link link) {
     byte[] buffer = new byte[16 * 1024];
-    try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+    int matched = 0; // bytes of the HTTP/2 preface seen so far; -1 once the client said something else
+    try (InputStream in = link.client.getInputStream(); OutputStream out = link.upstream.getOutputStream()) {
       int read;
       while ((read = in.read(buffer)) >= 0) {
+        for (int i = 0; i < read && matched >= 0 && matched < HTTP2_PREFACE.length; i++) {
+          matched = buffer[i] == HTTP2_PREFACE[matched] ? matched + 1 : -1;
+        }
+        if (matched < 0 || matched == HTTP2_PREFACE.length) {
+          link.http2 = matched > 0;
+          link.protocolKnown.countDown();
+        }
         out.write(buffer, 0, read);
         out.flush();
       }
     } catch (IOException e) {
       // one side closed or was reset: close both
     } finally {
-      reset(from);
-      reset(to);
-      open.remove(from);
-      open.remove(to);
+      link.protocolKnown.countDown();
+      reset(link);
     }
+  }
+
+  /** Server to client: forwarded, unless this link is dropping answers. */
+  private void pumpAnswers(Link link) {
+    try (InputStream raw = link.upstream.getInputStream(); OutputStream out = link.client.getOutputStream()) {
+      BufferedInputStream in = new BufferedInputStream(raw, 16 * 1024);
+      in.mark(1);
+      if (in.read() < 0) {
+        return;
+      }
+      in.reset();
+      // An HTTP/2 server may send its SETTINGS before it read the client's preface: wait for the client's first
+      // bytes. A server that speaks first in a protocol where the client waits is relayed as plain bytes.
+      if (awaitQuietly(link.protocolKnown, Duration.ofSeconds(2)) && link.http2) {
+        pumpFrames(link, new DataInputStream(in), out);
+      } else {
+        pumpBytes(link, in, out);
+      }
+    } catch (IOException e) {
+      // one side closed or was reset: close both
+    } finally {
+      reset(link);
+    }
+  }
+
+  private void pumpBytes(Link link, InputStream in, OutputStream out) throws IOException {
+    byte[] buffer = new byte[16 * 1024];
+    int read;
+    while ((read = in.read(buffer)) >= 0) {
+      if (dropping(link)) {
+        answerDropped(link); // an HTTP/1.x server only speaks to answer a request it read
+        return;
+      }
+      out.write(buffer, 0, read);
+      out.flush();
+    }
+  }
+
+  /** HTTP/2 frame by frame (9-byte header, then the payload), so a stream's answer can be held back on its own. */
+  private void pumpFrames(Link link, DataInputStream in, OutputStream out) throws IOException {
+    byte[] header = new byte[9];
+    while (true) {
+      in.readFully(header);
+      int length = ((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8) | (header[2] & 0xff);
+      int type = header[3] & 0xff;
+      int flags = header[4] & 0xff;
+      int stream = ((header[5] & 0x7f) << 24) | ((header[6] & 0xff) << 16) | ((header[7] & 0xff) << 8)
+          | (header[8] & 0xff);
+      byte[] payload = in.readNBytes(length);
+      if (payload.length < length) {
+        return;
+      }
+      if (stream != 0 && dropping(link)) {
+        boolean ended = type == HTTP2_RST_STREAM
+            || ((type == HTTP2_DATA || type == HTTP2_HEADERS) && (flags & HTTP2_END_STREAM) != 0);
+        if (ended) {
+          answerDropped(link); // the server finished answering a request it carried out
+          return;
+        }
+        continue; // part of an answer the client must not see
+      }
+      out.write(header);
+      out.write(payload);
+      out.flush();
+    }
+  }
+
+  private static boolean awaitQuietly(CountDownLatch latch, Duration timeout) {
+    try {
+      return latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void answerDropped(Link link) {
+    counters.increment("answersDropped");
+    reset(link);
+  }
+
+  private void reset(Link link) {
+    open.remove(link.serverSidePort, link);
+    reset(link.client);
+    reset(link.upstream);
   }
 
   private static void reset(Socket socket) {
@@ -119,6 +329,6 @@ public final class TcpProxy implements AutoCloseable {
     } catch (IOException ignored) {
       // closing anyway
     }
-    open.forEach(TcpProxy::reset);
+    open.values().forEach(this::reset);
   }
 }

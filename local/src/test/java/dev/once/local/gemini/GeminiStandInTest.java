@@ -28,6 +28,12 @@ import com.google.genai.types.Schema;
 import com.google.genai.types.Type;
 import com.google.genai.types.UploadFileConfig;
 import com.google.genai.types.WebhookConfig;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.crypto.RSASSAVerifier;
+import com.nimbusds.jose.jwk.JWK;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
 import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
@@ -185,7 +191,7 @@ class GeminiStandInTest {
   }
 
   @Test
-  void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() {
+  void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() throws Exception {
     String hook = "/hook-" + System.nanoTime();
     BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
             InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
@@ -223,17 +229,57 @@ class GeminiStandInTest {
 
     Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
-    WebhookSigner signer = WebhookSigner.fromSecret(SECRET);
-    assertTrue(signer.verify(webhook.header("webhook-id"), webhook.header("webhook-timestamp"), webhook.body(),
-        webhook.header("webhook-signature")), "the signature verifies with the whsec_ secret");
-    assertFalse(WebhookSigner.fromSecret(WebhookSigner.newSecret()).verify(webhook.header("webhook-id"),
-        webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")));
+    // The job named its own URI: a dynamic webhook, signed with an RS256 JWT the stand-in's JWKS verifies.
+    SignedJWT token = SignedJWT.parse(webhook.header("webhook-signature"));
+    JWK key = JWKSet.load(standIn.jwksUrl().toURL()).getKeyByKeyId(token.getHeader().getKeyID());
+    assertEquals(JWSAlgorithm.RS256, token.getHeader().getAlgorithm());
+    assertTrue(token.verify(new RSASSAVerifier(key.toRSAKey())), "the JWT verifies with the served key");
+    JWTClaimsSet claims = token.getJWTClaimsSet();
+    assertEquals(DynamicWebhookSigner.ISSUER, claims.getIssuer());
+    assertEquals(List.of(receiver.url(hook).toString()), claims.getAudience());
+    assertEquals(webhook.header("webhook-id"), claims.getJWTID());
+    assertEquals(DynamicWebhookSigner.bodyHash(webhook.body()), claims.getStringClaim("sha256"));
+    assertTrue(claims.getExpirationTime().after(new java.util.Date()));
+    assertFalse(WebhookSigner.fromSecret(SECRET).verify(webhook.header("webhook-id"),
+        webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")),
+        "not signed with the static secret");
     assertTrue(Math.abs(Long.parseLong(webhook.header("webhook-timestamp")) - java.time.Instant.now().getEpochSecond()) < 60);
     JsonNode event = Json.parseTrusted(webhook.text());
     assertEquals("batch.succeeded", event.get("type").asText());
     assertEquals("v1", event.get("version").asText());
     assertEquals(name, event.get("data").get("id").asText());
     assertEquals("t-7", event.get("data").get("user_metadata").get("tenant").asText());
+  }
+
+  @Test
+  void aJobsOwnUri_getsADynamicJwtDelivery_aRegisteredUrl_anHmacOne() throws Exception {
+    try (Receiver hooks = Receiver.start();
+        GeminiStandIn both = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookSecret(SECRET)
+            .withWebhookUrl(hooks.url("/registered")).withJobUrisReplaceGlobal(false));
+        Client toBoth = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(both.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
+          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      both.finish(job, null);
+
+      Receiver.Received registered = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/registered").stream().findFirst(), "the static delivery");
+      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
+      assertTrue(WebhookSigner.fromSecret(SECRET).verify(registered.header("webhook-id"),
+          registered.header("webhook-timestamp"), registered.body(), registered.header("webhook-signature")));
+      SignedJWT token = SignedJWT.parse(own.header("webhook-signature"));
+      assertEquals(both.dynamicWebhookKeyId(), token.getHeader().getKeyID());
+      assertTrue(token.verify(new RSASSAVerifier(JWKSet.load(both.jwksUrl().toURL())
+          .getKeyByKeyId(both.dynamicWebhookKeyId()).toRSAKey())));
+      assertEquals(List.of(hooks.url("/own").toString()), token.getJWTClaimsSet().getAudience());
+      assertEquals(1, both.count("jwks.get"));
+      Await.until(Duration.ofSeconds(5), () -> both.webhookDeliveries().size() == 2, "both recorded");
+      assertEquals(Set.of(true, false),
+          both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(java.util.stream.Collectors.toSet()));
+    }
   }
 
   @Test

@@ -1,0 +1,130 @@
+package dev.once.local.gemini;
+
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.JWKSet;
+import com.nimbusds.jose.jwk.KeyUse;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import com.nimbusds.jose.jwk.Curve;
+import com.nimbusds.jose.jwk.OctetKeyPair;
+import com.nimbusds.jose.util.Base64URL;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.Signature;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Signs dynamic (per-request) webhooks, two ways (local/README.md, "Dynamic webhooks"):
+ * <ul>
+ *   <li>{@link #jwt}, as the Gemini API documents it: {@code webhook-signature} holds an RS256 JWT whose key the
+ *       receiver finds by {@code kid} in a JWKS. The claims are the most defensive reading of what the documentation
+ *       leaves open: {@code iss} {@value #ISSUER}, {@code aud} the URI the delivery goes to, {@code iat}, {@code exp}
+ *       {@link #LIFETIME} later, {@code jti} the {@code webhook-id}, and {@value #BODY_HASH_CLAIM}, the base64
+ *       SHA-256 of the exact body bytes, which binds the token to the body;</li>
+ *   <li>{@link #v1a}, as live deliveries were reported to look (googleapis/python-genai issue 2927): Standard
+ *       Webhooks' asymmetric scheme, {@code v1a,<base64 Ed25519 signature of "id.timestamp.body">}, with the
+ *       Ed25519 public key in the same JWKS.</li>
+ * </ul>
+ * Each stand-in generates its own keys at start. Public so tests elsewhere can sign deliveries.
+ */
+public final class DynamicWebhookSigner {
+  /** The issuer the stand-in's tokens carry: the origin of Google's JWKS URL (not documented; see the README). */
+  public static final String ISSUER = "https://generativelanguage.googleapis.com";
+  public static final String BODY_HASH_CLAIM = "sha256";
+  public static final Duration LIFETIME = Duration.ofMinutes(5);
+
+  /** The DER prefix of an X.509 Ed25519 public key; the raw 32-byte key follows it. */
+  private static final byte[] ED25519_X509_PREFIX = HexFormat.of().parseHex("302a300506032b6570032100");
+
+  private final RSAKey key;
+  private final KeyPair ed25519;
+  private final OctetKeyPair ed25519Jwk;
+
+  private DynamicWebhookSigner(RSAKey key, KeyPair ed25519) {
+    this.key = key;
+    this.ed25519 = ed25519;
+    byte[] encoded = ed25519.getPublic().getEncoded();
+    this.ed25519Jwk = new OctetKeyPair.Builder(Curve.Ed25519, Base64URL.encode(
+        Arrays.copyOfRange(encoded, ED25519_X509_PREFIX.length, encoded.length)))
+        .keyUse(KeyUse.SIGNATURE).keyID("ed25519-" + key.getKeyID().substring(0, 8)).build();
+  }
+
+  /** A fresh 2048-bit RSA key with a random {@code kid}, and a fresh Ed25519 key. */
+  public static DynamicWebhookSigner generate() {
+    try {
+      return new DynamicWebhookSigner(new RSAKeyGenerator(2048).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256)
+          .keyIDFromThumbprint(true).generate(), KeyPairGenerator.getInstance("Ed25519").generateKeyPair());
+    } catch (JOSEException | NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK can make RSA and Ed25519 keys", e);
+    }
+  }
+
+  /** The {@code kid} of the RSA key JWTs are signed with. */
+  public String keyId() {
+    return key.getKeyID();
+  }
+
+  /** The public halves of both keys, as a JWKS document. */
+  public JWKSet publicKeys() {
+    return new JWKSet(List.of(key.toPublicJWK(), ed25519Jwk));
+  }
+
+  /** The {@code webhook-signature} value of the v1a scheme: {@code v1a,<base64 Ed25519 of "id.timestamp.body">}. */
+  public String v1a(String webhookId, long timestampSeconds, byte[] body) {
+    try {
+      Signature signature = Signature.getInstance("Ed25519");
+      signature.initSign(ed25519.getPrivate());
+      signature.update((webhookId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8));
+      signature.update(body);
+      return "v1a," + Base64.getEncoder().encodeToString(signature.sign());
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("signing with a fresh Ed25519 key failed", e);
+    }
+  }
+
+  /** The {@code webhook-signature} value of the JWT scheme, for one delivery attempt of {@code body} to {@code target}. */
+  public String jwt(URI target, String webhookId, Instant issuedAt, byte[] body) {
+    JWTClaimsSet claims = new JWTClaimsSet.Builder()
+        .issuer(ISSUER)
+        .audience(target.toString())
+        .issueTime(Date.from(issuedAt))
+        .expirationTime(Date.from(issuedAt.plus(LIFETIME)))
+        .jwtID(webhookId)
+        .claim(BODY_HASH_CLAIM, bodyHash(body))
+        .build();
+    SignedJWT jwt = new SignedJWT(
+        new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).type(JOSEObjectType.JWT).build(), claims);
+    try {
+      jwt.sign(new RSASSASigner(key));
+    } catch (JOSEException e) {
+      throw new IllegalStateException("signing with a fresh RSA key failed", e);
+    }
+    return jwt.serialize();
+  }
+
+  /** Base64 (standard alphabet, padded) of the SHA-256 of {@code body}. */
+  public static String bodyHash(byte[] body) {
+    try {
+      return Base64.getEncoder().encodeToString(MessageDigest.getInstance("SHA-256").digest(body));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package dev.once.local.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The test endpoint records a request, then fails it as scripted: the sender's request arrived, its answer did not. */
+class ReceiverTest {
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private Receiver receiver;
+
+  @BeforeEach
+  void start() {
+    receiver = Receiver.start();
+  }
+
+  @AfterEach
+  void stop() {
+    receiver.close();
+  }
+
+  private HttpResponse<String> post(String path, Duration timeout) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(receiver.url(path)).timeout(timeout)
+        .POST(HttpRequest.BodyPublishers.ofString("{\"n\":1}")).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void late_recordsTheRequest_andAnswersAfterTheCallerGaveUp() throws Exception {
+    receiver.ambiguousNext(1, AmbiguousFailure.late(Duration.ofSeconds(5)));
+
+    assertThrows(HttpTimeoutException.class, () -> post("/notify", Duration.ofMillis(300)));
+
+    assertEquals(1, receiver.receivedOn("/notify").size());
+    assertEquals(1, receiver.counters().get("ambiguous"));
+    assertEquals(200, post("/notify", Duration.ofSeconds(5)).statusCode(), "one scripted failure, used up");
+    assertEquals(2, receiver.counters().get("received"));
+  }
+
+  @Test
+  void reset_recordsTheRequest_andResetsTheConnectionWithoutAnswer() throws Exception {
+    receiver.ambiguousNext(1, AmbiguousFailure.RESET);
+    try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), receiver.url("/").getPort())) {
+      socket.setSoTimeout(5_000);
+      socket.getOutputStream().write(("POST /notify HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+          .getBytes(StandardCharsets.US_ASCII));
+      InputStream in = socket.getInputStream();
+      SocketException reset = assertThrows(SocketException.class, () -> readAll(in));
+      assertTrue(reset.getMessage().toLowerCase().contains("reset"), reset.getMessage());
+    }
+    assertEquals(1, receiver.receivedOn("/notify").size());
+    assertEquals("{}", receiver.receivedOn("/notify").get(0).text());
+  }
+
+  @Test
+  void serverError_recordsTheRequest_andAnswersA5xx() throws Exception {
+    receiver.ambiguousNext(2, AmbiguousFailure.serverError(503));
+    assertEquals(503, post("/notify", Duration.ofSeconds(5)).statusCode());
+    assertEquals(503, post("/notify", Duration.ofSeconds(5)).statusCode());
+    assertEquals(200, post("/notify", Duration.ofSeconds(5)).statusCode());
+    assertEquals(3, receiver.receivedOn("/notify").size());
+    assertEquals(2, receiver.counters().get("ambiguous"));
+  }
+
+  @Test
+  void scriptedStatuses_andFailures_comeInTheOrderGiven() throws Exception {
+    receiver.answerNext(409);
+    receiver.ambiguousNext(1, AmbiguousFailure.SERVER_ERROR);
+    assertEquals(409, post("/a", Duration.ofSeconds(5)).statusCode());
+    assertEquals(500, post("/a", Duration.ofSeconds(5)).statusCode());
+    assertEquals(200, post("/a", Duration.ofSeconds(5)).statusCode());
+  }
+
+  private static void readAll(InputStream in) throws IOException {
+    byte[] buffer = new byte[1024];
+    while (in.read(buffer) >= 0) {
+      // an answer would be read here; a reset throws instead
+    }
+    throw new AssertionError("the connection was closed normally, not reset");
+  }
+}
