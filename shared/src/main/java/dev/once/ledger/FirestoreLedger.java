@@ -62,6 +62,9 @@ public final class FirestoreLedger implements Ledger {
   static final String CREATED_AT = "createdAt";
   static final String UPDATED_AT = "updatedAt";
   static final String FINISHED_AT = "finishedAt";
+  static final String RELEASED_BY = "releasedBy";
+  static final String RELEASED_AT = "releasedAt";
+  static final String RELEASE_REASON = "releaseReason";
 
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
@@ -225,6 +228,17 @@ public final class FirestoreLedger implements Ledger {
     fence(claim, fields, SideWrites.NONE, "release");
   }
 
+  @Override
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
+    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+    fields.put(RELEASED_BY, by);
+    fields.put(RELEASED_AT, FieldValue.serverTimestamp());
+    fields.put(RELEASE_REASON, truncate(reason));
+    fence(new Claim(key, effect, recordId(key, effect), token, 0, null, null), fields, SideWrites.NONE, "release");
+  }
+
   private Map<String, Object> finishing(RecordState state) {
     Map<String, Object> fields = new HashMap<>();
     fields.put(STATE, state.name());
@@ -297,7 +311,9 @@ public final class FirestoreLedger implements Ledger {
         outcome == null ? Map.of() : outcome,
         Times.instant(snapshot.getTimestamp(CREATED_AT)),
         Times.instant(snapshot.getTimestamp(UPDATED_AT)),
-        Times.instant(snapshot.getReadTime()));
+        Times.instant(snapshot.getReadTime()),
+        snapshot.getString(RELEASED_BY) == null ? null : new LedgerRecord.Released(snapshot.getString(RELEASED_BY),
+            Times.instant(snapshot.getTimestamp(RELEASED_AT)), snapshot.getString(RELEASE_REASON)));
   }
 
   static String truncate(String text) {

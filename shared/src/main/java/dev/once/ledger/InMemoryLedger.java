@@ -66,6 +66,9 @@ public final class InMemoryLedger implements Ledger {
     Map<String, Object> outcome = Map.of();
     Instant createdAt;
     Instant updatedAt;
+    String releasedBy;
+    Instant releasedAt;
+    String releaseReason;
   }
 
   @Override
@@ -144,6 +147,20 @@ public final class InMemoryLedger implements Ledger {
       stored.leaseExpiresAt = now;
       stored.error = FirestoreLedger.truncate(error);
       stored.updatedAt = now;
+    }
+  }
+
+  @Override
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
+    Claim claim = new Claim(key, effect, FirestoreLedger.recordId(key, effect), token, 0, null, null);
+    synchronized (store) {
+      Stored stored = held(claim, "release");
+      Instant now = writeTime(clock.instant());
+      stored.leaseExpiresAt = now;
+      stored.updatedAt = now;
+      stored.releasedBy = by;
+      stored.releasedAt = now;
+      stored.releaseReason = FirestoreLedger.truncate(reason);
     }
   }
 
@@ -246,7 +263,8 @@ public final class InMemoryLedger implements Ledger {
 
   private static LedgerRecord toRecord(String id, Stored s, Instant readTime) {
     return new LedgerRecord(id, s.key, s.effect, s.state, s.token, s.attempts, s.leaseExpiresAt, s.expireAt,
-        s.fingerprint, s.error, s.outcome, s.createdAt, s.updatedAt, readTime);
+        s.fingerprint, s.error, s.outcome, s.createdAt, s.updatedAt, readTime,
+        s.releasedBy == null ? null : new LedgerRecord.Released(s.releasedBy, s.releasedAt, s.releaseReason));
   }
 
   /** Writes applied to a staged copy of the documents. */

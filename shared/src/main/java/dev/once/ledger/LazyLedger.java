@@ -38,4 +38,9 @@ final class LazyLedger implements Ledger {
   public void release(Claim claim, String error) {
     ledger.get().release(claim, error);
   }
+
+  @Override
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
+    ledger.get().forceRelease(key, effect, token, by, reason);
+  }
 }

@@ -26,6 +26,13 @@ public interface Ledger {
   /** Gives the lease up after a transient failure so the next delivery can retry at once. */
   void release(Claim claim, String error);
 
+  /**
+   * An operator gives up the claim held with {@code token} (one read first tells the token): its lease ends now, so
+   * the next delivery takes it over, and the record says who released it, when and why. Throws {@link LeaseLost}
+   * when that token no longer holds a claim (taken over, or finished: a race with the holder has one winner).
+   */
+  void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason);
+
   /** A ledger built on first use: an instance that never handles an event never builds its store's client. */
   static Ledger lazy(Supplier<? extends Ledger> factory) {
     return new LazyLedger(factory);

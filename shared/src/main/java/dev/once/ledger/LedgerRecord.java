@@ -7,6 +7,7 @@ import java.util.Map;
  * A ledger record as read, for the pre-check and for operators ({@code dev/inspect}).
  *
  * @param readTime Firestore's time of the read: the clock a lease is judged against
+ * @param released the last release by an operator, or null
  */
 public record LedgerRecord(
     String recordId,
@@ -22,7 +23,11 @@ public record LedgerRecord(
     Map<String, Object> outcome,
     Instant createdAt,
     Instant updatedAt,
-    Instant readTime) {
+    Instant readTime,
+    Released released) {
+
+  /** An operator's release of the claim: who, when, why (null when no operator released it). */
+  public record Released(String by, Instant at, String reason) {}
 
   /** A claim whose holder may still be working: its lease runs past the read. */
   public boolean leaseLive() {

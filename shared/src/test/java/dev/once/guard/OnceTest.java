@@ -246,5 +246,9 @@ class OnceTest {
     public void release(Claim claim, String error) {
       inner.release(claim, error);
     }
+
+    public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
+      inner.forceRelease(key, effect, token, by, reason);
+    }
   }
 }

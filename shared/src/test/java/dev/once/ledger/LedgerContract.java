@@ -222,6 +222,73 @@ abstract class LedgerContract {
   }
 
   @Test
+  void operatorRelease_endsTheLease_recordingWhoWhenAndWhy_andTheNextDeliveryTakesOver() {
+    Ledger ledger = ledger();
+    acquired(ledger.claim(KEY, EFFECT, null));
+    ledger.forceRelease(KEY, EFFECT, 1, "alice@example.com", "stuck since the outage");
+    LedgerRecord released = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertFalse(released.leaseLive());
+    assertEquals("alice@example.com", released.released().by());
+    assertEquals("stuck since the outage", released.released().reason());
+    assertFalse(released.released().at().isAfter(released.readTime()));
+    Claim next = acquired(ledger.claim(KEY, EFFECT, null));
+    assertEquals(2, next.token());
+  }
+
+  @Test
+  void operatorRelease_ofAStaleToken_orAFinishedClaim_isLeaseLost_andChangesNothing() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 7, "bob", "wrong token"));
+    assertTrue(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive(), "still held");
+    ledger.complete(claim, Map.of(), SideWrites.NONE);
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 1, "bob", "too late"));
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+    assertNull(ledger.lookup(KEY, EFFECT).orElseThrow().released());
+  }
+
+  @Test
+  void operatorRelease_racingTheHoldersCompletion_hasExactlyOneWinner() throws Exception {
+    Ledger ledger = ledger();
+    int keys = 10;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      for (int i = 0; i < keys; i++) {
+        IdempotencyKey key = IdempotencyKey.of("gcs:inbox/race-" + i + ".pdf#1");
+        Claim claim = acquired(ledger.claim(key, EFFECT, null));
+        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.Future<Boolean> completed = pool.submit(() -> {
+          start.await();
+          try {
+            ledger.complete(claim, Map.of("by", "holder"), SideWrites.NONE);
+            return true;
+          } catch (LeaseLost lost) {
+            return false;
+          }
+        });
+        java.util.concurrent.Future<Boolean> released = pool.submit(() -> {
+          start.await();
+          try {
+            ledger.forceRelease(key, EFFECT, claim.token(), "operator", "race");
+            return true;
+          } catch (LeaseLost lost) {
+            return false;
+          }
+        });
+        start.countDown();
+        boolean holderWon = completed.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        boolean operatorWon = released.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(holderWon ^ operatorWon, "exactly one wins: holder " + holderWon + ", operator " + operatorWon);
+        LedgerRecord record = ledger.lookup(key, EFFECT).orElseThrow();
+        assertEquals(holderWon ? RecordState.DONE : RecordState.CLAIMED, record.state());
+        assertEquals(operatorWon, record.released() != null);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void sideWrites_landWithTheCompletion() {
     Ledger ledger = ledger();
     Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
