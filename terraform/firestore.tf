@@ -65,6 +65,11 @@ resource "google_firestore_field" "ledger_unindexed" {
     "createdAt",
     "updatedAt",
     "finishedAt",
+    "spent",
+    "calls",
+    "releasedBy",
+    "releasedAt",
+    "releaseReason",
   ])
 
   project    = var.project_id

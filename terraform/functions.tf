@@ -62,6 +62,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
       MAX_DOCUMENT_BYTES     = tostring(var.max_document_bytes)
+      ONCE_MAX_ATTEMPTS      = tostring(var.max_attempts)
       # The spending guard (blank: no cap; the day is UTC unless a zone is given).
       GEMINI_DAILY_BUDGET_USD = local.gemini_daily_budget
       ONCE_BUDGET_TIMEZONE    = var.budget_timezone
@@ -88,10 +89,6 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
   }
 
   lifecycle {
-    precondition {
-      condition     = var.lease_seconds > local.timeout_seconds.document_uploaded
-      error_message = "lease_seconds (${var.lease_seconds}) must exceed DocumentUploaded's timeout (${local.timeout_seconds.document_uploaded} s), or a running analysis could lose its claim and be repeated."
-    }
     precondition {
       condition     = var.gemini_timeout_seconds < local.timeout_seconds.document_uploaded
       error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below DocumentUploaded's timeout (${local.timeout_seconds.document_uploaded} s)."
@@ -156,13 +153,6 @@ resource "google_cloudfunctions2_function" "message_delivered" {
     pubsub_topic          = google_pubsub_topic.results.id
     retry_policy          = "RETRY_POLICY_RETRY"
     service_account_email = google_service_account.trigger.email
-  }
-
-  lifecycle {
-    precondition {
-      condition     = var.lease_seconds > local.timeout_seconds.message_delivered
-      error_message = "lease_seconds (${var.lease_seconds}) must exceed MessageDelivered's timeout (${local.timeout_seconds.message_delivered} s)."
-    }
   }
 
   depends_on = [
@@ -235,10 +225,6 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
 
   lifecycle {
     precondition {
-      condition     = var.lease_seconds > local.timeout_seconds.gemini_webhook
-      error_message = "lease_seconds (${var.lease_seconds}) must exceed GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
-    }
-    precondition {
       condition     = var.gemini_timeout_seconds < local.timeout_seconds.gemini_webhook
       error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
     }
@@ -303,13 +289,6 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       project_id = var.project_id
       secret     = google_secret_manager_secret.gemini_api_key.secret_id
       version    = var.gemini_api_key_version
-    }
-  }
-
-  lifecycle {
-    precondition {
-      condition     = var.lease_seconds > local.timeout_seconds.gemini_reconciler
-      error_message = "lease_seconds (${var.lease_seconds}) must exceed GeminiReconciler's timeout (${local.timeout_seconds.gemini_reconciler} s)."
     }
   }
 

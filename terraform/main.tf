@@ -14,9 +14,8 @@ locals {
   inbox_bucket       = "${var.project_id}-${var.name_prefix}-inbox"
   sources_bucket     = "${var.project_id}-${var.name_prefix}-sources"
 
-  # Execution timeouts, one place: ONCE_LEASE_SECONDS must exceed each of them (see the preconditions in
-  # functions.tf), otherwise a claim could expire while its holder still runs and a redelivery would repeat the
-  # paid Gemini call.
+  # Execution timeouts, one place. A claim's lease does not have to exceed them: its holder renews it while it works,
+  # and checks, before a paid call or a publish, that the lease outlasts that call.
   timeout_seconds = {
     # Event functions may run at most 540 s. A synchronous generateContent on a large document can take minutes.
     document_uploaded = 540

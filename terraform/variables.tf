@@ -85,9 +85,9 @@ variable "gemini_model" {
 }
 
 variable "gemini_timeout_seconds" {
-  description = "GEMINI_TIMEOUT_SECONDS: bound on one Gemini call, the SDK's own retries included. A synchronous analysis of a large PDF can take a minute or more; it must stay inside the timeouts of DocumentUploaded and GeminiWebhook."
+  description = "GEMINI_TIMEOUT_SECONDS: bound on one Gemini call. A paid call's lease outlasts it, so a holder that dies during the call is taken over after about this long (plus 20 s); a synchronous analysis of a long PDF may need more than the default. It must stay inside the timeouts of DocumentUploaded and GeminiWebhook."
   type        = number
-  default     = 120
+  default     = 60
 
   validation {
     condition     = var.gemini_timeout_seconds == floor(var.gemini_timeout_seconds) && var.gemini_timeout_seconds >= 5 && var.gemini_timeout_seconds <= 300
@@ -129,13 +129,24 @@ variable "notify_timeout_seconds" {
 }
 
 variable "lease_seconds" {
-  description = "ONCE_LEASE_SECONDS: how long a claim holds before another delivery may take it over. Must exceed every function timeout, or a live execution could lose its claim to a redelivery."
+  description = "ONCE_LEASE_SECONDS: a claim's lease. Its holder renews it every third of it while it works, so it never lapses under a live holder, and a dead holder's claim is taken over within one lease. A paid Gemini call takes a lease that outlasts gemini_timeout_seconds whatever this is."
   type        = number
-  default     = 600
+  default     = 60
 
   validation {
-    condition     = var.lease_seconds == floor(var.lease_seconds) && var.lease_seconds >= 60 && var.lease_seconds <= 86400
-    error_message = "lease_seconds must be a whole number of seconds between 60 and 86400."
+    condition     = var.lease_seconds == floor(var.lease_seconds) && var.lease_seconds >= 15 && var.lease_seconds <= 86400
+    error_message = "lease_seconds must be a whole number of seconds between 15 (a renewal must fit in a third of it) and 86400."
+  }
+}
+
+variable "max_attempts" {
+  description = "ONCE_MAX_ATTEMPTS: tries of a paid Gemini call that may have been billed (timeouts, resets, 5xx after the request left, a holder that died) before a document is given up, failed and published as such. Refusals Google does not bill (429, 503, other 4xx) do not count, so an outage delays documents instead of failing them."
+  type        = number
+  default     = 5
+
+  validation {
+    condition     = var.max_attempts == floor(var.max_attempts) && var.max_attempts >= 1 && var.max_attempts <= 100
+    error_message = "max_attempts must be a whole number between 1 and 100."
   }
 }
 

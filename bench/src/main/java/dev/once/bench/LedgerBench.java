@@ -139,13 +139,13 @@ public final class LedgerBench {
   }
 
   private Runnable claim(String key) {
-    return () -> require(sharedLedger().claim(IdempotencyKey.of(key), "bench", null));
+    return () -> require(sharedLedger().claim(IdempotencyKey.of(key), "bench"));
   }
 
   private Runnable claimAndComplete(String key) {
     return () -> {
       FirestoreLedger ledger = sharedLedger();
-      Claim claim = require(ledger.claim(IdempotencyKey.of(key), "bench", null));
+      Claim claim = require(ledger.claim(IdempotencyKey.of(key), "bench"));
       ledger.complete(claim, Map.of("ok", true), SideWrites.NONE);
     };
   }
@@ -185,7 +185,7 @@ public final class LedgerBench {
       IdempotencyKey key = IdempotencyKey.of("gcs:storm/doc-" + k + ".pdf#1");
       for (int c = 0; c < STORM_COPIES; c++) {
         deliveries.add(() -> {
-          Outcome outcome = once.run(key, "bench", null, attempt -> {
+          Outcome outcome = once.run(key, "bench", attempt -> {
             runs.computeIfAbsent(key.value(), x -> new AtomicInteger()).incrementAndGet();
             return Map.of();
           });

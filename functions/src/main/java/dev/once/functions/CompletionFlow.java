@@ -6,12 +6,16 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
+import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
+import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
+import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -32,11 +36,11 @@ import java.util.function.Supplier;
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
-  static final class NotFinished extends RuntimeException {
+  static final class NotFinished extends NotPerformed {
     private static final long serialVersionUID = 1L;
 
     NotFinished(String message) {
-      super(message);
+      super(message, null);
     }
   }
 
@@ -80,7 +84,8 @@ final class CompletionFlow {
     if (earlier.isPresent()) {
       return earlier.get();
     }
-    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, attempt -> completion(jobKey, job.get()));
+    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH),
+        attempt -> completion(jobKey, job.get()));
     Report report = Report.of(jobKey, Effects.COMPLETE, completed);
     List<Map<String, Object>> summaries = switch (completed) {
       case Outcome.Processed processed -> documents(processed.result());
@@ -89,7 +94,8 @@ final class CompletionFlow {
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
     };
-    return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries));
+    Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries, held));
   }
 
   private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws PermanentFailure {
@@ -101,9 +107,7 @@ final class CompletionFlow {
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
     List<RecordQueries.Submitted> submitted = queries.get().submittedTo(name);
     if (submitted.isEmpty()) {
-      throw new PermanentFailure(found.isEmpty()
-          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
-          : "batch job " + name + " names no document of this pipeline");
+      throw noDocumentWaits(name, found);
     }
     List<DocumentResult> results;
     String state;
@@ -133,6 +137,33 @@ final class CompletionFlow {
   }
 
   private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}
+
+  /**
+   * Why a job no document waits for is not completed. Another application's job (no display name of ours) is refused
+   * for good. One of ours is either early — the submission that made it has not committed yet, or a retried try will
+   * adopt it — and is retried later; or a stray second job (its document's analysis names another job, or is
+   * finished), which is refused, never billed or published, and cancelled if it still runs.
+   */
+  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws PermanentFailure {
+    Optional<String> documentId = found.flatMap(BatchJobs::documentId);
+    if (documentId.isEmpty()) {
+      throw new PermanentFailure(found.isEmpty()
+          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
+          : "batch job " + name + " names no document of this pipeline");
+    }
+    Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
+    if (analysis.isEmpty()) {
+      return new NotFinished(name + " is a job of this pipeline whose submission is not recorded yet");
+    }
+    String reason = "batch job " + name + " is a stray second job of " + analysis.get().documentKey()
+        + ", whose analysis names " + (analysis.get().job() == null ? "no job" : analysis.get().job());
+    if (!BatchJobs.isTerminal(found.get())) {
+      batchJobs.get().cancel(name);
+      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
+          "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
+    }
+    throw new PermanentFailure(reason);
+  }
 
   /**
    * Each answer goes to the document its request named (or to the job's only document), and only to a document whose

@@ -6,16 +6,24 @@ import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;
 import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
+import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
+import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
+import dev.once.ledger.Call;
+import dev.once.ledger.Claim;
+import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +36,10 @@ import java.util.function.Supplier;
  * batch job, whose completion records them later) — then, in sync mode or for a refused document, publish the
  * result once. The pre-check reads the last record of the mode's chain only, so a duplicate costs one read and
  * builds neither the Storage nor the Gemini client.
+ *
+ * <p>Every paid call may have happened when it failed: each try is recorded before it is made, the SDK never repeats
+ * one, and a document is given up (failed, published as such) after {@code maxTries} tries that may have been billed;
+ * refusals Google does not bill do not count. A retried batch submission adopts the job an earlier try made.
  */
 final class DocumentFlow {
   enum Mode { SYNC, BATCH }
@@ -35,6 +47,11 @@ final class DocumentFlow {
   /** PDF and the image types Gemini reads. */
   static final Set<String> ACCEPTED_TYPES =
       Set.of("application/pdf", "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif");
+  /** The analysis's lease covers a paid call's timeout plus this: reading the document, then the commit. */
+  static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(20);
+
+  /** The paid call's bounds: its timeout (the lease must outlast it) and the cap of tries that may be billed. */
+  record PaidCalls(Duration timeout, int maxTries) {}
 
   private final Once once;
   private final Supplier<Records> records;
@@ -44,9 +61,10 @@ final class DocumentFlow {
   private final ResultPublication publication;
   private final Mode mode;
   private final long maxBytes;
+  private final PaidCalls paid;
 
   DocumentFlow(Once once, Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
-      Supplier<BatchJobs> batchJobs, ResultPublication publication, Mode mode, long maxBytes) {
+      Supplier<BatchJobs> batchJobs, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
     this.once = once;
     this.records = records;
     this.reader = reader;
@@ -55,6 +73,7 @@ final class DocumentFlow {
     this.publication = publication;
     this.mode = mode;
     this.maxBytes = maxBytes;
+    this.paid = paid;
   }
 
   /** The document generation's key: {@code gcs:bucket/name#generation}. */
@@ -75,14 +94,16 @@ final class DocumentFlow {
     boolean analysedBefore = !sync && earlier.isPresent();
     Outcome analysed = analysedBefore
         ? earlier.get()
-        : once.runCommitted(key, Effects.ANALYSE, document.fingerprint(),
-            attempt -> sync ? analyse(key, document) : submit(key, document));
+        : once.runCommitted(key, Effects.ANALYSE, policy(key, document),
+            attempt -> sync ? analyse(attempt, key, document) : submit(attempt, key, document));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     Map<String, Object> summary = switch (analysed) {
       case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();
       case Outcome.Duplicate duplicate -> isSubmission(duplicate.result()) ? null : duplicate.result();
       // The webhook never comes for a refused document: its refusal is published at once.
-      case Outcome.Rejected rejected -> ResultMessage.rejected(key, document, rejected.reason());
+      case Outcome.Rejected rejected -> rejected.gaveUp()
+          ? ResultMessage.gaveUp(key, document, rejected.reason())
+          : ResultMessage.rejected(key, document, rejected.reason());
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
     };
@@ -90,10 +111,22 @@ final class DocumentFlow {
       return report;
     }
     // Analysed before: most likely published before too, which one read tells, without a claim's failed write.
+    Optional<Claim> held = analysed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     Outcome published = analysedBefore
         ? once.peek(key, Effects.PUBLISH).orElseGet(() -> publication.publish(key, summary))
-        : publication.publish(key, summary);
+        : publication.publish(key, summary, held);
     return report.then(Effects.PUBLISH, published);
+  }
+
+  /**
+   * The analysis is a paid effect: at most {@code maxTries} tries that may have been billed, then the document fails
+   * with the reason; a lease that outlasts the paid call; in sync mode its publication claimed in the same commit.
+   */
+  private Policy policy(IdempotencyKey key, DocumentSource document) {
+    Policy policy = Policy.fingerprint(document.fingerprint())
+        .capped(paid.maxTries(), reason -> records.get().gaveUp(key, document, reason))
+        .leaseAtLeast(paid.timeout().plus(PAID_LEASE_MARGIN));
+    return mode == Mode.SYNC ? policy.then(Effects.PUBLISH) : policy;
   }
 
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
@@ -107,56 +140,100 @@ final class DocumentFlow {
     return outcome.containsKey("job") && !outcome.containsKey("status");
   }
 
-  private Completion analyse(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+  private Completion analyse(Attempt attempt, IdempotencyKey key, DocumentSource document) throws PermanentFailure {
     byte[] content = readValid(key, document);
+    attempt.ensureLease(paid.timeout());
     Analysis analysis;
     try {
       analysis = analyzer.get().analyse(content, mimeType(document));
     } catch (RuntimeException e) {
-      throw refusedByGemini(key, document, e);
+      throw classified(key, document, e);
     }
     return Completion.of(
         ResultMessage.analysed(key, document, analysis, null), records.get().analysed(key, document, analysis, null));
   }
 
-  private Completion submit(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
-    byte[] content = readValid(key, document);
+  /**
+   * One batch job per document, ever: a retry whose earlier tries may have created a job (they timed out, were
+   * reset, or died) first looks for it by its display name and adopts it, instead of paying for a second one.
+   */
+  private Completion submit(Attempt attempt, IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+    refuseEarly(key, document);
+    Optional<BatchJob> adopted = earlierJob(attempt, key);
     BatchJob job;
-    try {
-      job = batchJobs.get().submit(key, content, mimeType(document));
-    } catch (RuntimeException e) {
-      throw refusedByGemini(key, document, e);
+    if (adopted.isPresent()) {
+      job = adopted.get();
+      Log.info("adopted the batch job an earlier try made", Map.of("key", key.value(), "job",
+          job.name().orElse("?"), "attempt", attempt.number()));
+    } else {
+      byte[] content = readValid(key, document);
+      attempt.ensureLease(paid.timeout());
+      try {
+        job = batchJobs.get().submit(key, content, mimeType(document));
+      } catch (RuntimeException e) {
+        throw classified(key, document, e);
+      }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
     return Completion.of(Map.of("job", name, "mode", "batch"), records.get().submitted(key, document, name));
   }
 
-  /** A Gemini 400 blames the document (never retried); anything else is the moment's and is rethrown. */
-  private RuntimeException refusedByGemini(IdempotencyKey key, DocumentSource document, RuntimeException e)
+  /** The job an earlier try may have made, looked for since the earliest of them; a failed look costs nothing. */
+  private Optional<BatchJob> earlierJob(Attempt attempt, IdempotencyKey key) {
+    Optional<Instant> since = attempt.earlierTriesThatMayHaveRun().stream().map(Call::at)
+        .filter(java.util.Objects::nonNull).min(Instant::compareTo);
+    if (since.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return batchJobs.get().findSubmitted(key, since.get());
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not look for the batch job an earlier try may have made: "
+          + GeminiErrors.describe(e), e);
+    }
+  }
+
+  /**
+   * What a Gemini failure means: the document's fault is refused for good; a refusal before any work (nothing
+   * billed) releases the try without counting it; anything else may have been billed, and is rethrown as such.
+   */
+  private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e)
       throws PermanentFailure {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
       throw new PermanentFailure(reason, records.get().rejected(key, document, reason));
+    }
+    if (GeminiErrors.refusedBeforeWork(e)) {
+      return new NotPerformed(GeminiErrors.describe(e), e);
     }
     return e;
   }
 
   /** Checks what the event says before any paid call, then reads the generation itself within the limit. */
   private byte[] readValid(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
-    String refusal = refusal(document);
-    if (refusal == null) {
-      try {
-        byte[] content = reader.get().read(document, maxBytes);
-        if (content.length == 0) {
-          refusal = "the document is empty";
-        } else {
-          return content;
-        }
-      } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
-        refusal = e.getMessage();
+    refuseEarly(key, document);
+    String refusal;
+    try {
+      byte[] content = reader.get().read(document, maxBytes);
+      if (content.length != 0) {
+        return content;
       }
+      refusal = "the document is empty";
+    } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
+      refusal = e.getMessage();
+    } catch (RuntimeException e) {
+      // Nothing was paid for yet: this try does not count against the cap.
+      throw new NotPerformed("could not read the document: " + e.getMessage(), e);
     }
     throw new PermanentFailure(refusal, records.get().rejected(key, document, refusal));
+  }
+
+  /** What the event itself tells: a type, a size the pipeline refuses. */
+  private void refuseEarly(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+    String refusal = refusal(document);
+    if (refusal != null) {
+      throw new PermanentFailure(refusal, records.get().rejected(key, document, refusal));
+    }
   }
 
   private String refusal(DocumentSource document) {

@@ -37,12 +37,17 @@ import java.util.function.Supplier;
  * completed whatever its age: the document was never completed, since a completion moves it on in its commit.
  */
 final class ReconcileFlow {
+  /** A running job is looked at as a possible stray only once it is this old. */
+  static final Duration STRAY_AFTER = Duration.ofMinutes(2);
+
   /** What a run saw and did; the HTTP answer. */
   static final class Summary {
     int seen;
     int processed;
     /** Jobs completed before (by the webhook, or an earlier run): the poller's own repeats, not redeliveries. */
     int relisted;
+    /** Stray second jobs cancelled while they ran. */
+    int cancelled;
     int inFlight;
     int pending;
     int rejected;
@@ -57,6 +62,7 @@ final class ReconcileFlow {
       map.put("seen", seen);
       map.put("processed", processed);
       map.put("relisted", relisted);
+      map.put("cancelled", cancelled);
       map.put("in_flight", inFlight);
       map.put("pending", pending);
       map.put("rejected", rejected);
@@ -201,6 +207,7 @@ final class ReconcileFlow {
   private boolean reconcile(BatchJob job, Summary summary) {
     if (!BatchJobs.isTerminal(job)) {
       summary.pending++;
+      cancelIfStray(job, summary);
       return true;
     }
     Instant ended = job.endTime().or(job::updateTime).or(job::createTime).orElse(clock.instant());
@@ -217,6 +224,31 @@ final class ReconcileFlow {
     }
     complete(key, () -> completion.complete(key), summary);
     return true;
+  }
+
+  /**
+   * A running job of this pipeline that its document's analysis does not name is a stray second job (an earlier try
+   * made it, and the retry did not find it): cancelled, so it is not paid for to the end. Only jobs older than
+   * {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
+   */
+  private void cancelIfStray(BatchJob job, Summary summary) {
+    Optional<String> documentId = BatchJobs.documentId(job);
+    boolean settledIn = job.createTime().map(created -> created.isBefore(clock.instant().minus(STRAY_AFTER))).orElse(false);
+    if (documentId.isEmpty() || !settledIn || job.name().isEmpty()) {
+      return;
+    }
+    try {
+      Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
+      if (analysis.isPresent() && !job.name().get().equals(analysis.get().job())) {
+        batchJobs.get().cancel(job.name().get());
+        summary.cancelled++;
+        Log.write("WARNING", "cancelled a stray second batch job", Map.of("function", GeminiReconciler.NAME,
+            "job", job.name().get(), "key", analysis.get().documentKey().value(),
+            "analysisJob", String.valueOf(analysis.get().job())));
+      }
+    } catch (RuntimeException e) {
+      summary.failed++;
+    }
   }
 
   /** Runs one completion, logs it and counts its outcome. */

@@ -35,8 +35,10 @@ final class Wiring {
     checkGemini(clients);
     DocumentFlow.Mode mode = mode(settings);
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
+    DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
+        settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
     return new DocumentFlow(clients.once, clients.records, Lazy.of(() -> new DocumentReader(clients.storage.get())),
-        clients.analyzer, clients.batchJobs, resultPublication(clients), mode, maxBytes);
+        clients.analyzer, clients.batchJobs, resultPublication(clients), mode, maxBytes, paid);
   }
 
   static DeliveryFlow deliveryFlow(Clients clients) {

@@ -20,6 +20,16 @@ import java.util.Set;
 public final class BatchJobs {
   /** Metadata naming the document, on the request (echoed on its response) and on the job's webhook. */
   public static final String DOCUMENT_KEY = "document_key";
+  /**
+   * A job's display name is this and its document's id (the SHA-256 of its key): what listing and getting a job show
+   * of it (the SDK exposes neither a job's requests nor its webhook metadata until it succeeded), so a retried
+   * submission can find the job an earlier try made, and a completion can tell whose job it is.
+   */
+  public static final String DISPLAY_NAME_PREFIX = "once ";
+  /** How far back, before the earliest earlier try, a job of a retried submission is looked for (clock skew). */
+  static final java.time.Duration LOOK_BACK = java.time.Duration.ofMinutes(2);
+  /** At most this many pages of jobs are listed to find one (newest first). */
+  static final int FIND_PAGES = 20;
 
   private static final Set<JobState.Known> TERMINAL = Set.of(
       JobState.Known.JOB_STATE_SUCCEEDED,
@@ -47,11 +57,57 @@ public final class BatchJobs {
         .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
         .build();
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
-        .displayName("once " + documentKey.documentId().substring(0, 16))
+        .displayName(displayName(documentKey))
         .webhookConfig(WebhookConfig.builder().userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
         .httpOptions(GeminiClients.noRetries())
         .build();
     return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
+  }
+
+  public static String displayName(IdempotencyKey documentKey) {
+    return DISPLAY_NAME_PREFIX + documentKey.documentId();
+  }
+
+  /** The id of the document a job of this pipeline was made for, read from its display name; empty for others'. */
+  public static Optional<String> documentId(BatchJob job) {
+    return job.displayName()
+        .filter(name -> name.startsWith(DISPLAY_NAME_PREFIX))
+        .map(name -> name.substring(DISPLAY_NAME_PREFIX.length()))
+        .filter(id -> id.matches("[0-9a-f]{64}"));
+  }
+
+  /**
+   * The job an earlier try of this document's submission made, if Gemini has one: the newest with the document's
+   * display name created since {@code since} (less {@link #LOOK_BACK}), looking at most {@link #FIND_PAGES} pages
+   * of the listing, newest first. What a retried submission adopts instead of creating a second paid job.
+   */
+  public Optional<BatchJob> findSubmitted(IdempotencyKey documentKey, java.time.Instant since) {
+    String wanted = displayName(documentKey);
+    java.time.Instant oldest = since.minus(LOOK_BACK);
+    Pager<BatchJob> pager = list(50);
+    for (int page = 1; ; page++) {
+      for (BatchJob job : pager.page()) {
+        if (job.displayName().map(wanted::equals).orElse(false)) {
+          return Optional.of(job);
+        }
+        if (job.createTime().map(created -> created.isBefore(oldest)).orElse(false)) {
+          return Optional.empty();
+        }
+      }
+      if (page >= FIND_PAGES) {
+        return Optional.empty();
+      }
+      try {
+        pager.nextPage();
+      } catch (IndexOutOfBoundsException lastPage) {
+        return Optional.empty();
+      }
+    }
+  }
+
+  /** Cancels a job still running (a stray second job); Gemini answers an ended one with an error, ignored here. */
+  public void cancel(String name) {
+    client.batches.cancel(name, null);
   }
 
   /** The job, or empty when Gemini has none by that name (404: deleted, or gone past Gemini's own retention). */

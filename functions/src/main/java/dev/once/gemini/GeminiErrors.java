@@ -1,38 +1,72 @@
 package dev.once.gemini;
 
 import com.google.genai.errors.ApiException;
+import java.util.List;
+import java.util.Locale;
 
 /**
- * Which Gemini failures are the document's fault (never retry) and which are the moment's (retry). Only a 413, or
- * a 400 INVALID_ARGUMENT that is not about the API key, blames the request. The Gemini API answers a bad or
- * expired key with 400 INVALID_ARGUMENT ("API key not valid", reason API_KEY_INVALID) and a project or region
- * it cannot serve with 400 FAILED_PRECONDITION: those, like 401/403, an unknown model (404), quota (429) and
- * server errors, are configuration or capacity problems a later delivery may not have, so no document is lost
- * to them.
+ * What a Gemini failure means for the document and for the bill.
+ *
+ * <ul>
+ *   <li><b>The document's fault</b> (refused for good, never retried): a 413, or a 400 INVALID_ARGUMENT whose message
+ *       is about the document's own content or size ("payload size exceeds the limit", "the input token count
+ *       exceeds the maximum", "no pages", "Unable to process input image"). Any other 400 — a generic "Request
+ *       contains an invalid argument", a schema or model the request configures, a bad key — is a configuration
+ *       problem a fixed deployment does not have, so no document is lost to it: it is retried and alerted.
+ *   <li><b>Refused before any work</b> (nothing billed, so the try does not use up the cap): any 4xx, Google answering
+ *       the request without generating (429 RESOURCE_EXHAUSTED among them), and 503 UNAVAILABLE, which the API
+ *       answers before generation when a model is overloaded. A timeout, a reset, a 500 or 504 may have come after
+ *       tokens were generated and billed: those count.
+ * </ul>
  */
 public final class GeminiErrors {
+  /** Words of Gemini's messages about the document itself. */
+  private static final List<String> ABOUT_THE_DOCUMENT = List.of("payload size", "too large", "exceeds the limit",
+      "token count", "exceeds the maximum number of tokens", "no pages", "unable to process input image",
+      "image is not valid", "document size", "password", "corrupt");
+  /** Words of messages about what the request configures: never the document's fault, whatever else they say. */
+  private static final List<String> ABOUT_THE_CONFIGURATION = List.of("api key", "api_key", "schema", "model",
+      "generation_config", "generationconfig", "mime_type", "mimetype", "field");
+
   private GeminiErrors() {}
 
   public static boolean isPermanent(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof ApiException api) {
-        return api.code() == 413 || (api.code() == 400 && "INVALID_ARGUMENT".equals(api.status()) && !aboutTheKey(api));
-      }
+    ApiException api = api(error);
+    if (api == null) {
+      return false;
     }
-    return false;
+    if (api.code() == 413) {
+      return true;
+    }
+    String message = String.valueOf(api.message()).toLowerCase(Locale.ROOT);
+    return api.code() == 400 && "INVALID_ARGUMENT".equals(api.status())
+        && ABOUT_THE_DOCUMENT.stream().anyMatch(message::contains)
+        && ABOUT_THE_CONFIGURATION.stream().noneMatch(message::contains);
   }
 
-  private static boolean aboutTheKey(ApiException api) {
-    String message = String.valueOf(api.message()).toLowerCase(java.util.Locale.ROOT);
-    return message.contains("api key") || message.contains("api_key");
+  /** Google answered without doing the work (nothing generated, nothing billed). */
+  public static boolean refusedBeforeWork(Throwable error) {
+    ApiException api = api(error);
+    return api != null && (api.code() >= 400 && api.code() < 500 || api.code() == 503);
   }
 
   public static String describe(Throwable error) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (t instanceof ApiException api) {
-        return "Gemini answered " + api.code() + " " + api.status() + ": " + api.message();
-      }
+    ApiException api = api(error);
+    if (api != null) {
+      return "Gemini answered " + api.code() + " " + api.status() + ": " + api.message();
     }
     return error.getClass().getSimpleName() + ": " + error.getMessage();
+  }
+
+  private static ApiException api(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof ApiException api) {
+        return api;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
   }
 }

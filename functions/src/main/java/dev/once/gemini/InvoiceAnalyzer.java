@@ -19,10 +19,13 @@ public final class InvoiceAnalyzer {
     this.model = model;
   }
 
-  /** Throws what the SDK throws; {@link GeminiErrors} tells permanent from transient. */
+  /**
+   * One paid call, never repeated by the SDK (the ledger records each try before it is made). Throws what the SDK
+   * throws; {@link GeminiErrors} tells the document's fault from a refusal and from a failure that may have been billed.
+   */
   public Analysis analyse(byte[] document, String mimeType) {
-    GenerateContentResponse response =
-        client.models.generateContent(model, InvoicePrompt.content(document, mimeType), InvoicePrompt.config().build());
+    GenerateContentResponse response = client.models.generateContent(model, InvoicePrompt.content(document, mimeType),
+        InvoicePrompt.config().httpOptions(GeminiClients.noRetries()).build());
     return interpret(response.modelVersion().orElse(model), response);
   }
 

@@ -27,7 +27,8 @@ import java.util.concurrent.TimeoutException;
  * Honours PUBSUB_EMULATOR_HOST.
  */
 public final class MessagePublisher implements AutoCloseable {
-  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+  /** The bound on one publish, the client's own retries included. */
+  public static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private final String emulatorHost;
   private final Map<String, Publisher> publishers = new ConcurrentHashMap<>();

@@ -13,7 +13,7 @@ public enum PipelineSetting implements Setting {
   GEMINI_BASE_URL(null, "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090"),
   GEMINI_MODEL("gemini-2.5-flash", "model used for analysis and batch jobs"),
   GEMINI_WEBHOOK_SECRET(null, "one or more whsec_… secrets, blank-separated, for webhook signature rotation"),
-  GEMINI_TIMEOUT_SECONDS("120", "bound on one Gemini call, retries included"),
+  GEMINI_TIMEOUT_SECONDS("60", "bound on one Gemini call, retries included; a paid call's lease outlasts it"),
   GEMINI_PRICES(null, "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one"),
   RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),
   DEAD_LETTER_TOPIC(null, "topic for messages that cannot be delivered, as an id or projects/p/topics/t"),

@@ -28,6 +28,25 @@ public final class RecordQueries {
     this.db = db;
   }
 
+  /** What a document's analysis says, as far as a completion must know: whose job it waits for, if any. */
+  public record AnalysisState(IdempotencyKey documentKey, String status, String job) {}
+
+  /** The analysis of the document with this id (one read), or empty when it has none. */
+  public Optional<AnalysisState> analysis(String documentId) {
+    try {
+      var snapshot = db.collection(Records.ANALYSES).document(documentId).get()
+          .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      String key = snapshot.exists() ? snapshot.getString("key") : null;
+      return key == null ? Optional.empty()
+          : Optional.of(new AnalysisState(IdempotencyKey.of(key), snapshot.getString("status"), snapshot.getString("job")));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading the analysis " + documentId, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not read the analysis " + documentId + ": " + e, e);
+    }
+  }
+
   /** A document a batch job was submitted for, with the source recorded at submission. */
   public record Submitted(IdempotencyKey documentKey, DocumentSource source) {}
 

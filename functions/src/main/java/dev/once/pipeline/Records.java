@@ -41,12 +41,29 @@ public final class Records {
     return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
   }
 
-  /** A document handed to a batch job; the job's completion fills the analysis in. */
+  /**
+   * A document handed to a batch job; the job's completion fills the analysis in. Created, never merged: the
+   * submission is the document's first analysis record, and a completion only ever applies to a document whose
+   * analysis already names its job, so nothing a completion wrote can be overwritten by a late submission.
+   */
   public SideWrites submitted(IdempotencyKey documentKey, DocumentSource source, String job) {
     Map<String, Object> fields = base(documentKey, SUBMITTED);
     fields.put("mode", "batch");
     fields.put("job", job);
     fields.put("source", source.toMap());
+    return writes -> writes.create(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A document given up after its cap of tries that may have been billed: failed, with the reason. Nothing is billed
+   * here: what Gemini charged for the tries that never answered is unknown (it is in Google's bill).
+   */
+  public SideWrites gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    Map<String, Object> fields = base(documentKey, FAILED);
+    fields.put("reason", reason);
+    if (source != null) {
+      fields.put("source", source.toMap());
+    }
     return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
   }
 

@@ -48,6 +48,13 @@ public final class ResultMessage {
     return summary;
   }
 
+  /** A document given up after its cap of paid tries (each may have been billed by Gemini, none answered). */
+  public static Map<String, Object> gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    Map<String, Object> summary = base(documentKey, Records.FAILED, source);
+    summary.put("reason", reason);
+    return summary;
+  }
+
   public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason) {
     Map<String, Object> summary = base(documentKey, Records.FAILED, null);
     summary.put("reason", reason);

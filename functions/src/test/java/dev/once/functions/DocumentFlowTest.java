@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
@@ -13,6 +14,7 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
 import dev.once.config.Settings;
@@ -22,6 +24,7 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
+import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
@@ -65,7 +68,8 @@ class DocumentFlowTest {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     return new DocumentFlow(once, () -> records, () -> reader, () -> analyzer, () -> batchJobs,
-        new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024);
+        new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
+        new DocumentFlow.PaidCalls(java.time.Duration.ofSeconds(60), 3));
   }
 
   private Report handle(DocumentFlow flow, DocumentSource document) {
@@ -108,20 +112,86 @@ class DocumentFlowTest {
   }
 
   @Test
-  void aGeminiOutage_releasesTheClaim_andTheRedeliveryAnalysesOnce() throws Exception {
+  void aGeminiOutage_releasesTheClaimWithoutUsingTheCap_andTheRedeliveryAnalysesOnce() throws Exception {
     when(analyzer.analyse(PDF, "application/pdf"))
         .thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"))
         .thenReturn(ANALYSED);
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
 
-    assertThrows(ServerException.class, () -> handle(flow, INVOICE));
+    NotPerformed refused = assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
+    assertInstanceOf(ServerException.class, refused.getCause());
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
+    assertEquals(0, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().spent(), "a 503 before generation bills nothing");
     assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty(), "nothing billed for the failure");
     Report retried = handle(flow, INVOICE);
 
     assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
     assertEquals(2, retried.attempts());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
+  }
+
+  @Test
+  void callsThatMayHaveBeenBilled_areCapped_thenTheDocumentFails_isPublishedAsSuch_andGeminiIsNotCalledAgain()
+      throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf"))
+        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("timeout")));
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
+
+    for (int i = 0; i < 3; i++) {
+      assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
+    }
+    Report gaveUp = handle(flow, INVOICE);
+    Report again = handle(flow, INVOICE);
+
+    assertEquals(Map.of(Effects.ANALYSE, "rejected", Effects.PUBLISH, "processed"), gaveUp.effects());
+    assertEquals(OutcomeLabel.DUPLICATE, again.outcome());
+    verify(analyzer, times(3)).analyse(any(), anyString());
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    assertEquals("failed", analysis.get("status"));
+    assertEquals("gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
+        analysis.get("reason"));
+    assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty());
+    verify(publisher, times(1)).publish(eq(TOPIC), org.mockito.ArgumentMatchers.argThat(
+        data -> new String(data, StandardCharsets.UTF_8).contains("\"status\":\"failed\"")), anyMap());
+  }
+
+  /** A model that refuses the request's schema must not reject every document for good: retried, never capped. */
+  @Test
+  void aConfigurationGeminiRefuses_isRetried_notBlamedOnTheDocument() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenThrow(new ClientException(400, "INVALID_ARGUMENT",
+        "Invalid JSON payload received. Unknown name \"responseSchema\" at 'generation_config'"));
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
+
+    for (int i = 0; i < 6; i++) {
+      assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
+    }
+    assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
+    assertTrue(ledger.document(Records.ANALYSES, KEY.documentId()).isEmpty(), "not rejected");
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+  }
+
+  @Test
+  void aRetriedSubmission_adoptsTheJobAnEarlierTryMade_insteadOfPayingForASecond() throws Exception {
+    BatchJob made = BatchJob.builder().name("batches/job-1").build();
+    when(batchJobs.submit(KEY, PDF, "application/pdf"))
+        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
+    when(batchJobs.findSubmitted(eq(KEY), any())).thenReturn(java.util.Optional.of(made));
+    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
+
+    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
+    Report retried = handle(flow, INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
+    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+    verify(batchJobs, times(1)).findSubmitted(eq(KEY), any());
+    assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
+  }
+
+  @Test
+  void aFirstSubmission_looksForNoEarlierJob() throws Exception {
+    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
+    handle(flow(DocumentFlow.Mode.BATCH), INVOICE);
+    verify(batchJobs, never()).findSubmitted(any(), any());
   }
 
   @Test

@@ -13,10 +13,38 @@ import org.junit.jupiter.api.Test;
 
 class GeminiErrorsTest {
   @Test
-  void onlyARequestGeminiCannotReadIsTheDocumentsFault() {
-    assertTrue(GeminiErrors.isPermanent(new ApiException(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")));
+  void onlyWhatIsAboutTheDocumentsOwnContentOrSize_isTheDocumentsFault() {
     assertTrue(GeminiErrors.isPermanent(new ApiException(413, "PAYLOAD_TOO_LARGE", "too large")));
-    assertTrue(GeminiErrors.isPermanent(new RuntimeException(new ApiException(400, "INVALID_ARGUMENT", "bad pdf"))));
+    for (String message : List.of("Request payload size exceeds the limit: 20971520 bytes.",
+        "The input token count (1206232) exceeds the maximum number of tokens allowed (1048576).",
+        "The document has no pages.", "Unable to process input image. Please retry or report in https://…",
+        "The request's total referenced files bytes are too large to be read")) {
+      assertTrue(GeminiErrors.isPermanent(new RuntimeException(new ApiException(400, "INVALID_ARGUMENT", message))),
+          message);
+    }
+  }
+
+  /** A model that refuses the schema or PDF input would otherwise reject every document for good. */
+  @Test
+  void aConfigurationTheRequestCarries_isNeverTheDocumentsFault() {
+    for (String message : List.of("Request contains an invalid argument.",
+        "Invalid JSON payload received. Unknown name \"responseSchema\" at 'generation_config': Cannot find field.",
+        "* GenerateContentRequest.generation_config.response_schema.properties: should be non-empty for OBJECT type",
+        "Unsupported MIME type: application/pdf", "models/gemini-old is not found for API version v1",
+        "The input token count exceeds the maximum number of tokens allowed for this model's schema")) {
+      assertFalse(GeminiErrors.isPermanent(new ApiException(400, "INVALID_ARGUMENT", message)), message);
+    }
+  }
+
+  @Test
+  void refusalsBeforeAnyWork_areTold_fromFailuresThatMayHaveBeenBilled() {
+    for (int code : new int[] {400, 401, 403, 404, 429, 503}) {
+      assertTrue(GeminiErrors.refusedBeforeWork(new ApiException(code, "X", "m")), "code " + code);
+    }
+    for (int code : new int[] {500, 502, 504}) {
+      assertFalse(GeminiErrors.refusedBeforeWork(new ApiException(code, "X", "m")), "code " + code);
+    }
+    assertFalse(GeminiErrors.refusedBeforeWork(new java.io.UncheckedIOException(new java.net.SocketTimeoutException())));
   }
 
   @Test

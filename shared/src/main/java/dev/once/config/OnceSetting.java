@@ -5,7 +5,9 @@ public enum OnceSetting implements Setting {
   GOOGLE_CLOUD_PROJECT(null, "project id; when unset, the client libraries' default project detection"),
   FIRESTORE_EMULATOR_HOST(null, "host:port of a Firestore emulator (local runs and tests only)"),
   ONCE_COLLECTION("idempotency", "Firestore collection of the idempotency ledger"),
-  ONCE_LEASE_SECONDS("600", "how long a claim holds before another delivery may take it over"),
+  ONCE_LEASE_SECONDS("60", "a claim's lease, renewed every third of it while its holder works: how soon a dead"
+      + " holder's claim is taken over"),
+  ONCE_MAX_ATTEMPTS("5", "tries of a paid effect that may have been billed before the event is given up"),
   ONCE_RETENTION_DAYS("30", "days a finished record is kept (TTL on expireAt) to absorb late duplicates");
 
   private final String defaultValue;

@@ -51,6 +51,14 @@ public final class Settings {
     throw new InvalidSetting(setting, "must be a positive whole number, got \"" + value + "\"");
   }
 
+  public int positiveInt(Setting setting) {
+    long value = positiveLong(setting);
+    if (value > Integer.MAX_VALUE) {
+      throw new InvalidSetting(setting, "must be at most " + Integer.MAX_VALUE + ", got " + value);
+    }
+    return (int) value;
+  }
+
   public Duration seconds(Setting setting) {
     return Duration.ofSeconds(positiveLong(setting));
   }

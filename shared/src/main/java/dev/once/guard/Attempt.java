@@ -1,6 +1,53 @@
 package dev.once.guard;
 
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.Claim;
+import java.time.Duration;
+import java.util.List;
 
-/** The delivery that holds the claim: which try this is, and its fencing token. */
-public record Attempt(IdempotencyKey key, String effect, int number, long token) {}
+/** The delivery that holds the claim, as its effect sees it: which try this is, and its lease. */
+public final class Attempt {
+  private final Hold hold;
+
+  Attempt(Hold hold) {
+    this.hold = hold;
+  }
+
+  public IdempotencyKey key() {
+    return hold.claim().key();
+  }
+
+  public String effect() {
+    return hold.claim().effect();
+  }
+
+  /** Which try this is: 1 for the first delivery to hold the claim. */
+  public int number() {
+    return hold.claim().attempts();
+  }
+
+  /**
+   * The tries before this one that may have carried the effect out (failed after their request left, or abandoned
+   * by a holder that died), as far as the record keeps them: where a retry first looks for what they did.
+   */
+  public List<Call> earlierTriesThatMayHaveRun() {
+    Claim claim = hold.claim();
+    return claim.calls().stream().filter(call -> call.number() < claim.attempts() && call.spent()).toList();
+  }
+
+  /** The fencing token this delivery holds the claim with. */
+  public long token() {
+    return hold.claim().token();
+  }
+
+  /**
+   * Makes sure the lease outlasts {@code work} (a paid call's or a publish's own timeout) from now, by the store's
+   * clock, renewing it when it would not; throws {@link NotPerformed} when it cannot. Call it right before work that
+   * costs money or is seen outside: a holder whose lease may run out first must not start it (Cloud Run does not
+   * stop a request's thread at its timeout, so "lease longer than the timeout" is not enough on its own).
+   */
+  public void ensureLease(Duration work) {
+    hold.ensure(work);
+  }
+}

@@ -8,24 +8,31 @@ import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Runs one named effect for one key at most once, and says what happened.
  *
- * <p>An effect that throws {@link PermanentFailure} is rejected for good; any other failure releases the
- * claim (so the next delivery retries at once) and is rethrown, so the platform redelivers. An external
- * effect (publish, notify) that succeeded but whose completion could not be recorded may run again on
- * redelivery: it is at-least-once, and carries the key so its receiver can drop the copy. An effect whose
- * target is Firestore ({@link #runCommitted}) commits with its completion, so it cannot be doubled.
+ * <p>Every try is recorded on the ledger before the effect runs, and its lease is renewed while it runs. An effect
+ * that throws {@link PermanentFailure} is rejected for good; {@link NotPerformed} releases the claim without counting
+ * the try; any other failure releases it as a try that may have run (a cap, {@link Policy#capped}, bounds those) and
+ * is rethrown, so the platform redelivers. An external effect (publish, notify) that succeeded but whose completion
+ * could not be recorded may run again on redelivery: it is at-least-once, and carries the key so its receiver can drop
+ * the copy. An effect whose target is Firestore ({@link #runCommitted}) commits with its completion, so it cannot be
+ * doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
  */
 public final class Once {
+  /** The start of the reason an effect is refused with when its cap of tries was reached. */
+  public static final String GAVE_UP = "gave up after ";
+
   /** An effect on the outside world; returns what to record as its result. */
   @FunctionalInterface
   public interface Effect {
@@ -39,20 +46,33 @@ public final class Once {
   }
 
   private final Ledger ledger;
+  private final SettledCache settled;
 
   public Once(Ledger ledger) {
+    this(ledger, 10_000, Duration.ofMinutes(10));
+  }
+
+  /** With a cache of at most {@code cachedEntries} final answers, each kept at most {@code cachedFor}. */
+  public Once(Ledger ledger, int cachedEntries, Duration cachedFor) {
     this.ledger = ledger;
+    this.settled = new SettledCache(cachedEntries, cachedFor);
   }
 
   /**
-   * The cheap check before an expensive call (one read): the final outcome when the effect is done or
-   * rejected, a conflict when the fingerprint differs; empty when it must still be claimed.
+   * The cheap check before an expensive call (one read, none when this instance knows the answer): the final
+   * outcome when the effect is done or rejected, a conflict when the fingerprint differs; empty when it must still
+   * be claimed.
    */
   public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
+    String id = FirestoreLedger.recordId(key, effect);
+    Optional<ClaimResult> known = settled.get(id, fingerprint);
+    if (known.isPresent()) {
+      return Optional.of(answer(key, effect, known.get()));
+    }
     return ledger.lookup(key, effect)
-        .map(record -> ClaimResult.settled(record, fingerprint))
-        .filter(settled -> !(settled instanceof ClaimResult.Busy) && !(settled instanceof ClaimResult.Expired))
-        .map(settled -> answer(key, effect, settled));
+        .map(record -> remember(id, ClaimResult.settled(record, fingerprint), record.fingerprint(), true))
+        .filter(result -> !(result instanceof ClaimResult.Busy) && !(result instanceof ClaimResult.Expired))
+        .map(result -> answer(key, effect, result));
   }
 
   /** {@link #peek(IdempotencyKey, String, String)} for an effect whose payload is not compared. */
@@ -65,31 +85,62 @@ public final class Once {
     return ledger.lookup(key, effect);
   }
 
-  /** {@link #run(IdempotencyKey, String, String, Effect)} for an effect whose payload is not compared. */
+  /** {@link #run(IdempotencyKey, String, Policy, Effect)} for an effect whose payload is not compared. */
   public Outcome run(IdempotencyKey key, String effect, Effect action) {
-    return run(key, effect, null, action);
+    return run(key, effect, Policy.DEFAULT, action);
   }
 
-  /**
-   * Runs {@code action} unless the effect ran, was refused, or is being run for {@code key}.
-   *
-   * @param fingerprint what identifies the payload (a hash): the same key with another fingerprint is a conflict
-   */
+  /** @param fingerprint what identifies the payload (a hash): the same key with another fingerprint is a conflict */
   public Outcome run(IdempotencyKey key, String effect, String fingerprint, Effect action) {
-    return runCommitted(key, effect, fingerprint, attempt -> Completion.of(action.perform(attempt), SideWrites.NONE));
+    return run(key, effect, Policy.fingerprint(fingerprint), action);
   }
 
-  /** {@link #runCommitted(IdempotencyKey, String, String, CommittedEffect)} without a payload fingerprint. */
+  /** Runs {@code action} unless the effect ran, was refused, or is being run for {@code key}. */
+  public Outcome run(IdempotencyKey key, String effect, Policy policy, Effect action) {
+    return runCommitted(key, effect, policy, committed(action));
+  }
+
+  /** {@link #runCommitted(IdempotencyKey, String, Policy, CommittedEffect)} without a payload fingerprint. */
   public Outcome runCommitted(IdempotencyKey key, String effect, CommittedEffect action) {
-    return runCommitted(key, effect, null, action);
+    return runCommitted(key, effect, Policy.DEFAULT, action);
+  }
+
+  public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
+    return runCommitted(key, effect, Policy.fingerprint(fingerprint), action);
   }
 
   /** As {@link #run}, for an effect whose writes commit with its completion. */
-  public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
-    ClaimResult claimed = ledger.claim(key, effect, fingerprint);
-    return claimed instanceof ClaimResult.Acquired acquired
-        ? perform(acquired.claim(), action)
-        : answer(key, effect, claimed);
+  public Outcome runCommitted(IdempotencyKey key, String effect, Policy policy, CommittedEffect action) {
+    String id = FirestoreLedger.recordId(key, effect);
+    Optional<ClaimResult> known = settled.get(id, policy.fingerprint());
+    if (known.isPresent()) {
+      return answer(key, effect, known.get());
+    }
+    ClaimResult claimed = ledger.claim(key, effect, policy.claimOptions());
+    if (claimed instanceof ClaimResult.Acquired acquired) {
+      return perform(acquired.claim(), policy, action);
+    }
+    return answer(key, effect, remember(id, claimed, policy.fingerprint(), policy.fingerprint() != null));
+  }
+
+  /** Runs {@code action} on a claim an earlier completion took for it ({@link Processed#next()}). */
+  public Outcome runHeld(Claim claim, Effect action) {
+    return perform(claim, Policy.DEFAULT, committed(action));
+  }
+
+  private static CommittedEffect committed(Effect action) {
+    return attempt -> Completion.of(action.perform(attempt), SideWrites.NONE);
+  }
+
+  private ClaimResult remember(String id, ClaimResult result, String fingerprint, boolean fingerprintKnown) {
+    switch (result) {
+      case ClaimResult.AlreadyDone done -> settled.put(id, result, done.fingerprint(), true);
+      case ClaimResult.AlreadyRejected rejected -> settled.put(id, result, rejected.fingerprint(), true);
+      default -> {
+        // not final: never cached
+      }
+    }
+    return result;
   }
 
   /** The outcome of a claim this delivery did not acquire. */
@@ -104,40 +155,60 @@ public final class Once {
     };
   }
 
-  private Outcome perform(Claim claim, CommittedEffect action) {
-    Attempt attempt = new Attempt(claim.key(), claim.effect(), claim.attempts(), claim.token());
+  private Outcome perform(Claim claim, Policy policy, CommittedEffect action) {
+    if (claim.exhausted()) {
+      return giveUp(claim, policy);
+    }
+    Hold hold = new Hold(ledger, claim);
     CrashPoints.reached("after-claim", claim.effect(), claim.key());
     Completion completion;
     try {
-      completion = action.perform(attempt);
+      completion = action.perform(new Attempt(hold));
     } catch (PermanentFailure refused) {
-      ledger.reject(claim, refused.getMessage(), refused.writes());
+      Claim held = hold.stop();
+      ledger.reject(held, refused.getMessage(), refused.writes());
+      settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), policy.fingerprint()),
+          policy.fingerprint(), policy.fingerprint() != null);
       return new Rejected(refused.getMessage(), true);
+    } catch (NotPerformed notPerformed) {
+      throw releaseAndRethrow(hold.stop(), notPerformed, false);
     } catch (Exception failure) {
-      throw releaseAndRethrow(claim, failure);
+      throw releaseAndRethrow(hold.stop(), failure, true);
     }
     CrashPoints.reached("before-complete", claim.effect(), claim.key());
+    Claim held = hold.stop();
+    Optional<Claim> next;
     try {
-      ledger.complete(claim, completion.result(), completion.writes());
+      next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
     } catch (LeaseLost lost) {
       throw lost;
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
       String reason = "the result could not be recorded: " + describe(unrecordable);
-      ledger.reject(claim, reason, SideWrites.NONE);
+      ledger.reject(held, reason, SideWrites.NONE);
       return new Rejected(reason, true);
     } catch (RuntimeException notRecorded) {
       // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
-      throw releaseAndRethrow(claim, notRecorded);
+      throw releaseAndRethrow(held, notRecorded, true);
     }
+    settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
+        policy.fingerprint(), policy.fingerprint() != null);
     CrashPoints.reached("after-complete", claim.effect(), claim.key());
-    return new Processed(completion.result(), claim.attempts());
+    return new Processed(completion.result(), held.attempts(), next);
   }
 
-  private RuntimeException releaseAndRethrow(Claim claim, Exception failure) {
+  /** The cap of tries that may have run was reached before this one: refused for good, with the caller's writes. */
+  private Outcome giveUp(Claim claim, Policy policy) {
+    String reason = GAVE_UP + claim.spent() + " tries that may have run"
+        + (claim.lastError() == null ? "" : ": " + claim.lastError());
+    ledger.reject(claim, reason, policy.onGiveUp().apply(reason));
+    return new Rejected(reason, true);
+  }
+
+  private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun) {
     try {
-      ledger.release(claim, describe(failure));
+      ledger.release(claim, describe(failure), mayHaveRun, SideWrites.NONE);
     } catch (RuntimeException releaseFailed) {
       // The lease will expire instead; the original failure is what the caller must see.
       failure.addSuppressed(releaseFailed);

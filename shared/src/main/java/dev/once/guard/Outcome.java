@@ -1,16 +1,26 @@
 package dev.once.guard;
 
+import dev.once.ledger.Claim;
 import dev.once.observe.OutcomeLabel;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 
 /** What happened to one effect for one key, as {@link Once} reports it. */
 public sealed interface Outcome {
   /** The label in logs and metrics. */
   OutcomeLabel label();
 
-  /** This delivery ran the effect and recorded it. */
-  record Processed(Map<String, Object> result, int attempts) implements Outcome {
+  /**
+   * This delivery ran the effect and recorded it.
+   *
+   * @param next the claim of the effect that follows, taken in the completing commit ({@link Policy#then}), if any
+   */
+  record Processed(Map<String, Object> result, int attempts, Optional<Claim> next) implements Outcome {
+    public Processed(Map<String, Object> result, int attempts) {
+      this(result, attempts, Optional.empty());
+    }
+
     public OutcomeLabel label() {
       return OutcomeLabel.PROCESSED;
     }
@@ -39,6 +49,11 @@ public sealed interface Outcome {
 
   /** The effect is refused for good: {@code now} when this delivery refused it, else earlier. */
   record Rejected(String reason, boolean now) implements Outcome {
+    /** Refused because its cap of tries that may have run was reached, not for its input. */
+    public boolean gaveUp() {
+      return reason != null && reason.startsWith(Once.GAVE_UP);
+    }
+
     public OutcomeLabel label() {
       return OutcomeLabel.REJECTED;
     }

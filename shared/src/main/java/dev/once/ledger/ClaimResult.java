@@ -8,11 +8,15 @@ public sealed interface ClaimResult {
   /** This delivery holds the claim and should run the effect. */
   record Acquired(Claim claim) implements ClaimResult {}
 
-  /** The effect already ran; {@code outcome} is what its holder stored. */
-  record AlreadyDone(Map<String, Object> outcome, int attempts) implements ClaimResult {}
+  /**
+   * The effect already ran; {@code outcome} is what its holder stored.
+   *
+   * @param fingerprint the record's fingerprint (null when none was stored)
+   */
+  record AlreadyDone(Map<String, Object> outcome, int attempts, String fingerprint) implements ClaimResult {}
 
   /** The effect was refused for good earlier. */
-  record AlreadyRejected(String reason) implements ClaimResult {}
+  record AlreadyRejected(String reason, String fingerprint) implements ClaimResult {}
 
   /** Another delivery holds a live lease: it may still finish, or its lease will expire. */
   record Busy(Instant leaseExpiresAt, int attempts) implements ClaimResult {}
@@ -32,8 +36,8 @@ public sealed interface ClaimResult {
       return new FingerprintMismatch(record.fingerprint(), fingerprint);
     }
     return switch (record.state()) {
-      case DONE -> new AlreadyDone(record.outcome(), record.attempts());
-      case REJECTED -> new AlreadyRejected(record.error());
+      case DONE -> new AlreadyDone(record.outcome(), record.attempts(), record.fingerprint());
+      case REJECTED -> new AlreadyRejected(record.error(), record.fingerprint());
       case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : new Expired(record);
     };
   }

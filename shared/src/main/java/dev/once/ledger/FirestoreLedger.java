@@ -15,8 +15,10 @@ import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.Sha256;
 import dev.once.ledger.ClaimResult.Acquired;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,9 +67,12 @@ public final class FirestoreLedger implements Ledger {
   static final String RELEASED_BY = "releasedBy";
   static final String RELEASED_AT = "releasedAt";
   static final String RELEASE_REASON = "releaseReason";
+  static final String CALLS = "calls";
+  static final String SPENT = "spent";
 
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
+  private static final int MAX_CALL_ERROR_CHARS = 300;
   private static final int CREATE_ROUNDS = 3;
 
   private final Firestore db;
@@ -111,24 +116,22 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
-  public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
+  public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
     DocumentReference ref = ref(key, effect);
     if (!serverClock.calibrated()) {
       // A new instance has seen no server time yet: a read gives one, and answers at once if the record exists.
       Optional<LedgerRecord> existing = lookup(key, effect);
       if (existing.isPresent()) {
-        return judge(ref, existing.get(), fingerprint);
+        return judge(ref, existing.get(), options);
       }
     }
     for (int round = 0; round < CREATE_ROUNDS; round++) {
       Instant now = serverClock.now();
-      Instant leaseExpiresAt = now.plus(config.lease());
+      Duration lease = options.leaseOr(config.lease());
       try {
-        WriteResult written =
-            await(ref.create(newClaim(key, effect, fingerprint, now, leaseExpiresAt)), "create the claim");
+        WriteResult written = await(ref.create(newClaim(key, effect, options, now, now.plus(lease))), "create the claim");
         serverClock.observe(written.getUpdateTime());
-        return new Acquired(
-            new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, Times.instant(written.getUpdateTime())));
+        return new Acquired(firstClaim(key, effect, ref.getId(), now, lease, Times.instant(written.getUpdateTime())));
       } catch (RuntimeException e) {
         // ABORTED: a transaction (a takeover) holds the record, so it exists; read it like any existing record.
         if (!StatusCodes.is(e, "ALREADY_EXISTS") && !StatusCodes.is(e, "ABORTED")) {
@@ -137,35 +140,44 @@ public final class FirestoreLedger implements Ledger {
       }
       Optional<LedgerRecord> existing = lookup(key, effect);
       if (existing.isPresent()) {
-        return judge(ref, existing.get(), fingerprint);
+        return judge(ref, existing.get(), options);
       }
       // The record vanished between our create and our read (TTL deletion): create again.
     }
     throw new LedgerUnavailable("the ledger record " + ref.getId() + " kept appearing and vanishing", null);
   }
 
+  /** The claim a new record gives its creator: token 1, its first try running. */
+  private static Claim firstClaim(IdempotencyKey key, String effect, String id, Instant now, Duration lease,
+      Instant writtenAt) {
+    return new Claim(key, effect, id, 1, 1, now.plus(lease), writtenAt, lease,
+        List.of(new Call(1, now, Call.RUNNING, null)), 1, false, null);
+  }
+
   private Map<String, Object> newClaim(
-      IdempotencyKey key, String effect, String fingerprint, Instant now, Instant leaseExpiresAt) {
+      IdempotencyKey key, String effect, ClaimOptions options, Instant now, Instant leaseExpiresAt) {
     Map<String, Object> fields = new HashMap<>();
     fields.put(KEY, key.value());
     fields.put(EFFECT, effect);
     fields.put(STATE, RecordState.CLAIMED.name());
     fields.put(TOKEN, 1L);
     fields.put(ATTEMPTS, 1L);
+    fields.put(SPENT, 1L);
+    fields.put(CALLS, calls(List.of(new Call(1, now, Call.RUNNING, null))));
     fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
     // An abandoned claim is cleaned up by the TTL policy too.
     fields.put(EXPIRE_AT, Times.timestamp(now.plus(config.retention())));
-    fields.put(FINGERPRINT, fingerprint);
+    fields.put(FINGERPRINT, options.fingerprint());
     fields.put(ERROR, null);
     fields.put(CREATED_AT, FieldValue.serverTimestamp());
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     return fields;
   }
 
-  private ClaimResult judge(DocumentReference ref, LedgerRecord record, String fingerprint) {
-    ClaimResult settled = ClaimResult.settled(record, fingerprint);
+  private ClaimResult judge(DocumentReference ref, LedgerRecord record, ClaimOptions options) {
+    ClaimResult settled = ClaimResult.settled(record, options.fingerprint());
     return settled instanceof ClaimResult.Expired
-        ? takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), fingerprint)
+        ? takeOver(ref, IdempotencyKey.of(record.key()), record.effect(), options)
         : settled;
   }
 
@@ -174,58 +186,92 @@ public final class FirestoreLedger implements Ledger {
    * executor, and a callback that blocks on its read starves that executor once a handful of transactions run
    * at once (16 concurrent takeovers of one record hung every Firestore call of the process).
    */
-  private ClaimResult takeOver(DocumentReference ref, IdempotencyKey key, String effect, String fingerprint) {
+  private ClaimResult takeOver(DocumentReference ref, IdempotencyKey key, String effect, ClaimOptions options) {
     return await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
       serverClock.observe(snapshot.getReadTime());
       Instant readTime = Times.instant(snapshot.getReadTime());
-      Instant leaseExpiresAt = readTime.plus(config.lease());
+      Duration lease = options.leaseOr(config.lease());
       if (!snapshot.exists()) {
         // Deleted meanwhile (TTL): claim it afresh, inside this transaction.
-        tx.create(ref, newClaim(key, effect, fingerprint, readTime, leaseExpiresAt));
-        return new Acquired(new Claim(key, effect, ref.getId(), 1, 1, leaseExpiresAt, null));
+        tx.create(ref, newClaim(key, effect, options, readTime, readTime.plus(lease)));
+        return (ClaimResult) new Acquired(firstClaim(key, effect, ref.getId(), readTime, lease, null));
       }
       LedgerRecord record = toRecord(snapshot);
-      ClaimResult settled = ClaimResult.settled(record, fingerprint);
+      ClaimResult settled = ClaimResult.settled(record, options.fingerprint());
       if (!(settled instanceof ClaimResult.Expired)) {
         return settled;
       }
-      long token = record.token() + 1;
-      int attempts = record.attempts() + 1;
+      Takeover takeover = Takeover.of(record, options, readTime);
       Map<String, Object> fields = new HashMap<>();
-      fields.put(TOKEN, token);
-      fields.put(ATTEMPTS, (long) attempts);
-      fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
+      fields.put(TOKEN, takeover.token());
+      fields.put(ATTEMPTS, (long) takeover.attempts());
+      fields.put(SPENT, (long) takeover.spent());
+      fields.put(CALLS, calls(takeover.calls()));
+      fields.put(LEASE_EXPIRES_AT, Times.timestamp(readTime.plus(lease)));
       fields.put(EXPIRE_AT, Times.timestamp(readTime.plus(config.retention())));
       fields.put(UPDATED_AT, FieldValue.serverTimestamp());
-      if (record.fingerprint() == null && fingerprint != null) {
-        fields.put(FINGERPRINT, fingerprint);
+      if (record.fingerprint() == null && options.fingerprint() != null) {
+        fields.put(FINGERPRINT, options.fingerprint());
       }
       tx.update(ref, fields);
-      return (ClaimResult) new Acquired(new Claim(key, effect, ref.getId(), token, attempts, leaseExpiresAt, null));
+      return new Acquired(takeover.claim(key, effect, ref.getId(), readTime.plus(lease), null, lease));
     }, MoreExecutors.directExecutor()), takeoverOptions), "take over an expired claim");
   }
 
   @Override
-  public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+  public Claim renew(Claim claim, Duration lease) {
+    Instant leaseExpiresAt = serverClock.now().plus(lease);
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
+    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+    Fenced written = fence(claim, fields, SideWrites.NONE, null, "renew");
+    return claim.renewed(leaseExpiresAt, written.recordWrittenAt(), lease);
+  }
+
+  @Override
+  public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
     Map<String, Object> fields = finishing(RecordState.DONE);
     fields.put(OUTCOME, outcome == null ? Map.of() : outcome);
-    fence(claim, fields, writes, "complete");
+    fields.put(CALLS, calls(claim.callsEnded(Call.DONE, null)));
+    if (next == null) {
+      fence(claim, fields, writes, null, "complete");
+      return Optional.empty();
+    }
+    DocumentReference nextRef = ref(claim.key(), next.effect());
+    Instant now = serverClock.now();
+    Duration lease = next.options().leaseOr(config.lease());
+    try {
+      Fenced written = fence(claim, fields, writes,
+          new Create(nextRef, newClaim(claim.key(), next.effect(), next.options(), now, now.plus(lease))), "complete");
+      return Optional.of(firstClaim(claim.key(), next.effect(), nextRef.getId(), now, lease, written.nextWrittenAt()));
+    } catch (RuntimeException e) {
+      if (!StatusCodes.is(e, "ALREADY_EXISTS")) {
+        throw e;
+      }
+      // An earlier holder got as far as the next effect: complete alone; the next effect is claimed as usual.
+      fence(claim, fields, writes, null, "complete");
+      return Optional.empty();
+    }
   }
 
   @Override
   public void reject(Claim claim, String reason, SideWrites writes) {
     Map<String, Object> fields = finishing(RecordState.REJECTED);
     fields.put(ERROR, truncate(reason));
-    fence(claim, fields, writes, "reject");
+    fields.put(CALLS, calls(claim.callsEnded(Call.REJECTED, truncate(reason, MAX_CALL_ERROR_CHARS))));
+    fence(claim, fields, writes, null, "reject");
   }
 
   @Override
-  public void release(Claim claim, String error) {
+  public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
     Map<String, Object> fields = new HashMap<>();
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
     fields.put(ERROR, truncate(error));
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());
-    fence(claim, fields, SideWrites.NONE, "release");
+    fields.put(CALLS, calls(claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED,
+        truncate(error, MAX_CALL_ERROR_CHARS))));
+    fields.put(SPENT, (long) (mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1));
+    fence(claim, fields, writes, null, "release");
   }
 
   @Override
@@ -236,7 +282,14 @@ public final class FirestoreLedger implements Ledger {
     fields.put(RELEASED_BY, by);
     fields.put(RELEASED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASE_REASON, truncate(reason));
-    fence(new Claim(key, effect, recordId(key, effect), token, 0, null, null), fields, SideWrites.NONE, "release");
+    Claim held = new Claim(key, effect, recordId(key, effect), token, 0, null, null, config.lease(), List.of(), 0,
+        false, null);
+    fence(held, fields, SideWrites.NONE, null, "release");
+  }
+
+  @Override
+  public Instant now() {
+    return serverClock.now();
   }
 
   private Map<String, Object> finishing(RecordState state) {
@@ -248,23 +301,36 @@ public final class FirestoreLedger implements Ledger {
     return fields;
   }
 
-  /** Writes {@code fields} and {@code writes} in one commit, only while {@code claim}'s holder holds it. */
-  private void fence(Claim claim, Map<String, Object> fields, SideWrites writes, String action) {
+  /** A record created in the same commit (the next effect's claim). */
+  private record Create(DocumentReference ref, Map<String, Object> fields) {}
+
+  /** The update times a fenced commit reported (null after a transaction, which reports none). */
+  private record Fenced(Instant recordWrittenAt, Instant nextWrittenAt) {}
+
+  /**
+   * Writes {@code fields}, {@code writes} and {@code create} in one commit, only while {@code claim}'s holder holds
+   * it: by the claim's update time (one write) when it has one, else by its token in a transaction.
+   */
+  private Fenced fence(Claim claim, Map<String, Object> fields, SideWrites writes, Create create, String action) {
     DocumentReference ref = records.document(claim.recordId());
     if (claim.writtenAt() != null) {
       WriteBatch batch = db.batch();
       batch.update(ref, fields, Precondition.updatedAt(Times.timestamp(claim.writtenAt())));
+      if (create != null) {
+        batch.create(create.ref(), create.fields());
+      }
       writes.addTo(new FirestoreWrites(db, batch));
       try {
         List<WriteResult> results = await(batch.commit(), action + " the claim");
         serverClock.observe(results.get(0).getUpdateTime());
+        return new Fenced(Times.instant(results.get(0).getUpdateTime()),
+            create == null ? null : Times.instant(results.get(1).getUpdateTime()));
       } catch (RuntimeException e) {
         if (StatusCodes.is(e, "FAILED_PRECONDITION") || StatusCodes.is(e, "NOT_FOUND")) {
           throw leaseLost(claim, action);
         }
         throw e;
       }
-      return;
     }
     Boolean held = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
       serverClock.observe(snapshot.getReadTime());
@@ -274,12 +340,16 @@ public final class FirestoreLedger implements Ledger {
         return false;
       }
       tx.update(ref, fields);
+      if (create != null) {
+        tx.create(create.ref(), create.fields());
+      }
       writes.addTo(new FirestoreWrites(db, tx));
       return true;
     }, MoreExecutors.directExecutor()), takeoverOptions), action + " the claim");
     if (!held) {
       throw leaseLost(claim, action);
     }
+    return new Fenced(null, null);
   }
 
   static LeaseLost leaseLost(Claim claim, String action) {
@@ -313,14 +383,39 @@ public final class FirestoreLedger implements Ledger {
         Times.instant(snapshot.getTimestamp(UPDATED_AT)),
         Times.instant(snapshot.getReadTime()),
         snapshot.getString(RELEASED_BY) == null ? null : new LedgerRecord.Released(snapshot.getString(RELEASED_BY),
-            Times.instant(snapshot.getTimestamp(RELEASED_AT)), snapshot.getString(RELEASE_REASON)));
+            Times.instant(snapshot.getTimestamp(RELEASED_AT)), snapshot.getString(RELEASE_REASON)),
+        callsOf(snapshot.get(CALLS)),
+        // Records written before tries were counted: every attempt may have run.
+        snapshot.getLong(SPENT) == null ? (attempts == null ? 0 : attempts.intValue()) : snapshot.getLong(SPENT).intValue());
   }
 
   static String truncate(String text) {
+    return truncate(text, MAX_ERROR_CHARS);
+  }
+
+  static String truncate(String text, int max) {
     if (text == null) {
       return null;
     }
-    return text.length() <= MAX_ERROR_CHARS ? text : text.substring(0, MAX_ERROR_CHARS) + "…";
+    return text.length() <= max ? text : text.substring(0, max) + "…";
+  }
+
+  /** The tries as stored: a list of maps, oldest first. */
+  private static List<Map<String, Object>> calls(List<Call> calls) {
+    return calls.stream().map(Call::toMap).toList();
+  }
+
+  private static List<Call> callsOf(Object stored) {
+    if (!(stored instanceof List<?> list)) {
+      return List.of();
+    }
+    List<Call> calls = new ArrayList<>();
+    for (Object item : list) {
+      if (item instanceof Map<?, ?> call) {
+        calls.add(Call.fromMap(call));
+      }
+    }
+    return calls;
   }
 
   /** Waits at most the configured RPC timeout, and translates what Firestore's failures mean here. */

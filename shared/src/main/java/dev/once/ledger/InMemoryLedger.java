@@ -3,6 +3,7 @@ package dev.once.ledger;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites.Increment;
 import dev.once.ledger.DocumentWrites.Special;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
@@ -16,9 +17,10 @@ import java.util.function.Consumer;
 
 /**
  * A ledger in memory, with {@link FirestoreLedger}'s semantics — one record per (key, effect), leases judged by the
- * store's clock, fencing by update time or token, side writes in the same atomic commit — for the unit tests of
- * functions that use the library. The same contract tests run against both. Its clock is the store's ("server")
- * clock: tests move time by passing one they control. Not for production: nothing is shared between instances.
+ * store's clock, fencing by update time or token, tries recorded before they run, side writes in the same atomic
+ * commit, values Firestore cannot hold refused — for the unit tests of functions that use the library. The same
+ * contract tests run against both. Its clock is the store's ("server") clock: tests move time by passing one they
+ * control. Not for production: nothing is shared between instances.
  */
 public final class InMemoryLedger implements Ledger {
   private final LedgerConfig config;
@@ -45,7 +47,7 @@ public final class InMemoryLedger implements Ledger {
     return new InMemoryLedger(other, clock, store);
   }
 
-  /** What the instances of one "database" share. */
+  /** What the instances of one "database" share; its monitor is the lock of every operation. */
   private static final class Store {
     final Map<String, Stored> records = new HashMap<>();
     final Map<String, Map<String, Map<String, Object>>> documents = new HashMap<>();
@@ -59,6 +61,8 @@ public final class InMemoryLedger implements Ledger {
     RecordState state;
     long token;
     int attempts;
+    int spent;
+    List<Call> calls = List.of();
     Instant leaseExpiresAt;
     Instant expireAt;
     String fingerprint;
@@ -80,55 +84,87 @@ public final class InMemoryLedger implements Ledger {
   }
 
   @Override
-  public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
+  public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
     String id = FirestoreLedger.recordId(key, effect);
     synchronized (store) {
-      return claim(id, key, effect, fingerprint);
+      Stored stored = store.records.get(id);
+      Duration lease = options.leaseOr(config.lease());
+      if (stored == null) {
+        Claim claim = create(id, key, effect, options);
+        return new ClaimResult.Acquired(claim);
+      }
+      Instant now = readTime();
+      LedgerRecord record = toRecord(id, stored, now);
+      ClaimResult settled = ClaimResult.settled(record, options.fingerprint());
+      if (!(settled instanceof ClaimResult.Expired)) {
+        return settled;
+      }
+      Takeover takeover = Takeover.of(record, options, now);
+      stored.token = takeover.token();
+      stored.attempts = takeover.attempts();
+      stored.spent = takeover.spent();
+      stored.calls = takeover.calls();
+      stored.leaseExpiresAt = now.plus(lease);
+      stored.expireAt = now.plus(config.retention());
+      if (stored.fingerprint == null) {
+        stored.fingerprint = options.fingerprint();
+      }
+      stored.updatedAt = writeTime(clock.instant());
+      // As in Firestore, a takeover is fenced by its token: its transaction does not report a write time.
+      return new ClaimResult.Acquired(takeover.claim(key, effect, id, stored.leaseExpiresAt, null, lease));
     }
   }
 
-  private ClaimResult claim(String id, IdempotencyKey key, String effect, String fingerprint) {
-    Instant now = clock.instant();
-    Stored stored = store.records.get(id);
-    if (stored == null) {
-      stored = new Stored();
-      stored.key = key.value();
-      stored.effect = effect;
-      stored.state = RecordState.CLAIMED;
-      stored.token = 1;
-      stored.attempts = 1;
-      stored.leaseExpiresAt = now.plus(config.lease());
-      stored.expireAt = now.plus(config.retention());
-      stored.fingerprint = fingerprint;
-      stored.createdAt = now;
-      stored.updatedAt = writeTime(now);
-      store.records.put(id, stored);
-      return new ClaimResult.Acquired(new Claim(key, effect, id, 1, 1, stored.leaseExpiresAt, stored.updatedAt));
-    }
-    ClaimResult settled = ClaimResult.settled(toRecord(id, stored, readTime()), fingerprint);
-    if (!(settled instanceof ClaimResult.Expired)) {
-      return settled;
-    }
-    stored.token++;
-    stored.attempts++;
-    stored.leaseExpiresAt = now.plus(config.lease());
+  /** A new record, its creator's claim: token 1, its first try running. */
+  private Claim create(String id, IdempotencyKey key, String effect, ClaimOptions options) {
+    Instant now = readTime();
+    Duration lease = options.leaseOr(config.lease());
+    Stored stored = new Stored();
+    stored.key = key.value();
+    stored.effect = effect;
+    stored.state = RecordState.CLAIMED;
+    stored.token = 1;
+    stored.attempts = 1;
+    stored.spent = 1;
+    stored.calls = List.of(new Call(1, now, Call.RUNNING, null));
+    stored.leaseExpiresAt = now.plus(lease);
     stored.expireAt = now.plus(config.retention());
-    if (stored.fingerprint == null) {
-      stored.fingerprint = fingerprint;
-    }
-    stored.updatedAt = writeTime(now);
-    // As in Firestore, a takeover is fenced by its token: its transaction does not report a write time.
-    return new ClaimResult.Acquired(
-        new Claim(key, effect, id, stored.token, stored.attempts, stored.leaseExpiresAt, null));
+    stored.fingerprint = options.fingerprint();
+    stored.createdAt = now;
+    stored.updatedAt = writeTime(clock.instant());
+    store.records.put(id, stored);
+    return new Claim(key, effect, id, 1, 1, stored.leaseExpiresAt, stored.updatedAt, lease, stored.calls, 1, false,
+        null);
   }
 
   @Override
-  public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+  public Claim renew(Claim claim, Duration lease) {
+    synchronized (store) {
+      Stored stored = held(claim, "renew");
+      Instant leaseExpiresAt = readTime().plus(lease);
+      stored.leaseExpiresAt = leaseExpiresAt;
+      stored.updatedAt = writeTime(clock.instant());
+      return claim.renewed(leaseExpiresAt, claim.writtenAt() == null ? null : stored.updatedAt, lease);
+    }
+  }
+
+  @Override
+  public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
     storable(outcome);
-    finish(claim, "complete", writes, stored -> {
-      stored.state = RecordState.DONE;
-      stored.outcome = outcome == null ? Map.of() : copy(outcome);
-    });
+    synchronized (store) {
+      String nextId = next == null ? null : FirestoreLedger.recordId(claim.key(), next.effect());
+      boolean chain = next != null && !store.records.containsKey(nextId);
+      finish(claim, "complete", writes, stored -> {
+        stored.state = RecordState.DONE;
+        stored.outcome = outcome == null ? Map.of() : copy(outcome);
+        stored.calls = claim.callsEnded(Call.DONE, null);
+      });
+      if (!chain) {
+        return Optional.empty();
+      }
+      Claim created = create(nextId, claim.key(), next.effect(), next.options());
+      return Optional.of(claim.writtenAt() == null ? created.renewed(created.leaseExpiresAt(), null, created.lease()) : created);
+    }
   }
 
   @Override
@@ -136,23 +172,27 @@ public final class InMemoryLedger implements Ledger {
     finish(claim, "reject", writes, stored -> {
       stored.state = RecordState.REJECTED;
       stored.error = FirestoreLedger.truncate(reason);
+      stored.calls = claim.callsEnded(Call.REJECTED, FirestoreLedger.truncate(reason, 300));
     });
   }
 
   @Override
-  public void release(Claim claim, String error) {
+  public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
     synchronized (store) {
       Stored stored = held(claim, "release");
-      Instant now = writeTime(clock.instant());
+      Instant now = apply(writes);
       stored.leaseExpiresAt = now;
       stored.error = FirestoreLedger.truncate(error);
+      stored.calls = claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED, FirestoreLedger.truncate(error, 300));
+      stored.spent = mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1;
       stored.updatedAt = now;
     }
   }
 
   @Override
   public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
-    Claim claim = new Claim(key, effect, FirestoreLedger.recordId(key, effect), token, 0, null, null);
+    Claim claim = new Claim(key, effect, FirestoreLedger.recordId(key, effect), token, 0, null, null, config.lease(),
+        List.of(), 0, false, null);
     synchronized (store) {
       Stored stored = held(claim, "release");
       Instant now = writeTime(clock.instant());
@@ -164,21 +204,35 @@ public final class InMemoryLedger implements Ledger {
     }
   }
 
+  @Override
+  public Instant now() {
+    synchronized (store) {
+      return readTime();
+    }
+  }
+
   private void finish(Claim claim, String action, SideWrites writes, Consumer<Stored> change) {
     synchronized (store) {
       Stored stored = held(claim, action);
-      Instant now = clock.instant();
-      // Staged on copies, so a failing write leaves the record and every document as they were.
-      Map<String, Map<String, Map<String, Object>>> staged = new HashMap<>();
-      store.documents.forEach((collection, docs) -> staged.put(collection, new HashMap<>(docs)));
-      writes.addTo(new StagedWrites(staged, now));
-      now = writeTime(now);
-      store.documents.clear();
-      store.documents.putAll(staged);
+      Instant now = apply(writes);
       change.accept(stored);
       stored.updatedAt = now;
       stored.expireAt = now.plus(config.retention());
     }
+  }
+
+  /**
+   * Applies the side writes atomically — staged on copies, so a failing write leaves every document as it was —
+   * and answers the commit's time.
+   */
+  private Instant apply(SideWrites writes) {
+    Instant now = clock.instant();
+    Map<String, Map<String, Map<String, Object>>> staged = new HashMap<>();
+    store.documents.forEach((collection, docs) -> staged.put(collection, new HashMap<>(docs)));
+    writes.addTo(new StagedWrites(staged, now));
+    store.documents.clear();
+    store.documents.putAll(staged);
+    return writeTime(now);
   }
 
   /** The record, while {@code claim}'s holder holds it; else {@link LeaseLost}. */
@@ -240,9 +294,9 @@ public final class InMemoryLedger implements Ledger {
   private static void storable(Object value) {
     if (value == null || value instanceof String || value instanceof Boolean || value instanceof Long
         || value instanceof Integer || value instanceof Short || value instanceof Byte || value instanceof Double
-        || value instanceof Float || value instanceof java.math.BigDecimal || value instanceof Instant || value instanceof com.google.cloud.Timestamp
-        || value instanceof java.util.Date || value instanceof byte[] || value instanceof Special
-        || value instanceof Increment) {
+        || value instanceof Float || value instanceof java.math.BigDecimal || value instanceof Instant
+        || value instanceof com.google.cloud.Timestamp || value instanceof java.util.Date || value instanceof byte[]
+        || value instanceof Special || value instanceof Increment) {
       return;
     }
     if (value instanceof Map<?, ?> map) {
@@ -264,7 +318,8 @@ public final class InMemoryLedger implements Ledger {
   private static LedgerRecord toRecord(String id, Stored s, Instant readTime) {
     return new LedgerRecord(id, s.key, s.effect, s.state, s.token, s.attempts, s.leaseExpiresAt, s.expireAt,
         s.fingerprint, s.error, s.outcome, s.createdAt, s.updatedAt, readTime,
-        s.releasedBy == null ? null : new LedgerRecord.Released(s.releasedBy, s.releasedAt, s.releaseReason));
+        s.releasedBy == null ? null : new LedgerRecord.Released(s.releasedBy, s.releasedAt, s.releaseReason),
+        s.calls, s.spent);
   }
 
   /** Writes applied to a staged copy of the documents. */

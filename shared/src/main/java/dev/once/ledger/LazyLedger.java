@@ -2,6 +2,8 @@ package dev.once.ledger;
 
 import dev.once.config.Lazy;
 import dev.once.key.IdempotencyKey;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -20,13 +22,18 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
-  public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
-    return ledger.get().claim(key, effect, fingerprint);
+  public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
+    return ledger.get().claim(key, effect, options);
   }
 
   @Override
-  public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
-    ledger.get().complete(claim, outcome, writes);
+  public Claim renew(Claim claim, Duration lease) {
+    return ledger.get().renew(claim, lease);
+  }
+
+  @Override
+  public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+    return ledger.get().complete(claim, outcome, writes, next);
   }
 
   @Override
@@ -35,12 +42,17 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
-  public void release(Claim claim, String error) {
-    ledger.get().release(claim, error);
+  public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
+    ledger.get().release(claim, error, mayHaveRun, writes);
   }
 
   @Override
   public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
     ledger.get().forceRelease(key, effect, token, by, reason);
+  }
+
+  @Override
+  public Instant now() {
+    return ledger.get().now();
   }
 }

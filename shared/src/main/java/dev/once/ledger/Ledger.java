@@ -1,30 +1,64 @@
 package dev.once.ledger;
 
 import dev.once.key.IdempotencyKey;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * One record per (key, effect), recording who may run the effect and whether it ran: the persistence SPI of
- * {@code Once}. {@link FirestoreLedger} is the one to deploy; {@link InMemoryLedger} has the same semantics for unit
- * tests (one contract test suite runs against both).
+ * One record per (key, effect), recording who may run the effect, every try at it, and whether it ran: the
+ * persistence SPI of {@code Once}. {@link FirestoreLedger} is the one to deploy; {@link InMemoryLedger} has the same
+ * semantics for unit tests (one contract test suite runs against both).
  */
 public interface Ledger {
   /** The record as it is now (one read), or empty when the effect was never claimed. */
   Optional<LedgerRecord> lookup(IdempotencyKey key, String effect);
 
-  /** Claims the effect for this delivery, or says why not. {@code fingerprint} may be null (not compared). */
-  ClaimResult claim(IdempotencyKey key, String effect, String fingerprint);
+  /** Claims the effect for this delivery, recording the try, or says why not. */
+  ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options);
 
-  /** Marks the effect done with its outcome, in one commit with {@code writes}. Throws {@link LeaseLost}. */
-  void complete(Claim claim, Map<String, Object> outcome, SideWrites writes);
+  /** {@link #claim(IdempotencyKey, String, ClaimOptions)} with the defaults: no fingerprint, the configured lease. */
+  default ClaimResult claim(IdempotencyKey key, String effect) {
+    return claim(key, effect, ClaimOptions.DEFAULTS);
+  }
+
+  /** {@link #claim(IdempotencyKey, String, ClaimOptions)} with the configured lease, no cap. */
+  default ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
+    return claim(key, effect, ClaimOptions.DEFAULTS.withFingerprint(fingerprint));
+  }
+
+  /**
+   * Extends the lease to {@code lease} from now (the store's time), only while {@code claim}'s holder holds it:
+   * the claim as it now stands. Throws {@link LeaseLost}.
+   */
+  Claim renew(Claim claim, Duration lease);
+
+  /**
+   * Marks the effect done with its outcome, in one commit with {@code writes}; with {@code next}, claims that
+   * effect for the same key in the same commit and returns its claim (empty when its record existed already: the
+   * completion then commits alone). Throws {@link LeaseLost}.
+   */
+  Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next);
+
+  default void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+    complete(claim, outcome, writes, null);
+  }
 
   /** Refuses the effect for good, in one commit with {@code writes}. Throws {@link LeaseLost}. */
   void reject(Claim claim, String reason, SideWrites writes);
 
-  /** Gives the lease up after a transient failure so the next delivery can retry at once. */
-  void release(Claim claim, String error);
+  /**
+   * Gives the lease up after a failure so the next delivery can retry at once, recording the try as failed (it may
+   * have carried the effect out) or, when {@code mayHaveRun} is false, as not performed (it does not count against
+   * a cap), in one commit with {@code writes}.
+   */
+  void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes);
+
+  default void release(Claim claim, String error) {
+    release(claim, error, true, SideWrites.NONE);
+  }
 
   /**
    * An operator gives up the claim held with {@code token} (one read first tells the token): its lease ends now, so
@@ -32,6 +66,9 @@ public interface Ledger {
    * when that token no longer holds a claim (taken over, or finished: a race with the holder has one winner).
    */
   void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason);
+
+  /** The store's time as this instance best tells it (after a first call to the store). */
+  Instant now();
 
   /** A ledger built on first use: an instance that never handles an event never builds its store's client. */
   static Ledger lazy(Supplier<? extends Ledger> factory) {

@@ -1,6 +1,7 @@
 package dev.once.ledger;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,6 +9,8 @@ import java.util.Map;
  *
  * @param readTime Firestore's time of the read: the clock a lease is judged against
  * @param released the last release by an operator, or null
+ * @param calls the latest tries, oldest first (the record keeps the last few; {@code attempts} counts them all)
+ * @param spent how many tries may have carried the effect out (all but those refused before anything happened)
  */
 public record LedgerRecord(
     String recordId,
@@ -24,7 +27,13 @@ public record LedgerRecord(
     Instant createdAt,
     Instant updatedAt,
     Instant readTime,
-    Released released) {
+    Released released,
+    List<Call> calls,
+    int spent) {
+
+  public LedgerRecord {
+    calls = calls == null ? List.of() : List.copyOf(calls);
+  }
 
   /** An operator's release of the claim: who, when, why (null when no operator released it). */
   public record Released(String by, Instant at, String reason) {}

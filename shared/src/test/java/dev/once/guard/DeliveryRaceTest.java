@@ -71,7 +71,7 @@ class DeliveryRaceTest {
       done.add(pool.submit(() -> {
         start.await();
         try {
-          Outcome outcome = once.run(key, "publish", null, attempt -> {
+          Outcome outcome = once.run(key, "publish", attempt -> {
             AtomicInteger now = running.computeIfAbsent(key.value(), k -> new AtomicInteger());
             if (now.incrementAndGet() > 1) {
               overlaps.incrementAndGet();

@@ -14,12 +14,14 @@ import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimOptions;
 import dev.once.ledger.ClaimResult;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerConfig;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
@@ -27,6 +29,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
@@ -178,7 +181,7 @@ class OnceTest {
 
   @Test
   void peek_ofAClaimInFlightOrExpired_isEmpty_soTheCallerGoesOnToClaim() {
-    ledger.claim(KEY, "notify", null);
+    ledger.claim(KEY, "notify");
     assertEquals(Optional.empty(), once.peek(KEY, "notify"), "in flight");
     now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
     assertEquals(Optional.empty(), once.peek(KEY, "notify"), "expired");
@@ -188,7 +191,7 @@ class OnceTest {
   void completionThatCannotBeRecorded_releasesTheClaim_soTheRedeliveryRetriesAtOnce() {
     Ledger failingComplete = new ForwardingLedger(ledger) {
       @Override
-      public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         throw new IllegalStateException("Firestore unavailable");
       }
     };
@@ -219,6 +222,129 @@ class OnceTest {
     assertEquals(Map.of("by", "current"), ledger.lookup(KEY, "analyse").orElseThrow().outcome());
   }
 
+  @Test
+  void aPaidEffect_isGivenUp_afterItsCapOfTriesThatMayHaveRun_withTheCallersWrites() {
+    Policy paid = Policy.DEFAULT.capped(3, reason -> writes -> writes.merge("analyses", "a1",
+        Map.of("status", "failed", "reason", reason)));
+    for (int i = 0; i < 3; i++) {
+      assertThrows(EffectFailed.class, () -> once.run(KEY, "analyse", paid, attempt -> {
+        runs.incrementAndGet();
+        throw new java.net.SocketTimeoutException("timed out");
+      }));
+    }
+    Rejected gaveUp = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
+
+    assertEquals(3, runs.get(), "never a fourth try that may cost money");
+    assertTrue(gaveUp.gaveUp() && gaveUp.now(), gaveUp.reason());
+    assertEquals("gave up after 3 tries that may have run: SocketTimeoutException: timed out", gaveUp.reason());
+    assertEquals(gaveUp.reason(), ledger.document("analyses", "a1").orElseThrow().get("reason"));
+    assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(3, runs.get());
+  }
+
+  @Test
+  void triesThatCertainlyDidNotRun_doNotUseUpTheCap() {
+    Policy paid = Policy.DEFAULT.capped(2, reason -> SideWrites.NONE);
+    for (int i = 0; i < 5; i++) {
+      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", paid, attempt -> {
+        throw new NotPerformed("Gemini answered 429: nothing billed", null);
+      }));
+    }
+    Processed processed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(6, processed.attempts());
+    LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
+    assertEquals(1, record.spent());
+    assertEquals("not_performed", record.calls().get(0).outcome());
+  }
+
+  @Test
+  void aLiveHoldersLease_isRenewedWhileItWorks_soNoOtherDeliveryTakesItOver() throws Exception {
+    Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
+    InMemoryLedger shortLeases = new InMemoryLedger(LedgerConfig.defaults().withLease(Duration.ofMillis(300)),
+        () -> clock[0].plusMillis(System.nanoTime() / 1_000_000));
+    Once holder = new Once(shortLeases);
+    CountDownLatch working = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(1);
+    CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> holder.run(KEY, "notify", attempt -> {
+      working.countDown();
+      assertTrue(done.await(30, TimeUnit.SECONDS));
+      return count(attempt);
+    }));
+    assertTrue(working.await(30, TimeUnit.SECONDS));
+    Instant claimedUntil = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
+    // Wait until the store's clock has passed the first lease by far; every delivery meanwhile finds it held.
+    dev.once.local.Await.until(Duration.ofSeconds(20), () -> {
+      assertInstanceOf(InFlight.class, new Once(shortLeases).run(KEY, "notify", this::count));
+      return shortLeases.now().isAfter(claimedUntil.plusMillis(900));
+    }, "three leases to pass while the holder works");
+    done.countDown();
+    assertInstanceOf(Processed.class, first.get(30, TimeUnit.SECONDS));
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void ensureLease_extendsALeaseThatWouldNotOutlastTheWork_beforeTheWorkStarts() {
+    once.run(KEY, "publish", attempt -> {
+      Instant before = ledger.lookup(KEY, "publish").orElseThrow().leaseExpiresAt();
+      attempt.ensureLease(Duration.ofMinutes(30));
+      Instant after = ledger.lookup(KEY, "publish").orElseThrow().leaseExpiresAt();
+      assertTrue(after.isAfter(now.plus(Duration.ofMinutes(30))), before + " -> " + after);
+      return Map.of();
+    });
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, "publish").orElseThrow().state(), "the holder still finishes");
+  }
+
+  @Test
+  void theEffectThatAlwaysFollows_isClaimedByTheCompletingCommit_andRunOnThatClaim() {
+    Processed analysed = assertInstanceOf(Processed.class, once.runCommitted(KEY, "analyse", Policy.DEFAULT.then("publish"),
+        attempt -> Completion.of(Map.of("status", "analysed"), SideWrites.NONE)));
+    Claim publish = analysed.next().orElseThrow();
+    assertInstanceOf(InFlight.class, once.run(KEY, "publish", this::count), "held since the analysis committed");
+    assertInstanceOf(Processed.class, once.runHeld(publish, this::count));
+    assertEquals(1, runs.get());
+    assertInstanceOf(Duplicate.class, once.run(KEY, "publish", this::count));
+  }
+
+  @Test
+  void aWarmDuplicate_isAnsweredFromWhatThisInstanceSawSettled_withoutReadingTheLedger() {
+    AtomicInteger reads = new AtomicInteger();
+    Ledger counting = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<LedgerRecord> lookup(IdempotencyKey key, String effect) {
+        reads.incrementAndGet();
+        return super.lookup(key, effect);
+      }
+
+      @Override
+      public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
+        reads.incrementAndGet();
+        return super.claim(key, effect, options);
+      }
+    };
+    Once warm = new Once(counting);
+    warm.run(KEY, "notify", "fp", this::count);
+    int afterFirst = reads.get();
+
+    assertInstanceOf(Duplicate.class, warm.peek(KEY, "notify", "fp").orElseThrow());
+    assertInstanceOf(Duplicate.class, warm.run(KEY, "notify", "fp", this::count));
+    assertInstanceOf(Conflict.class, warm.peek(KEY, "notify", "other").orElseThrow(), "a changed payload is still told");
+    assertEquals(afterFirst, reads.get(), "no read for what this instance settled");
+
+    Once cold = new Once(counting);
+    cold.peek(KEY, "notify", "fp");
+    cold.peek(KEY, "notify", "fp");
+    assertEquals(afterFirst + 1, reads.get(), "another instance reads once, then knows");
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void aClaimInFlight_isNeverRememberedAsSettled() {
+    ledger.claim(KEY, "notify");
+    assertEquals(Optional.empty(), once.peek(KEY, "notify"));
+    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count), "taken over, not answered from memory");
+  }
+
   /** Delegates everything; tests override the call they break. */
   private static class ForwardingLedger implements Ledger {
     private final Ledger inner;
@@ -231,20 +357,28 @@ class OnceTest {
       return inner.lookup(key, effect);
     }
 
-    public ClaimResult claim(IdempotencyKey key, String effect, String fingerprint) {
-      return inner.claim(key, effect, fingerprint);
+    public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
+      return inner.claim(key, effect, options);
     }
 
-    public void complete(Claim claim, Map<String, Object> outcome, SideWrites writes) {
-      inner.complete(claim, outcome, writes);
+    public Claim renew(Claim claim, Duration lease) {
+      return inner.renew(claim, lease);
+    }
+
+    public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+      return inner.complete(claim, outcome, writes, next);
     }
 
     public void reject(Claim claim, String reason, SideWrites writes) {
       inner.reject(claim, reason, writes);
     }
 
-    public void release(Claim claim, String error) {
-      inner.release(claim, error);
+    public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
+      inner.release(claim, error, mayHaveRun, writes);
+    }
+
+    public Instant now() {
+      return inner.now();
     }
 
     public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {

@@ -87,7 +87,7 @@ class FirestoreLedgerTest extends LedgerContract {
   @Test
   void completion_setsExpireAtToItsTimePlusRetention_forTheTtlPolicy() throws Exception {
     Ledger ledger = ledger(LONG_LEASE);
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.complete(claim, Map.of(), SideWrites.NONE);
     DocumentSnapshot record = stored(KEY, EFFECT);
     Instant finished = Times.instant(record.getTimestamp("finishedAt"));
@@ -99,10 +99,10 @@ class FirestoreLedgerTest extends LedgerContract {
   @Test
   void instanceClockTenMinutesAhead_doesNotTakeOverALiveLease() {
     Duration lease = Duration.ofSeconds(60);
-    acquired(ledger(lease).claim(KEY, EFFECT, null));
+    acquired(ledger(lease).claim(KEY, EFFECT));
     InstantSource ahead = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10));
     FirestoreLedger skewed = ledger(lease, ahead);
-    assertInstanceOf(Busy.class, skewed.claim(KEY, EFFECT, null));
+    assertInstanceOf(Busy.class, skewed.claim(KEY, EFFECT));
   }
 
   @Test
@@ -112,8 +112,8 @@ class FirestoreLedgerTest extends LedgerContract {
     FirestoreLedger skewed = ledger(lease, behind);
     // Calibrate on an unrelated read first, as a warm instance would be.
     skewed.lookup(IdempotencyKey.of("warm-up"), EFFECT);
-    acquired(skewed.claim(KEY, EFFECT, null));
-    assertInstanceOf(Busy.class, ledger(lease).claim(KEY, EFFECT, null));
+    acquired(skewed.claim(KEY, EFFECT));
+    assertInstanceOf(Busy.class, ledger(lease).claim(KEY, EFFECT));
     DocumentSnapshot record = stored(KEY, EFFECT);
     Duration left = Duration.between(Times.instant(record.getReadTime()),
         Times.instant(record.getTimestamp("leaseExpiresAt")));

@@ -54,7 +54,7 @@ abstract class LedgerContract {
   /** The claim of the next delivery once the current lease has run out. */
   private Claim takeOverAfterExpiry(Ledger ledger) {
     passTime(SHORT_LEASE.plusMillis(100));
-    return acquired(ledger.claim(KEY, EFFECT, null));
+    return acquired(ledger.claim(KEY, EFFECT));
   }
 
   @Test
@@ -78,17 +78,17 @@ abstract class LedgerContract {
   @Test
   void secondDelivery_whileFirstInFlight_isBusy() {
     Ledger ledger = ledger();
-    acquired(ledger.claim(KEY, EFFECT, null));
-    Busy busy = assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT, null));
+    acquired(ledger.claim(KEY, EFFECT));
+    Busy busy = assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT));
     assertEquals(1, busy.attempts());
   }
 
   @Test
   void secondDelivery_afterCompletion_isDuplicate_withTheStoredOutcome() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.complete(claim, Map.of("analysisId", "a1", "pages", 3L), SideWrites.NONE);
-    AlreadyDone done = assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null));
+    AlreadyDone done = assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT));
     assertEquals(Map.of("analysisId", "a1", "pages", 3L), done.outcome());
     assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
   }
@@ -96,10 +96,10 @@ abstract class LedgerContract {
   @Test
   void rejectedEffect_staysRejected_withItsReason_andItsWrites() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.reject(claim, "content type text/plain is not accepted",
         writes -> writes.merge("analyses", "a1", Map.of("status", "rejected")));
-    AlreadyRejected rejected = assertInstanceOf(AlreadyRejected.class, ledger.claim(KEY, EFFECT, null));
+    AlreadyRejected rejected = assertInstanceOf(AlreadyRejected.class, ledger.claim(KEY, EFFECT));
     assertEquals("content type text/plain is not accepted", rejected.reason());
     assertEquals("rejected", document("analyses", "a1").orElseThrow().get("status"));
   }
@@ -114,23 +114,23 @@ abstract class LedgerContract {
     ledger.complete(claim, Map.of(), SideWrites.NONE);
     assertInstanceOf(FingerprintMismatch.class, ledger.claim(KEY, EFFECT, "md5:bbb"));
     assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, "md5:aaa"));
-    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null), "no fingerprint offered: not compared");
+    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT), "no fingerprint offered: not compared");
     assertEquals("md5:aaa", ledger.lookup(KEY, EFFECT).orElseThrow().fingerprint());
   }
 
   @Test
   void effectsOfOneKey_andKeysOfOneEffect_areIndependent() {
     Ledger ledger = ledger();
-    acquired(ledger.claim(KEY, "analyse", null));
-    acquired(ledger.claim(KEY, "publish", null));
-    acquired(ledger.claim(IdempotencyKey.of("gcs:inbox/invoice.pdf#2"), "analyse", null));
+    acquired(ledger.claim(KEY, "analyse"));
+    acquired(ledger.claim(KEY, "publish"));
+    acquired(ledger.claim(IdempotencyKey.of("gcs:inbox/invoice.pdf#2"), "analyse"));
   }
 
   @Test
   void expiredLease_isTakenOver_incrementingTokenAndAttempts() {
     Ledger ledger = ledger(SHORT_LEASE);
-    Claim first = acquired(ledger.claim(KEY, EFFECT, null));
-    assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT, null), "the lease is live at first");
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
+    assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT), "the lease is live at first");
     Claim second = takeOverAfterExpiry(ledger);
     assertEquals(first.token() + 1, second.token());
     assertEquals(2, second.attempts());
@@ -143,7 +143,7 @@ abstract class LedgerContract {
   @Test
   void staleHolder_cannotCompleteRejectOrRelease_andChangesNothing() {
     Ledger ledger = ledger(SHORT_LEASE);
-    Claim stale = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim stale = acquired(ledger.claim(KEY, EFFECT));
     Claim current = takeOverAfterExpiry(ledger);
     LedgerRecord before = ledger.lookup(KEY, EFFECT).orElseThrow();
 
@@ -163,7 +163,7 @@ abstract class LedgerContract {
   @Test
   void staleHolder_cannotSlipItsSideWritesIntoTheCommit() {
     Ledger ledger = ledger(SHORT_LEASE);
-    Claim stale = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim stale = acquired(ledger.claim(KEY, EFFECT));
     takeOverAfterExpiry(ledger);
     assertThrows(LeaseLost.class, () -> ledger.complete(stale, Map.of(),
         writes -> writes.set("analyses", "a1", Map.of("by", "stale"))));
@@ -173,19 +173,19 @@ abstract class LedgerContract {
   @Test
   void takenOverClaim_canBeTakenOverAgain_andOnlyTheLatestTokenCompletes() {
     Ledger ledger = ledger(SHORT_LEASE);
-    acquired(ledger.claim(KEY, EFFECT, null));
+    acquired(ledger.claim(KEY, EFFECT));
     Claim second = takeOverAfterExpiry(ledger);
     Claim third = takeOverAfterExpiry(ledger);
     assertEquals(3, third.token());
     assertThrows(LeaseLost.class, () -> ledger.complete(second, Map.of(), SideWrites.NONE));
     ledger.complete(third, Map.of(), SideWrites.NONE);
-    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT, null));
+    assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT));
   }
 
   @Test
   void finishedClaim_cannotBeFinishedTwice() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.complete(claim, Map.of("n", 1L), SideWrites.NONE);
     assertThrows(LeaseLost.class, () -> ledger.complete(claim, Map.of("n", 2L), SideWrites.NONE));
     assertThrows(LeaseLost.class, () -> ledger.reject(claim, "late", SideWrites.NONE));
@@ -195,9 +195,9 @@ abstract class LedgerContract {
   @Test
   void release_letsTheNextDeliveryRetryAtOnce_keepingAttemptsAndError() {
     Ledger ledger = ledger();
-    Claim first = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
     ledger.release(first, "Gemini answered 503");
-    Claim retry = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim retry = acquired(ledger.claim(KEY, EFFECT));
     assertEquals(2, retry.attempts());
     assertEquals(2, retry.token());
     assertEquals("Gemini answered 503", ledger.lookup(KEY, EFFECT).orElseThrow().error());
@@ -211,7 +211,7 @@ abstract class LedgerContract {
   void lookup_reportsStateAttemptsLeaseAndError() {
     Ledger ledger = ledger();
     assertTrue(ledger.lookup(KEY, EFFECT).isEmpty());
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.release(claim, "boom");
     LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
     assertEquals(RecordState.CLAIMED, record.state());
@@ -224,21 +224,21 @@ abstract class LedgerContract {
   @Test
   void operatorRelease_endsTheLease_recordingWhoWhenAndWhy_andTheNextDeliveryTakesOver() {
     Ledger ledger = ledger();
-    acquired(ledger.claim(KEY, EFFECT, null));
+    acquired(ledger.claim(KEY, EFFECT));
     ledger.forceRelease(KEY, EFFECT, 1, "alice@example.com", "stuck since the outage");
     LedgerRecord released = ledger.lookup(KEY, EFFECT).orElseThrow();
     assertFalse(released.leaseLive());
     assertEquals("alice@example.com", released.released().by());
     assertEquals("stuck since the outage", released.released().reason());
     assertFalse(released.released().at().isAfter(released.readTime()));
-    Claim next = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim next = acquired(ledger.claim(KEY, EFFECT));
     assertEquals(2, next.token());
   }
 
   @Test
   void operatorRelease_ofAStaleToken_orAFinishedClaim_isLeaseLost_andChangesNothing() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 7, "bob", "wrong token"));
     assertTrue(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive(), "still held");
     ledger.complete(claim, Map.of(), SideWrites.NONE);
@@ -255,7 +255,7 @@ abstract class LedgerContract {
     try {
       for (int i = 0; i < keys; i++) {
         IdempotencyKey key = IdempotencyKey.of("gcs:inbox/race-" + i + ".pdf#1");
-        Claim claim = acquired(ledger.claim(key, EFFECT, null));
+        Claim claim = acquired(ledger.claim(key, EFFECT));
         java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.Future<Boolean> completed = pool.submit(() -> {
           start.await();
@@ -289,9 +289,125 @@ abstract class LedgerContract {
   }
 
   @Test
+  void everyTry_isRecordedBeforeItRuns_andEndsAsItEnded() {
+    Ledger ledger = ledger();
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
+    LedgerRecord claimed = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(java.util.List.of(Call.RUNNING), outcomes(claimed));
+    assertEquals(1, claimed.spent());
+    assertEquals(1, claimed.calls().get(0).number());
+
+    ledger.release(first, "Gemini answered 429 RESOURCE_EXHAUSTED", false, SideWrites.NONE);
+    Claim second = acquired(ledger.claim(KEY, EFFECT));
+    ledger.release(second, "timed out after 60 s", true, SideWrites.NONE);
+    Claim third = acquired(ledger.claim(KEY, EFFECT));
+    ledger.complete(third, Map.of(), SideWrites.NONE);
+
+    LedgerRecord done = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(java.util.List.of(Call.NOT_PERFORMED, Call.FAILED, Call.DONE), outcomes(done));
+    assertEquals("timed out after 60 s", done.calls().get(1).error());
+    assertEquals(2, done.spent(), "a refusal before anything happened does not count; a timeout does");
+    assertEquals(3, done.attempts());
+  }
+
+  @Test
+  void aHolderThatDied_leavesItsTryAbandoned_andStillCounted() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    acquired(ledger.claim(KEY, EFFECT));
+    takeOverAfterExpiry(ledger);
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(java.util.List.of(Call.ABANDONED, Call.RUNNING), outcomes(record));
+    assertEquals(2, record.spent());
+  }
+
+  @Test
+  void pastTheCap_theClaimIsHandedOverExhausted_withoutRecordingATry() {
+    Ledger ledger = ledger();
+    ClaimOptions capped = ClaimOptions.DEFAULTS.capped(2);
+    ledger.release(acquired(ledger.claim(KEY, EFFECT, capped)), "reset", true, SideWrites.NONE);
+    ledger.release(acquired(ledger.claim(KEY, EFFECT, capped)), "503 before generation", false, SideWrites.NONE);
+    Claim third = acquired(ledger.claim(KEY, EFFECT, capped));
+    assertFalse(third.exhausted(), "the refusal did not count: one try spent of two");
+    ledger.release(third, "timed out", true, SideWrites.NONE);
+
+    Claim fourth = acquired(ledger.claim(KEY, EFFECT, capped));
+
+    assertTrue(fourth.exhausted());
+    assertEquals("timed out", fourth.lastError());
+    assertEquals(2, fourth.spent());
+    assertEquals(4, fourth.token());
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(3, record.calls().size(), "no try recorded for the exhausted claim");
+    ledger.reject(fourth, "gave up after 2 tries", SideWrites.NONE);
+    assertInstanceOf(AlreadyRejected.class, ledger.claim(KEY, EFFECT, capped));
+  }
+
+  @Test
+  void theRecord_keepsTheLatestTries_andCountsThemAll() {
+    Ledger ledger = ledger();
+    for (int i = 0; i < 14; i++) {
+      ledger.release(acquired(ledger.claim(KEY, EFFECT)), "try " + (i + 1), true, SideWrites.NONE);
+    }
+    LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(10, record.calls().size());
+    assertEquals(5, record.calls().get(0).number());
+    assertEquals(14, record.spent());
+    assertEquals(14, record.attempts());
+  }
+
+  @Test
+  void renewal_extendsTheLease_andTheHolderStillFinishes_whileAStaleHoldersRenewalIsRefused() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
+    Claim renewed = ledger.renew(first, Duration.ofMinutes(5));
+    passTime(SHORT_LEASE.plusMillis(100));
+    assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT), "renewed: still held past the first lease");
+    assertEquals(Duration.ofMinutes(5), renewed.lease());
+    ledger.complete(renewed, Map.of("by", "renewed"), SideWrites.NONE);
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+    assertThrows(LeaseLost.class, () -> ledger.renew(first, Duration.ofMinutes(5)), "a finished claim is not renewed");
+  }
+
+  @Test
+  void aLeaseNeeded_longerThanTheConfiguredOne_isTheOneWritten() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS.withLease(Duration.ofMinutes(3))));
+    assertEquals(Duration.ofMinutes(3), claim.lease());
+    passTime(SHORT_LEASE.plusMillis(100));
+    assertInstanceOf(Busy.class, ledger.claim(KEY, EFFECT));
+  }
+
+  @Test
+  void completion_claimsTheNextEffect_inTheSameCommit() {
+    Ledger ledger = ledger();
+    Claim analyse = acquired(ledger.claim(KEY, EFFECT));
+    Claim publish = ledger.complete(analyse, Map.of("status", "analysed"), SideWrites.NONE, NextClaim.of("publish"))
+        .orElseThrow();
+    assertEquals("publish", publish.effect());
+    assertEquals(1, publish.token());
+    assertInstanceOf(Busy.class, ledger.claim(KEY, "publish"), "claimed by the completing commit");
+    ledger.complete(publish, Map.of("messageId", "m-1"), SideWrites.NONE);
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, "publish").orElseThrow().state());
+  }
+
+  @Test
+  void completion_whoseNextEffectExists_commitsAlone() {
+    Ledger ledger = ledger();
+    Claim publishedBefore = acquired(ledger.claim(KEY, "publish"));
+    Claim analyse = acquired(ledger.claim(KEY, EFFECT));
+    assertTrue(ledger.complete(analyse, Map.of(), SideWrites.NONE, NextClaim.of("publish")).isEmpty());
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+    assertEquals(publishedBefore.token(), ledger.lookup(KEY, "publish").orElseThrow().token(), "left as it was");
+  }
+
+  private static java.util.List<String> outcomes(LedgerRecord record) {
+    return record.calls().stream().map(Call::outcome).toList();
+  }
+
+  @Test
   void sideWrites_landWithTheCompletion() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.complete(claim, Map.of("analysisId", "a1"), writes -> {
       writes.create("analyses", "a1", Map.of("key", KEY.value()));
       writes.create("billing", "a1", Map.of("key", KEY.value(), "tokens", 10L));
@@ -306,7 +422,7 @@ abstract class LedgerContract {
     put("analyses", "a1", Map.of("key", KEY.value(), "status", "submitted", "source", Map.of("bucket", "b", "size", 3L)));
     put("budget", "day", Map.of("spent", 5L));
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     ledger.complete(claim, Map.of(), writes -> {
       writes.merge("analyses", "a1", Map.of("status", "analysed", "updatedAt", DocumentWrites.serverTime(),
           "source", Map.of("name", "n")));
@@ -324,7 +440,7 @@ abstract class LedgerContract {
   void failingSideWrite_leavesNeitherTheWritesNorTheCompletion() {
     put("billing", "a1", Map.of("already", true));
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     RuntimeException failed = assertThrows(RuntimeException.class, () -> ledger.complete(claim, Map.of(), writes -> {
       writes.create("analyses", "a1", Map.of("key", KEY.value()));
       writes.create("billing", "a1", Map.of("key", KEY.value())); // exists: the commit fails
@@ -333,13 +449,13 @@ abstract class LedgerContract {
     assertTrue(document("analyses", "a1").isEmpty(), "analysis not written");
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, EFFECT).orElseThrow().state(), "completion not written");
     ledger.release(claim, "billing write failed");
-    acquired(ledger.claim(KEY, EFFECT, null));
+    acquired(ledger.claim(KEY, EFFECT));
   }
 
   @Test
   void valueTheStoreHasNoTypeFor_isAnIllegalArgument_andNothingIsWritten() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim,
         Map.of("total", new java.math.BigInteger("10").pow(30)), SideWrites.NONE));
     assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim, Map.of(),
@@ -351,7 +467,7 @@ abstract class LedgerContract {
   @Test
   void failureWhileBuildingTheCommit_writesNothing() {
     Ledger ledger = ledger();
-    Claim claim = acquired(ledger.claim(KEY, EFFECT, null));
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
     assertThrows(IllegalStateException.class, () -> ledger.complete(claim, Map.of(), writes -> {
       writes.create("analyses", "a1", Map.of("key", KEY.value()));
       throw new IllegalStateException("crash between the analysis and the completion");
@@ -363,7 +479,7 @@ abstract class LedgerContract {
   @Test
   void takeoverHolder_completesWithSideWrites_throughItsTokenFence() {
     Ledger ledger = ledger(SHORT_LEASE);
-    acquired(ledger.claim(KEY, EFFECT, null));
+    acquired(ledger.claim(KEY, EFFECT));
     Claim current = takeOverAfterExpiry(ledger);
     assertNull(current.writtenAt(), "a takeover is fenced by its token");
     ledger.complete(current, Map.of(), writes -> writes.create("analyses", "a1", Map.of("key", KEY.value())));
@@ -376,7 +492,7 @@ abstract class LedgerContract {
   void awkwardKeys_areStoredUnderAHash_andReadBackExactly(String value) {
     Ledger ledger = ledger();
     IdempotencyKey key = IdempotencyKey.of(value);
-    Claim claim = acquired(ledger.claim(key, EFFECT, null));
+    Claim claim = acquired(ledger.claim(key, EFFECT));
     assertTrue(claim.recordId().matches("[0-9a-f]{64}"), claim.recordId());
     ledger.complete(claim, Map.of(), SideWrites.NONE);
     assertEquals(value, ledger.lookup(key, EFFECT).orElseThrow().key());
@@ -385,6 +501,6 @@ abstract class LedgerContract {
   @ParameterizedTest
   @ValueSource(strings = {"", "Publish", "pub/lish", "a\nb", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})
   void badEffectNames_areRejected(String effect) {
-    assertThrows(IllegalArgumentException.class, () -> ledger().claim(KEY, effect, null));
+    assertThrows(IllegalArgumentException.class, () -> ledger().claim(KEY, effect));
   }
 }

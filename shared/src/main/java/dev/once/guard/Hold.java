@@ -1,0 +1,97 @@
+package dev.once.guard;
+
+import dev.once.ledger.Claim;
+import dev.once.ledger.LeaseLost;
+import dev.once.ledger.Ledger;
+import dev.once.observe.Log;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A claim while its effect runs: its lease is renewed every third of its length (fenced by the claim), so a live
+ * holder's lease never lapses however long it works, and a dead holder's runs out within one lease — a short lease,
+ * taken over within about a minute, instead of one sized for the longest effect. The effect's own work is checked
+ * against the lease before it starts ({@link #ensure}).
+ */
+final class Hold {
+  /** What {@link #ensure} adds to the work's own bound: the transit of the renewal and of the work's request. */
+  static final Duration MARGIN = Duration.ofSeconds(5);
+  private static final ScheduledExecutorService BEATS = Executors.newSingleThreadScheduledExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "once-lease-renewal");
+    thread.setDaemon(true);
+    return thread;
+  });
+
+  private final Ledger ledger;
+  private final Object lock = new Object();
+  private Claim claim;
+  private boolean stopped;
+  private boolean lost;
+  private final ScheduledFuture<?> beat;
+
+  Hold(Ledger ledger, Claim claim) {
+    this.ledger = ledger;
+    this.claim = claim;
+    long period = Math.max(1, claim.lease().toMillis() / 3);
+    // The beat only starts a renewal; the renewal (a Firestore write) runs on a virtual thread of its own.
+    this.beat = BEATS.scheduleWithFixedDelay(() -> Thread.startVirtualThread(this::renew), period, period,
+        TimeUnit.MILLISECONDS);
+  }
+
+  Claim claim() {
+    synchronized (lock) {
+      return claim;
+    }
+  }
+
+  private void renew() {
+    synchronized (lock) {
+      if (stopped || lost) {
+        return;
+      }
+      try {
+        claim = ledger.renew(claim, claim.lease());
+      } catch (LeaseLost e) {
+        lost = true;
+      } catch (RuntimeException e) {
+        // The next beat tries again, well before the lease runs out; finishing reports a lease lost meanwhile.
+        Log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
+            "error", String.valueOf(e)));
+      }
+    }
+  }
+
+  /** Renews the lease now unless it outlasts {@code work} plus a margin; throws {@link NotPerformed} if it cannot. */
+  void ensure(Duration work) {
+    Duration needed = work.plus(MARGIN);
+    synchronized (lock) {
+      if (lost) {
+        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
+      }
+      Instant now = ledger.now();
+      if (claim.leaseExpiresAt().isAfter(now.plus(needed))) {
+        return;
+      }
+      try {
+        claim = ledger.renew(claim, needed.compareTo(claim.lease()) > 0 ? needed : claim.lease());
+      } catch (RuntimeException e) {
+        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " could not be extended to"
+            + " cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Stops the renewals (waiting for one in progress) and answers the claim as it now stands, to finish it. */
+  Claim stop() {
+    beat.cancel(false);
+    synchronized (lock) {
+      stopped = true;
+      return claim;
+    }
+  }
+}
