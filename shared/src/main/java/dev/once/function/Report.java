@@ -3,6 +3,7 @@ package dev.once.function;
 import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -14,8 +15,9 @@ public record Report(String key, String effect, OutcomeLabel outcome, int attemp
     Map<String, Object> details) {
 
   public Report {
-    effects = Map.copyOf(effects);
-    details = Map.copyOf(details);
+    // In the order the event met them: the log line reads "analyse→processed, publish→processed".
+    effects = Collections.unmodifiableMap(new LinkedHashMap<>(effects));
+    details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
   }
 
   public static Report of(IdempotencyKey key, String effect, Outcome outcome) {
