@@ -9,6 +9,7 @@ import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.once.pipeline.PipelineSetting;
@@ -119,7 +120,20 @@ public final class DynamicWebhookVerifier {
       }
     };
     claims.setMaxClockSkew(Math.toIntExact(options.leeway().toSeconds()));
-    processor.setJWTClaimsSetVerifier(claims);
+    // Claims are checked only once the signature verified: a token Google signed. Its iss and aud then say what a
+    // deployment must be set to (GEMINI_WEBHOOK_ISSUER, GEMINI_WEBHOOK_URL) when every delivery is refused.
+    processor.setJWTClaimsSetVerifier((claimsSet, context) -> {
+      try {
+        claims.verify(claimsSet, context);
+      } catch (BadJWTException e) {
+        throw new BadJWTException(e.getMessage() + " (signed token with iss " + shown(claimsSet.getIssuer())
+            + ", aud " + shown(String.valueOf(claimsSet.getAudience())) + ")");
+      }
+    });
+  }
+
+  private static String shown(String value) {
+    return value == null || value.length() <= 200 ? value : value.substring(0, 200) + "…";
   }
 
   /** How many times the JWKS was fetched: a cache that works keeps this low. */
