@@ -25,9 +25,9 @@ import java.util.Set;
  * bytes before anything is parsed, then a completion event is handed to the completion flow. Answers: 200 processed,
  * duplicate, rejected or ignored; 202 in flight or pending; 401 bad or stale signature or token; 400 signed but
  * malformed; 413 above 1 MiB; 405 not a POST; 503 only when its own dependencies fail (Google's keys among them), so
- * Gemini retries. Gemini disables endpoints that fail often, so an event another
- * delivery holds is a 202, and the reconciler is the safety net. Refusals before authentication are logged as
- * {@code unauthenticated}: internet noise must not page anyone.
+ * Gemini retries. Gemini disables endpoints that fail often, so an event another delivery holds is a 202, and the
+ * reconciler is the safety net. Refusals before authentication are logged as {@code unauthenticated}: internet noise
+ * must not page anyone.
  */
 final class WebhookHandler {
   static final int MAX_BODY_BYTES = 1024 * 1024;
