@@ -4,9 +4,11 @@
 # (or be one of the few local-only ones), and nothing may be set that the code does not read.
 #
 # Who reads what (besides GOOGLE_CLOUD_PROJECT and the ledger settings ONCE_*, which every function reads):
-#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE), RESULTS_TOPIC, the budget
+#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE, GEMINI_WEBHOOK_URL), RESULTS_TOPIC,
+#                      the budget
 #   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
-#   GeminiWebhook      GEMINI_WEBHOOK_SECRET, Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+#   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER), Gemini
+#                      (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
 #   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget
 # The budget (GEMINI_DAILY_BUDGET_USD, ONCE_BUDGET_TIMEZONE) is set before the code reads it: see
 # EnvironmentCheck.PENDING_IN_CODE in terraform/check.
@@ -16,6 +18,19 @@
 # Sizing. Every function gets one vCPU, the minimum for more than one request per instance, and enough memory for
 # a JVM that loads the Google clients (JVM heap defaults to a quarter of it). Instances scale to zero except the
 # webhook (webhook_min_instances). All retries are the platform's: event functions throw to be redelivered.
+
+# Gemini webhooks (README: "Gemini webhooks"). The webhook always accepts both of Google's configurations: static
+# deliveries (a registered webhook, signed with GEMINI_WEBHOOK_SECRET) and dynamic ones (sent to the URL a batch job
+# names, signed with Google's keys, each token made for that URL). var.gemini_webhooks chooses which one new batch
+# jobs use: "dynamic" makes DocumentUploaded name the webhook's URL in each job, so nothing needs registering.
+# The URL is the function's deterministic cloudfunctions.net URL, https://REGION-PROJECT_ID.cloudfunctions.net/NAME
+# (Cloud Functions docs, "HTTP triggers", function URLs: 2nd gen functions have it beside the run.app one), built
+# from variables: the webhook cannot read its own resource's url, and DocumentUploaded's environment then does not
+# wait on the webhook. A postcondition compares it with the url the API reports.
+locals {
+  webhook_function_name = "${var.name_prefix}-gemini-webhook"
+  webhook_url           = "https://${var.region}-${var.project_id}.cloudfunctions.net/${local.webhook_function_name}"
+}
 
 resource "google_cloudfunctions2_function" "document_uploaded" {
   name        = "${var.name_prefix}-document-uploaded"
@@ -63,6 +78,8 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       GEMINI_PRICES          = var.gemini_prices
       MAX_DOCUMENT_BYTES     = tostring(var.max_document_bytes)
       ONCE_MAX_ATTEMPTS      = tostring(var.max_attempts)
+      # Batch jobs name the webhook's URL (dynamic webhooks), or none (blank: the registered, static one).
+      GEMINI_WEBHOOK_URL = var.gemini_webhooks == "dynamic" ? local.webhook_url : ""
       # The spending guard (blank: no cap; the day is UTC unless a zone is given).
       GEMINI_DAILY_BUDGET_USD = local.gemini_daily_budget
       ONCE_BUDGET_TIMEZONE    = var.budget_timezone
@@ -164,10 +181,10 @@ resource "google_cloudfunctions2_function" "message_delivered" {
 }
 
 resource "google_cloudfunctions2_function" "gemini_webhook" {
-  name        = "${var.name_prefix}-gemini-webhook"
+  name        = local.webhook_function_name
   project     = var.project_id
   location    = var.region
-  description = "Receives Gemini batch completion webhooks (signed, Standard Webhooks) and completes each job once."
+  description = "Receives Gemini batch completion webhooks (static: HMAC-signed; dynamic: Google-signed tokens) and completes each job once."
   labels      = local.labels
 
   build_config {
@@ -206,8 +223,13 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
+      # Dynamic webhooks: tokens must be made for this URL (the one batch jobs name) and verify with these keys.
+      GEMINI_WEBHOOK_URL      = local.webhook_url
+      GEMINI_WEBHOOK_JWKS_URL = var.gemini_webhook_jwks_url
+      GEMINI_WEBHOOK_ISSUER   = var.gemini_webhook_issuer
     }
 
+    # Static webhooks (and any delivery Gemini still sends to a registered webhook after a switch to dynamic).
     secret_environment_variables {
       key        = "GEMINI_WEBHOOK_SECRET"
       project_id = var.project_id
@@ -227,6 +249,10 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
     precondition {
       condition     = var.gemini_timeout_seconds < local.timeout_seconds.gemini_webhook
       error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below GeminiWebhook's timeout (${local.timeout_seconds.gemini_webhook} s)."
+    }
+    postcondition {
+      condition     = var.gemini_webhooks != "dynamic" || self.url == local.webhook_url
+      error_message = "The webhook's URL is ${self.url}, not ${local.webhook_url}: batch jobs would name a URL whose tokens the webhook refuses. Set gemini_webhooks = \"static\" and register the webhook (README: Gemini webhooks)."
     }
   }
 

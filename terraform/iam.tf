@@ -118,7 +118,8 @@ resource "google_cloud_run_service_iam_member" "scheduler_invokes_reconciler" {
 }
 
 # The webhook is the one public function: Gemini cannot present a Google identity token, so the function
-# authenticates every delivery itself (Standard Webhooks signature with GEMINI_WEBHOOK_SECRET, 401 otherwise).
+# authenticates every delivery itself (a static webhook's HMAC signature with GEMINI_WEBHOOK_SECRET, a dynamic one's
+# token signed with Google's keys for this URL; 401 otherwise).
 resource "google_cloud_run_service_iam_member" "webhook_public" {
   project  = var.project_id
   location = var.region

@@ -1,7 +1,7 @@
 # Names and URLs only: no output carries a secret (the secrets' values are never in Terraform at all).
 
 output "webhook_url" {
-  description = "Register this URL with the Gemini API webhook service (README: deploy)."
+  description = "The webhook's URL. Dynamic webhooks (the default) need nothing done with it; static ones register it with the Gemini API webhook service (README: Gemini webhooks)."
   value       = google_cloudfunctions2_function.gemini_webhook.service_config[0].uri
 }
 

@@ -73,6 +73,34 @@ variable "analysis_mode" {
   }
 }
 
+variable "gemini_webhooks" {
+  description = "Which Gemini webhooks new batch jobs use: dynamic (each job names the webhook's URL in webhook_config.uris, tokens signed by Google; nothing to register) or static (a webhook registered by hand, signed with the whsec_ secret in GEMINI_WEBHOOK_SECRET). The webhook accepts both either way."
+  type        = string
+  default     = "dynamic"
+
+  validation {
+    condition     = contains(["dynamic", "static"], var.gemini_webhooks)
+    error_message = "gemini_webhooks must be dynamic or static."
+  }
+}
+
+variable "gemini_webhook_jwks_url" {
+  description = "GEMINI_WEBHOOK_JWKS_URL: where Google publishes the keys of dynamic webhooks."
+  type        = string
+  default     = "https://generativelanguage.googleapis.com/.well-known/jwks.json"
+
+  validation {
+    condition     = can(regex("^https://[^\\s/]+", var.gemini_webhook_jwks_url))
+    error_message = "gemini_webhook_jwks_url must be an https:// URL."
+  }
+}
+
+variable "gemini_webhook_issuer" {
+  description = "GEMINI_WEBHOOK_ISSUER: the iss of dynamic webhook tokens. Google does not document it; change it only if the webhook logs refused tokens naming another iss."
+  type        = string
+  default     = "https://generativelanguage.googleapis.com"
+}
+
 variable "gemini_model" {
   description = "GEMINI_MODEL used for analyses and batch jobs."
   type        = string

@@ -63,7 +63,8 @@ final class Clients {
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
-    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
+    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
+        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL)));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 

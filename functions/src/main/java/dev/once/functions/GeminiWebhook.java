@@ -9,7 +9,7 @@ import java.io.IOException;
 
 /**
  * Entry point for the Gemini API webhook (HTTP, public: it checks signatures itself; see WebhookHandler). Its
- * settings, the webhook secret among them, are checked when the instance starts.
+ * settings, those of its static and dynamic webhook configurations among them, are checked when the instance starts.
  */
 public final class GeminiWebhook implements HttpFunction {
   static final String NAME = "GeminiWebhook";
@@ -20,7 +20,7 @@ public final class GeminiWebhook implements HttpFunction {
   }
 
   GeminiWebhook(Clients clients) {
-    handler = new WebhookHandler(NAME, Wiring.webhookVerifier(clients), Wiring.completionFlow(clients));
+    handler = new WebhookHandler(NAME, Wiring.webhookSignatures(clients), Wiring.completionFlow(clients));
   }
 
   @Override

@@ -8,7 +8,8 @@ import dev.once.function.HttpAnswer;
 import dev.once.function.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.InvalidSignature;
-import dev.once.gemini.WebhookVerifier;
+import dev.once.gemini.JwksUnavailable;
+import dev.once.gemini.WebhookSignatures;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import dev.once.observe.EventLog;
@@ -20,12 +21,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One Gemini webhook delivery: the signature is verified on the raw body bytes before anything is parsed, then a
- * completion event is handed to the completion flow. Answers: 200 processed, duplicate, rejected or ignored; 202 in
- * flight or pending; 401 bad or stale signature; 400 signed but malformed; 413 above 1 MiB; 405 not a POST; 503 only
- * when its own dependencies fail, so Gemini retries. Gemini disables endpoints that fail often, so an event another
- * delivery holds is a 202, and the reconciler is the safety net. Refusals before authentication are logged as
- * {@code unauthenticated}: internet noise must not page anyone.
+ * One Gemini webhook delivery: the signature (static webhooks) or token (dynamic ones) is verified on the raw body
+ * bytes before anything is parsed, then a completion event is handed to the completion flow. Answers: 200 processed,
+ * duplicate, rejected or ignored; 202 in flight or pending; 401 bad or stale signature or token; 400 signed but
+ * malformed; 413 above 1 MiB; 405 not a POST; 503 only when its own dependencies fail (Google's keys among them), so
+ * Gemini retries. Gemini disables endpoints that fail often, so an event another delivery holds is a 202, and the
+ * reconciler is the safety net. Refusals before authentication are logged as {@code unauthenticated}: internet noise
+ * must not page anyone.
  */
 final class WebhookHandler {
   static final int MAX_BODY_BYTES = 1024 * 1024;
@@ -33,12 +35,12 @@ final class WebhookHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String function;
-  private final WebhookVerifier verifier;
+  private final WebhookSignatures signatures;
   private final CompletionFlow flow;
 
-  WebhookHandler(String function, WebhookVerifier verifier, CompletionFlow flow) {
+  WebhookHandler(String function, WebhookSignatures signatures, CompletionFlow flow) {
     this.function = function;
-    this.verifier = verifier;
+    this.signatures = signatures;
     this.flow = flow;
   }
 
@@ -56,10 +58,14 @@ final class WebhookHandler {
       return;
     }
     try {
-      verifier.verify(request::getFirstHeader, body);
+      signatures.verify(request::getFirstHeader, body);
     } catch (InvalidSignature e) {
       log(OutcomeLabel.UNAUTHENTICATED, null, started, Map.of("reason", "signature: " + e.getMessage()));
       HttpAnswer.send(response, 401, "invalid_signature");
+      return;
+    } catch (JwksUnavailable e) {
+      log(OutcomeLabel.FAILED, null, started, Map.of("error", e.getMessage()));
+      HttpAnswer.send(response, 503, "unavailable");
       return;
     }
     Map<String, Object> event;

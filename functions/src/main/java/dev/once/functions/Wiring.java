@@ -2,8 +2,11 @@ package dev.once.functions;
 
 import dev.once.config.InvalidSetting;
 import dev.once.config.Lazy;
+import dev.once.config.MissingSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
+import dev.once.gemini.DynamicWebhookVerifier;
+import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.ledger.LedgerConfig;
 import dev.once.pipeline.Notifier;
@@ -12,6 +15,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * Builds each function's flow from the instance's clients. Every setting the function needs is read here, when
@@ -34,6 +38,7 @@ final class Wiring {
     checkLedger(settings);
     checkGemini(clients);
     DocumentFlow.Mode mode = mode(settings);
+    webhookUrl(settings); // named by every batch job (BatchJobs)
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
@@ -44,7 +49,7 @@ final class Wiring {
   static DeliveryFlow deliveryFlow(Clients clients) {
     Settings settings = clients.settings;
     checkLedger(settings);
-    URI endpoint = notifyUrl(settings);
+    URI endpoint = httpUrl(settings, PipelineSetting.NOTIFY_URL);
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
     return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout)), clients.publisher,
@@ -58,8 +63,31 @@ final class Wiring {
         resultPublication(clients));
   }
 
-  static WebhookVerifier webhookVerifier(Clients clients) {
-    return WebhookVerifier.fromSettings(clients.settings);
+  /**
+   * The webhook's configurations: static with GEMINI_WEBHOOK_SECRET, dynamic with GEMINI_WEBHOOK_URL (the audience its
+   * tokens must name), either or both; neither fails the start.
+   */
+  static WebhookSignatures webhookSignatures(Clients clients) {
+    Settings settings = clients.settings;
+    Optional<WebhookVerifier> staticWebhooks =
+        settings.optional(PipelineSetting.GEMINI_WEBHOOK_SECRET).map(WebhookVerifier::fromSecrets);
+    URI jwks = httpUrl(settings, PipelineSetting.GEMINI_WEBHOOK_JWKS_URL);
+    String issuer = settings.required(PipelineSetting.GEMINI_WEBHOOK_ISSUER);
+    Optional<DynamicWebhookVerifier> dynamicWebhooks = webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
+        DynamicWebhookVerifier.Options.forAudience(url).withJwksUrl(jwks).withIssuer(issuer)));
+    if (staticWebhooks.isEmpty() && dynamicWebhooks.isEmpty()) {
+      throw new MissingSetting("neither GEMINI_WEBHOOK_URL nor GEMINI_WEBHOOK_SECRET is set: set GEMINI_WEBHOOK_URL"
+          + " to this function's URL (dynamic webhooks, named by each batch job), GEMINI_WEBHOOK_SECRET to the whsec_"
+          + " secret of a registered webhook (static webhooks), or both");
+    }
+    return new WebhookSignatures(staticWebhooks, dynamicWebhooks);
+  }
+
+  /** GEMINI_WEBHOOK_URL, checked: batch jobs name it, and dynamic webhook tokens must name it exactly. */
+  static Optional<String> webhookUrl(Settings settings) {
+    Optional<String> url = settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL);
+    url.ifPresent(set -> httpUrl(settings, PipelineSetting.GEMINI_WEBHOOK_URL));
+    return url;
   }
 
   static ReconcileFlow reconcileFlow(Clients clients) {
@@ -80,8 +108,8 @@ final class Wiring {
     };
   }
 
-  private static URI notifyUrl(Settings settings) {
-    String url = settings.required(PipelineSetting.NOTIFY_URL);
+  private static URI httpUrl(Settings settings, PipelineSetting setting) {
+    String url = settings.required(setting);
     URI endpoint;
     try {
       endpoint = URI.create(url);
@@ -90,7 +118,7 @@ final class Wiring {
     }
     if (endpoint == null || endpoint.getHost() == null
         || !"https".equals(endpoint.getScheme()) && !"http".equals(endpoint.getScheme())) {
-      throw new InvalidSetting(PipelineSetting.NOTIFY_URL, "is not an http(s) URL with a host: \"" + url + "\"");
+      throw new InvalidSetting(setting, "is not an http(s) URL with a host: \"" + url + "\"");
     }
     return endpoint;
   }

@@ -40,10 +40,13 @@ public final class BatchJobs {
 
   private final Client client;
   private final String model;
+  private final Optional<String> webhookUrl;
 
-  public BatchJobs(Client client, String model) {
+  /** @param webhookUrl where Gemini posts each job's completion (dynamic webhooks); empty: the registered ones */
+  public BatchJobs(Client client, String model, Optional<String> webhookUrl) {
     this.client = client;
     this.model = model;
+    this.webhookUrl = webhookUrl;
   }
 
   /**
@@ -51,6 +54,8 @@ public final class BatchJobs {
    * on its own (its default retries POSTs on 5xx and timeouts, which could create two jobs).
    */
   public BatchJob submit(IdempotencyKey documentKey, byte[] document, String mimeType) {
+    WebhookConfig.Builder webhook = WebhookConfig.builder();
+    webhookUrl.ifPresent(webhook::uris); // a dynamic webhook: no project-level registration needed
     InlinedRequest request = InlinedRequest.builder()
         .contents(List.of(InvoicePrompt.content(document, mimeType)))
         .config(InvoicePrompt.config().build())
@@ -58,7 +63,7 @@ public final class BatchJobs {
         .build();
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
         .displayName(displayName(documentKey))
-        .webhookConfig(WebhookConfig.builder().userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
+        .webhookConfig(webhook.userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
         .httpOptions(GeminiClients.noRetries())
         .build();
     return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);

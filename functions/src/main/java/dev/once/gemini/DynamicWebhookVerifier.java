@@ -9,15 +9,15 @@ import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import dev.once.pipeline.PipelineSetting;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.text.ParseException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Base64;
 import java.util.Date;
@@ -42,16 +42,16 @@ import java.util.function.Function;
  * Live deliveries were reported to carry Standard Webhooks' asymmetric signature instead (googleapis/python-genai
  * issue 2927): a header of {@code v1a,<base64>} entries is checked as Ed25519 signatures of {@code
  * "<webhook-id>.<webhook-timestamp>.<raw body>"} against the Ed25519 keys of the same JWKS, with the timestamp
- * within {@link WebhookVerifier#TOLERANCE} (it names no audience; the pipeline completes only jobs it created).
+ * within {@link WebhookMessage#TOLERANCE} (it names no audience; the pipeline completes only jobs it created).
  * <p>A failed check is an {@link InvalidSignature} (answer 401); keys that cannot be fetched are a
  * {@link JwksUnavailable} (answer 503, Gemini retries): never a pass. Keys are cached (see {@link JwksCache}).
  * Thread-safe; make one per instance.
  */
 public final class DynamicWebhookVerifier {
   /** Google's published keys for dynamic webhooks. */
-  public static final URI GOOGLE_JWKS_URL = URI.create("https://generativelanguage.googleapis.com/.well-known/jwks.json");
+  public static final URI GOOGLE_JWKS_URL = URI.create(PipelineSetting.GEMINI_WEBHOOK_JWKS_URL.defaultValue());
   /** Not documented: the origin of the JWKS URL, as OpenID Connect has it. A setting for that reason. */
-  public static final String GOOGLE_ISSUER = "https://generativelanguage.googleapis.com";
+  public static final String GOOGLE_ISSUER = PipelineSetting.GEMINI_WEBHOOK_ISSUER.defaultValue();
   public static final String SIGNATURE_HEADER = "webhook-signature";
   public static final String BODY_HASH_CLAIM = "sha256";
   private static final int MAX_TOKEN_CHARS = 16 * 1024;
@@ -120,7 +120,20 @@ public final class DynamicWebhookVerifier {
       }
     };
     claims.setMaxClockSkew(Math.toIntExact(options.leeway().toSeconds()));
-    processor.setJWTClaimsSetVerifier(claims);
+    // Claims are checked only once the signature verified: a token Google signed. Its iss and aud then say what a
+    // deployment must be set to (GEMINI_WEBHOOK_ISSUER, GEMINI_WEBHOOK_URL) when every delivery is refused.
+    processor.setJWTClaimsSetVerifier((claimsSet, context) -> {
+      try {
+        claims.verify(claimsSet, context);
+      } catch (BadJWTException e) {
+        throw new BadJWTException(e.getMessage() + " (signed token with iss " + shown(claimsSet.getIssuer())
+            + ", aud " + shown(String.valueOf(claimsSet.getAudience())) + ")");
+      }
+    });
+  }
+
+  private static String shown(String value) {
+    return value == null || value.length() <= 200 ? value : value.substring(0, 200) + "…";
   }
 
   /** How many times the JWKS was fetched: a cache that works keeps this low. */
@@ -158,46 +171,21 @@ public final class DynamicWebhookVerifier {
 
   private void verifyV1a(Function<String, Optional<String>> header, String signatures, byte[] body)
       throws InvalidSignature {
-    String id = header.apply("webhook-id").orElseThrow(() -> new InvalidSignature("no webhook-id header"));
-    String timestamp =
-        header.apply("webhook-timestamp").orElseThrow(() -> new InvalidSignature("no webhook-timestamp header"));
-    if (id.isBlank() || id.length() > 256) {
-      throw new InvalidSignature("webhook-id is empty or too long");
-    }
-    checkTimestamp(timestamp);
+    WebhookMessage message = WebhookMessage.read(header, clock.instant());
     List<byte[]> offered = V1aSignatures.parse(signatures);
-    byte[] prefix = (id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8);
-    byte[] content = new byte[prefix.length + body.length];
-    System.arraycopy(prefix, 0, content, 0, prefix.length);
-    System.arraycopy(body, 0, content, prefix.length, body.length);
     try {
-      if (V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), content, offered)) {
+      if (V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered)) {
         return;
       }
       // Perhaps signed with a key published since the keys were fetched: look once more, at most once per interval.
       if (keys.refetchForUnknownKey()
-          && V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), content, offered)) {
+          && V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered)) {
         return;
       }
     } catch (KeySourceException e) {
       throw new JwksUnavailable(e.getMessage(), e);
     }
     throw new InvalidSignature("no v1a signature matches a key of the JWKS");
-  }
-
-  private void checkTimestamp(String timestamp) throws InvalidSignature {
-    long seconds;
-    try {
-      seconds = Long.parseLong(timestamp.strip());
-    } catch (NumberFormatException e) {
-      throw new InvalidSignature("webhook-timestamp is not a number of seconds");
-    }
-    Instant sent = Instant.ofEpochSecond(Math.max(-1L << 40, Math.min(1L << 40, seconds)));
-    Instant now = clock.instant();
-    if (sent.isBefore(now.minus(WebhookVerifier.TOLERANCE)) || sent.isAfter(now.plus(WebhookVerifier.TOLERANCE))) {
-      throw new InvalidSignature("webhook-timestamp is more than " + WebhookVerifier.TOLERANCE.toMinutes()
-          + " minutes from now");
-    }
   }
 
   private void checkIssuedAt(JWTClaimsSet claims) throws InvalidSignature {

@@ -56,15 +56,18 @@ final class V1aSignatures {
     return signatures;
   }
 
-  /** Whether any signature verifies {@code content} with any of {@code keys} (Ed25519 JWKs; others are skipped). */
-  static boolean anyVerifies(List<JWK> keys, byte[] content, List<byte[]> signatures) {
+  /**
+   * Whether any signature verifies {@code "<webhook-id>.<webhook-timestamp>.<body>"} with any of {@code keys}
+   * (Ed25519 JWKs; others are skipped).
+   */
+  static boolean anyVerifies(List<JWK> keys, WebhookMessage message, byte[] body, List<byte[]> signatures) {
     for (JWK jwk : keys) {
       PublicKey key = publicKey(jwk);
       if (key == null) {
         continue;
       }
       for (byte[] signature : signatures) {
-        if (verifies(key, content, signature)) {
+        if (verifies(key, message.signedPrefix(), body, signature)) {
           return true;
         }
       }
@@ -72,11 +75,12 @@ final class V1aSignatures {
     return false;
   }
 
-  private static boolean verifies(PublicKey key, byte[] content, byte[] signature) {
+  private static boolean verifies(PublicKey key, byte[] prefix, byte[] body, byte[] signature) {
     try {
       Signature verifier = Signature.getInstance("Ed25519");
       verifier.initVerify(key);
-      verifier.update(content);
+      verifier.update(prefix);
+      verifier.update(body);
       return verifier.verify(signature);
     } catch (GeneralSecurityException malformed) {
       return false;

@@ -1,14 +1,10 @@
 package dev.once.gemini;
 
 import dev.once.config.InvalidSetting;
-import dev.once.config.Settings;
 import dev.once.pipeline.PipelineSetting;
-import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -19,14 +15,13 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Verifies a Standard Webhooks signature (what the Gemini API sends): {@code webhook-signature} holds one or more
- * blank-separated {@code v1,<base64 HMAC-SHA256>} of {@code "<webhook-id>.<webhook-timestamp>.<raw body>"},
- * keyed with the base64 part of a {@code whsec_} secret. Several secrets are accepted at once so a secret can be
- * rolled; the timestamp must be within ±5 minutes of now, so a captured delivery cannot be replayed later
- * (within the window, the idempotency ledger absorbs a replay). Comparison is constant-time.
+ * Verifies a static Gemini webhook (one registered for the project): Standard Webhooks' symmetric signature.
+ * {@code webhook-signature} holds one or more blank-separated {@code v1,<base64 HMAC-SHA256>} of {@code
+ * "<webhook-id>.<webhook-timestamp>.<raw body>"}, keyed with the base64 part of a {@code whsec_} secret, the
+ * timestamp within {@link WebhookMessage#TOLERANCE} of now. Several secrets are accepted at once so a secret can be
+ * rolled. Comparison is constant-time.
  */
 public final class WebhookVerifier {
-  public static final Duration TOLERANCE = Duration.ofMinutes(5);
   private static final String PREFIX = "whsec_";
   private static final int MAX_SIGNATURES = 16;
 
@@ -41,8 +36,9 @@ public final class WebhookVerifier {
     this.clock = clock;
   }
 
-  public static WebhookVerifier fromSettings(Settings settings) {
-    return new WebhookVerifier(parseSecrets(settings.required(PipelineSetting.GEMINI_WEBHOOK_SECRET)), InstantSource.system());
+  /** From {@code GEMINI_WEBHOOK_SECRET}'s value: blank-separated {@code whsec_} secrets. */
+  public static WebhookVerifier fromSecrets(String secrets) {
+    return new WebhookVerifier(parseSecrets(secrets), InstantSource.system());
   }
 
   /** Blank-separated {@code whsec_<base64>} secrets. The message never repeats a secret. */
@@ -70,17 +66,10 @@ public final class WebhookVerifier {
 
   /** @param header a header by name, case-insensitive */
   public void verify(Function<String, Optional<String>> header, byte[] body) throws InvalidSignature {
-    String id = header.apply("webhook-id").orElseThrow(() -> new InvalidSignature("no webhook-id header"));
-    String timestamp =
-        header.apply("webhook-timestamp").orElseThrow(() -> new InvalidSignature("no webhook-timestamp header"));
+    WebhookMessage message = WebhookMessage.read(header, clock.instant());
     String signatures =
         header.apply("webhook-signature").orElseThrow(() -> new InvalidSignature("no webhook-signature header"));
-    if (id.isBlank() || id.length() > 256) {
-      throw new InvalidSignature("webhook-id is empty or too long");
-    }
-    checkTimestamp(timestamp);
-
-    byte[] signedPrefix = (id + "." + timestamp + ".").getBytes(StandardCharsets.UTF_8);
+    byte[] signedPrefix = message.signedPrefix();
     List<byte[]> expected = new ArrayList<>(keys.size());
     for (byte[] key : keys) {
       expected.add(hmac(key, signedPrefix, body));
@@ -108,23 +97,6 @@ public final class WebhookVerifier {
     }
     if (!matched) {
       throw new InvalidSignature("no v1 signature matches any configured secret");
-    }
-  }
-
-  private void checkTimestamp(String timestamp) throws InvalidSignature {
-    long seconds;
-    try {
-      seconds = Long.parseLong(timestamp.strip());
-    } catch (NumberFormatException e) {
-      throw new InvalidSignature("webhook-timestamp is not a number of seconds");
-    }
-    Instant now = clock.instant();
-    Instant sent = Instant.ofEpochSecond(Math.max(-1L << 40, Math.min(1L << 40, seconds)));
-    if (sent.isBefore(now.minus(TOLERANCE))) {
-      throw new InvalidSignature("webhook-timestamp is more than " + TOLERANCE.toMinutes() + " minutes old");
-    }
-    if (sent.isAfter(now.plus(TOLERANCE))) {
-      throw new InvalidSignature("webhook-timestamp is more than " + TOLERANCE.toMinutes() + " minutes ahead");
     }
   }
 

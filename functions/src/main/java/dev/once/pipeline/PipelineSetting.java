@@ -12,7 +12,14 @@ public enum PipelineSetting implements Setting {
   GEMINI_API_KEY(null, "Gemini API key (from Secret Manager when deployed)"),
   GEMINI_BASE_URL(null, "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090"),
   GEMINI_MODEL("gemini-2.5-flash", "model used for analysis and batch jobs"),
-  GEMINI_WEBHOOK_SECRET(null, "one or more whsec_… secrets, blank-separated, for webhook signature rotation"),
+  GEMINI_WEBHOOK_SECRET(null, "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"
+      + " GEMINI_WEBHOOK_URL is set"),
+  GEMINI_WEBHOOK_URL(null, "dynamic webhooks: the webhook function's own URL; batch jobs name it in webhook_config.uris"
+      + " and the webhook accepts tokens made for it (exact match)"),
+  GEMINI_WEBHOOK_JWKS_URL("https://generativelanguage.googleapis.com/.well-known/jwks.json",
+      "where the keys of dynamic webhooks are published"),
+  GEMINI_WEBHOOK_ISSUER("https://generativelanguage.googleapis.com",
+      "iss of dynamic webhook tokens; Google does not document it, so a setting in case it differs"),
   GEMINI_TIMEOUT_SECONDS("60", "bound on one Gemini call, retries included; a paid call's lease outlasts it"),
   GEMINI_PRICES(null, "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one"),
   RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),

@@ -52,7 +52,6 @@ class WiringTest {
     assertMissing("GEMINI_API_KEY", DocumentUploaded::new);
     assertMissing("NOTIFY_URL", MessageDelivered::new);
     assertMissing("DEAD_LETTER_TOPIC", MessageDelivered::new);
-    assertMissing("GEMINI_WEBHOOK_SECRET", GeminiWebhook::new);
     assertMissing("RESULTS_TOPIC", GeminiReconciler::new);
   }
 
@@ -67,6 +66,26 @@ class WiringTest {
     assertInvalid("NOTIFY_URL", "ftp://example.com/x", MessageDelivered::new);
     assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
     assertInvalid("GEMINI_WEBHOOK_SECRET", "not-a-secret", GeminiWebhook::new);
+    assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", GeminiWebhook::new);
+    assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", DocumentUploaded::new);
+    assertInvalid("GEMINI_WEBHOOK_JWKS_URL", "file:///etc/keys.json", GeminiWebhook::new);
+  }
+
+  @Test
+  void theWebhook_startsWithEitherConfiguration_andFailsWithNeither_namingBoth() {
+    Map<String, String> dynamicOnly = deployed();
+    dynamicOnly.remove("GEMINI_WEBHOOK_SECRET");
+    dynamicOnly.put("GEMINI_WEBHOOK_URL", "https://europe-west1-p.cloudfunctions.net/once-gemini-webhook");
+    new GeminiWebhook(clients(dynamicOnly));
+    Map<String, String> both = new HashMap<>(dynamicOnly);
+    both.put("GEMINI_WEBHOOK_SECRET", deployed().get("GEMINI_WEBHOOK_SECRET"));
+    new GeminiWebhook(clients(both));
+
+    Map<String, String> neither = deployed();
+    neither.remove("GEMINI_WEBHOOK_SECRET");
+    MissingSetting e = assertThrows(MissingSetting.class, () -> new GeminiWebhook(clients(neither)));
+    assertTrue(e.getMessage().contains("GEMINI_WEBHOOK_URL") && e.getMessage().contains("GEMINI_WEBHOOK_SECRET"),
+        e.getMessage());
   }
 
   @Test

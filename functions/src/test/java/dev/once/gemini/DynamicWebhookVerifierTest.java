@@ -161,6 +161,17 @@ class DynamicWebhookVerifierTest {
   }
 
   @Test
+  void aGenuineTokenRefusedForItsClaims_saysWhatItNames_aForgedOneDoesNot() throws Exception {
+    InvalidSignature genuine = assertThrows(InvalidSignature.class, () -> verifier().verify(
+        headers(token(c -> c.audience("https://europe-west1-p.cloudfunctions.net/hook/"))), BODY));
+    assertTrue(genuine.getMessage().contains("aud [https://europe-west1-p.cloudfunctions.net/hook/]")
+        && genuine.getMessage().contains("iss " + DynamicWebhookVerifier.GOOGLE_ISSUER), genuine.getMessage());
+    InvalidSignature forged = assertThrows(InvalidSignature.class, () -> verifier().verify(headers(
+        signed(otherKey, "k1", validClaims(BODY).audience("https://forged.example/").build())), BODY));
+    assertTrue(!forged.getMessage().contains("forged.example"), forged.getMessage());
+  }
+
+  @Test
   void aTokenFromAnotherIssuer_isRefused() throws Exception {
     assertRefused(verifier(), token(c -> c.issuer("https://accounts.google.com")), BODY);
     assertRefused(verifier(), token(c -> c.issuer(null)), BODY);

@@ -44,21 +44,34 @@ final class PipelineStack implements AutoCloseable {
   private static final java.net.http.HttpClient HTTP =
       java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  /** How a test wants the pipeline configured. */
-  record Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv) {
+  /**
+   * How a test wants the pipeline configured. {@code dynamicWebhooks}: batch jobs name the webhook function's URL
+   * ({@code GEMINI_WEBHOOK_URL}) and the webhook checks their tokens against the Gemini stand-in's JWKS, as deployed
+   * by default; otherwise Gemini's webhooks are static, sent to the URL registered with the stand-in.
+   */
+  record Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv,
+      boolean dynamicWebhooks) {
+    Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv) {
+      this(mode, leaseSeconds, relayRetry, extraEnv, false);
+    }
+
     static Config sync() {
       return new Config("sync", 20, RetryPolicy.defaults().withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2)),
           Map.of());
     }
 
     Config batch() {
-      return new Config("batch", leaseSeconds, relayRetry, extraEnv);
+      return new Config("batch", leaseSeconds, relayRetry, extraEnv, dynamicWebhooks);
+    }
+
+    Config withDynamicWebhooks() {
+      return new Config(mode, leaseSeconds, relayRetry, extraEnv, true);
     }
 
     Config withEnv(String name, String value) {
       Map<String, String> env = new HashMap<>(extraEnv);
       env.put(name, value);
-      return new Config(mode, leaseSeconds, relayRetry, env);
+      return new Config(mode, leaseSeconds, relayRetry, env, dynamicWebhooks);
     }
   }
 
@@ -161,8 +174,17 @@ final class PipelineStack implements AutoCloseable {
     env.put("NOTIFY_URL", notify.url("/notify").toString());
     env.put("NOTIFY_TIMEOUT_SECONDS", "2");
     env.put("ANALYSIS_MODE", config.mode());
+    if (config.dynamicWebhooks()) {
+      env.put("GEMINI_WEBHOOK_URL", webhookUrl());
+      env.put("GEMINI_WEBHOOK_JWKS_URL", gemini.jwksUrl().toString());
+    }
     env.putAll(config.extraEnv());
     return env;
+  }
+
+  /** The GeminiWebhook function's URL, known before it starts (what its {@code FunctionProcess.url()} will be). */
+  String webhookUrl() {
+    return "http://127.0.0.1:" + ports.get("GeminiWebhook") + "/";
   }
 
   private synchronized void startFunction(String name) {

@@ -101,14 +101,18 @@ public final class DynamicWebhookSigner {
 
   /** The {@code webhook-signature} value of the JWT scheme, for one delivery attempt of {@code body} to {@code target}. */
   public String jwt(URI target, String webhookId, Instant issuedAt, byte[] body) {
-    JWTClaimsSet claims = new JWTClaimsSet.Builder()
+    return jwt(new JWTClaimsSet.Builder()
         .issuer(ISSUER)
         .audience(target.toString())
         .issueTime(Date.from(issuedAt))
         .expirationTime(Date.from(issuedAt.plus(LIFETIME)))
         .jwtID(webhookId)
         .claim(BODY_HASH_CLAIM, bodyHash(body))
-        .build();
+        .build());
+  }
+
+  /** Any claims, signed as {@link #jwt(URI, String, Instant, byte[])} signs: tests make hostile tokens with it. */
+  public String jwt(JWTClaimsSet claims) {
     SignedJWT jwt = new SignedJWT(
         new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).type(JOSEObjectType.JWT).build(), claims);
     try {

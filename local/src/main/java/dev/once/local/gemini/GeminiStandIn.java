@@ -181,6 +181,11 @@ public final class GeminiStandIn implements StandIn {
     return dynamicSigner.keyId();
   }
 
+  /** The keys dynamic webhooks are signed with, so a test can make tokens the stand-in's JWKS verifies. */
+  public DynamicWebhookSigner dynamicWebhookSigner() {
+    return dynamicSigner;
+  }
+
   /** The {@code whsec_...} secret static webhooks are signed with (generated when none was given). */
   public String webhookSecret() {
     return signer.secret();
@@ -226,6 +231,11 @@ public final class GeminiStandIn implements StandIn {
 
   public BatchState state(String name) {
     return jobs.get(name).state();
+  }
+
+  /** The {@code webhookConfig.uris} a job was created with (empty: it named none, its webhooks go to the registered URLs). */
+  public List<URI> webhookUris(String name) {
+    return jobs.get(name).webhookUris();
   }
 
   public List<String> batchNames() {
