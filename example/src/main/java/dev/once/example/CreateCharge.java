@@ -25,7 +25,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** POST {"amount": 1200, "currency": "eur"} with an Idempotency-Key: one payment, one charge document, 201. */
+/**
+ * POST {"amount": 1200, "currency": "eur"} with an Idempotency-Key: one payment through PAYMENTS_URL, one
+ * document in {@code charges}, 201 with the charge, however often the client retries.
+ */
 public final class CreateCharge implements HttpFunction {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpClient http = HttpClient.newHttpClient();
@@ -65,22 +68,23 @@ public final class CreateCharge implements HttpFunction {
     guard.service(request, response);
   }
 
-  /** Runs once per Idempotency-Key; a failure releases the key, so the payment gets the same key on the retry. */
+  /** Runs once per key. A failure releases it, and the retry pays with the same key: the endpoint can tell. */
   private Answer charge(Charge charge, Attempt attempt) throws Exception {
-    String id = attempt.key().documentId();
-    var request = java.net.http.HttpRequest.newBuilder(payments).timeout(timeout)
-        .header("Idempotency-Key", id).POST(BodyPublishers.ofByteArray(JSON.writeValueAsBytes(charge))).build();
-    int status = http.sendAsync(request, BodyHandlers.discarding())
+    String id = attempt.key().documentId(); // the same on every try: the charge's id, and the key passed on
+    var payment = java.net.http.HttpRequest.newBuilder(payments).timeout(timeout)
+        .header("Idempotency-Key", id).header("Content-Type", "application/json")
+        .POST(BodyPublishers.ofByteArray(JSON.writeValueAsBytes(charge))).build();
+    int status = http.sendAsync(payment, BodyHandlers.discarding())
         .get(timeout.toMillis(), TimeUnit.MILLISECONDS).statusCode();
-    if (status >= 500 || status == 429 || status == 409) {
-      throw new IOException("the payment endpoint answered " + status); // 500 to our client, who retries
+    if (status >= 500 || status == 409 || status == 429) {
+      throw new IOException("the payment endpoint answered " + status); // not stored: our client retries
     }
     if (status >= 400) {
-      return Answer.json(402, Map.of("status", "declined", "paymentStatus", status)); // stored: a retry replays it
+      return Answer.json(402, Map.of("status", "declined", "paymentStatus", status)); // stored, and replayed
     }
     Map<String, Object> charged = Map.of("amount", charge.amount(), "currency", charge.currency(),
         "createdAt", DocumentWrites.serverTime());
     return Answer.json(201, Map.of("id", id, "amount", charge.amount(), "currency", charge.currency()))
-        .committing(writes -> writes.create("charges", id, charged));
+        .committing(writes -> writes.create("charges", id, charged)); // in the commit that stores the answer
   }
 }
