@@ -175,6 +175,7 @@ public final class IdempotentHttp<T> {
       refuse(request, response, started, 405, "method_not_allowed", "only POST and PATCH take an Idempotency-Key");
       return;
     }
+    // The invoker's header map is case-insensitive, with one value per header line (commas are not split).
     List<String> sent = request.getHeaders().getOrDefault(KEY_HEADER, List.of());
     if (sent.isEmpty()) {
       refuse(request, response, started, 400, "idempotency_key_missing", "this operation needs an Idempotency-Key");
@@ -206,7 +207,7 @@ public final class IdempotentHttp<T> {
     try {
       input = parser.parse(request, body);
     } catch (BadRequest e) {
-      refuse(request, response, started, 400, "malformed", e.getMessage());
+      refuse(request, response, started, 400, "malformed", String.valueOf(e.getMessage()));
       return;
     }
     // An empty scope or 64 hex digits, between two ':': no client key can make one key look like another's.
