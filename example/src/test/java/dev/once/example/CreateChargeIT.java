@@ -1,0 +1,225 @@
+package dev.once.example;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.Firestore;
+import dev.once.config.FirestoreClients;
+import dev.once.local.Await;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.emulator.FreePort;
+import dev.once.local.http.Receiver;
+import dev.once.local.invoker.FunctionProcess;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's example under the real Functions Framework invoker, served from its deployable jar in its own JVM,
+ * against the Firestore emulator and a payment endpoint that records every request (and can be stalled or fail):
+ * what a client of an Idempotency-Key API sees, and what was paid and recorded.
+ */
+class CreateChargeIT {
+  private static final String PROJECT = "once-example-it";
+  private static final String CHARGE = "{\"amount\":1200,\"currency\":\"eur\"}";
+  private static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(20);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private static Receiver payments;
+  private static FunctionProcess function;
+  private static Firestore db;
+
+  @BeforeAll
+  static void start() {
+    FirestoreEmulator emulator = FirestoreEmulator.shared();
+    payments = Receiver.start();
+    Path logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"));
+    FunctionProcess.Launch launch = new FunctionProcess.Launch(Path.of(System.getProperty("once.invokerJar")),
+        Path.of(System.getProperty("once.functionJar")), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
+    Map<String, String> env = Map.of(
+        "GOOGLE_CLOUD_PROJECT", PROJECT,
+        "FIRESTORE_EMULATOR_HOST", emulator.hostPort(),
+        "PAYMENTS_URL", payments.url("/v1/payments").toString(),
+        "PAYMENTS_TIMEOUT_SECONDS", String.valueOf(PAYMENT_TIMEOUT.toSeconds()));
+    function = FunctionProcess.start(launch, CreateCharge.class.getName(), FreePort.pick(), env,
+        logDir.resolve("CreateCharge-" + ProcessHandle.current().pid() + ".log"));
+    db = FirestoreClients.forEmulator(PROJECT, emulator.hostPort());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (function != null) {
+      function.close();
+    }
+    if (payments != null) {
+      payments.close();
+    }
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Test
+  void retriesWithTheSameKey_getTheSameAnswerMarkedAsAReplay_andThePaymentIsMadeOnce() throws Exception {
+    String key = UUID.randomUUID().toString();
+    HttpResponse<String> first = charge(key, CHARGE);
+    assertEquals(201, first.statusCode(), first.body());
+    assertTrue(first.headers().firstValue("Idempotent-Replayed").isEmpty());
+    String id = JSON.readTree(first.body()).path("id").asText();
+
+    for (int i = 0; i < 5; i++) {
+      HttpResponse<String> retry = charge(key, CHARGE);
+      assertEquals(201, retry.statusCode());
+      assertEquals(first.body(), retry.body());
+      assertEquals(first.headers().firstValue("Content-Type"), retry.headers().firstValue("Content-Type"));
+      assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+    }
+    assertEquals(1, paymentsWith(id).size(), "one payment for six requests");
+    DocumentSnapshot charged = db.collection("charges").document(id).get().get(30, TimeUnit.SECONDS);
+    assertEquals(1200L, charged.getLong("amount"));
+    assertEquals("eur", charged.getString("currency"));
+    assertTrue(charged.contains("createdAt"));
+  }
+
+  @Test
+  void aBurstOfTheSameRequestAtOnce_paysOnce_everyOtherAnswerIsAReplayOr409() throws Exception {
+    String key = UUID.randomUUID().toString();
+    List<CompletableFuture<HttpResponse<String>>> burst = IntStream.range(0, 8)
+        .mapToObj(i -> CompletableFuture.supplyAsync(() -> send(key, CHARGE))).toList();
+    List<HttpResponse<String>> answers = new ArrayList<>();
+    for (CompletableFuture<HttpResponse<String>> answer : burst) {
+      answers.add(answer.get(60, TimeUnit.SECONDS));
+    }
+
+    List<HttpResponse<String>> originals = answers.stream()
+        .filter(a -> a.statusCode() == 201 && a.headers().firstValue("Idempotent-Replayed").isEmpty()).toList();
+    assertEquals(1, originals.size(), "exactly one request ran");
+    for (HttpResponse<String> answer : answers) {
+      boolean replay = answer.statusCode() == 201 && answer.body().equals(originals.get(0).body());
+      assertTrue(answer.statusCode() == 409 || replay, answer.statusCode() + " " + answer.body());
+    }
+    assertEquals(1, paymentsWith(JSON.readTree(originals.get(0).body()).path("id").asText()).size());
+  }
+
+  @Test
+  void aRetryWhileTheFirstIsInFlight_is409_andTheFirstStillCompletesOnce() throws Exception {
+    String key = UUID.randomUUID().toString();
+    int before = payments.received().size();
+    payments.stallNext(Duration.ofSeconds(6)); // well inside the function's payment timeout
+    CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> send(key, CHARGE));
+    Await.until(Duration.ofSeconds(30), () -> payments.received().size() > before, "the payment request");
+
+    HttpResponse<String> during = charge(key, CHARGE);
+    assertEquals(409, during.statusCode(), during.body());
+    assertEquals("in_flight", JSON.readTree(during.body()).path("status").asText());
+    assertTrue(during.headers().firstValue("Retry-After").isPresent());
+
+    HttpResponse<String> completed = first.get(60, TimeUnit.SECONDS);
+    assertEquals(201, completed.statusCode(), completed.body());
+    HttpResponse<String> after = charge(key, CHARGE);
+    assertEquals(completed.body(), after.body());
+    assertEquals("true", after.headers().firstValue("Idempotent-Replayed").orElse(null));
+    assertEquals(1, paymentsWith(JSON.readTree(completed.body()).path("id").asText()).size());
+  }
+
+  @Test
+  void theSameKeyWithAnotherBody_is422_andNothingMoreIsPaid() throws Exception {
+    String key = UUID.randomUUID().toString();
+    assertEquals(201, charge(key, CHARGE).statusCode());
+    int before = payments.received().size();
+
+    HttpResponse<String> reused = charge(key, "{\"amount\":99900,\"currency\":\"eur\"}");
+
+    assertEquals(422, reused.statusCode(), reused.body());
+    assertEquals("idempotency_key_reused", JSON.readTree(reused.body()).path("status").asText());
+    assertEquals(before, payments.received().size());
+  }
+
+  @Test
+  void aFreshKey_isANewCharge() throws Exception {
+    JsonNode one = JSON.readTree(charge(UUID.randomUUID().toString(), CHARGE).body());
+    JsonNode two = JSON.readTree(charge(UUID.randomUUID().toString(), CHARGE).body());
+
+    assertNotEquals(one.path("id").asText(), two.path("id").asText());
+    for (JsonNode charge : List.of(one, two)) {
+      assertEquals(1, paymentsWith(charge.path("id").asText()).size());
+      assertTrue(db.collection("charges").document(charge.path("id").asText()).get().get(30, TimeUnit.SECONDS)
+          .exists());
+    }
+  }
+
+  @Test
+  void aFailedPayment_releasesTheKey_andTheRetryPaysWithTheSameKeyDownstream() throws Exception {
+    String key = UUID.randomUUID().toString();
+    payments.answerNext(503);
+    HttpResponse<String> failed = charge(key, CHARGE);
+    assertEquals(500, failed.statusCode(), failed.body());
+
+    HttpResponse<String> retried = charge(key, CHARGE);
+    assertEquals(201, retried.statusCode(), retried.body());
+    assertNull(retried.headers().firstValue("Idempotent-Replayed").orElse(null), "the retry ran, it is no replay");
+    // The payment endpoint may have charged on its 503: both tries carried one key, so it can tell.
+    assertEquals(2, paymentsWith(JSON.readTree(retried.body()).path("id").asText()).size());
+  }
+
+  @Test
+  void noKey_is400_andAMalformedCharge_is400_withoutPaying() throws Exception {
+    int before = payments.received().size();
+    HttpResponse<String> keyless = CLIENT.send(HttpRequest.newBuilder(function.url()).timeout(Duration.ofSeconds(30))
+        .POST(HttpRequest.BodyPublishers.ofString(CHARGE)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> malformed = charge(UUID.randomUUID().toString(), "{\"amount\":-5,\"currency\":\"eur\"}");
+
+    assertEquals(400, keyless.statusCode());
+    assertEquals("idempotency_key_missing", JSON.readTree(keyless.body()).path("status").asText());
+    assertEquals(400, malformed.statusCode());
+    assertEquals(before, payments.received().size());
+  }
+
+  private static List<Receiver.Received> paymentsWith(String idempotencyKey) {
+    return payments.receivedOn("/v1/payments").stream()
+        .filter(r -> idempotencyKey.equals(r.header("Idempotency-Key"))).toList();
+  }
+
+  private static HttpResponse<String> charge(String key, String body)
+      throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(function.url() + "charges"))
+        .timeout(PAYMENT_TIMEOUT.plusSeconds(30))
+        .header("Content-Type", "application/json")
+        .header("Idempotency-Key", key)
+        .POST(HttpRequest.BodyPublishers.ofString(body))
+        .build();
+    return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static HttpResponse<String> send(String key, String body) {
+    try {
+      return charge(key, body);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
