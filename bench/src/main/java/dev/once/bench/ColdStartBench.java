@@ -4,6 +4,7 @@ import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.process.Jvm;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.io.IOException;
@@ -161,8 +162,7 @@ public final class ColdStartBench {
     ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", InvoicePdf.of("P-B"));
     String classPath = String.join(java.io.File.pathSeparator, Artifacts.functionJar().toString(),
         Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(jvm);
     command.addAll(List.of("-cp", classPath, "dev.once.functions.ColdStartProbe",
         a.name(), Long.toString(a.generation()), Long.toString(InvoicePdf.of("P-A").length),

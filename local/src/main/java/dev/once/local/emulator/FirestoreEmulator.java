@@ -1,5 +1,6 @@
 package dev.once.local.emulator;
 
+import dev.once.local.process.ChildProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,11 +23,13 @@ public final class FirestoreEmulator implements AutoCloseable {
   private static FirestoreEmulator shared;
 
   private final Path logDir;
-  private EmulatorProcess process;
+  private final int port;
+  private volatile ChildProcess process;
 
-  private FirestoreEmulator(Path logDir, EmulatorProcess process) {
+  private FirestoreEmulator(Path logDir, int port) {
     this.logDir = logDir;
-    this.process = process;
+    this.port = port;
+    this.process = launch(port, logDir, null);
   }
 
   /** Starts an emulator on a free port, logging under {@code logDir}. */
@@ -35,18 +38,23 @@ public final class FirestoreEmulator implements AutoCloseable {
   }
 
   public static FirestoreEmulator start(int port, Path logDir) {
-    return new FirestoreEmulator(logDir, launch(port, logDir, null));
+    return new FirestoreEmulator(logDir, port);
   }
 
   /** One emulator for the whole test JVM, logging under target/emulators; stopped when the JVM exits. */
   public static synchronized FirestoreEmulator shared() {
     if (shared == null || !shared.process.isAlive()) {
-      shared = start(Path.of(System.getProperty("once.logDir", "target/emulators")));
+      shared = start(sharedLogDir());
     }
     return shared;
   }
 
-  private static EmulatorProcess launch(int port, Path logDir, Path importFrom) {
+  /** Where the emulators shared by a test JVM log: {@code once.logDir}, else target/emulators. */
+  static Path sharedLogDir() {
+    return Path.of(System.getProperty("once.logDir", "target/emulators"));
+  }
+
+  private static ChildProcess launch(int port, Path logDir, Path importFrom) {
     List<String> args = new ArrayList<>();
     args.add("-cp");
     args.add(CloudSdk.firestoreJar().toString());
@@ -56,16 +64,16 @@ public final class FirestoreEmulator implements AutoCloseable {
     if (importFrom != null) {
       args.add("--import-data=" + importFrom);
     }
-    return EmulatorProcess.start("firestore", args, port, logDir.resolve("firestore-" + port + ".log"));
+    return Emulators.start("Firestore", args, port, logDir.resolve("firestore-" + port + ".log"));
   }
 
   /** host:port, the value of FIRESTORE_EMULATOR_HOST. */
   public String hostPort() {
-    return "127.0.0.1:" + process.port();
+    return "127.0.0.1:" + port;
   }
 
   public int port() {
-    return process.port();
+    return port;
   }
 
   public long pid() {
@@ -93,8 +101,7 @@ public final class FirestoreEmulator implements AutoCloseable {
           "/emulator/v1/projects/" + projectId + ":export",
           "{\"database\":\"projects/" + projectId + "/databases/(default)\",\"export_directory\":\""
               + exportDir.toAbsolutePath() + "\"}");
-      int port = process.port();
-      process.stop();
+      process.close();
       whileDown.run();
       process = launch(port, logDir, metadataFile(exportDir));
     } catch (IOException e) {
@@ -131,8 +138,13 @@ public final class FirestoreEmulator implements AutoCloseable {
     }
   }
 
+  /** The emulator's process (another one after {@link #restartKeepingData}). */
+  public ChildProcess process() {
+    return process;
+  }
+
   @Override
   public void close() {
-    process.stop();
+    process.close();
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.local.emulator;
 
+import dev.once.local.process.ChildProcess;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -7,9 +8,11 @@ import java.util.List;
 public final class PubSubEmulator implements AutoCloseable {
   private static PubSubEmulator shared;
 
-  private final EmulatorProcess process;
+  private final int port;
+  private final ChildProcess process;
 
-  private PubSubEmulator(EmulatorProcess process) {
+  private PubSubEmulator(int port, ChildProcess process) {
+    this.port = port;
     this.process = process;
   }
 
@@ -20,25 +23,24 @@ public final class PubSubEmulator implements AutoCloseable {
   public static PubSubEmulator start(int port, Path logDir) {
     List<String> args =
         List.of("-jar", CloudSdk.pubSubJar().toString(), "--host=127.0.0.1", "--port=" + port);
-    return new PubSubEmulator(
-        EmulatorProcess.start("pubsub", args, port, logDir.resolve("pubsub-" + port + ".log")));
+    return new PubSubEmulator(port, Emulators.start("Pub/Sub", args, port, logDir.resolve("pubsub-" + port + ".log")));
   }
 
   /** One emulator for the whole test JVM, logging under target/emulators; stopped when the JVM exits. */
   public static synchronized PubSubEmulator shared() {
     if (shared == null || !shared.process.isAlive()) {
-      shared = start(Path.of(System.getProperty("once.logDir", "target/emulators")));
+      shared = start(FirestoreEmulator.sharedLogDir());
     }
     return shared;
   }
 
   /** host:port, the value of PUBSUB_EMULATOR_HOST. */
   public String hostPort() {
-    return "127.0.0.1:" + process.port();
+    return "127.0.0.1:" + port;
   }
 
   public int port() {
-    return process.port();
+    return port;
   }
 
   public long pid() {
@@ -50,8 +52,12 @@ public final class PubSubEmulator implements AutoCloseable {
     return process.log();
   }
 
+  public ChildProcess process() {
+    return process;
+  }
+
   @Override
   public void close() {
-    process.stop();
+    process.close();
   }
 }

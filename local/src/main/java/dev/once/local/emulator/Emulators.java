@@ -1,0 +1,46 @@
+package dev.once.local.emulator;
+
+import dev.once.local.process.ChildProcess;
+import dev.once.local.process.Jvm;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starts an emulator JVM from the Cloud SDK's jar on 127.0.0.1, its output in a log file (the Firestore emulator
+ * prints a stack trace per aborted transaction); ready once its root URL answers 200.
+ */
+final class Emulators {
+  private static final Duration START_DEADLINE = Duration.ofSeconds(90);
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  private Emulators() {}
+
+  static ChildProcess start(String name, List<String> javaArgs, int port, Path log) {
+    List<String> command = new ArrayList<>(List.of(Jvm.java(), "-Duser.language=en", "-Xss1m"));
+    command.addAll(javaArgs);
+    ChildProcess process = ChildProcess.start("the " + name + " emulator", command, Map.of(), log);
+    process.awaitReady(() -> answers(port), START_DEADLINE, Duration.ofMillis(100));
+    return process;
+  }
+
+  private static boolean answers(int port) {
+    HttpRequest ping = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+        .timeout(Duration.ofSeconds(2)).build();
+    try {
+      return HTTP.send(ping, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+    } catch (IOException notYet) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+}
