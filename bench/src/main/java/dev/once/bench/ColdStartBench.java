@@ -148,7 +148,7 @@ public final class ColdStartBench {
     }
     try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), jvm, "coldstart-prepare.log")) {
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 1,
-          dev.once.local.eventarc.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
+          dev.once.local.http.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
       if (!report.gaveUp().isEmpty()) {
         throw new IllegalStateException("could not analyse the documents to redeliver: " + report.gaveUp());
       }

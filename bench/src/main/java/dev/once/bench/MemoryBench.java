@@ -3,7 +3,7 @@ package dev.once.bench;
 import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
-import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;

@@ -8,7 +8,7 @@ import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
-import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.time.Duration;

@@ -12,7 +12,7 @@ import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
-import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.Receiver;
 import dev.once.local.net.TcpProxy;
 import dev.once.local.samples.InvoicePdf;

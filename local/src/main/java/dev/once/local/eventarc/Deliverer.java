@@ -1,12 +1,14 @@
 package dev.once.local.eventarc;
 
 import dev.once.local.http.Counters;
+import dev.once.local.http.RetryPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -66,9 +68,8 @@ final class Deliverer implements AutoCloseable {
         Thread.currentThread().interrupt();
         return finish(event, target, DeliveryResult.Outcome.ABANDONED, attempt, "the relay stopped");
       }
-      Duration pause = policy.backoffAfter(attempt);
-      boolean tooOld = Duration.between(first, Instant.now()).plus(pause).compareTo(policy.maxAge()) > 0;
-      if (attempt >= policy.maxAttempts() || tooOld) {
+      Optional<Duration> pause = policy.nextPause(attempt, first);
+      if (pause.isEmpty()) {
         counters.increment("gaveUp");
         LOG.warning("eventarc relay gave up on event " + event.id() + " (" + event.type() + ", " + event.source()
             + ") for " + target + " after " + attempt + " attempts over "
@@ -76,7 +77,7 @@ final class Deliverer implements AutoCloseable {
         return finish(event, target, DeliveryResult.Outcome.GAVE_UP, attempt, last);
       }
       try {
-        Thread.sleep(pause);
+        Thread.sleep(pause.get());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return finish(event, target, DeliveryResult.Outcome.ABANDONED, attempt, "the relay stopped");

@@ -1,5 +1,6 @@
 package dev.once.local.eventarc;
 
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.storage.ObjectFinalized;
 import java.io.IOException;
 import java.net.URI;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -120,14 +122,13 @@ public final class DirectSender {
       } catch (IOException e) {
         last = e.getClass().getSimpleName();
       }
-      Duration pause = policy.backoffAfter(attempt);
-      boolean tooOld = Duration.between(first, Instant.now()).plus(pause).compareTo(policy.maxAge()) > 0;
-      if (attempt >= policy.maxAttempts() || tooOld) {
+      Optional<Duration> pause = policy.nextPause(attempt, first);
+      if (pause.isEmpty()) {
         return last + " after " + attempt + " attempts";
       }
       retries.increment();
       answers.computeIfAbsent(last, k -> new LongAdder()).increment();
-      Thread.sleep(pause);
+      Thread.sleep(pause.get());
     }
   }
 }

@@ -2,7 +2,7 @@ package dev.once.local.eventarc;
 
 import dev.once.local.http.Counters;
 import dev.once.local.http.LocalServer;
-import dev.once.local.http.Main;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.StandIn;
 import dev.once.local.storage.ObjectFinalizeListener;
 import dev.once.local.storage.StorageStandIn;
@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -203,43 +202,6 @@ public final class EventarcRelay implements StandIn {
     deliverer.close();
     sources.forEach(PubSubSource::close);
     server.close();
-  }
-
-  private static final String USAGE = """
-      usage: EventarcRelay [--port N] [--route TYPE=URL]... [--pubsub-emulator HOST:PORT]
-                           [--pubsub-subscription projects/P/subscriptions/S]... [--max-attempts N]
-                           [--max-age 10m] [--initial-backoff 200ms] [--max-backoff 30s] [--request-timeout 60s]
-        Relays events to function URLs as binary-mode CloudEvents and prints 'READY eventarc http://127.0.0.1:PORT'.
-        TYPE is a CloudEvent type, or 'storage' / 'pubsub' for the finalized / messagePublished types.
-        Storage stand-in: start it with --notify-url http://127.0.0.1:PORT/_ingest/storage.
-        Admin: GET /_admin/counters, GET /_admin/deliveries, GET /_admin/events, POST /_admin/redeliver?id=ID.""";
-
-  public static void main(String[] args) {
-    Main.run("eventarc", args, Set.of("port", "route", "pubsub-emulator", "pubsub-subscription", "max-attempts",
-        "max-age", "initial-backoff", "max-backoff", "request-timeout", "help"), USAGE, cli -> {
-          RetryPolicy defaults = RetryPolicy.defaults();
-          RetryPolicy policy = new RetryPolicy(cli.intValue("max-attempts", defaults.maxAttempts()),
-              cli.duration("max-age", defaults.maxAge()), cli.duration("initial-backoff", defaults.initialBackoff()),
-              cli.duration("max-backoff", defaults.maxBackoff()), defaults.multiplier());
-          Options options = Options.defaults();
-          EventarcRelay relay = start(options.withPort(cli.intValue("port", 0)).withRetry(policy)
-              .withRequestTimeout(cli.duration("request-timeout", options.requestTimeout()))
-              .withPubSubEmulatorHost(cli.get("pubsub-emulator", null)));
-          try {
-            for (String route : cli.all("route")) {
-              int eq = route.indexOf('=');
-              if (eq <= 0) {
-                throw new IllegalArgumentException("--route is TYPE=URL, got " + route);
-              }
-              relay.route(eventType(route.substring(0, eq)), URI.create(route.substring(eq + 1)));
-            }
-            cli.all("pubsub-subscription").forEach(relay::subscribe);
-          } catch (RuntimeException e) {
-            relay.close();
-            throw new IllegalArgumentException(e.getMessage(), e);
-          }
-          return relay;
-        });
   }
 
   /** Short names for the two types this project uses. */

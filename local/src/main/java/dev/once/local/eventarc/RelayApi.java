@@ -73,23 +73,20 @@ final class RelayApi extends ApiHandler {
         Responses.json(request.exchange(), 200, all);
       }
       case "POST _admin/redeliver" -> {
-        String id = param(request, "id");
+        String id = request.required("id");
         if (relay.redeliver(id).isEmpty()) {
           throw HttpError.notFound("No event with id " + id);
         }
         accepted(request);
       }
       case "POST _admin/routes" -> {
-        relay.route(EventarcRelay.eventType(param(request, "type")), URI.create(param(request, "url")));
+        relay.route(EventarcRelay.eventType(request.required("type")), URI.create(request.required("url")));
         accepted(request);
       }
       default -> throw HttpError.notFound("Not Found");
     }
   }
 
-  private static String param(Request request, String name) {
-    return request.query(name).orElseThrow(() -> HttpError.badRequest("required", "Missing query parameter " + name));
-  }
 
   private static void accepted(Request request) {
     Responses.json(request.exchange(), 202, Json.object());

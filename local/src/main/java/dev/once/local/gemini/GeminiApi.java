@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.local.http.AdminRoutes;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.ApiHandler;
 import dev.once.local.http.Counters;
@@ -13,11 +14,8 @@ import dev.once.local.http.Json;
 import dev.once.local.http.Reply;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
-import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -41,7 +39,7 @@ final class GeminiApi extends ApiHandler {
   private final GeminiFiles files;
   private final Counters counters;
   private final Faults faults;
-  private final GeminiAdmin admin;
+  private final AdminRoutes admin;
   private final Supplier<String> baseUrl;
   private final Supplier<JsonNode> jwks;
   private final Consumer<HttpExchange> resetter;
@@ -57,7 +55,7 @@ final class GeminiApi extends ApiHandler {
   /** One API method: the name it is counted under, and what carries it out. */
   private record Route(String method, Supplier<Reply> action) {}
 
-  GeminiApi(BatchJobs jobs, GeminiFiles files, Counters counters, Faults faults, GeminiAdmin admin,
+  GeminiApi(BatchJobs jobs, GeminiFiles files, Counters counters, Faults faults, AdminRoutes.Own admin,
       Supplier<String> baseUrl, Supplier<JsonNode> jwks, Consumer<HttpExchange> resetter, String apiKey,
       long maxRequestBytes, long maxUploadBytes) {
     super(Math.max(maxRequestBytes, maxUploadBytes));
@@ -67,7 +65,7 @@ final class GeminiApi extends ApiHandler {
     this.files = files;
     this.counters = counters;
     this.faults = faults;
-    this.admin = admin;
+    this.admin = new AdminRoutes(counters, faults, admin);
     this.baseUrl = baseUrl;
     this.apiKey = apiKey;
     this.maxRequestBytes = maxRequestBytes;
@@ -88,12 +86,7 @@ final class GeminiApi extends ApiHandler {
     Route route = route(request, path);
     counters.increment(route.method());
     authenticate(request);
-    OptionalInt injected = faults.takeFailure();
-    if (injected.isPresent()) {
-      counters.increment("injectedFailures");
-      throw injectedFailure(injected.getAsInt());
-    }
-    faults.delay();
+    faults.inject(counters, GeminiApi::injectedFailure);
     Reply reply = route.action().get(); // an HttpError here means nothing was carried out
     counters.increment(route.method() + ".carriedOut");
     Optional<AmbiguousFailure> failure = faults.takeAmbiguous(route.method());
@@ -103,29 +96,10 @@ final class GeminiApi extends ApiHandler {
     }
     counters.increment(route.method() + ".ambiguous");
     counters.increment("ambiguousFailures");
-    switch (failure.get()) {
-      case AmbiguousFailure.Late late -> {
-        if (pause(late.delay())) {
-          try {
-            reply.send(request.exchange());
-          } catch (UncheckedIOException clientGone) {
-            // the client stopped waiting: the answer is lost, which is the point
-          }
-        }
-      }
-      case AmbiguousFailure.Reset reset -> resetter.accept(request.exchange());
-      case AmbiguousFailure.ServerError error -> throw injectedFailure(error.status());
-    }
-  }
-
-  private static boolean pause(Duration delay) {
-    try {
-      Thread.sleep(delay);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    failure.get().inflict(() -> reply.send(request.exchange()), () -> resetter.accept(request.exchange()),
+        status -> {
+          throw injectedFailure(status);
+        });
   }
 
   private Route route(Request request, List<String> path) {

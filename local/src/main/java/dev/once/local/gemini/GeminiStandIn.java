@@ -5,7 +5,7 @@ import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
 import dev.once.local.http.Json;
 import dev.once.local.http.LocalServer;
-import dev.once.local.http.Main;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.StandIn;
 import java.net.URI;
 import java.time.Duration;
@@ -41,7 +41,7 @@ public final class GeminiStandIn implements StandIn {
    */
   public record Options(int port, String apiKey, String webhookSecret, List<URI> webhookUrls, Duration tick,
       long maxRequestBytes, long maxUploadBytes, WebhookMode webhookMode, boolean jobUrisReplaceGlobal,
-      int webhookMaxAttempts, Duration webhookInitialBackoff) {
+      RetryPolicy webhookRetry) {
     public static final long DEFAULT_MAX_REQUEST_BYTES = 20L * 1024 * 1024;
     public static final long DEFAULT_MAX_UPLOAD_BYTES = 64L * 1024 * 1024;
 
@@ -52,72 +52,61 @@ public final class GeminiStandIn implements StandIn {
       }
     }
 
+    /** Webhooks are tried 5 times, from 200 ms apart up to 30 s. */
     public static Options defaults() {
       return new Options(0, null, null, List.of(), null, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UPLOAD_BYTES,
-          WebhookMode.NORMAL, true, 5, Duration.ofMillis(200));
+          WebhookMode.NORMAL, true, new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
+              Duration.ofSeconds(30), 2.0));
     }
 
     public Options withPort(int value) {
       return new Options(value, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withApiKey(String value) {
       return new Options(port, value, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookSecret(String value) {
       return new Options(port, apiKey, value, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookUrl(URI value) {
       List<URI> urls = new ArrayList<>(webhookUrls);
       urls.add(value);
       return new Options(port, apiKey, webhookSecret, urls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withTick(Duration value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, value, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withMaxRequestBytes(long value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, value, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
-    }
-
-    public Options withMaxUploadBytes(long value) {
-      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, value,
-          webhookMode, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookMode(WebhookMode value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          value, jobUrisReplaceGlobal, webhookMaxAttempts, webhookInitialBackoff);
+          value, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withJobUrisReplaceGlobal(boolean value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, value, webhookMaxAttempts, webhookInitialBackoff);
+          webhookMode, value, webhookRetry);
     }
 
     public Options withWebhookRetries(int maxAttempts, Duration initialBackoff) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, maxAttempts, initialBackoff);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry.withMaxAttempts(maxAttempts)
+              .withBackoff(initialBackoff, webhookRetry.maxBackoff()));
     }
   }
-
-  private static final String USAGE = """
-      usage: GeminiStandIn [--port N] [--api-key KEY] [--webhook-secret whsec_...] [--webhook-url URL]...
-                           [--tick 2s] [--webhook-mode normal|twice|twice-new-ids|never|late:5s]
-                           [--job-webhook-uris replace|add] [--webhook-attempts N] [--dynamic-signature jwt|v1a]
-                           [--max-request-bytes N] [--max-upload-bytes N]
-        Serves the Gemini Developer API subset on 127.0.0.1:N (0 = a free port) and prints
-        'READY gemini http://127.0.0.1:PORT'. Without --tick, batch jobs move only via /_admin/advance,
-        /_admin/complete-all or /_admin/complete?name=batches/ID[&state=FAILED]. Counters: GET /_admin/counters.""";
 
   private final Options options;
   private final Counters counters = new Counters();
@@ -138,8 +127,7 @@ public final class GeminiStandIn implements StandIn {
     this.options = options;
     this.signer = WebhookSigner.fromSecret(
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
-    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters,
-        options.webhookMaxAttempts(), options.webhookInitialBackoff());
+    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters, options.webhookRetry());
     this.files = new GeminiFiles(options.maxUploadBytes());
     this.jobs = new BatchJobs(files, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
@@ -325,34 +313,5 @@ public final class GeminiStandIn implements StandIn {
     }
     server.close();
     sender.close();
-  }
-
-  public static void main(String[] args) {
-    Main.run("gemini", args, Set.of("port", "api-key", "webhook-secret", "webhook-url", "tick", "webhook-mode",
-        "job-webhook-uris", "webhook-attempts", "dynamic-signature", "max-request-bytes", "max-upload-bytes", "help"),
-        USAGE, cli -> {
-          String jobUris = cli.get("job-webhook-uris", "replace");
-          if (!jobUris.equals("replace") && !jobUris.equals("add")) {
-            throw new IllegalArgumentException("--job-webhook-uris is replace or add");
-          }
-          Options defaults = Options.defaults();
-          Options options = defaults.withPort(cli.intValue("port", 0))
-              .withApiKey(cli.get("api-key", null))
-              .withWebhookSecret(cli.get("webhook-secret", null))
-              .withTick(cli.duration("tick", null))
-              .withMaxRequestBytes(cli.longValue("max-request-bytes", defaults.maxRequestBytes()))
-              .withMaxUploadBytes(cli.longValue("max-upload-bytes", defaults.maxUploadBytes()))
-              .withWebhookMode(WebhookMode.parse(cli.get("webhook-mode", "normal")))
-              .withJobUrisReplaceGlobal(jobUris.equals("replace"))
-              .withWebhookRetries(cli.intValue("webhook-attempts", defaults.webhookMaxAttempts()),
-                  defaults.webhookInitialBackoff());
-          for (String url : cli.all("webhook-url")) {
-            options = options.withWebhookUrl(URI.create(url));
-          }
-          DynamicSignature scheme = DynamicSignature.parse(cli.get("dynamic-signature", "jwt"));
-          GeminiStandIn standIn = start(options);
-          standIn.dynamicSignature(scheme);
-          return standIn;
-        });
   }
 }

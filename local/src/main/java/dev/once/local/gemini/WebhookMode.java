@@ -1,6 +1,6 @@
 package dev.once.local.gemini;
 
-import dev.once.local.http.Cli;
+import dev.once.local.http.Durations;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -34,7 +34,7 @@ public sealed interface WebhookMode {
   static WebhookMode parse(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     if (t.startsWith("late:")) {
-      return late(Cli.parseDuration(t.substring("late:".length())));
+      return late(Durations.parse(t.substring("late:".length())));
     }
     return switch (t) {
       case "normal" -> NORMAL;

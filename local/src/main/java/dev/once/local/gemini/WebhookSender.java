@@ -2,14 +2,18 @@ package dev.once.local.gemini;
 
 import dev.once.local.http.Counters;
 import dev.once.local.http.Json;
+import dev.once.local.http.Pause;
+import dev.once.local.http.RetryPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -31,8 +35,7 @@ final class WebhookSender implements AutoCloseable {
   private final DynamicWebhookSigner dynamicSigner;
   private final Supplier<DynamicSignature> dynamicSignature;
   private final Counters counters;
-  private final int maxAttempts;
-  private final Duration initialBackoff;
+  private final RetryPolicy retry;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final List<WebhookDelivery> deliveries = new CopyOnWriteArrayList<>();
@@ -41,13 +44,12 @@ final class WebhookSender implements AutoCloseable {
   record Target(URI uri, boolean dynamic) {}
 
   WebhookSender(WebhookSigner signer, DynamicWebhookSigner dynamicSigner, Supplier<DynamicSignature> dynamicSignature,
-      Counters counters, int maxAttempts, Duration initialBackoff) {
+      Counters counters, RetryPolicy retry) {
     this.signer = signer;
     this.dynamicSigner = dynamicSigner;
     this.dynamicSignature = dynamicSignature;
     this.counters = counters;
-    this.maxAttempts = Math.max(1, maxAttempts);
-    this.initialBackoff = initialBackoff;
+    this.retry = retry;
   }
 
   List<WebhookDelivery> deliveries() {
@@ -62,7 +64,7 @@ final class WebhookSender implements AutoCloseable {
         case WebhookMode.Never never -> {
           counters.increment("webhook.suppressed");
           deliveries.add(new WebhookDelivery(null, type, job.name(), target.uri(), target.dynamic(), 0, 0,
-              new String(body, java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
+              new String(body, StandardCharsets.UTF_8), Instant.now()));
         }
         case WebhookMode.Normal normal -> executor.execute(() -> deliver(newId(), type, job.name(), target, body));
         case WebhookMode.TwiceSameId twice -> executor.execute(() -> {
@@ -75,7 +77,7 @@ final class WebhookSender implements AutoCloseable {
           deliver(newId(), type, job.name(), target, body);
         });
         case WebhookMode.Late late -> executor.execute(() -> {
-          if (pause(late.delay())) {
+          if (Pause.of(late.delay())) {
             deliver(newId(), type, job.name(), target, body);
           }
         });
@@ -84,20 +86,19 @@ final class WebhookSender implements AutoCloseable {
   }
 
   private void deliver(String id, String type, String batchName, Target target, byte[] body) {
-    Duration backoff = initialBackoff;
-    String last = "";
-    for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+    Instant first = Instant.now();
+    for (int attempt = 1; ; attempt++) {
       Instant now = Instant.now();
-      long timestamp = now.getEpochSecond();
       HttpRequest request = HttpRequest.newBuilder(target.uri())
           .timeout(Duration.ofSeconds(10))
           .header("Content-Type", "application/json")
           .header("webhook-id", id)
-          .header("webhook-timestamp", Long.toString(timestamp))
+          .header("webhook-timestamp", Long.toString(now.getEpochSecond()))
           .header("webhook-signature", signature(target, id, now, body))
           .POST(HttpRequest.BodyPublishers.ofByteArray(body))
           .build();
       int status;
+      String last;
       try {
         status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         last = "HTTP " + status;
@@ -110,20 +111,22 @@ final class WebhookSender implements AutoCloseable {
       }
       counters.increment("webhook.deliveries");
       deliveries.add(new WebhookDelivery(id, type, batchName, target.uri(), target.dynamic(), attempt, status,
-          new String(body, java.nio.charset.StandardCharsets.UTF_8), Instant.now()));
+          new String(body, StandardCharsets.UTF_8), Instant.now()));
       if (status / 100 == 2) {
         counters.increment("webhook.delivered");
         return;
       }
-      if (attempt < maxAttempts && !pause(backoff)) {
+      Optional<Duration> pause = retry.nextPause(attempt, first);
+      if (pause.isEmpty()) {
+        counters.increment("webhook.failed");
+        LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target.uri()
+            + " after " + attempt + " attempts (last: " + last + ")");
         return;
       }
-      backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(30)) > 0 ? Duration.ofSeconds(30)
-          : backoff.multipliedBy(2);
+      if (!Pause.of(pause.get())) {
+        return;
+      }
     }
-    counters.increment("webhook.failed");
-    LOG.warning("gave up delivering webhook " + id + " (" + type + " " + batchName + ") to " + target.uri() + " after "
-        + maxAttempts + " attempts (last: " + last + ")");
   }
 
   private String signature(Target target, String id, Instant now, byte[] body) {
@@ -134,16 +137,6 @@ final class WebhookSender implements AutoCloseable {
       case JWT -> dynamicSigner.jwt(target.uri(), id, now, body);
       case V1A -> dynamicSigner.v1a(id, now.getEpochSecond(), body);
     };
-  }
-
-  private static boolean pause(Duration duration) {
-    try {
-      Thread.sleep(duration);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
   }
 
   private static String newId() {

@@ -1,7 +1,9 @@
 package dev.once.local.http;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.IntConsumer;
 
 /**
  * How a stand-in fails a request it has already carried out: the caller sees an error although the paid call was
@@ -30,6 +32,27 @@ public sealed interface AmbiguousFailure {
     }
   }
 
+  /**
+   * Fails an exchange whose work was done: {@code answer} sends the real answer after a late failure's delay
+   * (nothing if the client left meanwhile), {@code reset} resets the connection, {@code serverError} answers the
+   * 5xx instead.
+   */
+  default void inflict(Runnable answer, Runnable reset, IntConsumer serverError) {
+    switch (this) {
+      case Late late -> {
+        if (Pause.of(late.delay())) {
+          try {
+            answer.run();
+          } catch (UncheckedIOException clientGone) {
+            // the client stopped waiting: the answer is lost, which is the point
+          }
+        }
+      }
+      case Reset r -> reset.run();
+      case ServerError error -> serverError.accept(error.status());
+    }
+  }
+
   AmbiguousFailure RESET = new Reset();
   AmbiguousFailure SERVER_ERROR = new ServerError(500);
 
@@ -45,7 +68,7 @@ public sealed interface AmbiguousFailure {
   static AmbiguousFailure parse(String text) {
     String t = text.trim().toLowerCase(Locale.ROOT);
     if (t.startsWith("late:")) {
-      return late(Cli.parseDuration(t.substring("late:".length())));
+      return late(Durations.parse(t.substring("late:".length())));
     }
     if (t.equals("reset")) {
       return RESET;

@@ -7,6 +7,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
 
 /**
  * Injected trouble: the next N API requests fail with a status before anything is done, every API request can be
@@ -35,6 +36,19 @@ public final class Faults {
       throw new IllegalArgumentException("latency must not be negative");
     }
     this.latency = latency;
+  }
+
+  /**
+   * What every API request meets first: the next injected failure, thrown in the service's error shape and counted
+   * as {@code injectedFailures} (nothing is carried out), else the injected latency.
+   */
+  public void inject(Counters counters, IntFunction<HttpError> inServiceShape) {
+    OptionalInt injected = takeFailure();
+    if (injected.isPresent()) {
+      counters.increment("injectedFailures");
+      throw inServiceShape.apply(injected.getAsInt());
+    }
+    delay();
   }
 
   /** Claims one injected failure, if any is left; each failure is used by exactly one request. */

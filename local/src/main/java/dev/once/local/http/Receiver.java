@@ -1,5 +1,7 @@
 package dev.once.local.http;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.net.URI;
@@ -12,17 +14,22 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
- * An HTTP endpoint for tests that records every request it receives and then answers as scripted: a status, or an
+ * An HTTP endpoint that records every request it receives and then answers as scripted: a status, or an
  * {@link AmbiguousFailure} (late, connection reset, 5xx) for a request it did record; 200 once the script runs out.
- * For checking what a stand-in sends to webhooks and notification URLs, and how a sender copes when its request
- * arrived but the answer did not. Counters: {@code received} (every request recorded) and {@code ambiguous}
- * (recorded, then failed ambiguously).
+ * The local {@code NOTIFY_URL} (tests, dev/run), and what checks the webhooks and notifications a stand-in sends
+ * and how a sender copes when its request arrived but the answer did not. Counters: {@code received} (every
+ * request recorded) and {@code ambiguous} (recorded, then failed ambiguously). {@code GET /_admin/received} lists
+ * what it recorded, for a reader in another process (dev/demo); requests under {@code /_admin/} are not recorded.
  */
 public final class Receiver implements AutoCloseable {
-  /** One request: lower-cased headers and the raw body. */
-  public record Received(String path, Map<String, String> headers, byte[] body) {
+  /**
+   * One request: lower-cased headers, the raw body, and the status it was answered (a late answer's too; 0 when
+   * the connection was reset instead).
+   */
+  public record Received(String path, Map<String, String> headers, byte[] body, int status) {
     public String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
     }
@@ -43,60 +50,75 @@ public final class Receiver implements AutoCloseable {
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
   private final Counters counters = new Counters();
+  private final List<Consumer<Received>> listeners = new CopyOnWriteArrayList<>();
 
-  private Receiver() {
-    server = LocalServer.startResettable(0, this::record); // no request can come before the caller learns the URL
+  private Receiver(int port) {
+    server = LocalServer.startResettable(port, this::handle);
   }
 
+  /** On a free port: no request can come before the caller learns the URL. */
   public static Receiver start() {
-    return new Receiver();
+    return start(0);
   }
 
-  private void record(HttpExchange exchange) throws IOException {
+  public static Receiver start(int port) {
+    return new Receiver(port);
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    if (exchange.getRequestURI().getPath().startsWith("/_admin/")) {
+      admin(exchange);
+      return;
+    }
     Map<String, String> headers = new TreeMap<>();
     exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
     byte[] body = exchange.getRequestBody().readAllBytes();
-    received.add(new Received(exchange.getRequestURI().getPath(), headers, body));
+    Answer answer = script.poll();
+    int status = switch (answer) {
+      case null -> 200;
+      case Status s -> s.status();
+      case Ambiguous a -> a.failure() instanceof AmbiguousFailure.ServerError e ? e.status()
+          : a.failure() instanceof AmbiguousFailure.Late ? 200 : 0;
+    };
+    Received request = new Received(exchange.getRequestURI().getPath(), headers, body, status);
+    received.add(request);
     counters.increment("received");
-    switch (script.poll()) {
-      case null -> answer(exchange, 200);
-      case Status status -> answer(exchange, status.status());
-      case Ambiguous ambiguous -> {
-        counters.increment("ambiguous");
-        fail(exchange, ambiguous.failure());
-      }
+    listeners.forEach(listener -> listener.accept(request));
+    if (answer instanceof Ambiguous ambiguous) {
+      counters.increment("ambiguous");
+      ambiguous.failure().inflict(() -> answer(exchange, 200), () -> server.reset(exchange),
+          code -> answer(exchange, code));
+    } else {
+      answer(exchange, status);
     }
   }
 
-  private void fail(HttpExchange exchange, AmbiguousFailure failure) throws IOException {
-    switch (failure) {
-      case AmbiguousFailure.Late late -> {
-        if (pause(late.delay())) {
-          try {
-            answer(exchange, 200);
-          } catch (IOException clientGone) {
-            // the client stopped waiting: the answer is lost, which is the point
-          }
-        }
-      }
-      case AmbiguousFailure.Reset reset -> server.reset(exchange);
-      case AmbiguousFailure.ServerError error -> answer(exchange, error.status());
-    }
-  }
-
-  private static void answer(HttpExchange exchange, int status) throws IOException {
-    exchange.sendResponseHeaders(status, -1);
+  private static void answer(HttpExchange exchange, int status) {
+    Responses.empty(exchange, status);
     exchange.close();
   }
 
-  private static boolean pause(Duration delay) {
-    try {
-      Thread.sleep(delay);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
+  private void admin(HttpExchange exchange) {
+    try (exchange) {
+      if (!(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath()).equals("GET /_admin/received")) {
+        Responses.empty(exchange, 404);
+        return;
+      }
+      ArrayNode all = Json.array();
+      for (Received r : received) {
+        ObjectNode node = all.addObject();
+        node.put("path", r.path());
+        node.set("headers", Json.MAPPER.valueToTree(r.headers()));
+        node.put("status", r.status());
+        node.put("body", r.text());
+      }
+      Responses.json(exchange, 200, all);
     }
+  }
+
+  /** Called with each request once it is recorded, before it is answered. */
+  public void onReceived(Consumer<Received> listener) {
+    listeners.add(listener);
   }
 
   /** The next requests are answered with these statuses, in order. */
@@ -120,6 +142,10 @@ public final class Receiver implements AutoCloseable {
 
   public URI url(String path) {
     return URI.create(server.baseUrl() + path);
+  }
+
+  public String baseUrl() {
+    return server.baseUrl();
   }
 
   public List<Received> received() {

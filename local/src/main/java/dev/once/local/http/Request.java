@@ -74,6 +74,16 @@ public final class Request {
     }
   }
 
+  /** A query parameter that must be there: its absence is a 400 naming it. */
+  public String required(String name) {
+    return query(name).orElseThrow(() -> HttpError.badRequest("required", "Missing query parameter " + name));
+  }
+
+  /** A whole-number query parameter that must be there. */
+  public long requiredLong(String name) {
+    return longQuery(name).orElseThrow(() -> HttpError.badRequest("required", "Missing query parameter " + name));
+  }
+
   public String header(String name) {
     return exchange.getRequestHeaders().getFirst(name);
   }

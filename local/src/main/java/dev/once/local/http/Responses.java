@@ -14,6 +14,11 @@ public final class Responses {
     bytes(exchange, code, "application/json; charset=UTF-8", Json.bytes(body));
   }
 
+  /** {@code {"ok":true}}: an admin switch was set. */
+  public static void ok(HttpExchange exchange) {
+    json(exchange, 200, Json.object().put("ok", true));
+  }
+
   public static void bytes(HttpExchange exchange, int code, String contentType, byte[] body) {
     exchange.getResponseHeaders().set("Content-Type", contentType);
     try {

@@ -1,20 +1,26 @@
 package dev.once.local.storage;
 
+import dev.once.local.http.Pause;
+import dev.once.local.http.RetryPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
  * POSTs each notification (its {@link ObjectFinalized#toJson() wire form}) to a URL, retrying with backoff, so a
- * relay in another process receives them. What it gives up on is logged, never dropped silently.
+ * relay reached by URL only receives them. What it gives up on is logged, never dropped silently.
  */
 public final class HttpNotificationForwarder implements ObjectFinalizeListener {
   private static final Logger LOG = Logger.getLogger(HttpNotificationForwarder.class.getName());
-  private static final int MAX_ATTEMPTS = 6;
+  /** Six attempts from 100 ms apart, doubling up to 2 s. */
+  private static final RetryPolicy RETRY =
+      new RetryPolicy(6, Duration.ofMinutes(1), Duration.ofMillis(100), Duration.ofSeconds(2), 2.0);
 
   private final URI target;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -30,9 +36,9 @@ public final class HttpNotificationForwarder implements ObjectFinalizeListener {
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(notification.toJson()))
         .build();
-    long backoffMillis = 100;
-    String last = "";
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    Instant first = Instant.now();
+    String last;
+    for (int attempt = 1; ; attempt++) {
       try {
         int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         if (status / 100 == 2) {
@@ -46,13 +52,10 @@ public final class HttpNotificationForwarder implements ObjectFinalizeListener {
         last = "interrupted";
         break;
       }
-      try {
-        Thread.sleep(backoffMillis);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      Optional<Duration> pause = RETRY.nextPause(attempt, first);
+      if (pause.isEmpty() || !Pause.of(pause.get())) {
         break;
       }
-      backoffMillis = Math.min(backoffMillis * 2, 2_000);
     }
     LOG.warning("gave up forwarding finalize notification " + notification.eventId() + " for "
         + notification.bucket() + "/" + notification.name() + "#" + notification.generation() + " to " + target

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.local.http.AdminRoutes;
 import dev.once.local.http.ApiHandler;
 import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
@@ -17,7 +18,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,17 +34,17 @@ final class StorageApi extends ApiHandler {
   private final ObjectUploads uploads;
   private final Counters counters;
   private final Faults faults;
-  private final StorageAdmin admin;
+  private final AdminRoutes admin;
   private final Supplier<String> baseUrl;
 
-  StorageApi(ObjectStore store, Notifier notifier, Counters counters, Faults faults, StorageAdmin admin,
+  StorageApi(ObjectStore store, Notifier notifier, Counters counters, Faults faults, AdminRoutes.Own admin,
       Supplier<String> baseUrl, long maxObjectBytes) {
     super(maxObjectBytes);
     this.store = store;
     this.uploads = new ObjectUploads(store, notifier, counters, baseUrl, maxObjectBytes);
     this.counters = counters;
     this.faults = faults;
-    this.admin = admin;
+    this.admin = new AdminRoutes(counters, faults, admin);
     this.baseUrl = baseUrl;
   }
 
@@ -56,12 +56,7 @@ final class StorageApi extends ApiHandler {
       return;
     }
     counters.increment("requests");
-    OptionalInt injected = faults.takeFailure();
-    if (injected.isPresent()) {
-      counters.increment("injectedFailures");
-      throw injectedFailure(injected.getAsInt());
-    }
-    faults.delay();
+    faults.inject(counters, StorageApi::injectedFailure);
     route(request, jsonApiPath(path));
   }
 

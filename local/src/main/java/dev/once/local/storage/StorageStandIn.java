@@ -4,13 +4,11 @@ import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
 import dev.once.local.http.Json;
 import dev.once.local.http.LocalServer;
-import dev.once.local.http.Main;
 import dev.once.local.http.StandIn;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * A Cloud Storage stand-in spoken to by the real {@code google-cloud-storage} client over HTTP (point it here
@@ -48,14 +46,6 @@ public final class StorageStandIn implements StandIn {
       return new Options(port, maxObjectBytes, autoCreateBuckets, notifyTwice, urls);
     }
   }
-
-  private static final String USAGE = """
-      usage: StorageStandIn [--port N] [--notify-url URL]... [--notify-twice] [--max-object-bytes N]
-                            [--no-auto-create-buckets]
-        Serves the Cloud Storage JSON API subset on 127.0.0.1:N (0 = a free port) and prints
-        'READY storage http://127.0.0.1:PORT'. Each write POSTs an object.finalize notification to every
-        --notify-url (the Eventarc relay's /_ingest/storage). Admin: /_admin/counters, /_admin/fail?count=N&status=503,
-        /_admin/notify-twice?enabled=true, /_admin/renotify?bucket=B&name=N&generation=G, /_admin/notifications.""";
 
   private final Counters counters = new Counters();
   private final Faults faults = new Faults();
@@ -149,16 +139,5 @@ public final class StorageStandIn implements StandIn {
   public void close() {
     server.close();
     notifier.close();
-  }
-
-  public static void main(String[] args) {
-    Main.run("storage", args,
-        Set.of("port", "notify-url", "notify-twice", "max-object-bytes", "no-auto-create-buckets", "help"), USAGE,
-        cli -> {
-          Options options = new Options(cli.intValue("port", 0),
-              cli.longValue("max-object-bytes", Options.DEFAULT_MAX_OBJECT_BYTES), !cli.flag("no-auto-create-buckets"),
-              cli.flag("notify-twice"), cli.all("notify-url").stream().map(URI::create).toList());
-          return start(options);
-        });
   }
 }

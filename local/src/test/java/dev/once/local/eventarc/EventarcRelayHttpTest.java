@@ -2,6 +2,7 @@ package dev.once.local.eventarc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.once.local.http.RetryPolicy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.local.Await;

@@ -1,11 +1,14 @@
-package dev.once.local.eventarc;
+package dev.once.local.http;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
- * How the relay retries a delivery the function did not accept: exponential backoff from {@code initialBackoff},
- * capped at {@code maxBackoff}, until {@code maxAttempts} or {@code maxAge} since the first attempt; then it gives
- * up (logged and counted).
+ * How a sender retries a request the other side did not accept (the relay's deliveries, the Gemini stand-in's
+ * webhooks, the storage stand-in's notifications, the storm's direct sends): exponential backoff from
+ * {@code initialBackoff}, capped at {@code maxBackoff}, until {@code maxAttempts} or {@code maxAge} since the
+ * first attempt; then the sender gives up (and says so).
  */
 public record RetryPolicy(int maxAttempts, Duration maxAge, Duration initialBackoff, Duration maxBackoff,
     double multiplier) {
@@ -40,5 +43,16 @@ public record RetryPolicy(int maxAttempts, Duration maxAge, Duration initialBack
   public Duration backoffAfter(int attempt) {
     double millis = initialBackoff.toMillis() * Math.pow(multiplier, attempt - 1);
     return Duration.ofMillis((long) Math.min(millis, maxBackoff.toMillis()));
+  }
+
+  /**
+   * The pause before the next attempt, after failed attempt number {@code attempt} of a request first sent at
+   * {@code first}; empty when the policy gives up (the attempts are used up, or the next one would start after
+   * {@code maxAge}).
+   */
+  public Optional<Duration> nextPause(int attempt, Instant first) {
+    Duration pause = backoffAfter(attempt);
+    boolean tooOld = Duration.between(first, Instant.now()).plus(pause).compareTo(maxAge) > 0;
+    return attempt >= maxAttempts || tooOld ? Optional.empty() : Optional.of(pause);
   }
 }
