@@ -1,6 +1,5 @@
 package dev.once.bench;
 
-import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.invoker.FunctionProcess;
@@ -89,7 +88,7 @@ public final class ColdStartBench {
       for (Kind kind : order) {
         ObjectFinalized done = analysed.get(round);
         CloudEvent event = kind.duplicate()
-            ? DirectSender.finalized(stack.storage.renotify(done.bucket(), done.name(), done.generation()))
+            ? DirectSender.finalized(stack.storage().renotify(done.bucket(), done.name(), done.generation()))
             : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", InvoicePdf.of("CS-" + launches)));
         try (InvokerLaunch launch = InvokerLaunch.start(kind.jar(), kind.target(), jvm,
             kind.hello() ? Map.of() : stack.environment(), log())) {
@@ -146,7 +145,7 @@ public final class ColdStartBench {
       documents.add(document);
       events.add(DirectSender.finalized(document));
     }
-    try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), jvm, "coldstart-prepare.log")) {
+    try (FunctionProcess instance = stack.startDocumentUploaded(jvm, "coldstart-prepare.log")) {
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 1,
           dev.once.local.http.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
       if (!report.gaveUp().isEmpty()) {

@@ -1,6 +1,5 @@
 package dev.once.bench;
 
-import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.RetryPolicy;
@@ -64,11 +63,11 @@ public final class MemoryBench {
       ObjectFinalized first = stack.upload("memory-" + run + "/invoice-" + d + ".pdf", InvoicePdf.of("M-" + run + "-" + d));
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {
-        deliveries.add(DirectSender.finalized(stack.storage.renotify(first.bucket(), first.name(), first.generation())));
+        deliveries.add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
       }
     }
     Collections.shuffle(deliveries, new Random(run));
-    try (FunctionProcess instance = stack.startDocumentUploaded(FreePort.pick(), variant.jvm(), "memory-" + run + ".log")) {
+    try (FunctionProcess instance = stack.startDocumentUploaded(variant.jvm(), "memory-" + run + ".log")) {
       long startRss = status(instance.pid(), "VmRSS");
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 4,
           RetryPolicy.defaults().withBackoff(Duration.ofMillis(20), Duration.ofMillis(500)).withMaxAttempts(100),

@@ -1,6 +1,5 @@
 package dev.once.bench;
 
-import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.RetryPolicy;
@@ -85,8 +84,8 @@ public final class StormBench {
         SENDERS_PER_PROCESS * options.processes(), RETRY, Duration.ofSeconds(60));
     this.cpu = new CpuMeter()
         .add("functions", instances.stream().map(FunctionProcess::pid).toList())
-        .add("Firestore emulator", List.of(stack.firestore.pid()))
-        .add("Pub/Sub emulator", List.of(stack.pubsub.pid()))
+        .add("Firestore emulator", List.of(stack.firestore().pid()))
+        .add("Pub/Sub emulator", List.of(stack.pubsub().pid()))
         .add("this JVM (senders, stand-ins)", List.of(ProcessHandle.current().pid()));
   }
 
@@ -106,7 +105,7 @@ public final class StormBench {
     List<CompletableFuture<FunctionProcess>> starting = new ArrayList<>();
     for (int i = 0; i < processes; i++) {
       String log = "storm-DocumentUploaded-" + i + ".log";
-      starting.add(CompletableFuture.supplyAsync(() -> stack.startDocumentUploaded(FreePort.pick(), JVM, log)));
+      starting.add(CompletableFuture.supplyAsync(() -> stack.startDocumentUploaded(JVM, log)));
     }
     return starting.stream().map(s -> s.orTimeout(3, TimeUnit.MINUTES).join()).toList();
   }
@@ -155,7 +154,7 @@ public final class StormBench {
 
   /** Fresh documents on an empty database: N uploads, C deliveries each, shuffled, sent, then counted. */
   private Phase phase(String name, int documents, int copies) throws InterruptedException {
-    stack.firestore.clear(BenchStack.PROJECT);
+    stack.firestore().clear(BenchStack.PROJECT);
     int id = ++phases;
     List<ObjectFinalized> uploaded = new ArrayList<>(documents);
     List<CloudEvent> deliveries = new ArrayList<>(documents * copies);
@@ -164,7 +163,7 @@ public final class StormBench {
       uploaded.add(first);
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {
-        deliveries.add(DirectSender.finalized(stack.storage.renotify(first.bucket(), first.name(), first.generation())));
+        deliveries.add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
       }
     }
     return send(name, uploaded, deliveries, copies, new Random(id));
@@ -178,7 +177,7 @@ public final class StormBench {
     List<CloudEvent> deliveries = new ArrayList<>();
     for (ObjectFinalized document : earlier.documents()) {
       deliveries.add(DirectSender.finalized(
-          stack.storage.renotify(document.bucket(), document.name(), document.generation())));
+          stack.storage().renotify(document.bucket(), document.name(), document.generation())));
     }
     return send(name, earlier.documents(), deliveries, 1, new Random(++phases));
   }
@@ -186,7 +185,7 @@ public final class StormBench {
   private Phase send(String name, List<ObjectFinalized> documents, List<CloudEvent> deliveries, int copies,
       Random order) throws InterruptedException {
     Collections.shuffle(deliveries, order);
-    long geminiBefore = stack.gemini.count("generateContent");
+    long geminiBefore = stack.gemini().count("generateContent");
     boolean fresh = !name.equals("dups");
     Map<String, Double> cpuBefore = cpu.read();
     DirectSender.Report report = sender.send(deliveries);
@@ -195,7 +194,7 @@ public final class StormBench {
       throw new IllegalStateException(name + ": " + report.gaveUp().size() + " deliveries were never acknowledged,"
           + " e.g. " + report.gaveUp().get(0));
     }
-    long geminiCalls = stack.gemini.count("generateContent") - geminiBefore;
+    long geminiCalls = stack.gemini().count("generateContent") - geminiBefore;
     Counts counts = Counts.of(stack, geminiCalls);
     System.out.printf("  %-7s %5d documents x %d = %5d deliveries in %6.2f s = %6.1f events/s; retried %d (%s)%n"
             + "          %s%n          CPU: %s%n",

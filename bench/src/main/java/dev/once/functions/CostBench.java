@@ -6,7 +6,6 @@ import dev.once.function.MalformedEvent;
 import dev.once.function.Report;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
-import dev.once.local.http.Receiver;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import dev.once.pipeline.DocumentSource;
@@ -44,19 +43,18 @@ public final class CostBench {
   private int documents;
   private boolean allMet = true;
 
-  private CostBench(BenchStack stack, Receiver notify) {
+  private CostBench(BenchStack stack) {
     this.stack = stack;
     this.calls = new FirestoreCalls();
     com.google.cloud.firestore.Firestore counted =
-        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore.hostPort(), calls);
+        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
     this.db = () -> counted;
-    this.env = new HashMap<>(stack.environment());
-    env.put("NOTIFY_URL", notify.url("/notify").toString());
+    this.env = stack.environment();
   }
 
   public static void main(String[] args) throws Exception {
-    try (BenchStack stack = BenchStack.start(); Receiver notify = Receiver.start()) {
-      CostBench bench = new CostBench(stack, notify);
+    try (BenchStack stack = BenchStack.start()) {
+      CostBench bench = new CostBench(stack);
       try {
         bench.run();
       } finally {

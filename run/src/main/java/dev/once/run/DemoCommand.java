@@ -1,7 +1,8 @@
 package dev.once.run;
 
 import dev.once.config.OnceSetting;
-import dev.once.local.http.Cli;
+import dev.once.local.stack.Part;
+import dev.once.local.stack.Ports;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import java.io.PrintStream;

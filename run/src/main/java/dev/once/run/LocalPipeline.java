@@ -1,5 +1,11 @@
 package dev.once.run;
 
+import dev.once.local.process.ChildProcess;
+import dev.once.local.stack.FunctionJars;
+import dev.once.local.stack.LocalStack;
+import dev.once.local.stack.Part;
+import dev.once.local.stack.Ports;
+import dev.once.local.stack.Topology;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import java.io.IOException;
@@ -17,6 +23,7 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -26,10 +33,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * {@code dev/run}: takes the lock, checks what must hold, starts the {@link Stack}, prints where everything runs and
- * then the combined log until Ctrl-C (or, with {@code --demo}, runs the demo in both modes and stops). Stopping —
- * Ctrl-C, SIGTERM, the end of the demo, a failed start — stops every process it started, by pid, and removes the
- * lock.
+ * {@code dev/run}: takes the lock, checks what must hold, starts the {@link LocalStack} (the stand-ins in this JVM,
+ * each logging to its own file), prints where everything runs and then the combined log until Ctrl-C (or, with
+ * {@code --demo}, runs the demo in both modes and stops). Stopping — Ctrl-C, SIGTERM, the end of the demo, a failed
+ * start — stops every process it started, by pid, and removes the lock.
  */
 public final class LocalPipeline {
   static final int OK = 0;
@@ -37,11 +44,12 @@ public final class LocalPipeline {
   static final int USAGE = 2;
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
 
-  private final RunConfig config;
+  private volatile RunConfig config;
   private final PrintStream out;
   private final boolean ownsProcess;
   private final AtomicBoolean stopped = new AtomicBoolean();
-  private volatile Stack stack;
+  private volatile LocalStack stack;
+  private volatile StandInLogs standInLogs;
   private volatile RunLock lock;
   private volatile LogFollower follower;
   private volatile ScheduledExecutorService reconciler;
@@ -99,14 +107,16 @@ public final class LocalPipeline {
       if (config.realGemini()) {
         say("GEMINI_API_KEY is set: the functions call the real Gemini API, and the Gemini stand-in is not started");
       }
+      standInLogs = StandInLogs.open(config.logDir());
       try {
-        stack = Stack.start(config, jars, line -> say(line));
-      } catch (Stack.StartFailed e) {
+        stack = config.stack().jars(jars).progress(this::say).start();
+      } catch (LocalStack.StartFailed e) {
         err.println("dev/run: could not start the pipeline:");
         e.getMessage().lines().forEach(l -> err.println("  " + l));
         return FAILED;
       }
-      lock.update(stack.info(pid));
+      standInLogs.follow(stack.notifyEndpoint());
+      lock.update(StackInfo.of(config, pid, stack));
       printTable();
       return config.demo() ? demo(pid) : follow(pid);
     } finally {
@@ -126,7 +136,7 @@ public final class LocalPipeline {
       out.println(line);
       append(combined, line);
     });
-    Map<Part, Path> logs = stack.logs();
+    Map<Part, Path> logs = logs();
     for (Part part : Part.values()) {
       Path log = logs.get(part);
       if (log != null && part != Part.FIRESTORE && part != Part.PUBSUB) {
@@ -149,15 +159,16 @@ public final class LocalPipeline {
   private int demo(long pid) {
     List<DemoReport> reports = new ArrayList<>();
     for (Mode mode : List.of(Mode.SYNC, Mode.BATCH)) {
-      if (stack.mode() != mode) {
+      if (config.mode() != mode) {
         say("restarting the four functions with ANALYSIS_MODE=" + mode.value());
-        stack.switchMode(mode);
-        lock.update(stack.info(pid));
+        stack.restartFunctions(Map.of("ANALYSIS_MODE", mode.value()));
+        config = config.withMode(mode);
+        lock.update(StackInfo.of(config, pid, stack));
       }
       say("demo in " + mode.value() + " mode");
       DemoReport report;
       try {
-        report = Demo.run(stack.info(pid), line -> say(line));
+        report = Demo.run(StackInfo.of(config, pid, stack), line -> say(line));
       } catch (RuntimeException e) {
         say("the demo could not run: " + e.getMessage() + "; every part's log is in " + shown(config.logDir()));
         return FAILED;
@@ -173,9 +184,20 @@ public final class LocalPipeline {
     return ok ? OK : FAILED;
   }
 
+  /** Every part's log: the processes' own, and the files of the parts in this JVM. */
+  private Map<Part, Path> logs() {
+    Map<Part, Path> logs = new EnumMap<>(Part.class);
+    logs.putAll(standInLogs.files());
+    logs.putAll(stack.logs());
+    if (config.realGemini()) {
+      logs.remove(Part.GEMINI);
+    }
+    return logs;
+  }
+
   private void printTable() {
     Ports ports = config.ports();
-    Map<Part, Path> logs = stack.logs();
+    Map<Part, Path> logs = logs();
     out.println();
     out.println(String.format("  %-24s %-32s %s", "part", "where", "log"));
     for (Part part : Part.values()) {
@@ -206,12 +228,13 @@ public final class LocalPipeline {
 
   /** Says when a part dies on its own: the relay would otherwise just retry into a closed port. */
   private void watchChildren() {
-    for (long pid : stack.pids()) {
-      ProcessHandle.of(pid).ifPresent(handle -> handle.onExit().thenRun(() -> {
-        if (!stopped.get() && stack.isRunning(pid)) {
-          say("a part exited on its own: " + stack.describe(pid) + "; see its log. Ctrl-C and dev/run again to restart.");
+    for (ChildProcess child : stack.processes()) {
+      child.onExit().thenRun(() -> {
+        if (!stopped.get() && !child.stopped()) {
+          say("a part exited on its own: " + child.name() + " (pid " + child.pid() + ", log " + shown(child.log())
+              + "); see its log. Ctrl-C and dev/run again to restart.");
         }
-      }));
+      });
     }
   }
 
@@ -246,10 +269,13 @@ public final class LocalPipeline {
     if (reconciler != null) {
       reconciler.shutdownNow();
     }
-    Stack running = stack;
+    LocalStack running = stack;
     if (running != null) {
-      say("stopping " + running.pids().size() + " processes");
+      say("stopping " + running.processes().size() + " processes and the stand-ins");
       running.close();
+    }
+    if (standInLogs != null) {
+      standInLogs.close();
     }
     if (follower != null) {
       follower.close();

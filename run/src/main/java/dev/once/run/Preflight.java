@@ -2,6 +2,8 @@ package dev.once.run;
 
 import dev.once.local.emulator.CloudSdk;
 import dev.once.local.emulator.FreePort;
+import dev.once.local.stack.FunctionJars;
+import dev.once.local.stack.Part;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,7 +2,9 @@ package dev.once.run;
 
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
-import dev.once.local.http.Cli;
+import dev.once.local.http.RetryPolicy;
+import dev.once.local.stack.LocalStack;
+import dev.once.local.stack.Ports;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -20,6 +22,10 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
 
   public static final String PROJECT = "once-local";
   public static final Path DEFAULT_LOG_DIR = Path.of("target", "run");
+  /** Jobs move PENDING → RUNNING → their end on each tick, so batch mode finishes by itself in a few seconds. */
+  static final Duration GEMINI_TICK = Duration.ofSeconds(2);
+  /** Eventarc backs off up to minutes; locally, a redelivery of an event in flight should come back quickly. */
+  static final Duration RELAY_MAX_BACKOFF = Duration.ofSeconds(5);
   /** With the real API in batch mode no webhook can reach this machine: the reconciler is the only way. */
   static final Duration REAL_BATCH_RECONCILE = Duration.ofSeconds(60);
 
@@ -37,6 +43,17 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
 
   public boolean realGemini() {
     return geminiApiKey != null;
+  }
+
+  /**
+   * The stack this configuration runs: on its ports, logging to its directory, the functions in its mode, Gemini's
+   * batch jobs moving on a clock, the relay retrying quickly.
+   */
+  public LocalStack.Builder stack() {
+    LocalStack.Builder stack = LocalStack.builder(project, logDir).ports(ports).geminiTick(GEMINI_TICK)
+        .relayRetry(RetryPolicy.defaults().withBackoff(Duration.ofMillis(200), RELAY_MAX_BACKOFF))
+        .env("ANALYSIS_MODE", mode.value());
+    return realGemini() ? stack.realGemini(geminiApiKey) : stack;
   }
 
   public RunConfig withMode(Mode newMode) {

@@ -1,6 +1,10 @@
 package dev.once.run;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.local.process.ChildProcess;
+import dev.once.local.stack.LocalStack;
+import dev.once.local.stack.Part;
+import dev.once.local.stack.Ports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -27,6 +31,11 @@ public record StackInfo(long pid, String mode, String project, String collection
     return new StackInfo(pid, config.mode().value(), config.project(), config.collection(), config.ports().byPart(),
         config.realGemini() ? "real" : "stand-in", config.logDir().toAbsolutePath().toString(),
         java.time.Instant.now().toString(), List.copyOf(children));
+  }
+
+  /** What a running stack tells: {@code config} in the mode it runs, the runner's pid and every process started. */
+  public static StackInfo of(RunConfig config, long pid, LocalStack stack) {
+    return of(config, pid, stack.processes().stream().map(ChildProcess::pid).toList());
   }
 
   public Ports portSet() {

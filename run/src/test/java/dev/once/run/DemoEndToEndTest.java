@@ -17,6 +17,12 @@ import dev.once.ledger.ClaimResult;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LedgerConfig;
 import dev.once.local.Await;
+import dev.once.local.process.ChildProcess;
+import dev.once.local.stack.FunctionJars;
+import dev.once.local.stack.LocalStack;
+import dev.once.local.stack.Part;
+import dev.once.local.stack.Ports;
+import dev.once.local.stack.Topology;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import dev.once.run.inspect.InspectRunner;
@@ -36,8 +42,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * The demo end to end, as {@code dev/run --demo} runs it: the whole stack started by the runner's own {@link Stack}
- * (the same processes, on free ports), the demo in sync mode, the functions restarted in batch mode, the demo again,
+ * The demo end to end, as {@code dev/run --demo} runs it: the whole stack started from the runner's own
+ * {@link RunConfig} (the same parts, on free ports), the demo in sync mode, the functions restarted in batch mode, the demo again,
  * then everything stopped. Each demo's verdict must be OK, and this test checks Firestore itself too: one analysis
  * and at most one billing entry per uploaded document. dev/inspect runs against the same stack. One stack for all
  * of it (starting one takes half a minute here), so the steps run in order.
@@ -47,7 +53,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 class DemoEndToEndTest {
   private static final Set<String> FINAL = Set.of("analysed", "failed", "rejected");
 
-  private Stack stack;
+  private RunConfig config;
+  private LocalStack stack;
   private Firestore db;
   private Storage gcs;
   private final List<String> progress = new ArrayList<>();
@@ -56,8 +63,9 @@ class DemoEndToEndTest {
   @BeforeAll
   void start() {
     Path logs = Path.of(System.getProperty("once.logDir", "target/test-run"), "demo-" + System.nanoTime());
-    stack = Stack.start(RunConfig.of(Mode.SYNC, Ports.free(), logs), FunctionJars.locate().check(), progress::add);
-    Ports ports = stack.config().ports();
+    config = RunConfig.of(Mode.SYNC, Ports.free(), logs);
+    stack = config.stack().jars(FunctionJars.locate().check()).progress(progress::add).start();
+    Ports ports = config.ports();
     db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
     gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
         .setCredentials(NoCredentials.getInstance()).build().getService();
@@ -71,7 +79,7 @@ class DemoEndToEndTest {
   }
 
   private DemoReport demo() {
-    DemoReport report = Demo.run(stack.info(ProcessHandle.current().pid()), progress::add);
+    DemoReport report = Demo.run(StackInfo.of(config, ProcessHandle.current().pid(), stack), progress::add);
     assertTrue(report.ok(), String.join("\n", report.render()));
     return report;
   }
@@ -109,7 +117,7 @@ class DemoEndToEndTest {
   }
 
   private Map<String, String> firestoreEnv() {
-    return Map.of("FIRESTORE_EMULATOR_HOST", stack.config().ports().hostPort(Part.FIRESTORE),
+    return Map.of("FIRESTORE_EMULATOR_HOST", config.ports().hostPort(Part.FIRESTORE),
         "GOOGLE_CLOUD_PROJECT", RunConfig.PROJECT);
   }
 
@@ -163,7 +171,8 @@ class DemoEndToEndTest {
   @Test
   @Order(4)
   void batchDemo_afterTheFunctionsRestartInBatchMode_absorbsEveryDuplicate_andFirestoreAgrees() throws Exception {
-    stack.switchMode(Mode.BATCH);
+    stack.restartFunctions(Map.of("ANALYSIS_MODE", Mode.BATCH.value()));
+    config = config.withMode(Mode.BATCH);
     DemoReport report = demo();
     eachUploadAnalysedOnce_andBilledAtMostOnce(report, true);
     assertEquals(List.of(Effects.ANALYSE, Effects.COMPLETE, Effects.PUBLISH, Effects.NOTIFY),
@@ -184,8 +193,9 @@ class DemoEndToEndTest {
   @Test
   @Order(5)
   void stopping_leavesNoProcessBehind() {
-    List<Long> pids = stack.pids();
-    assertTrue(pids.size() >= 14, "10 parts and the first four functions: " + pids);
+    List<Long> pids = stack.processes().stream().map(ChildProcess::pid).toList();
+    // The stand-ins, the relay and the notification endpoint run in this JVM; the rest are processes.
+    assertTrue(pids.size() >= 10, "the two emulators, the four functions and their batch-mode successors: " + pids);
     stack.close();
     Await.until(Duration.ofSeconds(30), () -> pids.stream().noneMatch(DemoEndToEndTest::alive),
         "every process of the stack to have exited");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.local.stack.LocalStack;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -18,9 +19,9 @@ class RunConfigTest {
     RunConfig config = RunConfig.parse(NONE, Map.of());
     assertFalse(config.realGemini());
     assertEquals(Mode.SYNC, config.mode());
-    Map<String, String> env = FunctionEnvironment.of(config, "whsec_x");
+    Map<String, String> env = config.stack().functionEnvironment();
     assertEquals("http://127.0.0.1:9090", env.get("GEMINI_BASE_URL"));
-    assertEquals(FunctionEnvironment.STAND_IN_KEY, env.get("GEMINI_API_KEY"));
+    assertEquals(LocalStack.STAND_IN_KEY, env.get("GEMINI_API_KEY"));
     assertEquals("127.0.0.1:8681", env.get("FIRESTORE_EMULATOR_HOST"));
     assertEquals("http://127.0.0.1:9023", env.get("STORAGE_EMULATOR_HOST"));
     assertEquals("http://127.0.0.1:9400/notify", env.get("NOTIFY_URL"));
@@ -31,7 +32,7 @@ class RunConfigTest {
   void withGeminiApiKey_theRealApiIsUsed_noBaseUrl_andBatchModeReconcilesEveryMinute() {
     RunConfig config = RunConfig.parse(new String[] {"--mode", "batch"}, Map.of("GEMINI_API_KEY", "k-123"));
     assertTrue(config.realGemini());
-    Map<String, String> env = FunctionEnvironment.of(config, "whsec_x");
+    Map<String, String> env = config.stack().functionEnvironment();
     assertFalse(env.containsKey("GEMINI_BASE_URL"), env.toString());
     assertEquals("k-123", env.get("GEMINI_API_KEY"));
     assertEquals("batch", env.get("ANALYSIS_MODE"));

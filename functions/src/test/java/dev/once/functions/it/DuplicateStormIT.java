@@ -36,11 +36,11 @@ class DuplicateStormIT {
   /** Four requests at a time per instance, DocumentUploaded's concurrency when deployed. */
   private static final int SENDERS = 4 * PROCESSES;
   private static final Duration DEADLINE = Duration.ofSeconds(60);
-  private static StormStack stack;
+  private static PipelineStack stack;
 
   @BeforeAll
   static void start() {
-    stack = StormStack.start(PROCESSES);
+    stack = PipelineStack.storm(PROCESSES);
   }
 
   @AfterAll
@@ -56,7 +56,8 @@ class DuplicateStormIT {
     Set<String> keys = new HashSet<>();
     List<CloudEvent> deliveries = new ArrayList<>();
     for (int i = 0; i < DOCUMENTS; i++) {
-      ObjectFinalized first = stack.upload("storm/invoice-" + i + ".pdf", InvoicePdf.of("S-" + i), "application/pdf");
+      ObjectFinalized first = stack.notificationOf(
+          stack.upload("storm/invoice-" + i + ".pdf", InvoicePdf.of("S-" + i), "application/pdf"));
       keys.add("gcs:" + first.bucket() + "/" + first.name() + "#" + first.generation());
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < COPIES; c++) {
@@ -85,12 +86,8 @@ class DuplicateStormIT {
     assertEquals(DOCUMENTS, billing.size(), "exactly one bill per document");
     assertEquals(DOCUMENTS, stack.gemini.count("generateContent") - geminiBefore, "one Gemini call per document");
 
-    List<PubsubMessage> published = new ArrayList<>();
-    Await.until(DEADLINE, () -> {
-      published.addAll(stack.pullResults());
-      return published.size() >= DOCUMENTS;
-    }, DOCUMENTS + " published results");
-    published.addAll(stack.pullResults());
+    Await.until(DEADLINE, () -> stack.published().size() >= DOCUMENTS, DOCUMENTS + " published results");
+    List<PubsubMessage> published = stack.published();
     Map<String, Long> perKey = published.stream().collect(
         Collectors.groupingBy(m -> m.getAttributesMap().get("idempotency_key"), Collectors.counting()));
     assertEquals(keys, perKey.keySet(), "a result for every document");

@@ -1,5 +1,10 @@
 package dev.once.functions.it;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
@@ -10,39 +15,49 @@ import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.config.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
-import dev.once.local.emulator.FreePort;
 import dev.once.local.emulator.PubSubAdmin;
-import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;
 import dev.once.local.gemini.GeminiStandIn;
-import dev.once.local.gemini.WebhookSigner;
+import dev.once.local.http.Counters;
 import dev.once.local.http.Receiver;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.process.Jvm;
+import dev.once.local.stack.LocalStack;
+import dev.once.local.stack.Part;
+import dev.once.local.stack.Topology;
+import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The whole pipeline on this machine, as the end-to-end tests drive it: the Firestore and Pub/Sub emulators, the
- * storage and Gemini stand-ins, the Eventarc relay, a notification endpoint, and the four functions, each served
- * from the deploy jar by the real invoker in its own JVM, configured only through the environment.
+ * The whole pipeline on this machine as the end-to-end tests drive it: a {@link LocalStack} on the test JVM's shared
+ * emulators (the four functions each served from the deploy jar by the real invoker in its own JVM, configured only
+ * through the environment), with the clients and checks the tests share.
  */
 final class PipelineStack implements AutoCloseable {
   static final String PROJECT = "once-it";
-  static final String BUCKET = "inbox";
-  static final List<String> FUNCTIONS = List.of("DocumentUploaded", "MessageDelivered", "GeminiWebhook", "GeminiReconciler");
+  static final String BUCKET = Topology.BUCKET;
+  static final List<String> FUNCTIONS = Part.functions().stream().map(Part::title).toList();
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
   private static final AtomicInteger STACKS = new AtomicInteger();
-  private static final java.net.http.HttpClient HTTP =
-      java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   /**
    * How a test wants the pipeline configured. {@code dynamicWebhooks}: batch jobs name the webhook function's URL
@@ -76,6 +91,7 @@ final class PipelineStack implements AutoCloseable {
   }
 
   final Config config;
+  final LocalStack stack;
   final Path logDir;
   final StorageStandIn storage;
   final GeminiStandIn gemini;
@@ -88,56 +104,68 @@ final class PipelineStack implements AutoCloseable {
   final String deadLetterTopic;
   final String resultsTap;
   final String deadLetterTap;
-  final String webhookSecret = WebhookSigner.newSecret();
-  private final Map<String, FunctionProcess> functions = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, Integer> ports = new HashMap<>();
-  private final Map<String, List<String>> extraJvmArgs = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, Map<String, String>> extraEnv = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> restarts = new java.util.concurrent.ConcurrentHashMap<>();
-  private volatile Thread watchdog;
+  final String webhookSecret;
+  private final List<FunctionProcess> instances = new ArrayList<>();
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
   private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
 
-  private PipelineStack(Config config) {
-    int id = STACKS.incrementAndGet();
+  private PipelineStack(Config config, LocalStack stack) {
     this.config = config;
-    this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"),
-        "stack-" + ProcessHandle.current().pid() + "-" + id + "-" + config.mode());
-    // The database is not cleared: stacks share the test JVM's emulator, and every test counts by its own keys.
-    FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
-    PubSubEmulator pubsubEmulator = PubSubEmulator.shared();
-    this.db = FirestoreClients.forEmulator(PROJECT, firestoreEmulator.hostPort());
-    this.pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
-    this.resultsTopic = "projects/" + PROJECT + "/topics/results-" + id;
-    this.deadLetterTopic = "projects/" + PROJECT + "/topics/dead-letter-" + id;
-    String delivered = "projects/" + PROJECT + "/subscriptions/delivered-" + id;
-    this.resultsTap = "projects/" + PROJECT + "/subscriptions/results-tap-" + id;
-    this.deadLetterTap = "projects/" + PROJECT + "/subscriptions/dead-letter-tap-" + id;
-    pubsub.createTopic(resultsTopic);
-    pubsub.createTopic(deadLetterTopic);
-    pubsub.createSubscription(delivered, resultsTopic);
-    pubsub.createSubscription(resultsTap, resultsTopic);
-    pubsub.createSubscription(deadLetterTap, deadLetterTopic);
-
-    this.storage = StorageStandIn.start();
-    this.gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookSecret(webhookSecret));
-    this.notify = Receiver.start();
-    this.relay = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(config.relayRetry())
-        .withPubSubEmulatorHost(pubsubEmulator.hostPort()));
-    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(PROJECT)
+    this.stack = stack;
+    this.logDir = stack.logDir();
+    this.storage = stack.storage();
+    this.gemini = stack.gemini();
+    this.relay = stack.relay();
+    this.notify = stack.notifyEndpoint();
+    this.pubsub = stack.pubsub();
+    this.resultsTopic = stack.resultsTopic();
+    this.deadLetterTopic = stack.deadLetterTopic();
+    this.resultsTap = stack.resultsTap();
+    this.deadLetterTap = stack.deadLetterHold();
+    this.webhookSecret = stack.webhookSecret();
+    this.db = FirestoreClients.forEmulator(stack.project(), stack.firestore().hostPort());
+    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(stack.project())
         .setCredentials(NoCredentials.getInstance()).build().getService();
-
-    FUNCTIONS.forEach(name -> ports.put(name, FreePort.pick()));
-    FUNCTIONS.forEach(this::startFunction);
-    relay.route(CloudEvent.STORAGE_FINALIZED, functions.get("DocumentUploaded").url());
-    relay.route(CloudEvent.PUBSUB_PUBLISHED, functions.get("MessageDelivered").url());
-    relay.attach(storage);
-    relay.subscribe(delivered);
-    gemini.registerWebhook(functions.get("GeminiWebhook").url());
   }
 
+  /** A stack of its own on the shared emulators; the database is not cleared: every test counts by its own keys. */
   static PipelineStack start(Config config) {
-    return new PipelineStack(config);
+    LocalStack stack = builder(PROJECT, config.mode()).sharedEmulators().relayRetry(config.relayRetry())
+        .dynamicWebhooks(config.dynamicWebhooks())
+        .env("GEMINI_TIMEOUT_SECONDS", "5")
+        .env("ONCE_LEASE_SECONDS", String.valueOf(config.leaseSeconds()))
+        .env("NOTIFY_TIMEOUT_SECONDS", "2")
+        .env("ANALYSIS_MODE", config.mode())
+        .env(config.extraEnv())
+        .start();
+    return new PipelineStack(config, stack);
+  }
+
+  /**
+   * Several DocumentUploaded instances side by side, as the platform scales one function out, with what they need
+   * and no relay: a storm test sends the events itself, spread over the instances ({@link #urls()}). Its own
+   * Firestore project, cleared, so its counts are its own.
+   */
+  static PipelineStack storm(int processes) {
+    String project = "once-storm";
+    FirestoreEmulator.shared().clear(project);
+    LocalStack stack = builder(project, "storm").sharedEmulators().withoutFunctions()
+        .env("GEMINI_TIMEOUT_SECONDS", "10").env("ANALYSIS_MODE", "sync").start();
+    PipelineStack storm = new PipelineStack(Config.sync(), stack);
+    // Each invoker takes seconds to start: start them together.
+    List<CompletableFuture<FunctionProcess>> starting = new ArrayList<>();
+    for (int i = 0; i < processes; i++) {
+      String log = "DocumentUploaded-" + i + ".log";
+      starting.add(CompletableFuture.supplyAsync(
+          () -> stack.startInstance(Part.DOCUMENT_UPLOADED, Jvm.quick("-Xmx512m"), log)));
+    }
+    starting.forEach(instance -> storm.instances.add(instance.orTimeout(3, TimeUnit.MINUTES).join()));
+    return storm;
+  }
+
+  private static LocalStack.Builder builder(String project, String kind) {
+    return LocalStack.builder(project, Path.of(System.getProperty("once.logDir", "target/it-logs"),
+        "stack-" + ProcessHandle.current().pid() + "-" + STACKS.incrementAndGet() + "-" + kind));
   }
 
   private static final Map<Config, PipelineStack> SHARED = new HashMap<>();
@@ -150,7 +178,7 @@ final class PipelineStack implements AutoCloseable {
   static synchronized PipelineStack shared(Config config) {
     PipelineStack stack = SHARED.get(config);
     if (stack == null) {
-      stack = new PipelineStack(config);
+      stack = start(config);
       SHARED.put(config, stack);
       Runtime.getRuntime().addShutdownHook(new Thread(stack::close, "stop-shared-stack"));
     }
@@ -159,108 +187,65 @@ final class PipelineStack implements AutoCloseable {
 
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
   Map<String, String> environment() {
-    Map<String, String> env = new HashMap<>();
-    env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
-    env.put("FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort());
-    env.put("PUBSUB_EMULATOR_HOST", PubSubEmulator.shared().hostPort());
-    env.put("STORAGE_EMULATOR_HOST", storage.endpoint());
-    env.put("GEMINI_API_KEY", "local-test-key");
-    env.put("GEMINI_BASE_URL", gemini.baseUrl());
-    env.put("GEMINI_WEBHOOK_SECRET", webhookSecret);
-    env.put("GEMINI_TIMEOUT_SECONDS", "5");
-    env.put("ONCE_LEASE_SECONDS", String.valueOf(config.leaseSeconds()));
-    env.put("RESULTS_TOPIC", resultsTopic);
-    env.put("DEAD_LETTER_TOPIC", deadLetterTopic.substring(deadLetterTopic.lastIndexOf('/') + 1)); // an id works too
-    env.put("NOTIFY_URL", notify.url("/notify").toString());
-    env.put("NOTIFY_TIMEOUT_SECONDS", "2");
-    env.put("ANALYSIS_MODE", config.mode());
-    if (config.dynamicWebhooks()) {
-      env.put("GEMINI_WEBHOOK_URL", webhookUrl());
-      env.put("GEMINI_WEBHOOK_JWKS_URL", gemini.jwksUrl().toString());
-    }
-    env.putAll(config.extraEnv());
-    return env;
+    return stack.environment();
   }
 
   /** The GeminiWebhook function's URL, known before it starts (what its {@code FunctionProcess.url()} will be). */
   String webhookUrl() {
-    return "http://127.0.0.1:" + ports.get("GeminiWebhook") + "/";
-  }
-
-  private synchronized void startFunction(String name) {
-    List<String> jvmArgs = new ArrayList<>(List.of("-Xmx512m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
-    jvmArgs.addAll(extraJvmArgs.getOrDefault(name, List.of()));
-    FunctionProcess.Launch launch = new FunctionProcess.Launch(
-        Path.of(System.getProperty("once.invokerJar")), Path.of(System.getProperty("once.functionJar")), jvmArgs);
-    Map<String, String> env = environment();
-    env.putAll(extraEnv.getOrDefault(name, Map.of()));
-    functions.put(name, FunctionProcess.start(launch, "dev.once.functions." + name, ports.get(name), env,
-        logDir.resolve(name + ".log")));
+    return stack.url(Part.GEMINI_WEBHOOK).toString();
   }
 
   FunctionProcess function(String name) {
-    return functions.get(name);
+    return stack.function(Part.function(name));
   }
 
   /** Replaces a function's process with one started with these extra JVM flags (crash points, say). */
-  synchronized void restart(String name, List<String> jvmArgs) {
-    extraJvmArgs.put(name, List.copyOf(jvmArgs));
-    functions.get(name).close();
-    startFunction(name);
+  void restart(String name, List<String> jvmArgs) {
+    stack.restartWith(Part.function(name), jvmArgs);
+  }
+
+  /** Replaces a function's process with one whose environment adds (or overrides) {@code env}. */
+  void restartWithEnv(String name, Map<String, String> env) {
+    stack.restartWith(Part.function(name), env);
   }
 
   /**
    * From now on, a function process that dies (a crash point killed it, or a test did) is replaced at once by
    * a new one on the same port, as the platform replaces a crashed instance.
    */
-  synchronized void keepAlive() {
-    if (watchdog != null) {
-      return;
-    }
-    watchdog = Thread.ofPlatform().daemon().name("function-watchdog").start(() -> {
-      while (!Thread.currentThread().isInterrupted()) {
-        for (String name : FUNCTIONS) {
-          synchronized (this) {
-            if (!functions.get(name).isAlive() && !Thread.currentThread().isInterrupted()) {
-              restarts.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
-              startFunction(name);
-            }
-          }
-        }
-        try {
-          Thread.sleep(50);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    });
+  void keepAlive() {
+    stack.keepAlive();
   }
 
   /** How many times the watchdog replaced a dead process of {@code name}. */
   int restarts(String name) {
-    return restarts.getOrDefault(name, new AtomicInteger()).get();
-  }
-
-  /** Replaces a function's process with one whose environment adds (or overrides) {@code env}. */
-  synchronized void restartWithEnv(String name, Map<String, String> env) {
-    extraEnv.put(name, Map.copyOf(env));
-    functions.get(name).close();
-    startFunction(name);
+    return stack.restarts(Part.function(name));
   }
 
   /** Stops a function (its port refuses connections, so the relay retries) until {@link #resume}. */
   void pause(String name) {
-    functions.get(name).close();
+    stack.stop(Part.function(name));
   }
 
   void resume(String name) {
-    startFunction(name);
+    stack.resume(Part.function(name));
   }
 
-
+  /** The storm's DocumentUploaded instances. */
+  List<URI> urls() {
+    return instances.stream().map(FunctionProcess::url).toList();
+  }
 
   Blob upload(String name, byte[] content, String contentType) {
     return gcs.create(BlobInfo.newBuilder(BUCKET, name).setContentType(contentType).build(), content);
+  }
+
+  /** The storage stand-in's first finalize notification of an uploaded generation. */
+  ObjectFinalized notificationOf(Blob blob) {
+    return storage.notifications().stream()
+        .filter(n -> n.name().equals(blob.getName()) && n.generation() == blob.getGeneration())
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("the stand-in sent no notification for " + blob.getName()));
   }
 
   /** Every result published so far (pulled from a tap subscription on the results topic). */
@@ -276,26 +261,26 @@ final class PipelineStack implements AutoCloseable {
 
   List<QueryDocumentSnapshot> documents(String collection) {
     try {
-      return db.collection(collection).get().get().getDocuments();
+      return db.collection(collection).get().get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS).getDocuments();
     } catch (Exception e) {
       throw new IllegalStateException("could not read " + collection, e);
     }
   }
 
   List<Receiver.Received> notifications() {
-    return notify.receivedOn("/notify");
+    return notify.receivedOn(Topology.NOTIFY_PATH);
   }
 
   /** A POST straight to a function, bypassing the relay (tests of hostile input, the scheduler's call). */
-  java.net.http.HttpResponse<String> post(String function, byte[] body, Map<String, String> headers) {
-    java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(functions.get(function).url())
+  HttpResponse<String> post(String function, byte[] body, Map<String, String> headers) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(function(function).url())
         .timeout(Duration.ofSeconds(60))
-        .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     headers.forEach(request::header);
     try {
-      return HTTP.send(request.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
@@ -303,16 +288,16 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /** What Cloud Scheduler does: call the reconciler, and read its summary. */
-  com.fasterxml.jackson.databind.JsonNode reconcile() {
-    java.net.http.HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of());
+  JsonNode reconcile() {
+    HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of());
     try {
-      com.fasterxml.jackson.databind.JsonNode summary = new com.fasterxml.jackson.databind.ObjectMapper().readTree(response.body());
+      JsonNode summary = new ObjectMapper().readTree(response.body());
       if (response.statusCode() != 200) {
         throw new AssertionError("the reconciler answered " + response.statusCode() + ": " + response.body());
       }
       return summary;
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -354,12 +339,11 @@ final class PipelineStack implements AutoCloseable {
     List<PubsubMessage> results = published();
     for (String key : keys) {
       List<QueryDocumentSnapshot> analysis = withKey(analyses, key);
-      org.junit.jupiter.api.Assertions.assertEquals(1, analysis.size(), "one analysis of " + key);
-      org.junit.jupiter.api.Assertions.assertEquals("analysed", analysis.get(0).getString("status"), key);
-      org.junit.jupiter.api.Assertions.assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
+      assertEquals(1, analysis.size(), "one analysis of " + key);
+      assertEquals("analysed", analysis.get(0).getString("status"), key);
+      assertEquals(1, withKey(billing, key).size(), "one billing entry of " + key);
       List<PubsubMessage> copies = attributed(results, key);
-      org.junit.jupiter.api.Assertions.assertTrue(
-          !copies.isEmpty() && copies.stream().allMatch(c -> c.getData().equals(copies.get(0).getData())),
+      assertTrue(!copies.isEmpty() && copies.stream().allMatch(c -> c.getData().equals(copies.get(0).getData())),
           "published " + key + ", every copy the same");
     }
   }
@@ -380,27 +364,14 @@ final class PipelineStack implements AutoCloseable {
 
   /** True when the relay has finished every delivery it started (delivered or given up). */
   boolean relayIdle() {
-    var counters = relay.counters();
+    Counters counters = relay.counters();
     return counters.get("received") > 0
         && counters.get("delivered") + counters.get("gaveUp") + counters.get("unrouted") >= counters.get("received");
   }
 
   @Override
   public void close() {
-    if (watchdog != null) {
-      watchdog.interrupt();
-      try {
-        watchdog.join(10_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-    functions.values().forEach(FunctionProcess::close);
-    relay.close();
-    notify.close();
-    gemini.close();
-    storage.close();
-    pubsub.close();
+    stack.close();
     try {
       gcs.close();
     } catch (Exception ignored) {

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -115,6 +116,11 @@ public final class ChildProcess implements AutoCloseable {
 
   public boolean isAlive() {
     return process.isAlive();
+  }
+
+  /** Completes when the process exits, for whatever reason. */
+  public CompletableFuture<Process> onExit() {
+    return process.onExit();
   }
 
   /** True once {@link #close()} or {@link #kill()} was called: an exit after that is no news. */

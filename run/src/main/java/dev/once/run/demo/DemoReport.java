@@ -1,5 +1,6 @@
 package dev.once.run.demo;
 
+import dev.once.local.stack.Topology;
 import dev.once.run.Mode;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +35,7 @@ public record DemoReport(Mode mode, String folder, List<String> documents, List<
   public List<String> render() {
     List<String> lines = new ArrayList<>();
     lines.add("demo, " + mode.value() + " mode: " + documents.size() + " documents uploaded to gs://"
-        + dev.once.run.Topology.BUCKET + "/" + folder);
+        + Topology.BUCKET + "/" + folder);
     documents.forEach(d -> lines.add("  " + d));
     lines.add("  duplicates sent: " + String.join("; ", duplicatesSent));
     lines.add("");

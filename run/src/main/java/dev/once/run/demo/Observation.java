@@ -1,10 +1,11 @@
 package dev.once.run.demo;
 
+import dev.once.local.stack.Topology;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.key.IdempotencyKey;
-import dev.once.run.Part;
+import dev.once.local.stack.Part;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -51,7 +52,7 @@ record Observation(
     uploads.forEach(u -> names.add(u.name()));
     Map<String, List<String>> finalizeIds = new HashMap<>();
     for (JsonNode n : client.get(Part.STORAGE, "/_admin/notifications")) {
-      if (n.path("bucket").asText().equals(dev.once.run.Topology.BUCKET) && names.contains(n.path("name").asText())) {
+      if (n.path("bucket").asText().equals(Topology.BUCKET) && names.contains(n.path("name").asText())) {
         finalizeIds.computeIfAbsent(n.path("name").asText(), k -> new ArrayList<>()).add(n.path("eventId").asText());
       }
     }
@@ -78,9 +79,10 @@ record Observation(
           .ifPresent(u -> messages.computeIfAbsent(u.key(), k -> new ArrayList<>()).add(m.getMessageId()));
     }
     Map<String, Integer> notified = new HashMap<>();
-    for (JsonNode n : client.get(Part.NOTIFY, "/_admin/notifications")) {
-      if (n.path("status").asInt() / 100 == 2 && n.hasNonNull("idempotencyKey")) {
-        notified.merge(n.path("idempotencyKey").asText(), 1, Integer::sum);
+    for (JsonNode n : client.get(Part.NOTIFY, "/_admin/received")) {
+      JsonNode key = n.path("headers").path("idempotency-key");
+      if (n.path("status").asInt() / 100 == 2 && key.isTextual()) {
+        notified.merge(key.asText(), 1, Integer::sum);
       }
     }
     Map<String, Integer> webhooks = new HashMap<>();

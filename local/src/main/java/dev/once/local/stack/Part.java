@@ -1,12 +1,13 @@
-package dev.once.run;
+package dev.once.local.stack;
 
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Every process {@code dev/run} starts, on a fixed default port so that URLs in the README, a browser tab or a
- * second terminal keep working from one run to the next; each port has a variable that moves it.
+ * Every part of a {@link LocalStack}. Under {@code dev/run} each listens on a fixed default port, so that URLs in
+ * the README, a browser tab or a second terminal keep working from one run to the next; each port has a variable
+ * that moves it.
  */
 public enum Part {
   FIRESTORE("Firestore emulator", 8681, false),
@@ -58,6 +59,12 @@ public enum Part {
   /** Short lower-case name for log files and the log's source column. */
   public String fileName() {
     return function ? title : name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The function part whose entry point is {@code name} ({@code DocumentUploaded}). */
+  public static Part function(String name) {
+    return functions().stream().filter(p -> p.title.equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no function " + name));
   }
 
   public static List<Part> functions() {

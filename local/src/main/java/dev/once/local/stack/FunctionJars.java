@@ -1,8 +1,10 @@
-package dev.once.run;
+package dev.once.local.stack;
 
+import dev.once.local.invoker.FunctionProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -28,6 +30,11 @@ public record FunctionJars(Path invokerJar, Path functionJar) {
     } catch (IOException e) {
       return target.resolve("once-functions-deploy.jar");
     }
+  }
+
+  /** How to run a function from these jars, with these JVM flags. */
+  public FunctionProcess.Launch launch(List<String> jvmFlags) {
+    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags);
   }
 
   /** Throws with the command that builds them when either is missing. */

@@ -1,4 +1,4 @@
-package dev.once.run;
+package dev.once.local.stack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.once.run;
+package dev.once.local.stack;
 
 /**
  * Names in the local project: the topics Terraform creates, the relay's subscription (Eventarc's, in the cloud),

@@ -1,4 +1,4 @@
-package dev.once.run;
+package dev.once.local.stack;
 
 import dev.once.local.emulator.FreePort;
 import java.util.Collections;
