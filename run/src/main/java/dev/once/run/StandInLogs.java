@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 /**
  * Log files for the parts that run inside dev/run's JVM, as the processes have theirs: each stand-in's
@@ -32,33 +33,38 @@ final class StandInLogs implements AutoCloseable {
       Part.GEMINI, "dev.once.local.gemini", Part.RELAY, "dev.once.local.eventarc");
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Path logDir;
   private final Map<Part, Path> files = new EnumMap<>(Part.class);
+  private final Map<Part, Writer> writers = new EnumMap<>(Part.class);
   /** Held here: JUL keeps loggers only weakly, and a collected logger forgets its handler. */
   private final List<Logger> loggers = new ArrayList<>();
-  private final List<Writer> writers = new ArrayList<>();
-  private Writer notifications;
 
   private StandInLogs(Path logDir) {
-    this.logDir = logDir;
+    for (Part part : List.of(Part.STORAGE, Part.GEMINI, Part.RELAY, Part.NOTIFY)) {
+      Path file = logDir.resolve(part.fileName() + ".log");
+      try {
+        writers.put(part, Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND));
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not open " + file, e);
+      }
+      files.put(part, file);
+    }
   }
 
   static StandInLogs open(Path logDir) {
     StandInLogs logs = new StandInLogs(logDir);
     PACKAGES.forEach((part, name) -> {
-      Writer writer = logs.writer(part);
       Logger logger = Logger.getLogger(name);
       logger.setUseParentHandlers(false);
-      logger.addHandler(new LineHandler(writer));
+      logger.addHandler(logs.new LineHandler(part));
       logs.loggers.add(logger);
     });
-    logs.notifications = logs.writer(Part.NOTIFY);
     return logs;
   }
 
   /** Writes one line per notification {@code endpoint} receives. */
   void follow(Receiver endpoint) {
-    endpoint.onReceived(r -> write(notifications, "NOTIFIED " + r.status() + " " + r.header("Idempotency-Key") + " "
+    endpoint.onReceived(r -> write(Part.NOTIFY, "NOTIFIED " + r.status() + " " + r.header("Idempotency-Key") + " "
         + resultStatus(r.body())));
   }
 
@@ -75,24 +81,11 @@ final class StandInLogs implements AutoCloseable {
     return files;
   }
 
-  private Writer writer(Part part) {
-    Path file = logDir.resolve(part.fileName() + ".log");
-    files.put(part, file);
-    try {
-      Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND);
-      writers.add(writer);
-      return writer;
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not open " + file, e);
-    }
-  }
-
-  private static void write(Writer writer, String text) {
+  private void write(Part part, String text) {
+    Writer writer = writers.get(part);
     synchronized (writer) {
       try {
-        writer.write(text);
-        writer.write(System.lineSeparator());
+        writer.write(text + System.lineSeparator());
         writer.flush();
       } catch (IOException e) {
         // the part goes on; only its log line is lost
@@ -102,13 +95,8 @@ final class StandInLogs implements AutoCloseable {
 
   @Override
   public void close() {
-    loggers.forEach(logger -> {
-      for (Handler handler : logger.getHandlers()) {
-        logger.removeHandler(handler);
-      }
-      logger.setUseParentHandlers(true);
-    });
-    for (Writer writer : writers) {
+    loggers.forEach(logger -> logger.setUseParentHandlers(true));
+    for (Writer writer : writers.values()) {
       synchronized (writer) {
         try {
           writer.close();
@@ -120,11 +108,12 @@ final class StandInLogs implements AutoCloseable {
   }
 
   /** {@code LEVEL: message}, then the exception's trace on the following lines. */
-  private static final class LineHandler extends Handler {
-    private final Writer writer;
+  private final class LineHandler extends Handler {
+    private final Part part;
+    private final SimpleFormatter messages = new SimpleFormatter();
 
-    LineHandler(Writer writer) {
-      this.writer = writer;
+    LineHandler(Part part) {
+      this.part = part;
     }
 
     @Override
@@ -132,14 +121,13 @@ final class StandInLogs implements AutoCloseable {
       if (!isLoggable(record)) {
         return;
       }
-      StringBuilder line = new StringBuilder(record.getLevel().getName()).append(": ")
-          .append(new java.util.logging.SimpleFormatter().formatMessage(record));
+      StringWriter line = new StringWriter().append(record.getLevel().getName()).append(": ")
+          .append(messages.formatMessage(record));
       if (record.getThrown() != null) {
-        StringWriter trace = new StringWriter();
-        record.getThrown().printStackTrace(new PrintWriter(trace));
-        line.append(System.lineSeparator()).append(trace.toString().stripTrailing());
+        line.append(System.lineSeparator());
+        record.getThrown().printStackTrace(new PrintWriter(line));
       }
-      write(writer, line.toString());
+      write(part, line.toString().stripTrailing());
     }
 
     @Override

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.local.process.Jvm;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import java.io.ByteArrayOutputStream;
@@ -36,7 +37,7 @@ class RunLockTest {
   }
 
   private static long deadPid() throws Exception {
-    Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-version")
+    Process process = new ProcessBuilder(Jvm.java(), "-version")
         .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
     process.waitFor();
     return process.pid();

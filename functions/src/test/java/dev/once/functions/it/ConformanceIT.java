@@ -13,6 +13,7 @@ import dev.once.local.Await;
 import dev.once.local.eventarc.BinaryMode;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.process.ChildProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
@@ -168,7 +169,7 @@ class ConformanceIT {
     Process run = mavenProcess(root, log, env, List.of("-pl", "functions", "function:run",
         "-Drun.functionTarget=dev.once.functions.MessageDelivered", "-Drun.port=" + port));
     try {
-      Await.until(Duration.ofMinutes(3), () -> listening(port) || !run.isAlive(), "mvn function:run to listen on " + port);
+      Await.until(Duration.ofMinutes(3), () -> ChildProcess.listening(port) || !run.isAlive(), "mvn function:run to listen on " + port);
       assertTrue(run.isAlive(), "mvn function:run exited; see " + log);
       String messageId = "7" + System.nanoTime();
       ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
@@ -190,20 +191,8 @@ class ConformanceIT {
       assertTrue(output.contains("\"message\":\"MessageDelivered processed " + key + "\""), "logged as processed");
       assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + key + "\""), "logged as duplicate");
     } finally {
-      run.descendants().forEach(ProcessHandle::destroy);
-      run.destroy();
-      if (!run.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
-        run.destroyForcibly();
-      }
-    }
-  }
-
-  private static boolean listening(int port) {
-    try (java.net.Socket socket = new java.net.Socket()) {
-      socket.connect(new java.net.InetSocketAddress("127.0.0.1", port), 200);
-      return true;
-    } catch (IOException notYet) {
-      return false;
+      run.descendants().forEach(ChildProcess::stop);
+      ChildProcess.stop(run.toHandle());
     }
   }
 

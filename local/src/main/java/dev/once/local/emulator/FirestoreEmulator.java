@@ -17,19 +17,16 @@ import java.util.stream.Stream;
  * The Cloud SDK's Firestore emulator, started from its jar on a free loopback port. Tests share one per JVM
  * ({@link #shared()}) and {@link #clear(String)} it between tests.
  */
-public final class FirestoreEmulator implements AutoCloseable {
+public final class FirestoreEmulator extends Emulator {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private static FirestoreEmulator shared;
 
   private final Path logDir;
-  private final int port;
-  private volatile ChildProcess process;
 
   private FirestoreEmulator(Path logDir, int port) {
+    super(port, launch(port, logDir, null));
     this.logDir = logDir;
-    this.port = port;
-    this.process = launch(port, logDir, null);
   }
 
   /** Starts an emulator on a free port, logging under {@code logDir}. */
@@ -43,15 +40,10 @@ public final class FirestoreEmulator implements AutoCloseable {
 
   /** One emulator for the whole test JVM, logging under target/emulators; stopped when the JVM exits. */
   public static synchronized FirestoreEmulator shared() {
-    if (shared == null || !shared.process.isAlive()) {
+    if (shared == null || !shared.isAlive()) {
       shared = start(sharedLogDir());
     }
     return shared;
-  }
-
-  /** Where the emulators shared by a test JVM log: {@code once.logDir}, else target/emulators. */
-  static Path sharedLogDir() {
-    return Path.of(System.getProperty("once.logDir", "target/emulators"));
   }
 
   private static ChildProcess launch(int port, Path logDir, Path importFrom) {
@@ -64,24 +56,7 @@ public final class FirestoreEmulator implements AutoCloseable {
     if (importFrom != null) {
       args.add("--import-data=" + importFrom);
     }
-    return Emulators.start("Firestore", args, port, logDir.resolve("firestore-" + port + ".log"));
-  }
-
-  /** host:port, the value of FIRESTORE_EMULATOR_HOST. */
-  public String hostPort() {
-    return "127.0.0.1:" + port;
-  }
-
-  public int port() {
-    return port;
-  }
-
-  public long pid() {
-    return process.pid();
-  }
-
-  public Path log() {
-    return process.log();
+    return launch("Firestore", args, port, logDir.resolve("firestore-" + port + ".log"));
   }
 
   /** Deletes every document of the project's default database (the emulator's own endpoint). */
@@ -101,9 +76,9 @@ public final class FirestoreEmulator implements AutoCloseable {
           "/emulator/v1/projects/" + projectId + ":export",
           "{\"database\":\"projects/" + projectId + "/databases/(default)\",\"export_directory\":\""
               + exportDir.toAbsolutePath() + "\"}");
-      process.close();
+      process().close();
       whileDown.run();
-      process = launch(port, logDir, metadataFile(exportDir));
+      replace(launch(port(), logDir, metadataFile(exportDir)));
     } catch (IOException e) {
       throw new IllegalStateException("could not restart the Firestore emulator", e);
     }
@@ -136,15 +111,5 @@ public final class FirestoreEmulator implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted", e);
     }
-  }
-
-  /** The emulator's process (another one after {@link #restartKeepingData}). */
-  public ChildProcess process() {
-    return process;
-  }
-
-  @Override
-  public void close() {
-    process.close();
   }
 }

@@ -46,10 +46,6 @@ public final class EventarcRelay implements StandIn {
     public Options withPubSubEmulatorHost(String hostPort) {
       return new Options(port, retry, requestTimeout, hostPort);
     }
-
-    public Options withRequestTimeout(Duration timeout) {
-      return new Options(port, retry, timeout, pubSubEmulatorHost);
-    }
   }
 
   private final Options options;

@@ -80,7 +80,7 @@ public final class LocalStack implements AutoCloseable {
       this.logDir = logDir;
     }
 
-    /** Where each part listens (free ports unless given). */
+    /** Free ports unless given. */
     public Builder ports(Ports value) {
       ports = value;
       return this;
@@ -96,7 +96,7 @@ public final class LocalStack implements AutoCloseable {
       return this;
     }
 
-    /** The real Gemini API with this key: no stand-in runs. */
+    /** No Gemini stand-in: the real API, with this key. */
     public Builder realGemini(String apiKey) {
       geminiApiKey = apiKey;
       return this;
@@ -250,13 +250,21 @@ public final class LocalStack implements AutoCloseable {
     });
     List<CompletableFuture<?>> first = new ArrayList<>();
     first.add(async("the Firestore emulator", () -> {
-      firestore = plan.sharedEmulators ? FirestoreEmulator.shared()
-          : register(FirestoreEmulator.start(ports.of(Part.FIRESTORE), plan.logDir));
+      if (plan.sharedEmulators) {
+        firestore = FirestoreEmulator.shared();
+      } else {
+        firestore = FirestoreEmulator.start(ports.of(Part.FIRESTORE), plan.logDir);
+        processes.add(firestore.process());
+      }
       plan.progress.accept(Part.FIRESTORE.title() + " ready on " + firestore.hostPort());
     }));
     CompletableFuture<?> topics = async("the Pub/Sub emulator", () -> {
-      pubsubEmulator = plan.sharedEmulators ? PubSubEmulator.shared()
-          : register(PubSubEmulator.start(ports.of(Part.PUBSUB), plan.logDir));
+      if (plan.sharedEmulators) {
+        pubsubEmulator = PubSubEmulator.shared();
+      } else {
+        pubsubEmulator = PubSubEmulator.start(ports.of(Part.PUBSUB), plan.logDir);
+        processes.add(pubsubEmulator.process());
+      }
       pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
       createTopics();
       plan.progress.accept(Part.PUBSUB.title() + " ready on " + pubsubEmulator.hostPort()
@@ -272,16 +280,6 @@ public final class LocalStack implements AutoCloseable {
           .thenRunAsync(() -> run("the Eventarc relay", this::startRelay), starter));
     }
     awaitAll(first);
-  }
-
-  private FirestoreEmulator register(FirestoreEmulator emulator) {
-    processes.add(emulator.process());
-    return emulator;
-  }
-
-  private PubSubEmulator register(PubSubEmulator emulator) {
-    processes.add(emulator.process());
-    return emulator;
   }
 
   private void createTopics() {

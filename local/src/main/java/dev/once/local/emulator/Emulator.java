@@ -14,19 +14,30 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Starts an emulator JVM from the Cloud SDK's jar on 127.0.0.1, its output in a log file (the Firestore emulator
+ * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file (the Firestore emulator
  * prints a stack trace per aborted transaction); ready once its root URL answers 200.
  */
-final class Emulators {
+public abstract class Emulator implements AutoCloseable {
   private static final Duration START_DEADLINE = Duration.ofSeconds(90);
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-  private Emulators() {}
+  private final int port;
+  private volatile ChildProcess process;
 
-  static ChildProcess start(String name, List<String> javaArgs, int port, Path log) {
+  Emulator(int port, ChildProcess process) {
+    this.port = port;
+    this.process = process;
+  }
+
+  /** Where the emulators shared by a test JVM log: {@code once.logDir}, else target/emulators. */
+  static Path sharedLogDir() {
+    return Path.of(System.getProperty("once.logDir", "target/emulators"));
+  }
+
+  static ChildProcess launch(String name, List<String> javaArgs, int port, Path log) {
     List<String> command = new ArrayList<>(List.of(Jvm.java(), "-Duser.language=en", "-Xss1m"));
     command.addAll(javaArgs);
-    ChildProcess process = ChildProcess.start("the " + name + " emulator", command, Map.of(), log);
+    ChildProcess process = ChildProcess.start(name + " emulator", command, Map.of(), log);
     process.awaitReady(() -> answers(port), START_DEADLINE, Duration.ofMillis(100));
     return process;
   }
@@ -42,5 +53,40 @@ final class Emulators {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** A new process in place of the stopped one (a restart). */
+  void replace(ChildProcess next) {
+    process = next;
+  }
+
+  /** host:port, the value of {@code FIRESTORE_EMULATOR_HOST} or {@code PUBSUB_EMULATOR_HOST}. */
+  public String hostPort() {
+    return "127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  public Path log() {
+    return process.log();
+  }
+
+  public ChildProcess process() {
+    return process;
+  }
+
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() {
+    process.close();
   }
 }
