@@ -21,8 +21,8 @@ import java.util.logging.Logger;
 /**
  * Delivers events to function URLs the way Eventarc does: binary-mode CloudEvents, routed by event type, retried
  * with backoff while the function answers non-2xx, at least once; what it gives up on is logged and counted.
- * Sources: the storage stand-in (in-process listener, or its notifications POSTed to {@code /_ingest/storage}
- * from another process), Pub/Sub subscriptions on the emulator, and any binary-mode CloudEvent POSTed to
+ * Sources: the storage stand-in (an in-process listener, or its notifications POSTed to {@code /_ingest/storage}
+ * by URL), Pub/Sub subscriptions on the emulator, and any binary-mode CloudEvent POSTed to
  * {@code /_ingest/cloudevent}.
  */
 public final class EventarcRelay implements StandIn {
@@ -87,7 +87,7 @@ public final class EventarcRelay implements StandIn {
     return server.port();
   }
 
-  /** The URL a storage stand-in in another process sends its notifications to ({@code --notify-url}). */
+  /** Where a storage stand-in reaching this relay by URL sends its notifications ({@code Options.withNotifyUrl}). */
   public URI storageIngestUrl() {
     return URI.create(baseUrl() + "/_ingest/storage");
   }
