@@ -29,19 +29,24 @@ import org.junit.jupiter.params.provider.ValueSource;
  * (run as Cloud Scheduler would) completes whatever the webhook could not. Every document ends analysed and billed
  * exactly once, published at least once with its key, notified once; batches.get finds each job ended at most once,
  * plus once per kill at or after the call (the reconciler's status polls of jobs still running are not counted).
+ * Each kill's time to recovery (the kill to the notification) is printed and bounded.
  */
 class CompletionCrashMatrixIT {
   private static final int JOBS = 20;
   private static final int KILL_EVERY = 10;
   private static final Duration PER_JOB = Duration.ofSeconds(90);
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(4);
+  /** The test's lease (3 s), the webhook's retries and a reconciler run: a slower recovery waited for something else. */
+  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(45);
   private static PipelineStack stack;
+  private static dev.once.ledger.Ledger ledger;
 
   @BeforeAll
   static void start() {
     stack = PipelineStack.start(new PipelineStack.Config("batch", 3,
         RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Map.of()));
     stack.keepAlive();
+    ledger = new dev.once.ledger.FirestoreLedger(stack.db, dev.once.ledger.LedgerConfig.defaults());
   }
 
   @AfterAll
@@ -67,6 +72,23 @@ class CompletionCrashMatrixIT {
       }
       return false;
     }, "the notification of " + key);
+  }
+
+  /**
+   * Prints the time from the kill (of the webhook or the reconciler) to the killed effect's completion (the job's
+   * completion, or its publication), and bounds it.
+   */
+  private static void assertRecovered(String point, String key, String job, Instant sent) {
+    Instant killed = Await.value(PER_JOB, () -> java.util.stream.Stream.of("GeminiWebhook", "GeminiReconciler")
+        .flatMap(name -> stack.lastDeath(name).stream()).filter(death -> death.isAfter(sent)).max(Instant::compareTo),
+        "the kill of " + key + " to be seen");
+    String effect = point.endsWith(":publish") ? "publish" : "complete";
+    dev.once.key.IdempotencyKey jobKey = dev.once.gemini.GeminiCompletionKeys.ofName(job);
+    Await.until(PER_JOB, () -> ledger.lookup(jobKey, effect).map(r -> r.state() == dev.once.ledger.RecordState.DONE)
+        .orElse(false), effect + " of " + job + " done");
+    Duration recovery = Duration.between(killed, Instant.now());
+    System.out.printf("killed %-26s %s recovered %5.1f s after the kill%n", point, key, recovery.toMillis() / 1000.0);
+    assertTrue(recovery.compareTo(RECOVERY_BOUND) <= 0, key + " recovered in " + recovery + ", over " + RECOVERY_BOUND);
   }
 
   @ParameterizedTest(name = "killed {0}")
@@ -98,6 +120,7 @@ class CompletionCrashMatrixIT {
     for (int i = 0; i < JOBS; i++) {
       boolean kill = i % KILL_EVERY == 0;
       long callsBefore = stack.gemini.count("batches.get");
+      Instant sent = Instant.now();
       if (external && kill) {
         stack.gemini.latency(Duration.ofSeconds(3));
       }
@@ -109,6 +132,9 @@ class CompletionCrashMatrixIT {
         stack.gemini.latency(Duration.ZERO);
       }
       awaitNotifiedReconcilingIfNeeded(keys.get(i));
+      if (kill) {
+        assertRecovered(point, keys.get(i), jobs.get(i), sent);
+      }
     }
 
     int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();

@@ -94,6 +94,7 @@ final class PipelineStack implements AutoCloseable {
   private final Map<String, List<String>> extraJvmArgs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, Map<String, String>> extraEnv = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> restarts = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, java.time.Instant> deaths = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Thread watchdog;
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
   private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
@@ -222,6 +223,7 @@ final class PipelineStack implements AutoCloseable {
         for (String name : FUNCTIONS) {
           synchronized (this) {
             if (!functions.get(name).isAlive() && !Thread.currentThread().isInterrupted()) {
+              deaths.put(name, java.time.Instant.now());
               restarts.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
               startFunction(name);
             }
@@ -234,6 +236,11 @@ final class PipelineStack implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** When the watchdog last found a process of {@code name} dead (within its 50 ms round), if ever. */
+  java.util.Optional<java.time.Instant> lastDeath(String name) {
+    return java.util.Optional.ofNullable(deaths.get(name));
   }
 
   /** How many times the watchdog replaced a dead process of {@code name}. */
