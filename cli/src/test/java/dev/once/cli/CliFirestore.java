@@ -24,6 +24,11 @@ public final class CliFirestore {
     return client;
   }
 
+  /** A client of its own, as another process (a function instance, the tool) would have. */
+  public static Firestore connect() {
+    return FirestoreClients.forEmulator(PROJECT, FirestoreEmulator.shared().hostPort());
+  }
+
   public static FirestoreLedger ledger() {
     return new FirestoreLedger(db(), LedgerConfig.defaults());
   }
