@@ -8,6 +8,7 @@ import com.google.genai.gaos.models.webhooks.SigningSecret;
 import com.google.genai.gaos.models.webhooks.Webhook;
 import com.google.genai.gaos.models.webhooks.WebhookInput;
 import com.google.genai.gaos.models.webhooks.WebhookListResponse;
+import com.google.genai.gaos.models.webhooks.WebhookState;
 import com.google.genai.gaos.models.webhooks.WebhookSubscribedEvent;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
@@ -51,6 +52,9 @@ public final class WebhookCommand implements Runnable {
   static final List<WebhookSubscribedEvent> BATCH_EVENTS = List.of(WebhookSubscribedEvent.BATCH_SUCCEEDED,
       WebhookSubscribedEvent.BATCH_FAILED, WebhookSubscribedEvent.BATCH_EXPIRED);
 
+  /** https://ai.google.dev/api/webhooks: "This API is in Beta. Endpoints are under /v1beta/." */
+  static final String API_VERSION = "v1beta";
+
   @ParentCommand
   private Once once;
 
@@ -73,6 +77,8 @@ public final class WebhookCommand implements Runnable {
     String key = context.settings().optional(PipelineSetting.GEMINI_API_KEY)
         .orElseThrow(() -> Failure.usage("GEMINI_API_KEY is not set: the webhook API needs the project's Gemini API key"));
     HttpOptions.Builder http = HttpOptions.builder()
+        // Google documents the WebhookService under v1beta only; the SDK would otherwise call /v1/webhooks.
+        .apiVersion(API_VERSION)
         .timeout(Math.toIntExact(timeout.toMillis()))
         .retryOptions(HttpRetryOptions.builder().attempts(1).build());
     context.settings().optional(PipelineSetting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
@@ -118,7 +124,7 @@ public final class WebhookCommand implements Runnable {
   }
 
   static String describe(Webhook w) {
-    return w.id().orElse("?") + "  " + w.uri().orElse("?") + "  " + w.state().map(Object::toString).orElse("?")
+    return w.id().orElse("?") + "  " + w.uri().orElse("?") + "  " + w.state().map(WebhookState::value).orElse("?")
         + "  events " + w.subscribedEvents().map(l -> l.stream().map(WebhookSubscribedEvent::value).toList().toString())
             .orElse("[]")
         + w.name().map(n -> "  name " + n).orElse("")
