@@ -97,6 +97,9 @@ public final class RedriveCommand implements Callable<Integer> {
   @Option(names = "--list", description = "show the dead letters and hand them back, re-driving nothing")
   private boolean list;
 
+  /** Made on first use: an identity token from gcloud is asked for only when something is POSTed. */
+  private EventPoster poster;
+
   @Override
   public Integer call() {
     if ((object == null) == (deadLetters == null)) {
@@ -209,8 +212,6 @@ public final class RedriveCommand implements Callable<Integer> {
     }
     return "POSTed to " + url + ", answered " + answer.status() + " in " + answer.millis() + " ms";
   }
-
-  private EventPoster poster;
 
   private EventPoster poster() {
     if (poster == null) {
