@@ -20,6 +20,8 @@ import java.time.Instant;
  */
 final class MonitoringCounts {
   static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
+  /** Monitoring aligns over 60 s at the least. */
+  static final Duration SHORTEST = Duration.ofMinutes(1);
 
   private MonitoringCounts() {}
 

@@ -75,6 +75,9 @@ public final class StatsCommand implements Callable<Integer> {
       print(out, counts);
       out.println("  duplicates write nothing to the ledger: --from logs counts them");
     } else if (context.deployed()) {
+      if (since.compareTo(MonitoringCounts.SHORTEST) < 0) {
+        throw Failure.usage("--since must be at least 1m against Cloud Monitoring (its shortest alignment period)");
+      }
       String project = context.project();
       Instant end = Instant.now();
       try (MetricServiceClient client = MonitoringCounts.client()) {
