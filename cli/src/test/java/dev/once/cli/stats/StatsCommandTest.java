@@ -120,6 +120,13 @@ class StatsCommandTest {
     assertTrue(result.err().contains("none is running"), result.all());
   }
 
+  @Test
+  void againstCloudMonitoring_aWindowUnderAMinute_isAUsageError() {
+    OnceRunner.Result result = OnceRunner.run(Map.of("GOOGLE_CLOUD_PROJECT", "my-project"), "stats", "--since", "30s");
+    assertEquals(Exit.USAGE, result.status(), result.all());
+    assertTrue(result.err().contains("--since must be at least 1m against Cloud Monitoring"), result.all());
+  }
+
   /** The lines a function prints, captured as its log file holds them. */
   private static void write(Path file, Runnable logging) throws Exception {
     ByteArrayOutputStream lines = new ByteArrayOutputStream();
