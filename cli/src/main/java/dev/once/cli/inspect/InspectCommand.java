@@ -10,6 +10,7 @@ import dev.once.cli.Reads;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.pipeline.Effects;
@@ -98,7 +99,8 @@ public final class InspectCommand implements Callable<Integer> {
           out.println("batch job " + jobKey + " (once inspect " + job + " for its ledger)");
           printLedger(records(jobKey), List.of(Effects.COMPLETE, Effects.PUBLISH));
         }
-        out.println("verdict: " + verdict(bills.size()));
+        out.println("verdict: " + verdict(bills.size()) + Optional.ofNullable(records.get(Effects.ANALYSE))
+            .map(analyse -> geminiCalls(analyse)).orElse(""));
       }
       if (!known) {
         out.println("nothing is known about " + typed.strip() + " (" + where + ", collection " + collection + ")"
@@ -131,6 +133,10 @@ public final class InspectCommand implements Callable<Integer> {
           out.println(String.format("  %-13s lease %s", "", record.leaseLive()
               ? "live until " + record.leaseExpiresAt() + " (a delivery is working on it; others wait)"
               : "expired at " + Values.instant(record.leaseExpiresAt()) + " (the next delivery takes it over)"));
+        }
+        for (Call call : record.calls()) {
+          out.println(String.format("  %-13s try %d at %s: %s%s", "", call.number(), Values.instant(call.at()),
+              call.outcome().replace('_', ' '), call.error() == null ? "" : " (" + Values.text(call.error()) + ")"));
         }
         if (record.released() != null) {
           LedgerRecord.Released released = record.released();
@@ -184,6 +190,25 @@ public final class InspectCommand implements Callable<Integer> {
       }
       out.println("verdict: " + documents.size() + " document(s), " + billedOnce + " billed once"
           + (billedOnce == documents.size() ? "" : " (once inspect each document for the others)"));
+    }
+
+    /**
+     * The paid calls the analysis made, as its tries recorded them before each call: "; 3 Gemini calls, 2 timed out".
+     * Tries refused before any work (nothing billed) are not calls; a try whose holder died may have been one.
+     */
+    static String geminiCalls(LedgerRecord analyse) {
+      long failed = analyse.calls().stream().filter(call -> Call.FAILED.equals(call.outcome())
+          || Call.ABANDONED.equals(call.outcome())).count();
+      long timedOut = analyse.calls().stream().filter(call -> call.error() != null
+          && call.error().toLowerCase(java.util.Locale.ROOT).matches(".*(timed? ?out|timeout|deadline).*")).count();
+      String calls = "; " + analyse.spent() + " Gemini call" + (analyse.spent() == 1 ? "" : "s");
+      if (timedOut > 0) {
+        calls += ", " + timedOut + " timed out";
+      }
+      if (failed > timedOut) {
+        calls += ", " + (failed - timedOut) + " failed after the request left";
+      }
+      return calls;
     }
 
     private static String verdict(int bills) {

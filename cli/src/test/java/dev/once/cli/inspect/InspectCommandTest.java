@@ -59,6 +59,28 @@ class InspectCommandTest {
     }
   }
 
+  /** Every paid call is a try the ledger recorded before it was made: the verdict counts them. */
+  @Test
+  void aDocumentWhoseGeminiCallsTimedOut_showsEachTry_andTheVerdictCountsTheCalls() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/slow.pdf#1796008827123001");
+    ledger.release(claim(key, Effects.ANALYSE), "GenAiIOException: Failed to execute HTTP request (cause:"
+        + " InterruptedIOException: timeout)", true, SideWrites.NONE);
+    ledger.release(claim(key, Effects.ANALYSE), "Gemini answered 429 RESOURCE_EXHAUSTED: quota", false,
+        SideWrites.NONE);
+    ledger.release(claim(key, Effects.ANALYSE), "SocketTimeoutException: Read timed out", true, SideWrites.NONE);
+    done(key, Effects.ANALYSE, Map.of("mode", "sync"));
+    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-2.5-flash",
+        "totalTokens", 400, "costMicroUsd", 322));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    for (String line : List.of("try 1 at", "failed (GenAiIOException", "try 2 at", "not performed (Gemini answered 429",
+        "try 4 at", ": done", "verdict: billed once; 3 Gemini calls, 2 timed out")) {
+      assertTrue(result.out().contains(line), "'" + line + "' in\n" + result.all());
+    }
+  }
+
   @Test
   void anUnknownKey_exits1_sayingWhatWasLookedFor() {
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", "gcs:inbox/never-uploaded.pdf#1");
