@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,7 +36,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from the deploy jar by the real invoker in its own JVM, configured only through the environment.
  */
 final class PipelineStack implements AutoCloseable {
-  static final String PROJECT = "once-it";
+  /**
+   * Each stack is its own project on the shared emulators, as each deployment is: a reconciler asks Firestore for its
+   * pipeline's waiting documents, and must not find another stack's (whose jobs its Gemini stand-in has never seen).
+   */
+  final String project;
   static final String BUCKET = "inbox";
   static final List<String> FUNCTIONS = List.of("DocumentUploaded", "MessageDelivered", "GeminiWebhook", "GeminiReconciler");
   private static final AtomicInteger STACKS = new AtomicInteger();
@@ -101,19 +104,20 @@ final class PipelineStack implements AutoCloseable {
 
   private PipelineStack(Config config) {
     int id = STACKS.incrementAndGet();
+    this.project = "once-it-" + id;
     this.config = config;
     this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"),
         "stack-" + ProcessHandle.current().pid() + "-" + id + "-" + config.mode());
     // The database is not cleared: stacks share the test JVM's emulator, and every test counts by its own keys.
     FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
     PubSubEmulator pubsubEmulator = PubSubEmulator.shared();
-    this.db = FirestoreClients.forEmulator(PROJECT, firestoreEmulator.hostPort());
+    this.db = FirestoreClients.forEmulator(project, firestoreEmulator.hostPort());
     this.pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
-    this.resultsTopic = "projects/" + PROJECT + "/topics/results-" + id;
-    this.deadLetterTopic = "projects/" + PROJECT + "/topics/dead-letter-" + id;
-    String delivered = "projects/" + PROJECT + "/subscriptions/delivered-" + id;
-    this.resultsTap = "projects/" + PROJECT + "/subscriptions/results-tap-" + id;
-    this.deadLetterTap = "projects/" + PROJECT + "/subscriptions/dead-letter-tap-" + id;
+    this.resultsTopic = "projects/" + project + "/topics/results-" + id;
+    this.deadLetterTopic = "projects/" + project + "/topics/dead-letter-" + id;
+    String delivered = "projects/" + project + "/subscriptions/delivered-" + id;
+    this.resultsTap = "projects/" + project + "/subscriptions/results-tap-" + id;
+    this.deadLetterTap = "projects/" + project + "/subscriptions/dead-letter-tap-" + id;
     pubsub.createTopic(resultsTopic);
     pubsub.createTopic(deadLetterTopic);
     pubsub.createSubscription(delivered, resultsTopic);
@@ -125,7 +129,7 @@ final class PipelineStack implements AutoCloseable {
     this.notify = Receiver.start();
     this.relay = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(config.relayRetry())
         .withPubSubEmulatorHost(pubsubEmulator.hostPort()));
-    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(PROJECT)
+    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(project)
         .setCredentials(NoCredentials.getInstance()).build().getService();
 
     FUNCTIONS.forEach(name -> ports.put(name, FreePort.pick()));
@@ -161,7 +165,7 @@ final class PipelineStack implements AutoCloseable {
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
   Map<String, String> environment() {
     Map<String, String> env = new HashMap<>();
-    env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
+    env.put("GOOGLE_CLOUD_PROJECT", project);
     env.put("FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort());
     env.put("PUBSUB_EMULATOR_HOST", PubSubEmulator.shared().hostPort());
     env.put("STORAGE_EMULATOR_HOST", storage.endpoint());
