@@ -51,7 +51,7 @@ final class DocumentFlow {
    * The analysis's lease covers a paid call's timeout plus this: reading the document before the call (the lease is
    * checked, and renewed if need be, right before it).
    */
-  static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(10);
+  static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(5);
 
   /** The paid call's bounds: its timeout (the lease must outlast it) and the cap of tries that may be billed. */
   record PaidCalls(Duration timeout, int maxTries) {}

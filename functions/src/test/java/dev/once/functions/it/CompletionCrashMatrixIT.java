@@ -24,16 +24,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The completion flow (batch mode), with the webhook's process killed with SIGKILL at each point: 20 jobs per
- * point, one at a time, every 10th killed. The Gemini stand-in retries its webhook a few times; the reconciler
+ * The completion flow (batch mode), with the webhook's process killed with SIGKILL at each point: 10 jobs per
+ * point, one at a time, every 5th killed. The Gemini stand-in retries its webhook a few times; the reconciler
  * (run as Cloud Scheduler would) completes whatever the webhook could not. Every document ends analysed and billed
  * exactly once, published at least once with its key, notified once; batches.get finds each job ended at most once,
  * plus once per kill at or after the call (the reconciler's status polls of jobs still running are not counted).
  * Each kill's time to recovery (the kill to the notification) is printed and bounded.
  */
 class CompletionCrashMatrixIT {
-  private static final int JOBS = 20;
-  private static final int KILL_EVERY = 10;
+  private static final int JOBS = 10;
+  private static final int KILL_EVERY = 5;
   private static final Duration PER_JOB = Duration.ofSeconds(90);
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(4);
   /** The test's lease (3 s), the webhook's retries and a reconciler run: a slower recovery waited for something else. */
@@ -113,7 +113,7 @@ class CompletionCrashMatrixIT {
       keys.add(key(blob));
     }
     List<String> jobs = keys.stream().map(CompletionCrashMatrixIT::submittedJob).toList();
-    String crashJobs = String.join("|", List.of(jobs.get(0), jobs.get(10))).replace("batches/", "");
+    String crashJobs = String.join("|", List.of(jobs.get(0), jobs.get(5))).replace("batches/", "");
     // Both ways to a completion crash at the point: the webhook, and the reconciler that stands in when it gives up.
     List<String> crashFlags = external ? List.of() : List.of(
         "-Donce.crash.at=" + point,
@@ -145,7 +145,7 @@ class CompletionCrashMatrixIT {
     }
 
     int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
-    assertEquals(2, kills, "one kill per 10 jobs");
+    assertEquals(2, kills, "one kill per 5 jobs");
     stack.assertAnalysedBilledAndPublishedOnce(keys);
     for (String key : keys) {
       assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
