@@ -14,7 +14,6 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.config.FirestoreClients;
-import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;
@@ -37,11 +36,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,7 +53,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through the environment), with the clients and checks the tests share.
  */
 final class PipelineStack implements AutoCloseable {
-  static final String PROJECT = "once-it";
   static final String BUCKET = Topology.BUCKET;
   static final List<String> FUNCTIONS = Part.functions().stream().map(Part::title).toList();
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
@@ -92,6 +92,11 @@ final class PipelineStack implements AutoCloseable {
 
   final Config config;
   final LocalStack stack;
+  /**
+   * Each stack is its own project on the shared emulators, as each deployment is: a reconciler asks Firestore for its
+   * pipeline's waiting documents, and must not find another stack's (whose jobs its Gemini stand-in has never seen).
+   */
+  final String project;
   final Path logDir;
   final StorageStandIn storage;
   final GeminiStandIn gemini;
@@ -112,6 +117,7 @@ final class PipelineStack implements AutoCloseable {
   private PipelineStack(Config config, LocalStack stack) {
     this.config = config;
     this.stack = stack;
+    this.project = stack.project();
     this.logDir = stack.logDir();
     this.storage = stack.storage();
     this.gemini = stack.gemini();
@@ -128,9 +134,10 @@ final class PipelineStack implements AutoCloseable {
         .setCredentials(NoCredentials.getInstance()).build().getService();
   }
 
-  /** A stack of its own on the shared emulators; the database is not cleared: every test counts by its own keys. */
+  /** A stack of its own on the shared emulators. */
   static PipelineStack start(Config config) {
-    LocalStack stack = builder(PROJECT, config.mode()).sharedEmulators().relayRetry(config.relayRetry())
+    int id = STACKS.incrementAndGet();
+    LocalStack stack = builder("once-it-" + id, id + "-" + config.mode()).sharedEmulators().relayRetry(config.relayRetry())
         .dynamicWebhooks(config.dynamicWebhooks())
         .env("GEMINI_TIMEOUT_SECONDS", "5")
         .env("ONCE_LEASE_SECONDS", String.valueOf(config.leaseSeconds()))
@@ -144,12 +151,12 @@ final class PipelineStack implements AutoCloseable {
   /**
    * Several DocumentUploaded instances side by side, as the platform scales one function out, with what they need
    * and no relay: a storm test sends the events itself, spread over the instances ({@link #urls()}). Its own
-   * Firestore project, cleared, so its counts are its own.
+   * Firestore project, as every stack's, so its counts are its own.
    */
   static PipelineStack storm(int processes) {
-    String project = "once-storm";
-    FirestoreEmulator.shared().clear(project);
-    LocalStack stack = builder(project, "storm").sharedEmulators().withoutFunctions()
+    int id = STACKS.incrementAndGet();
+    String project = "once-storm-" + id;
+    LocalStack stack = builder(project, id + "-storm").sharedEmulators().withoutFunctions()
         .env("GEMINI_TIMEOUT_SECONDS", "10").env("ANALYSIS_MODE", "sync").start();
     PipelineStack storm = new PipelineStack(Config.sync(), stack);
     // Each invoker takes seconds to start: start them together.
@@ -163,9 +170,9 @@ final class PipelineStack implements AutoCloseable {
     return storm;
   }
 
-  private static LocalStack.Builder builder(String project, String kind) {
+  private static LocalStack.Builder builder(String project, String name) {
     return LocalStack.builder(project, Path.of(System.getProperty("once.logDir", "target/it-logs"),
-        "stack-" + ProcessHandle.current().pid() + "-" + STACKS.incrementAndGet() + "-" + kind));
+        "stack-" + ProcessHandle.current().pid() + "-" + name));
   }
 
   private static final Map<Config, PipelineStack> SHARED = new HashMap<>();
@@ -215,6 +222,11 @@ final class PipelineStack implements AutoCloseable {
    */
   void keepAlive() {
     stack.keepAlive();
+  }
+
+  /** When the watchdog last found a process of {@code name} dead (within its 50 ms round), if ever. */
+  Optional<Instant> lastDeath(String name) {
+    return stack.lastDeath(Part.function(name));
   }
 
   /** How many times the watchdog replaced a dead process of {@code name}. */

@@ -17,11 +17,13 @@ import dev.once.local.storage.StorageStandIn;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -216,6 +218,7 @@ public final class LocalStack implements AutoCloseable {
   private final Map<Part, List<String>> extraJvm = new ConcurrentHashMap<>();
   private final Map<Part, Map<String, String>> extraEnv = new ConcurrentHashMap<>();
   private final Map<Part, AtomicInteger> restarts = new ConcurrentHashMap<>();
+  private final Map<Part, Instant> deaths = new ConcurrentHashMap<>();
   private volatile FirestoreEmulator firestore;
   private volatile PubSubEmulator pubsubEmulator;
   private volatile PubSubAdmin pubsub;
@@ -393,6 +396,7 @@ public final class LocalStack implements AutoCloseable {
         for (Part function : Part.functions()) {
           synchronized (this) {
             if (!functions.get(function).isAlive() && !Thread.currentThread().isInterrupted()) {
+              deaths.put(function, Instant.now());
               restarts.computeIfAbsent(function, f -> new AtomicInteger()).incrementAndGet();
               startFunction(function);
             }
@@ -401,6 +405,11 @@ public final class LocalStack implements AutoCloseable {
         LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
       }
     });
+  }
+
+  /** When the watchdog last found a process of {@code function} dead (within its 50 ms round), if ever. */
+  public Optional<Instant> lastDeath(Part function) {
+    return Optional.ofNullable(deaths.get(function));
   }
 
   /** How many times the watchdog replaced a dead process of {@code function}. */
