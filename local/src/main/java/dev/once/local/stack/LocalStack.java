@@ -157,10 +157,6 @@ public final class LocalStack implements AutoCloseable {
       return this;
     }
 
-    public Ports ports() {
-      return ports;
-    }
-
     /**
      * What Terraform sets in production, pointed at this machine: the same variables, other values. Anything else
      * in this JVM's environment (GEMINI_MODEL, ONCE_LEASE_SECONDS, …) reaches the functions unchanged.
@@ -424,10 +420,6 @@ public final class LocalStack implements AutoCloseable {
 
   public String project() {
     return plan.project;
-  }
-
-  public Ports ports() {
-    return plan.ports;
   }
 
   public Path logDir() {
