@@ -1,6 +1,7 @@
 package dev.once.guard;
 
 import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
@@ -32,6 +33,8 @@ import java.util.Optional;
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
   public static final String GAVE_UP = "gave up after ";
+  /** The start of the error a deferred try is released with. */
+  public static final String DEFERRED = "deferred: ";
 
   /** An effect on the outside world; returns what to record as its result. */
   @FunctionalInterface
@@ -170,10 +173,16 @@ public final class Once {
       settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), policy.fingerprint()),
           policy.fingerprint(), policy.fingerprint() != null);
       return new Rejected(refused.getMessage(), true);
+    } catch (Deferral deferral) {
+      // Not performed, so not counted; the release commits the deferral's record. A failed release is a transient
+      // failure like any other: the event comes again, and the lease runs out meanwhile.
+      Claim held = hold.stop();
+      ledger.release(held, DEFERRED + deferral.getMessage(), false, deferral.writes());
+      return new Deferred(deferral.getMessage(), held.attempts());
     } catch (NotPerformed notPerformed) {
-      throw releaseAndRethrow(hold.stop(), notPerformed, false);
+      throw releaseAndRethrow(hold.stop(), notPerformed, false, notPerformed.writes());
     } catch (Exception failure) {
-      throw releaseAndRethrow(hold.stop(), failure, true);
+      throw releaseAndRethrow(hold.stop(), failure, true, SideWrites.NONE);
     }
     CrashPoints.reached("before-complete", claim.effect(), claim.key());
     Claim held = hold.stop();
@@ -190,7 +199,7 @@ public final class Once {
       return new Rejected(reason, true);
     } catch (RuntimeException notRecorded) {
       // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
-      throw releaseAndRethrow(held, notRecorded, true);
+      throw releaseAndRethrow(held, notRecorded, true, SideWrites.NONE);
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
@@ -206,9 +215,9 @@ public final class Once {
     return new Rejected(reason, true);
   }
 
-  private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun) {
+  private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun, SideWrites writes) {
     try {
-      ledger.release(claim, describe(failure), mayHaveRun, SideWrites.NONE);
+      ledger.release(claim, describe(failure), mayHaveRun, writes);
     } catch (RuntimeException releaseFailed) {
       // The lease will expire instead; the original failure is what the caller must see.
       failure.addSuppressed(releaseFailed);

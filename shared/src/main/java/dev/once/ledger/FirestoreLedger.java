@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -70,6 +71,8 @@ public final class FirestoreLedger implements Ledger {
   static final String CALLS = "calls";
   static final String SPENT = "spent";
 
+  /** A record id no key hashes to (ids are hex): read only for its read time. */
+  private static final String CLOCK_PROBE = "clock";
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
   private static final int MAX_CALL_ERROR_CHARS = 300;
@@ -288,7 +291,40 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
+  public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    CollectionReference documents = db.collection(collection);
+    DocumentReference[] refs = ids.stream().map(documents::document).toArray(DocumentReference[]::new);
+    Map<String, Map<String, Object>> found = new LinkedHashMap<>();
+    for (DocumentSnapshot snapshot : await(db.getAll(refs), "read " + collection)) {
+      serverClock.observe(snapshot.getReadTime());
+      if (snapshot.exists()) {
+        Map<String, Object> fields = new LinkedHashMap<>(snapshot.getData());
+        fields.replaceAll((name, value) -> value instanceof com.google.cloud.Timestamp time ? Times.instant(time) : value);
+        found.put(snapshot.getId(), fields);
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public void commit(SideWrites writes) {
+    WriteBatch batch = db.batch();
+    writes.addTo(new FirestoreWrites(db, batch));
+    List<WriteResult> results = await(batch.commit(), "commit");
+    if (!results.isEmpty()) {
+      serverClock.observe(results.get(0).getUpdateTime());
+    }
+  }
+
+  @Override
   public Instant now() {
+    if (!serverClock.calibrated()) {
+      // This instance has seen no server time yet: one read (of a record that need not exist) tells it.
+      serverClock.observe(await(records.document(CLOCK_PROBE).get(), "read the store's time").getReadTime());
+    }
     return serverClock.now();
   }
 

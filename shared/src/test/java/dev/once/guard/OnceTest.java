@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
@@ -15,7 +16,9 @@ import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.Call;
 import dev.once.ledger.ClaimResult;
+import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
@@ -25,6 +28,7 @@ import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -255,6 +259,60 @@ class OnceTest {
     LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
     assertEquals(1, record.spent());
     assertEquals("not_performed", record.calls().get(0).outcome());
+  }
+
+  @Test
+  void aNotPerformedTry_commitsItsWritesWithTheRelease() {
+    assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
+      throw new NotPerformed("refused before any work", null,
+          writes -> writes.merge("budget", "day", Map.of("reserved", DocumentWrites.increment(-7))));
+    }));
+    assertEquals(-7L, ledger.document("budget", "day").orElseThrow().get("reserved"), "landed with the release");
+    LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
+    assertEquals(0, record.spent());
+    assertFalse(record.leaseLive());
+  }
+
+  @Test
+  void aDeferredEffect_isReleasedAsNotPerformed_withItsWrites_andAcknowledged_thenRunsOnceWhenClaimedAgain() {
+    Policy paid = Policy.DEFAULT.capped(1, reason -> SideWrites.NONE);
+    for (int i = 0; i < 3; i++) {
+      Outcome outcome = once.runCommitted(KEY, "analyse", paid, attempt -> {
+        throw new Deferral("over the day's budget", writes -> writes.merge("analyses", "a1",
+            Map.of("status", "deferred", "reason", "over the day's budget")));
+      });
+      Deferred deferred = assertInstanceOf(Deferred.class, outcome, "answered, not thrown: the event is acknowledged");
+      assertEquals("over the day's budget", deferred.reason());
+      assertEquals(i + 1, deferred.attempts());
+      assertEquals(OutcomeLabel.DEFERRED, deferred.label());
+    }
+    assertEquals("deferred", ledger.document("analyses", "a1").orElseThrow().get("status"), "written with the release");
+    LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
+    assertEquals(RecordState.CLAIMED, record.state());
+    assertFalse(record.leaseLive(), "free at once for whatever resumes it");
+    assertEquals(0, record.spent(), "deferred tries do not use up the cap of one");
+    assertEquals(Call.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
+    assertTrue(record.error().startsWith(Once.DEFERRED), record.error());
+    assertEquals(Optional.empty(), once.peek(KEY, "analyse"), "not settled: nothing to answer from");
+
+    Processed resumed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(4, resumed.attempts());
+    assertInstanceOf(Duplicate.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(1, runs.get(), "run once, whenever that happened");
+  }
+
+  @Test
+  void aDeferralWhoseReleaseFails_isThrown_soTheEventComesAgain() {
+    Once failing = new Once(new ForwardingLedger(ledger) {
+      @Override
+      public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+      }
+    });
+    assertThrows(dev.once.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
+      throw new Deferral("over the day's budget", SideWrites.NONE);
+    }));
+    assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
   }
 
   @Test
