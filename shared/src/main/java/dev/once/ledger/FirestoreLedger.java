@@ -295,8 +295,8 @@ public final class FirestoreLedger implements Ledger {
     if (ids.isEmpty()) {
       return Map.of();
     }
-    CollectionReference documents = db.collection(collection);
-    DocumentReference[] refs = ids.stream().map(documents::document).toArray(DocumentReference[]::new);
+    DocumentReference[] refs = ids.stream().map(id -> FirestoreWrites.ref(db, collection, id))
+        .toArray(DocumentReference[]::new);
     Map<String, Map<String, Object>> found = new LinkedHashMap<>();
     for (DocumentSnapshot snapshot : await(db.getAll(refs), "read " + collection)) {
       serverClock.observe(snapshot.getReadTime());
