@@ -10,26 +10,32 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
- * A cap on what paid calls may cost in one day, the day judged by the store's clock in {@code zone}. A reservation
- * reads the day's counters (one call) and, when spent + reserved + its estimate fit under the cap, adds its estimate
- * to its key's counter (one commit, an atomic increment). The read and the increment are not one transaction — that
- * would serialise every call on the day's counters — so reservations whose read and increment overlap may all pass
- * on the same reading: the day's spent + reserved can exceed the cap by at most (C − 1) × the largest estimate, C
- * being the number of reservations made at the same moment (at most the calls handled at once). Estimates are upper
- * bounds and settle down to actual costs, so what is finally spent stays under the same bound.
+ * A cap on what paid calls may cost in one day, the day judged by the store's clock in {@code zone}, that no storm can
+ * overrun: what the calls of a day cost never exceeds its budget (their estimates being upper bounds).
  *
- * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day,
- * the cap, what was spent and reserved before it, its estimate and {@code budgetShare} = (spent + reserved +
- * estimate) / cap: what alerts at 80 % and 100 % read.
+ * <p>A reservation reads the day's counters (one call); when spent + reserved + its estimate fit, it adds its estimate
+ * to its key's counter (one commit, an atomic increment) and reads the day again: a total now over the budget means
+ * reservations of other instances landed at the same moment, and it steps back (takes its estimate off again) and is
+ * deferred. Of any reservations that keep their estimate, the last to read saw every other's, so together they fit.
+ * The price is on the safe side: reservations made at the very same moment on several instances, at the budget's
+ * edge, may all step back — deferred, and resumed later. Within one instance reservations take turns (a lock), so
+ * they never step back for each other. Nothing is one transaction: that would serialise every call on the day's
+ * counters.
+ *
+ * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
+ * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
+ * included) / cap: what alerts at 80 % and 100 % read.
  */
 public final class DailyBudget implements Budget {
   private final SpendCounters counters;
   private final long limitMicroUsd;
   private final ZoneId zone;
   private final String logMessage;
+  private final ReentrantLock turns = new ReentrantLock(true);
 
   public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, String logMessage) {
     if (limitMicroUsd <= 0) {
@@ -60,28 +66,37 @@ public final class DailyBudget implements Budget {
     if (microUsd < 0) {
       throw new IllegalArgumentException("an estimate is not negative, got " + microUsd);
     }
-    DaySpend spend;
+    turns.lock();
     try {
-      spend = counters.read(counters.today(zone));
-    } catch (RuntimeException e) {
-      throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
+      DaySpend before = read(null);
+      if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
+        log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
+        throw deferral(before, microUsd, "", onDeferral);
+      }
+      Reservation reservation = new Reservation(before.day(), SpendCounters.shardOf(key), microUsd);
+      try {
+        counters.commit(reservation.reserve());
+      } catch (RuntimeException e) {
+        // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
+        throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
+      }
+      DaySpend after;
+      try {
+        after = read(reservation);
+      } catch (NotPerformed e) {
+        stepBack(reservation);
+        throw e;
+      }
+      if (after.totalMicroUsd() > limitMicroUsd) {
+        stepBack(reservation);
+        log(key, before, microUsd, after.totalMicroUsd(), false);
+        throw deferral(after, 0, " (reserved at the same moment as other calls)", onDeferral);
+      }
+      log(key, before, microUsd, after.totalMicroUsd(), true);
+      return reservation;
+    } finally {
+      turns.unlock();
     }
-    boolean granted = spend.totalMicroUsd() + microUsd <= limitMicroUsd;
-    log(key, spend, microUsd, granted);
-    if (!granted) {
-      String reason = "over the budget of " + spend.day() + " (" + zone.getId() + "): spent " + usd(spend.spentMicroUsd())
-          + " + reserved " + usd(spend.reservedMicroUsd()) + " + this call's estimate " + usd(microUsd) + " > "
-          + usd(limitMicroUsd);
-      throw new Deferral(reason, onDeferral.apply(reason));
-    }
-    Reservation reservation = new Reservation(spend.day(), SpendCounters.shardOf(key), microUsd);
-    try {
-      counters.commit(reservation.reserve());
-    } catch (RuntimeException e) {
-      // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
-      throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
-    }
-    return reservation;
   }
 
   @Override
@@ -94,15 +109,41 @@ public final class DailyBudget implements Budget {
     return counters.read(counters.today(zone));
   }
 
-  private void log(IdempotencyKey key, DaySpend spend, long microUsd, boolean granted) {
+  /** The day's spend: today's, or the day of {@code reservation}. Not readable: nothing was spent, nothing is known. */
+  private DaySpend read(Reservation reservation) {
+    try {
+      return counters.read(reservation == null ? counters.today(zone) : reservation.day());
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
+    }
+  }
+
+  /** Takes the estimate off again; if that fails, it stays (the counter is high, never low), and the call is not made. */
+  private void stepBack(Reservation reservation) {
+    try {
+      counters.commit(reservation.release());
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private Deferral deferral(DaySpend spend, long microUsd, String how, Function<String, SideWrites> onDeferral) {
+    String reason = "over the budget of " + spend.day() + " (" + zone.getId() + "): spent " + usd(spend.spentMicroUsd())
+        + " + reserved " + usd(spend.reservedMicroUsd()) + (microUsd == 0 ? "" : " + this call's estimate "
+        + usd(microUsd)) + " > " + usd(limitMicroUsd) + how;
+    return new Deferral(reason, onDeferral.apply(reason));
+  }
+
+  private void log(IdempotencyKey key, DaySpend before, long microUsd, long totalMicroUsd, boolean granted) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("key", key.value());
-    fields.put("day", spend.day().toString());
+    fields.put("day", before.day().toString());
     fields.put("budgetMicroUsd", limitMicroUsd);
-    fields.put("spentMicroUsd", spend.spentMicroUsd());
-    fields.put("reservedMicroUsd", spend.reservedMicroUsd());
+    fields.put("spentMicroUsd", before.spentMicroUsd());
+    fields.put("reservedMicroUsd", before.reservedMicroUsd());
     fields.put("reservationMicroUsd", microUsd);
-    fields.put("budgetShare", share(spend.totalMicroUsd() + microUsd));
+    fields.put("budgetShare", share(totalMicroUsd));
     fields.put("granted", granted);
     Log.write(granted ? "INFO" : "WARNING", logMessage, fields);
   }

@@ -68,10 +68,10 @@ class DailyBudgetTest {
   }
 
   @Test
-  void aReservation_isOneReadAndOneIncrement_andSettlingReplacesTheEstimateByTheCost() throws Exception {
+  void aReservation_isAReadAnIncrementAndARead_andSettlingReplacesTheEstimateByTheCost() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     Reservation reservation = budget.reserve(KEY, 30_000, reason -> SideWrites.NONE);
-    assertEquals(1, counted.reads());
+    assertEquals(2, counted.reads(), "before, and after to see whether others reserved at the same moment");
     assertEquals(1, counted.commits());
     assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 30_000), spend("2026-11-30"));
 
@@ -112,7 +112,7 @@ class DailyBudgetTest {
     assertEquals(100_000, granted.get("budgetMicroUsd").asLong());
     assertEquals(0, granted.get("spentMicroUsd").asLong());
     assertEquals(79_999, granted.get("reservationMicroUsd").asLong());
-    assertEquals(0.7999, granted.get("budgetShare").asDouble(), "rounded down: 80 % is not reached yet");
+    assertEquals(0.7999, granted.get("budgetShare").asDouble(), "its own estimate in; rounded down: not 80 % yet");
     assertTrue(granted.get("granted").asBoolean());
     assertFalse(granted.has(Log.LABELS), "not an event line: no outcome label");
     JsonNode refused = lines.get(1);
