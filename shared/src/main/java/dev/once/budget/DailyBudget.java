@@ -19,12 +19,13 @@ import java.util.function.Function;
  *
  * <p>A reservation reads the day's counters (one call); when spent + reserved + its estimate fit, it adds its estimate
  * to its key's counter (one commit, an atomic increment) and reads the day again: a total now over the budget means
- * reservations of other instances landed at the same moment, and it steps back (takes its estimate off again) and is
- * deferred. Of any reservations that keep their estimate, the last to read saw every other's, so together they fit.
- * The price is on the safe side: reservations made at the very same moment on several instances, at the budget's
- * edge, may all step back — deferred, and resumed later. Within one instance reservations take turns (a lock), so
- * they never step back for each other. Nothing is one transaction: that would serialise every call on the day's
- * counters.
+ * other reservations landed meanwhile, and it steps back (takes its estimate off again) and is deferred. Of any
+ * reservations that keep their estimate, the last to read saw every other's, so together they fit. The price is on
+ * the safe side: reservations of several instances at the very same moment, at the budget's edge, may all step back
+ * — deferred, and resumed later. Within one instance, increment and second read take turns (a lock held for those two
+ * calls), so reservations of one instance never step back for each other. A call already over the budget on the
+ * first read is refused without a write or a wait. Nothing is one transaction: that would serialise every call on the
+ * day's counters.
  *
  * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
  * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
@@ -66,37 +67,39 @@ public final class DailyBudget implements Budget {
     if (microUsd < 0) {
       throw new IllegalArgumentException("an estimate is not negative, got " + microUsd);
     }
+    DaySpend before = read(counters.today(zone));
+    if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
+      log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
+      throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
+    }
+    Reservation reservation = new Reservation(before.day(), SpendCounters.shardOf(key), microUsd);
+    DaySpend after;
     turns.lock();
     try {
-      DaySpend before = read(null);
-      if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
-        log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
-        throw deferral(before, microUsd, "", onDeferral);
-      }
-      Reservation reservation = new Reservation(before.day(), SpendCounters.shardOf(key), microUsd);
       try {
         counters.commit(reservation.reserve());
       } catch (RuntimeException e) {
         // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
         throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
       }
-      DaySpend after;
       try {
-        after = read(reservation);
+        after = read(reservation.day());
       } catch (NotPerformed e) {
         stepBack(reservation);
         throw e;
       }
       if (after.totalMicroUsd() > limitMicroUsd) {
         stepBack(reservation);
-        log(key, before, microUsd, after.totalMicroUsd(), false);
-        throw deferral(after, 0, " (reserved at the same moment as other calls)", onDeferral);
       }
-      log(key, before, microUsd, after.totalMicroUsd(), true);
-      return reservation;
     } finally {
       turns.unlock();
     }
+    log(key, before, microUsd, after.totalMicroUsd(), after.totalMicroUsd() <= limitMicroUsd);
+    if (after.totalMicroUsd() > limitMicroUsd) {
+      throw deferral(after, " (this call's estimate of " + usd(microUsd) + " included: others reserved at the same"
+          + " moment)", onDeferral);
+    }
+    return reservation;
   }
 
   @Override
@@ -109,10 +112,10 @@ public final class DailyBudget implements Budget {
     return counters.read(counters.today(zone));
   }
 
-  /** The day's spend: today's, or the day of {@code reservation}. Not readable: nothing was spent, nothing is known. */
-  private DaySpend read(Reservation reservation) {
+  /** The day's spend. Not readable: the call is not made. */
+  private DaySpend read(java.time.LocalDate day) {
     try {
-      return counters.read(reservation == null ? counters.today(zone) : reservation.day());
+      return counters.read(day);
     } catch (RuntimeException e) {
       throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
     }
@@ -128,10 +131,9 @@ public final class DailyBudget implements Budget {
     }
   }
 
-  private Deferral deferral(DaySpend spend, long microUsd, String how, Function<String, SideWrites> onDeferral) {
+  private Deferral deferral(DaySpend spend, String estimate, Function<String, SideWrites> onDeferral) {
     String reason = "over the budget of " + spend.day() + " (" + zone.getId() + "): spent " + usd(spend.spentMicroUsd())
-        + " + reserved " + usd(spend.reservedMicroUsd()) + (microUsd == 0 ? "" : " + this call's estimate "
-        + usd(microUsd)) + " > " + usd(limitMicroUsd) + how;
+        + " + reserved " + usd(spend.reservedMicroUsd()) + estimate + " > " + usd(limitMicroUsd);
     return new Deferral(reason, onDeferral.apply(reason));
   }
 
