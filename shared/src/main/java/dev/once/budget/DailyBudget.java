@@ -6,6 +6,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
+import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -22,10 +23,12 @@ import java.util.function.Function;
  * other reservations landed meanwhile, and it steps back (takes its estimate off again) and is deferred. Of any
  * reservations that keep their estimate, the last to read saw every other's, so together they fit. The price is on
  * the safe side: reservations of several instances at the very same moment, at the budget's edge, may all step back
- * — deferred, and resumed later. Within one instance, increment and second read take turns (a lock held for those two
- * calls), so reservations of one instance never step back for each other. A call already over the budget on the
- * first read is refused without a write or a wait. Nothing is one transaction: that would serialise every call on the
- * day's counters.
+ * — deferred, and resumed later. Near the edge, increment and second read take turns within one instance (a lock
+ * held for those two calls), so reservations of one instance do not step back for each other. A call already over the
+ * budget on the first read is refused without a write or a wait. Nothing is one transaction: that would serialise every call on the
+ * day's counters. While the day is less than half used (by the spend this instance last read, this call's estimate
+ * included), a reservation skips the first read and the turns: the read could only say yes, and the second read still
+ * decides; so a call costs one increment and one read of the day, and two reads nearer the edge.
  *
  * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
  * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
@@ -37,6 +40,8 @@ public final class DailyBudget implements Budget {
   private final ZoneId zone;
   private final String logMessage;
   private final ReentrantLock turns = new ReentrantLock(true);
+  /** The day's spend as this instance last read it. */
+  private volatile DaySpend lastSeen;
 
   public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, String logMessage) {
     if (limitMicroUsd <= 0) {
@@ -67,14 +72,21 @@ public final class DailyBudget implements Budget {
     if (microUsd < 0) {
       throw new IllegalArgumentException("an estimate is not negative, got " + microUsd);
     }
-    DaySpend before = read(counters.today(zone));
+    LocalDate today = counters.today(zone);
+    DaySpend seen = lastSeen;
+    // Far from the edge the first read could only say yes, and turns could only keep two calls that both fit apart.
+    boolean farFromTheEdge = seen != null && seen.day().equals(today)
+        && 2 * (seen.totalMicroUsd() + microUsd) <= limitMicroUsd;
+    DaySpend before = farFromTheEdge ? seen : read(today);
     if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
       log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
       throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
     }
-    Reservation reservation = new Reservation(before.day(), SpendCounters.shardOf(key), microUsd);
+    Reservation reservation = new Reservation(today, SpendCounters.shardOf(key), microUsd);
     DaySpend after;
-    turns.lock();
+    if (!farFromTheEdge) {
+      turns.lock();
+    }
     try {
       try {
         counters.commit(reservation.reserve());
@@ -83,7 +95,7 @@ public final class DailyBudget implements Budget {
         throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
       }
       try {
-        after = read(reservation.day());
+        after = read(today);
       } catch (NotPerformed e) {
         stepBack(reservation);
         throw e;
@@ -92,7 +104,9 @@ public final class DailyBudget implements Budget {
         stepBack(reservation);
       }
     } finally {
-      turns.unlock();
+      if (!farFromTheEdge) {
+        turns.unlock();
+      }
     }
     log(key, before, microUsd, after.totalMicroUsd(), after.totalMicroUsd() <= limitMicroUsd);
     if (after.totalMicroUsd() > limitMicroUsd) {
@@ -104,18 +118,22 @@ public final class DailyBudget implements Budget {
 
   @Override
   public boolean exhausted() {
-    return counters.read(counters.today(zone)).totalMicroUsd() >= limitMicroUsd;
+    return today().totalMicroUsd() >= limitMicroUsd;
   }
 
   /** Today's spend (one read). */
   public DaySpend today() {
-    return counters.read(counters.today(zone));
+    DaySpend spend = counters.read(counters.today(zone));
+    lastSeen = spend;
+    return spend;
   }
 
-  /** The day's spend. Not readable: the call is not made. */
-  private DaySpend read(java.time.LocalDate day) {
+  /** The day's spend, remembered as the last this instance saw. Not readable: the call is not made. */
+  private DaySpend read(LocalDate day) {
     try {
-      return counters.read(day);
+      DaySpend spend = counters.read(day);
+      lastSeen = spend;
+      return spend;
     } catch (RuntimeException e) {
       throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
     }

@@ -84,6 +84,25 @@ class DailyBudgetTest {
   }
 
   @Test
+  void farFromTheEdge_aReservationIsOneIncrementAndOneRead_andTheReadStillDecides() throws Exception {
+    DailyBudget budget = budget(100_000, ZoneOffset.UTC);
+    budget.reserve(KEY, 10_000, reason -> SideWrites.NONE);
+    int reads = counted.reads();
+    budget.reserve(OTHER, 10_000, reason -> SideWrites.NONE);
+    assertEquals(reads + 1, counted.reads(), "the day was a fifth used: no first read");
+
+    // Another instance spends what this one has not seen: the second read sees it, and the call steps back.
+    ledger.commit(new DailyBudget(ledger, 100_000, ZoneOffset.UTC, "gemini budget")
+        .reserve(IdempotencyKey.of("gcs:inbox/elsewhere.pdf#3"), 75_000, reason -> SideWrites.NONE).settle(75_000));
+    Deferral deferral = assertThrows(Deferral.class,
+        () -> budget.reserve(IdempotencyKey.of("gcs:inbox/late.pdf#4"), 10_000, reason -> SideWrites.NONE));
+    assertTrue(deferral.getMessage().contains("others reserved at the same moment"), deferral.getMessage());
+    assertEquals(95_000, spend("2026-11-30").totalMicroUsd(), "stepped back: its estimate is off again");
+    assertThrows(Deferral.class, () -> budget.reserve(KEY, 10_000, reason -> SideWrites.NONE));
+    assertEquals(95_000, spend("2026-11-30").totalMicroUsd(), "near the edge now: refused on the first read");
+  }
+
+  @Test
   void aCallTheBudgetCannotTake_isDeferred_withTheCallersWrites_andNothingReserved() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     budget.reserve(KEY, 60_000, reason -> SideWrites.NONE);
