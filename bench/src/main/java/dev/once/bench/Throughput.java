@@ -9,16 +9,16 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /** Runs a list of operations on a fixed number of threads, released together, and reports operations/s. */
-public final class Throughput {
+final class Throughput {
   private Throughput() {}
 
-  public record Result(String name, int operations, long nanos) {
-    public double perSecond() {
+  record Result(String name, int operations, long nanos) {
+    double perSecond() {
       return operations / (nanos / 1e9);
     }
   }
 
-  public static Result measure(String name, int threads, List<Runnable> operations) throws Exception {
+  static Result measure(String name, int threads, List<Runnable> operations) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       CountDownLatch start = new CountDownLatch(1);
