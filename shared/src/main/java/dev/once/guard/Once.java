@@ -180,6 +180,7 @@ public final class Once {
     Optional<Claim> next;
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
+      CrashPoints.answerLost("complete", claim.effect(), claim.key()); // tests only: applied, then its answer lost
     } catch (LeaseLost lost) {
       throw lost;
     } catch (IllegalArgumentException unrecordable) {
