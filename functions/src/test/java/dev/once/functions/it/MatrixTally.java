@@ -14,11 +14,12 @@ import java.util.function.ToIntFunction;
 record MatrixTally(String call, String failure, int faults, List<Document> documents, Duration took) {
   /**
    * One document: {@code paid} Gemini calls that may have been billed (sync: generateContent tries; batch: jobs
-   * created for it), {@code jobs} batch jobs named for it, billing entries, analyses, messages on the results topic
-   * (copies included), requests the notify endpoint received for its key, and notifications the pipeline recorded.
+   * created for it), {@code jobs} batch jobs named for it, billing entries, analyses (and their status), messages on
+   * the results topic (copies included), requests the notify endpoint received for its key, and notifications the
+   * pipeline recorded.
    */
-  record Document(String key, int paid, int jobs, int bills, int analyses, int publications, int notifyRequests,
-      int notified) {}
+  record Document(String key, int paid, int jobs, int bills, int analyses, String status, int publications,
+      int notifyRequests, int notified) {}
 
   static final String HEADER = "| call | failure | documents | faults | Gemini paid calls | batch jobs | bills"
       + " | analyses | publications (copies) | notify requests | notified | time |\n"
