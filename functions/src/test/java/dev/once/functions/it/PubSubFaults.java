@@ -87,8 +87,8 @@ final class PubSubFaults implements AutoCloseable {
       @Override
       public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
           ServerCallHandler<Q, A> next) {
-        Context context = Context.current().withValue(CLIENT, call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
-        return Contexts.interceptCall(context, call, headers, next);
+        SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+        return Contexts.interceptCall(Context.current().withValue(CLIENT, client), call, headers, next);
       }
     };
     try {
@@ -138,7 +138,8 @@ final class PubSubFaults implements AutoCloseable {
     }
   }
 
-  private void forward(MethodDescriptor<byte[], byte[]> method, byte[] request, ServerCallStreamObserver<byte[]> answer) {
+  private void forward(MethodDescriptor<byte[], byte[]> method, byte[] request,
+      ServerCallStreamObserver<byte[]> answer) {
     SocketAddress client = CLIENT.get();
     Optional<String> key = method.getFullMethodName().equals(PUBLISH) ? keyOf(request) : Optional.empty();
     Futures.addCallback(ClientCalls.futureUnaryCall(emulator.newCall(method, CallOptions.DEFAULT
