@@ -70,7 +70,7 @@ public final class Once {
       return Optional.of(answer(key, effect, known.get()));
     }
     return ledger.lookup(key, effect)
-        .map(record -> remember(id, ClaimResult.settled(record, fingerprint), record.fingerprint(), true))
+        .map(record -> remember(id, ClaimResult.settled(record, fingerprint)))
         .filter(result -> !(result instanceof ClaimResult.Busy) && !(result instanceof ClaimResult.Expired))
         .map(result -> answer(key, effect, result));
   }
@@ -120,7 +120,7 @@ public final class Once {
     if (claimed instanceof ClaimResult.Acquired acquired) {
       return perform(acquired.claim(), policy, action);
     }
-    return answer(key, effect, remember(id, claimed, policy.fingerprint(), policy.fingerprint() != null));
+    return answer(key, effect, remember(id, claimed));
   }
 
   /** Runs {@code action} on a claim an earlier completion took for it ({@link Processed#next()}). */
@@ -132,7 +132,8 @@ public final class Once {
     return attempt -> Completion.of(action.perform(attempt), SideWrites.NONE);
   }
 
-  private ClaimResult remember(String id, ClaimResult result, String fingerprint, boolean fingerprintKnown) {
+  /** A final answer read from the ledger (with the record's own fingerprint) is remembered; nothing else is. */
+  private ClaimResult remember(String id, ClaimResult result) {
     switch (result) {
       case ClaimResult.AlreadyDone done -> settled.put(id, result, done.fingerprint(), true);
       case ClaimResult.AlreadyRejected rejected -> settled.put(id, result, rejected.fingerprint(), true);
