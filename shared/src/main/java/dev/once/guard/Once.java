@@ -12,6 +12,7 @@ import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -182,22 +183,51 @@ public final class Once {
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
       CrashPoints.answerLost("complete", claim.effect(), claim.key()); // tests only: applied, then its answer lost
-    } catch (LeaseLost lost) {
-      throw lost;
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
       String reason = "the result could not be recorded: " + describe(unrecordable);
       ledger.reject(held, reason, SideWrites.NONE);
       return new Rejected(reason, true);
-    } catch (RuntimeException notRecorded) {
-      // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
-      throw releaseAndRethrow(held, notRecorded, true);
+    } catch (RuntimeException unanswered) {
+      // A commit that failed may have been applied: its answer lost, or resent by the client and refused as a stale
+      // write (LeaseLost). Find out before anything is retried.
+      if (!committedAnyway(held)) {
+        throw unanswered instanceof LeaseLost lost ? lost : releaseAndRethrow(held, unanswered, true);
+      }
+      next = Optional.empty();
+      releaseFollowing(held, policy);
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
     CrashPoints.reached("after-complete", claim.effect(), claim.key());
     return new Processed(completion.result(), held.attempts(), next);
+  }
+
+  /** Whether {@code held}'s completion is the record's (done, with this holder's token): only its commit can be. */
+  private boolean committedAnyway(Claim held) {
+    try {
+      return ledger.lookup(held.key(), held.effect())
+          .filter(record -> record.state() == RecordState.DONE && record.token() == held.token()).isPresent();
+    } catch (RuntimeException unreadable) {
+      return false;
+    }
+  }
+
+  /**
+   * The claim of the effect that follows, which the applied commit made for this holder, is given up at once, so
+   * this delivery claims it again now instead of every delivery waiting out its lease.
+   */
+  private void releaseFollowing(Claim held, Policy policy) {
+    if (policy.then() == null) {
+      return;
+    }
+    try {
+      ledger.forceRelease(held.key(), policy.then(), 1, "once",
+          "the commit that claimed it applied but lost its answer; claimed again by the same delivery");
+    } catch (RuntimeException gone) {
+      // Not there or already taken over: the next effect is claimed as usual either way.
+    }
   }
 
   /** The cap of tries that may have run was reached before this one: refused for good, with the caller's writes. */
