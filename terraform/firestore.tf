@@ -29,14 +29,15 @@ resource "google_firestore_database" "default" {
 #
 # Kept indexed, because the code queries them (terraform/check derives this list from the Java sources and fails
 # when an exemption or an index disagrees with it):
-#   analyses.job     where job ==                         (Records.submittedTo, dev/inspect)
-#   analyses.status  where status == … order by __name__  (Records.pendingSubmissions; __name__ is implicit)
+#   analyses.job       where job ==                         (Records.submittedTo, once inspect)
+#   analyses.status    where status == … order by __name__  (Records.pendingSubmissions; __name__ is implicit)
 #   analyses (status, deferredAt)  where status == "deferred" order by deferredAt  (RecordQueries.deferred: the
-#                    reconciler resumes deferred documents oldest first; composite index below)
-#   analyses.key     where key ==                         (the demo's StackClient)
-#   billing.key      where key ==                         (dev/inspect, the demo)
+#                      reconciler resumes deferred documents oldest first; composite index below)
+#   analyses.key       where key ==                         (the demo's StackClient)
+#   billing.key        where key ==                         (once inspect, the demo)
+#   idempotency.state  where state == "CLAIMED" order by __name__  (once stuck), ascending only, below
 # A query that filters one field and ranges or orders on another needs a composite index (google_firestore_index,
-# below when there is one); its fields may still be exempted from single-field indexing.
+# below); its fields may still be exempted from single-field indexing.
 #
 # Adding a field the code writes is one line in the list of its collection.
 
@@ -52,12 +53,12 @@ resource "google_firestore_field" "ledger_expire_at" {
   index_config {}
 }
 
-# The ledger is read by document id only (the id is the hash of key and effect).
+# The functions read the ledger by document id only (the id is the hash of key and effect); only `once stuck` queries
+# it, below.
 resource "google_firestore_field" "ledger_unindexed" {
   for_each = toset([
     "key",
     "effect",
-    "state",
     "token",
     "attempts",
     "leaseExpiresAt",
@@ -80,6 +81,61 @@ resource "google_firestore_field" "ledger_unindexed" {
   field      = each.value
 
   index_config {}
+}
+
+# `once stuck` lists the claims still held: state == "CLAIMED", in document-id order. One ascending single-field
+# index serves it. Its entries are (state, id) with hashed ids, so they spread over the index rather than pile up at
+# one end, and a ledger write pays one index entry, not a composite's. A composite on (state, leaseExpiresAt) would
+# let Firestore pick the expired claims itself, but its entries grow at one end with time, the hotspot Firestore
+# warns of for sequential indexed values, on the write every delivery makes; claims held at any moment are few (the
+# deliveries in flight and the ones in trouble), so the tool reads them all and judges each lease itself.
+resource "google_firestore_field" "ledger_state" {
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = local.ledger_collection
+  field      = "state"
+
+  index_config {
+    indexes {
+      order       = "ASCENDING"
+      query_scope = "COLLECTION"
+    }
+  }
+}
+
+# `once stuck` and `once stats` query the analyses by time: documents still submitted to a batch job before a cut-off
+# (there can be many while batch jobs run), and documents deferred by the spending guard, oldest first. updatedAt and
+# deferredAt keep no single-field index of their own (exempted above, or not written yet).
+resource "google_firestore_index" "analyses_status_updated" {
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = "analyses"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "status"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "updatedAt"
+    order      = "ASCENDING"
+  }
+}
+
+resource "google_firestore_index" "analyses_status_deferred" {
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = "analyses"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "status"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "deferredAt"
+    order      = "ASCENDING"
+  }
 }
 
 resource "google_firestore_field" "analyses_unindexed" {

@@ -1,4 +1,4 @@
-# Shared by dev/run, dev/demo and dev/inspect: build the run module (and the functions it starts) when a source
+# Shared by dev/run, dev/demo and dev/once: build the run module (and the functions it starts) when a source
 # changed, and find a dev/run that is already running here. Sourced after env.sh, from the repository root.
 
 RUN_STAMP=run/target/.built

@@ -59,8 +59,11 @@ final class DocumentFlow {
   /** PDF and the image types Gemini reads. */
   static final Set<String> ACCEPTED_TYPES =
       Set.of("application/pdf", "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif");
-  /** The analysis's lease covers a paid call's timeout plus this: reading the document, then the commit. */
-  static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(20);
+  /**
+   * The analysis's lease covers a paid call's timeout plus this: reading the document before the call (the lease is
+   * checked, and renewed if need be, right before it).
+   */
+  static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(5);
 
   /** The paid call's bounds: its timeout (the lease must outlast it) and the cap of tries that may be billed. */
   record PaidCalls(Duration timeout, int maxTries) {}

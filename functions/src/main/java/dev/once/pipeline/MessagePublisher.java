@@ -27,8 +27,11 @@ import java.util.concurrent.TimeoutException;
  * Honours PUBSUB_EMULATOR_HOST.
  */
 public final class MessagePublisher implements AutoCloseable {
-  /** The bound on one publish, the client's own retries included. */
-  public static final Duration TIMEOUT = Duration.ofSeconds(30);
+  /**
+   * The bound on one publish, the client's own retries included: a publish takes milliseconds, and a publisher's lease
+   * must outlast this before it starts (so a holder that dies mid-publish is taken over after about as long).
+   */
+  public static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   private final String emulatorHost;
   private final Map<String, Publisher> publishers = new ConcurrentHashMap<>();

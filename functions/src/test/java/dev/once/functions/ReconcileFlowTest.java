@@ -181,6 +181,35 @@ class ReconcileFlowTest {
     }
   }
 
+  /**
+   * Another application's job in the same Gemini project, with its answers in a large responses file: the reconciler
+   * refuses it from one query of the pipeline's own documents, before anything is downloaded, so the file can
+   * neither exhaust an instance's memory nor hold up the run at the same place on every run.
+   */
+  @Test
+  void aForeignJobWithALargeResponsesFile_isRefused_withoutItsResultsBeingDownloaded() throws Exception {
+    StringBuilder jsonl = new StringBuilder();
+    for (int i = 0; i < 200; i++) {
+      jsonl.append("{\"key\":\"row-").append(i).append("\",\"request\":{\"contents\":[{\"role\":\"user\",")
+          .append("\"parts\":[{\"text\":\"").append("x".repeat(2000)).append("\"}]}]}}\n");
+    }
+    var client = clients.gemini.get();
+    var file = client.files.upload(jsonl.toString().getBytes(StandardCharsets.UTF_8),
+        com.google.genai.types.UploadFileConfig.builder().mimeType("application/jsonl").build());
+    String foreign = client.batches.create("gemini-2.5-flash",
+        com.google.genai.types.BatchJobSource.builder().fileName(file.name().orElseThrow()).build(),
+        com.google.genai.types.CreateBatchJobConfig.builder().displayName("another team's nightly job").build())
+        .name().orElseThrow();
+    gemini.finish(foreign, BatchState.SUCCEEDED);
+    long downloads = gemini.count("files.download");
+
+    ReconcileFlow.Summary run = reconciler(Duration.ofDays(29), 50, 20).run();
+
+    assertTrue(run.rejected >= 1, "the foreign job is refused once: " + run.toMap());
+    assertEquals(downloads, gemini.count("files.download"), "its responses file was never downloaded");
+    assertEquals(0, reconciler(Duration.ofDays(29), 50, 20).run().rejected, "and never looked at again");
+  }
+
   private record Submitted(IdempotencyKey document, String job) {}
 
   /** A document submitted as DocumentUploaded submits it, whose job has then succeeded and sent no webhook. */
@@ -202,16 +231,20 @@ class ReconcileFlowTest {
   }
 
   private static ReconcileFlow reconciler(Duration maxAge) {
-    return reconciler(maxAge, () -> Wiring.documentFlow(clients), Budget.NONE);
+    return reconciler(maxAge, 1, 1);
+  }
+
+  private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages) {
+    return reconciler(maxAge, pageSize, maxPages, () -> Wiring.documentFlow(clients), Budget.NONE);
   }
 
   private static ReconcileFlow reconciler(DocumentFlow documents, Budget budget) {
-    return reconciler(Duration.ofDays(29), () -> documents, budget);
+    return reconciler(Duration.ofDays(29), 1, 1, () -> documents, budget);
   }
 
-  private static ReconcileFlow reconciler(Duration maxAge, java.util.function.Supplier<DocumentFlow> documents,
-      Budget budget) {
+  private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
+      java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
     return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents, budget,
-        new ReconcileFlow.Limits(1, 1, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
+        new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
   }
 }

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Hold {
   /** What {@link #ensure} adds to the work's own bound: the transit of the renewal and of the work's request. */
-  static final Duration MARGIN = Duration.ofSeconds(5);
+  static final Duration MARGIN = Duration.ofSeconds(2);
   private static final ScheduledExecutorService BEATS = Executors.newSingleThreadScheduledExecutor(runnable -> {
     Thread thread = new Thread(runnable, "once-lease-renewal");
     thread.setDaemon(true);

@@ -13,6 +13,7 @@ import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -73,7 +74,7 @@ public final class Once {
       return Optional.of(answer(key, effect, known.get()));
     }
     return ledger.lookup(key, effect)
-        .map(record -> remember(id, ClaimResult.settled(record, fingerprint), record.fingerprint(), true))
+        .map(record -> remember(id, ClaimResult.settled(record, fingerprint)))
         .filter(result -> !(result instanceof ClaimResult.Busy) && !(result instanceof ClaimResult.Expired))
         .map(result -> answer(key, effect, result));
   }
@@ -123,7 +124,7 @@ public final class Once {
     if (claimed instanceof ClaimResult.Acquired acquired) {
       return perform(acquired.claim(), policy, action);
     }
-    return answer(key, effect, remember(id, claimed, policy.fingerprint(), policy.fingerprint() != null));
+    return answer(key, effect, remember(id, claimed));
   }
 
   /** Runs {@code action} on a claim an earlier completion took for it ({@link Processed#next()}). */
@@ -135,7 +136,8 @@ public final class Once {
     return attempt -> Completion.of(action.perform(attempt), SideWrites.NONE);
   }
 
-  private ClaimResult remember(String id, ClaimResult result, String fingerprint, boolean fingerprintKnown) {
+  /** A final answer read from the ledger (with the record's own fingerprint) is remembered; nothing else is. */
+  private ClaimResult remember(String id, ClaimResult result) {
     switch (result) {
       case ClaimResult.AlreadyDone done -> settled.put(id, result, done.fingerprint(), true);
       case ClaimResult.AlreadyRejected rejected -> settled.put(id, result, rejected.fingerprint(), true);
@@ -189,22 +191,52 @@ public final class Once {
     Optional<Claim> next;
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
-    } catch (LeaseLost lost) {
-      throw lost;
+      CrashPoints.answerLost("complete", claim.effect(), claim.key()); // tests only: applied, then its answer lost
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
       String reason = "the result could not be recorded: " + describe(unrecordable);
       ledger.reject(held, reason, SideWrites.NONE);
       return new Rejected(reason, true);
-    } catch (RuntimeException notRecorded) {
-      // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
-      throw releaseAndRethrow(held, notRecorded, true, SideWrites.NONE);
+    } catch (RuntimeException unanswered) {
+      // A commit that failed may have been applied: its answer lost, or resent by the client and refused as a stale
+      // write (LeaseLost). Find out before anything is retried.
+      if (!committedAnyway(held)) {
+        throw unanswered instanceof LeaseLost lost ? lost : releaseAndRethrow(held, unanswered, true, SideWrites.NONE);
+      }
+      next = Optional.empty();
+      releaseFollowing(held, policy);
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
     CrashPoints.reached("after-complete", claim.effect(), claim.key());
     return new Processed(completion.result(), held.attempts(), next);
+  }
+
+  /** Whether {@code held}'s completion is the record's (done, with this holder's token): only its commit can be. */
+  private boolean committedAnyway(Claim held) {
+    try {
+      return ledger.lookup(held.key(), held.effect())
+          .filter(record -> record.state() == RecordState.DONE && record.token() == held.token()).isPresent();
+    } catch (RuntimeException unreadable) {
+      return false;
+    }
+  }
+
+  /**
+   * The claim of the effect that follows, which the applied commit made for this holder, is given up at once, so
+   * this delivery claims it again now instead of every delivery waiting out its lease.
+   */
+  private void releaseFollowing(Claim held, Policy policy) {
+    if (policy.then() == null) {
+      return;
+    }
+    try {
+      ledger.forceRelease(held.key(), policy.then(), 1, "once",
+          "the commit that claimed it applied but lost its answer; claimed again by the same delivery");
+    } catch (RuntimeException gone) {
+      // Not there or already taken over: the next effect is claimed as usual either way.
+    }
   }
 
   /** The cap of tries that may have run was reached before this one: refused for good, with the caller's writes. */

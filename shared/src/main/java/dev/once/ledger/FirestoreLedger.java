@@ -71,12 +71,12 @@ public final class FirestoreLedger implements Ledger {
   static final String CALLS = "calls";
   static final String SPENT = "spent";
 
-  /** A record id no key hashes to (ids are hex): read only for its read time. */
-  private static final String CLOCK_PROBE = "clock";
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
   private static final int MAX_CALL_ERROR_CHARS = 300;
   private static final int CREATE_ROUNDS = 3;
+  /** A document id no record has (records are 64 hex digits): read only for its read time. */
+  private static final String CLOCK_PROBE = "clock";
 
   private final Firestore db;
   private final LedgerConfig config;
@@ -223,7 +223,7 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public Claim renew(Claim claim, Duration lease) {
-    Instant leaseExpiresAt = serverClock.now().plus(lease);
+    Instant leaseExpiresAt = now().plus(lease);
     Map<String, Object> fields = new HashMap<>();
     fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());
@@ -241,7 +241,7 @@ public final class FirestoreLedger implements Ledger {
       return Optional.empty();
     }
     DocumentReference nextRef = ref(claim.key(), next.effect());
-    Instant now = serverClock.now();
+    Instant now = now();
     Duration lease = next.options().leaseOr(config.lease());
     try {
       Fenced written = fence(claim, fields, writes,
@@ -321,14 +321,19 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public Instant now() {
-    if (!serverClock.calibrated()) {
-      // This instance has seen no server time yet: one read (of a record that need not exist) tells it.
-      serverClock.observe(await(records.document(CLOCK_PROBE).get(), "read the store's time").getReadTime());
-    }
+    calibrate();
     return serverClock.now();
   }
 
+  /** An instance that has not talked to Firestore yet reads once to learn its time (any answer carries it). */
+  private void calibrate() {
+    if (!serverClock.calibrated()) {
+      serverClock.observe(await(records.document(CLOCK_PROBE).get(), "read Firestore's time").getReadTime());
+    }
+  }
+
   private Map<String, Object> finishing(RecordState state) {
+    calibrate();
     Map<String, Object> fields = new HashMap<>();
     fields.put(STATE, state.name());
     fields.put(FINISHED_AT, FieldValue.serverTimestamp());

@@ -64,6 +64,11 @@ public final class Log {
     return known;
   }
 
+  /** The project traces are named in, instead of GOOGLE_CLOUD_PROJECT (tests). */
+  static void traceProject(String name) {
+    project = Optional.ofNullable(name);
+  }
+
   /** Tests capture log lines here. */
   public static void redirect(PrintStream stream) {
     out = stream;

@@ -403,6 +403,41 @@ class OnceTest {
     assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count), "taken over, not answered from memory");
   }
 
+  @Test
+  void aCompletingCommitAppliedButItsAnswerLost_isFoundOut_andTheNextEffectIsClaimedAgainAtOnce() {
+    Ledger answerLost = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+        super.complete(claim, outcome, writes, next);
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+      }
+    };
+    Once lost = new Once(answerLost);
+    Processed analysed = assertInstanceOf(Processed.class, lost.runCommitted(KEY, "analyse", Policy.DEFAULT.then("publish"),
+        attempt -> {
+          runs.incrementAndGet();
+          return Completion.of(Map.of("status", "analysed"), SideWrites.NONE);
+        }));
+    assertTrue(analysed.next().isEmpty(), "the chained claim is not handed over: its holder does not know it");
+    assertEquals(1, runs.get(), "the effect is not repeated");
+    assertInstanceOf(Processed.class, once.run(KEY, "publish", this::count), "claimed again at once, not after a lease");
+    assertEquals("once", ledger.lookup(KEY, "publish").orElseThrow().released().by());
+  }
+
+  @Test
+  void aCommitResentByTheClient_andRefusedAsStale_isTheHoldersOwn_soNotALostLease() {
+    Ledger resent = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+        super.complete(claim, outcome, writes, next);
+        throw new LeaseLost("the resent commit failed its precondition");
+      }
+    };
+    assertInstanceOf(Processed.class, new Once(resent).run(KEY, "notify", this::count));
+    assertInstanceOf(Duplicate.class, once.run(KEY, "notify", this::count));
+    assertEquals(1, runs.get());
+  }
+
   /** Delegates everything; tests override the call they break. */
   private static class ForwardingLedger implements Ledger {
     private final Ledger inner;

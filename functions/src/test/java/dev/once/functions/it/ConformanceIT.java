@@ -173,7 +173,7 @@ class ConformanceIT {
       String messageId = "7" + System.nanoTime();
       ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
       ((ObjectNode) data.path("message")).put("messageId", messageId).put("message_id", messageId);
-      CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + PipelineStack.PROJECT
+      CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + stack.project
           + "/topics/results", CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
           JSON.writeValueAsBytes(data), Map.of());
       String key = "pubsub:" + messageId;

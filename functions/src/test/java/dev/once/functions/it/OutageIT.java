@@ -88,7 +88,7 @@ class OutageIT {
     List<String> keys = uploadStream("outage-firestore", 16, 5, () -> {
       // Cut first, so no write lands between the export and the stop: Firestore keeps what it acknowledged.
       firestore.cut();
-      FirestoreEmulator.shared().restartKeepingData(PipelineStack.PROJECT, () -> Outage.last(Duration.ofSeconds(4)));
+      FirestoreEmulator.shared().restartKeepingData(stack.project, () -> Outage.last(Duration.ofSeconds(4)));
       firestore.restore();
     });
     assertNothingLostNothingDoubled(keys);

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,7 +36,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * from the deploy jar by the real invoker in its own JVM, configured only through the environment.
  */
 final class PipelineStack implements AutoCloseable {
-  static final String PROJECT = "once-it";
+  /**
+   * Each stack is its own project on the shared emulators, as each deployment is: a reconciler asks Firestore for its
+   * pipeline's waiting documents, and must not find another stack's (whose jobs its Gemini stand-in has never seen).
+   */
+  final String project;
   static final String BUCKET = "inbox";
   static final List<String> FUNCTIONS = List.of("DocumentUploaded", "MessageDelivered", "GeminiWebhook", "GeminiReconciler");
   private static final AtomicInteger STACKS = new AtomicInteger();
@@ -94,25 +97,27 @@ final class PipelineStack implements AutoCloseable {
   private final Map<String, List<String>> extraJvmArgs = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, Map<String, String>> extraEnv = new java.util.concurrent.ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> restarts = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, java.time.Instant> deaths = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Thread watchdog;
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
   private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
 
   private PipelineStack(Config config) {
     int id = STACKS.incrementAndGet();
+    this.project = "once-it-" + id;
     this.config = config;
     this.logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"),
         "stack-" + ProcessHandle.current().pid() + "-" + id + "-" + config.mode());
     // The database is not cleared: stacks share the test JVM's emulator, and every test counts by its own keys.
     FirestoreEmulator firestoreEmulator = FirestoreEmulator.shared();
     PubSubEmulator pubsubEmulator = PubSubEmulator.shared();
-    this.db = FirestoreClients.forEmulator(PROJECT, firestoreEmulator.hostPort());
+    this.db = FirestoreClients.forEmulator(project, firestoreEmulator.hostPort());
     this.pubsub = new PubSubAdmin(pubsubEmulator.hostPort());
-    this.resultsTopic = "projects/" + PROJECT + "/topics/results-" + id;
-    this.deadLetterTopic = "projects/" + PROJECT + "/topics/dead-letter-" + id;
-    String delivered = "projects/" + PROJECT + "/subscriptions/delivered-" + id;
-    this.resultsTap = "projects/" + PROJECT + "/subscriptions/results-tap-" + id;
-    this.deadLetterTap = "projects/" + PROJECT + "/subscriptions/dead-letter-tap-" + id;
+    this.resultsTopic = "projects/" + project + "/topics/results-" + id;
+    this.deadLetterTopic = "projects/" + project + "/topics/dead-letter-" + id;
+    String delivered = "projects/" + project + "/subscriptions/delivered-" + id;
+    this.resultsTap = "projects/" + project + "/subscriptions/results-tap-" + id;
+    this.deadLetterTap = "projects/" + project + "/subscriptions/dead-letter-tap-" + id;
     pubsub.createTopic(resultsTopic);
     pubsub.createTopic(deadLetterTopic);
     pubsub.createSubscription(delivered, resultsTopic);
@@ -124,7 +129,7 @@ final class PipelineStack implements AutoCloseable {
     this.notify = Receiver.start();
     this.relay = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(config.relayRetry())
         .withPubSubEmulatorHost(pubsubEmulator.hostPort()));
-    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(PROJECT)
+    this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(project)
         .setCredentials(NoCredentials.getInstance()).build().getService();
 
     FUNCTIONS.forEach(name -> ports.put(name, FreePort.pick()));
@@ -160,7 +165,7 @@ final class PipelineStack implements AutoCloseable {
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
   Map<String, String> environment() {
     Map<String, String> env = new HashMap<>();
-    env.put("GOOGLE_CLOUD_PROJECT", PROJECT);
+    env.put("GOOGLE_CLOUD_PROJECT", project);
     env.put("FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort());
     env.put("PUBSUB_EMULATOR_HOST", PubSubEmulator.shared().hostPort());
     env.put("STORAGE_EMULATOR_HOST", storage.endpoint());
@@ -222,6 +227,7 @@ final class PipelineStack implements AutoCloseable {
         for (String name : FUNCTIONS) {
           synchronized (this) {
             if (!functions.get(name).isAlive() && !Thread.currentThread().isInterrupted()) {
+              deaths.put(name, java.time.Instant.now());
               restarts.computeIfAbsent(name, n -> new AtomicInteger()).incrementAndGet();
               startFunction(name);
             }
@@ -234,6 +240,11 @@ final class PipelineStack implements AutoCloseable {
         }
       }
     });
+  }
+
+  /** When the watchdog last found a process of {@code name} dead (within its 50 ms round), if ever. */
+  java.util.Optional<java.time.Instant> lastDeath(String name) {
+    return java.util.Optional.ofNullable(deaths.get(name));
   }
 
   /** How many times the watchdog replaced a dead process of {@code name}. */

@@ -50,7 +50,7 @@ class FirestoreIndexBrokenTreeTest {
   }
 
   private static final Copy UNNEEDED_COMPOSITE = Copy.adding("extra.tf", """
-      resource "google_firestore_index" "by_status_and_time" {
+      resource "google_firestore_index" "by_status_and_model" {
         project    = var.project_id
         collection = "analyses"
         fields {
@@ -58,7 +58,7 @@ class FirestoreIndexBrokenTreeTest {
           order      = "ASCENDING"
         }
         fields {
-          field_path = "updatedAt"
+          field_path = "model"
           order      = "ASCENDING"
         }
       }
@@ -67,22 +67,23 @@ class FirestoreIndexBrokenTreeTest {
   @Test
   void aCompositeIndexNoQueryNeeds_isReported() {
     assertOneFinding(CODE.findings(UNNEEDED_COMPOSITE.config()), "extra.tf",
-        "google_firestore_index.by_status_and_time", "indexes analyses (status ASCENDING, updatedAt ASCENDING), which no query");
+        "google_firestore_index.by_status_and_model", "indexes analyses (status ASCENDING, model ASCENDING), which no query");
   }
 
-  /** A code tree with one more class, as the lead's `once stuck` would add it. */
+  /** The code tree with one more class in a module of its own. */
   private static FirestoreIndexCheck withClass(Path root, String module, String source) throws IOException {
-    Path file = root.resolve(module + "/src/main/java/dev/once/cli/Stuck.java");
+    Path file = root.resolve(module + "/src/main/java/dev/once/extra/Stuck.java");
     Files.createDirectories(file.getParent());
     Files.writeString(file, source);
-    JavaSources java = JavaSources.parse(Trees.ROOT, List.of("shared/src/main/java", "functions/src/main/java", "run/src/main/java"));
+    JavaSources java = JavaSources.parse(Trees.ROOT, List.of("shared/src/main/java", "functions/src/main/java",
+        "run/src/main/java", "cli/src/main/java"));
     JavaSources extra = JavaSources.parse(root, List.of(module + "/src/main/java"));
     JavaSources both = JavaSources.merge(java, extra);
     return new FirestoreIndexCheck(new FirestoreUse(both, "idempotency"), both.problems());
   }
 
   private static final String STUCK = """
-      package dev.once.cli;
+      package dev.once.extra;
 
       import com.google.cloud.Timestamp;
       import com.google.cloud.firestore.Firestore;
@@ -117,8 +118,8 @@ class FirestoreIndexBrokenTreeTest {
 
   @Test
   void aCompositeQueryWithoutItsIndex_isReported_andTheIndexSatisfiesIt(@TempDir Path root) throws IOException {
-    FirestoreIndexCheck check = withClass(root, "cli", STUCK);
-    assertOneFinding(check.findings(Trees.real()), "firestore.tf", "cli/src/main/java/dev/once/cli/Stuck.java:14 queries"
+    FirestoreIndexCheck check = withClass(root, "extra", STUCK);
+    assertOneFinding(check.findings(Trees.real()), "firestore.tf", "extra/src/main/java/dev/once/extra/Stuck.java:14 queries"
         + " idempotency where state ==, leaseExpiresAt <>", "needs a composite index (state ASCENDING, leaseExpiresAt ASCENDING)");
     // its fields keep their exemptions: the composite index serves the query on its own
     assertClean(check.findings(STUCK_INDEX.config()));
@@ -126,8 +127,8 @@ class FirestoreIndexBrokenTreeTest {
 
   @Test
   void aCollectionTheCheckCannotName_isReported(@TempDir Path root) throws IOException {
-    FirestoreIndexCheck check = withClass(root, "cli", """
-        package dev.once.cli;
+    FirestoreIndexCheck check = withClass(root, "extra", """
+        package dev.once.extra;
 
         class Stuck {
           Object q(com.google.cloud.firestore.Firestore db, String prefix) {
@@ -137,7 +138,7 @@ class FirestoreIndexBrokenTreeTest {
         """);
     List<Finding> findings = check.findings(Trees.real());
     assertEquals(2, findings.size(), findings::toString); // the collection() call and the query on it
-    assertTrue(findings.get(0).toString().startsWith("cli/src/main/java/dev/once/cli/Stuck.java: line 5: opens a Firestore"
+    assertTrue(findings.get(0).toString().startsWith("extra/src/main/java/dev/once/extra/Stuck.java: line 5: opens a Firestore"
         + " collection the check cannot name"), findings::toString);
   }
 

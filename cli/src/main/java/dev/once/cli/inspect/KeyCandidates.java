@@ -1,4 +1,4 @@
-package dev.once.run.inspect;
+package dev.once.cli.inspect;
 
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
@@ -12,10 +12,10 @@ import java.util.Set;
  * producer's key), a {@code gs://bucket/name#generation} URL as the {@code gcs:} key, and a Gemini batch job in
  * any spelling the webhook or the API use, folded as the pipeline folds it.
  */
-final class KeyCandidates {
+public final class KeyCandidates {
   private KeyCandidates() {}
 
-  static List<IdempotencyKey> of(String typed) {
+  public static List<IdempotencyKey> of(String typed) {
     String text = typed.strip();
     Set<IdempotencyKey> keys = new LinkedHashSet<>();
     if (text.startsWith("gs://")) {

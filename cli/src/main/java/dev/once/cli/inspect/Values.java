@@ -1,4 +1,4 @@
-package dev.once.run.inspect;
+package dev.once.cli.inspect;
 
 import com.google.cloud.Timestamp;
 import java.time.Instant;
@@ -7,12 +7,12 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /** Firestore values in one readable line: timestamps as ISO instants, maps and lists compactly. */
-final class Values {
+public final class Values {
   private static final int MAX = 200;
 
   private Values() {}
 
-  static String text(Object value) {
+  public static String text(Object value) {
     String text = render(value);
     return text.length() <= MAX ? text : text.substring(0, MAX - 1) + "…";
   }
@@ -34,7 +34,7 @@ final class Values {
     return String.valueOf(value).replaceAll("\\s+", " ");
   }
 
-  static String instant(Instant instant) {
+  public static String instant(Instant instant) {
     return instant == null ? "—" : instant.toString();
   }
 }

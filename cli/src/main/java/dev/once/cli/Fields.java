@@ -1,0 +1,26 @@
+package dev.once.cli;
+
+import dev.once.ledger.FirestoreLedger;
+import dev.once.pipeline.Records;
+
+/**
+ * The stored field names the tool queries and counts by. The ledger's are {@link FirestoreLedger}'s record layout
+ * (package-private there); everything the tool shows of a record it reads through {@code Ledger.lookup} and
+ * {@code LedgerRecord}, so only these names have to stay in step.
+ */
+public final class Fields {
+  /** Ledger records. */
+  public static final String KEY = "key";
+  public static final String EFFECT = "effect";
+  public static final String STATE = "state";
+  public static final String ERROR = "error";
+  public static final String UPDATED_AT = "updatedAt";
+  public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
+
+  /** Analyses ({@link Records}), and the spending guard's status and time (not written yet by {@link Records}). */
+  public static final String STATUS = "status";
+  public static final String DEFERRED = "deferred";
+  public static final String DEFERRED_AT = "deferredAt";
+
+  private Fields() {}
+}

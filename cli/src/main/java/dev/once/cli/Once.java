@@ -1,0 +1,112 @@
+package dev.once.cli;
+
+import com.google.api.gax.rpc.ApiException;
+import com.google.cloud.firestore.FirestoreException;
+import dev.once.cli.inspect.InspectCommand;
+import dev.once.cli.redrive.RedriveCommand;
+import dev.once.cli.release.ReleaseCommand;
+import dev.once.cli.stats.StatsCommand;
+import dev.once.cli.stuck.StuckCommand;
+import dev.once.cli.webhook.WebhookCommand;
+import dev.once.ledger.LedgerUnavailable;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code once}: the operator's tool. One command per question an operator is asked: what happened to this key
+ * ({@code inspect}), what is stuck ({@code stuck}), give this claim up ({@code release}), send this event again
+ * ({@code redrive}), how are the effects doing ({@code stats}), and the Gemini webhook ({@code webhook}).
+ */
+@Command(name = "once", mixinStandardHelpOptions = true, version = "once 0.1.0",
+    description = "The operator's tool for the once pipeline: inspect, stuck, release, redrive, stats, webhook.%n"
+        + "Reads FIRESTORE_EMULATOR_HOST when set; else, with GOOGLE_CLOUD_PROJECT, the real Firestore with"
+        + " application default credentials; else the emulator of the dev/run running here."
+        + " ONCE_COLLECTION names the ledger (default idempotency).",
+    subcommands = {InspectCommand.class, StuckCommand.class, ReleaseCommand.class, RedriveCommand.class,
+        StatsCommand.class, WebhookCommand.class},
+    exitCodeListHeading = "%nExit codes (every command):%n",
+    exitCodeList = {"0:done, or found", "1:nothing found or nothing done (each command says)",
+        "2:Firestore cannot be read", "3:another service failed or refused", "64:usage error", "70:a bug"})
+public final class Once implements Runnable, AutoCloseable {
+  @Spec
+  private CommandSpec spec;
+
+  private final Context context;
+
+  public Once(Context context) {
+    this.context = context;
+  }
+
+  public Context context() {
+    return context;
+  }
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "name a command: inspect, stuck, release, redrive, stats, webhook");
+  }
+
+  public static void main(String[] args) {
+    PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
+    PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
+    int code = execute(System.getenv(), out, err, args);
+    out.flush();
+    err.flush();
+    System.exit(code);
+  }
+
+  /** Runs one command line; what it prints goes to {@code out} and {@code err}. */
+  public static int execute(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
+    try (Once once = new Once(new Context(env, out, err))) {
+      CommandLine line = new CommandLine(once)
+          .setOut(out)
+          .setErr(err)
+          .registerConverter(Duration.class, new Durations())
+          .setParameterExceptionHandler(Once::usage)
+          .setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, cmd, env));
+      return line.execute(args);
+    }
+  }
+
+  private static int usage(ParameterException e, String[] args) {
+    CommandLine cmd = e.getCommandLine();
+    cmd.getErr().println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+    cmd.getErr().println("see '" + cmd.getCommandSpec().qualifiedName() + " --help'");
+    return Exit.USAGE;
+  }
+
+  /** One line per failure, never a stack trace (ONCE_DEBUG=1 adds it). */
+  private static int failed(Exception e, CommandLine cmd, Map<String, String> env) {
+    String name = cmd.getCommandSpec().qualifiedName();
+    int code;
+    String message;
+    if (e instanceof Failure failure) {
+      code = failure.code();
+      message = failure.getMessage();
+    } else if (e instanceof LedgerUnavailable || e instanceof FirestoreException || e instanceof ApiException) {
+      // Pub/Sub, Monitoring and Gemini calls are wrapped as Failures where they are made: what is left is the ledger.
+      code = Exit.FIRESTORE;
+      message = "cannot read Firestore: " + Failure.reason(e);
+    } else {
+      code = Exit.BUG;
+      message = "unexpected " + e.getClass().getName() + ": " + Failure.reason(e) + " (a bug; ONCE_DEBUG=1 shows where)";
+    }
+    cmd.getErr().println(name + ": " + message);
+    if ("1".equals(env.get("ONCE_DEBUG"))) {
+      e.printStackTrace(cmd.getErr());
+    }
+    return code;
+  }
+
+  @Override
+  public void close() {
+    context.close();
+  }
+}

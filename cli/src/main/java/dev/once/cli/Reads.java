@@ -1,0 +1,28 @@
+package dev.once.cli;
+
+import com.google.api.core.ApiFuture;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Waits for a Firestore call, bounded; any failure is a {@link Failure} with exit 2 naming what was read. */
+public final class Reads {
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private Reads() {}
+
+  public static <T> T await(ApiFuture<T> future, String what) {
+    try {
+      return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw Failure.firestore("Firestore did not answer within " + TIMEOUT.toSeconds() + " s to read " + what, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Failure.firestore("interrupted while reading " + what, e);
+    } catch (ExecutionException e) {
+      throw Failure.firestore("could not read " + what + ": " + Failure.reason(e.getCause()), e.getCause());
+    }
+  }
+}

@@ -1,0 +1,317 @@
+package dev.once.cli.redrive;
+
+import com.google.pubsub.v1.PubsubMessage;
+import com.google.pubsub.v1.ReceivedMessage;
+import dev.once.cli.Context;
+import dev.once.cli.Durations;
+import dev.once.cli.Exit;
+import dev.once.cli.Failure;
+import dev.once.cli.Once;
+import dev.once.key.PubSubMessageKeys;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Topics;
+import dev.once.run.Part;
+import dev.once.run.Topology;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+/**
+ * {@code once redrive}: sends an event through the same path again; the ledger absorbs whatever was already done.
+ *
+ * <ul>
+ *   <li>{@code once redrive gs://BUCKET/NAME#GENERATION --to URL}: reads the object generation's resource from Cloud
+ *       Storage and POSTs the finalize CloudEvent Eventarc would make of it to DocumentUploaded.
+ *   <li>{@code once redrive --dead-letter-subscription SUB}: pulls dead letters without acknowledging them, re-drives
+ *       each — a finalize event POSTed to {@code --to} (or re-published to the trigger's transport topic,
+ *       {@code --documents-topic}), a result message re-published to the results topic — and acknowledges it only
+ *       once that was accepted.
+ * </ul>
+ *
+ * Nothing doubles because the effects are keyed by the event's content, never by its delivery: a finalize by bucket,
+ * name and generation ({@code gcs:…}), a result by its {@code idempotency_key}. A re-drive of work already done
+ * costs one ledger read per effect; a re-drive whose acknowledgement is lost is re-driven again and absorbed again.
+ */
+@Command(name = "redrive", mixinStandardHelpOptions = true,
+    description = {"Sends an event through the same path again; the ledger absorbs what was already done (effects are"
+        + " keyed by bucket/name/generation and by a result's idempotency_key, not by delivery).",
+        "  once redrive gs://BUCKET/NAME#GENERATION --to URL",
+        "  once redrive --dead-letter-subscription SUB [--to URL | --documents-topic T] [--results-topic T]",
+        "A deployed function's URL: gcloud functions describe FUNCTION --gen2 --region REGION"
+            + " --format='value(serviceConfig.uri)'; it is private, so pass --id-token-from-gcloud (or --id-token)."
+            + " Locally the defaults are the dev/run's DocumentUploaded and results topic."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:re-driven (every dead letter pulled, in that mode)",
+        "1:nothing to re-drive: no such object generation, an empty subscription, or only messages it leaves there",
+        "3:the function, Cloud Storage or Pub/Sub failed or refused (a dead letter stays in its subscription)",
+        "64:usage error"})
+public final class RedriveCommand implements Callable<Integer> {
+  @ParentCommand
+  private Once once;
+
+  @Parameters(arity = "0..1", paramLabel = "gs://BUCKET/NAME#GENERATION", description = "the object generation to re-drive")
+  private String object;
+
+  @Option(names = "--to", paramLabel = "URL", description = "DocumentUploaded's URL (locally: the dev/run's)")
+  private String to;
+
+  @Option(names = "--id-token", paramLabel = "TOKEN", description = "an identity token for a private function")
+  private String idToken;
+
+  @Option(names = "--id-token-from-gcloud", description = "take the identity token from gcloud auth print-identity-token")
+  private boolean idTokenFromGcloud;
+
+  @Option(names = "--timeout", paramLabel = "SPAN", defaultValue = "10m",
+      description = "how long to wait for the function's answer (it may take its own timeout, 540 s for"
+          + " DocumentUploaded; default ${DEFAULT-VALUE})")
+  private Duration timeout;
+
+  @Option(names = "--dead-letter-subscription", paramLabel = "SUB",
+      description = "re-drive the dead letters this subscription holds (terraform output dead_letter_subscription;"
+          + " locally dead-letter-hold)")
+  private String deadLetters;
+
+  @Option(names = "--documents-topic", paramLabel = "TOPIC",
+      description = "re-publish dead-lettered finalize events to this topic (DocumentUploaded's Eventarc transport"
+          + " topic) instead of POSTing them to --to")
+  private String documentsTopic;
+
+  @Option(names = "--results-topic", paramLabel = "TOPIC",
+      description = "re-publish dead-lettered result messages to this topic (locally: results)")
+  private String resultsTopic;
+
+  @Option(names = "--max", paramLabel = "N", defaultValue = "10", description = "dead letters per run, 1-100 (default ${DEFAULT-VALUE})")
+  private int max;
+
+  @Option(names = "--list", description = "show the dead letters and hand them back, re-driving nothing")
+  private boolean list;
+
+  /** Made on first use: an identity token from gcloud is asked for only when something is POSTed. */
+  private EventPoster poster;
+
+  @Override
+  public Integer call() {
+    if ((object == null) == (deadLetters == null)) {
+      throw Failure.usage("give either gs://BUCKET/NAME#GENERATION or --dead-letter-subscription SUB");
+    }
+    if (idToken != null && idTokenFromGcloud) {
+      throw Failure.usage("give --id-token or --id-token-from-gcloud, not both");
+    }
+    return object != null ? redriveObject(ObjectLocation.parse(object)) : redriveDeadLetters();
+  }
+
+  private int redriveObject(ObjectLocation location) {
+    Context context = once.context();
+    PrintWriter out = context.out();
+    URI target = target(context).orElseThrow(() -> Failure.usage("--to URL is required against a deployed project"
+        + " (gcloud functions describe DocumentUploaded --gen2 --region REGION --format='value(serviceConfig.uri)')"));
+    ObjectResources storage = new ObjectResources(storageUrl(context));
+    Optional<String> resource = storage.get(location);
+    if (resource.isEmpty()) {
+      out.println("nothing to re-drive: " + location + " does not exist in " + storage.describe() + " (deleted, or"
+          + " replaced without versioning); DocumentUploaded would only record it as rejected");
+      return Exit.NOTHING;
+    }
+    CloudEvent event = FinalizeEvents.of(location, resource.get());
+    out.println("re-driving " + location + " (key " + location.key() + ") to " + target + " as event " + event.id());
+    EventPoster.Answer answer = poster().post(event, target);
+    if (!answer.ok()) {
+      throw Failure.remote(target + " answered " + answer.status() + " after " + answer.millis() + " ms: "
+          + Failure.reason(new IllegalStateException(answer.body().isBlank() ? "(no body)" : answer.body()))
+          + " (Eventarc would retry; so may you: the ledger makes it safe)", null);
+    }
+    out.println("answered " + answer.status() + " in " + answer.millis() + " ms: delivered; the ledger ran only what"
+        + " was not done (once inspect " + location + " shows each effect)");
+    return Exit.OK;
+  }
+
+  private int redriveDeadLetters() {
+    if (max < 1 || max > 100) {
+      throw Failure.usage("--max must be 1-100, got " + max);
+    }
+    Context context = once.context();
+    PrintWriter out = context.out();
+    String project = context.project();
+    String subscription = fullSubscription(project, deadLetters);
+    Optional<URI> documentsUrl = documentsTopic == null ? target(context) : Optional.empty();
+    Optional<String> documents = Optional.ofNullable(documentsTopic).map(t -> topic(project, t));
+    Optional<String> results = Optional.ofNullable(resultsTopic).or(() -> context.deployed() ? Optional.empty()
+        : Optional.of(Topology.RESULTS_TOPIC)).map(t -> topic(project, t));
+    String emulator = context.env("PUBSUB_EMULATOR_HOST")
+        .orElseGet(() -> context.deployed() ? null : context.localPorts().hostPort(Part.PUBSUB));
+    try (DeadLetterSubscription held = new DeadLetterSubscription(subscription, emulator);
+        MessagePublisher publisher = new MessagePublisher(emulator)) {
+      List<ReceivedMessage> pulled = held.pull(max);
+      if (pulled.isEmpty()) {
+        out.println("nothing to re-drive: " + subscription + " holds no dead letters");
+        return Exit.NOTHING;
+      }
+      out.println(pulled.size() + " dead letter(s) from " + subscription + (list ? " (listed, handed back)" : ""));
+      List<String> leftThere = new ArrayList<>();
+      int redriven = 0;
+      int failed = 0;
+      for (ReceivedMessage received : pulled) {
+        PubsubMessage message = received.getMessage();
+        DeadLetter letter = DeadLetter.of(message);
+        String head = "  " + message.getMessageId() + "  " + letter.describe();
+        if (list) {
+          out.println(head);
+          leftThere.add(received.getAckId());
+          continue;
+        }
+        try {
+          Optional<String> done = switch (letter.kind()) {
+            case FINALIZE -> documents.isPresent()
+                ? Optional.of("re-published to " + documents.get() + " as " + publisher.publish(documents.get(),
+                    message.getData().toByteArray(), letter.republishedAttributes()))
+                : documentsUrl.map(url -> post(FinalizeEvents.fromMessage(message.getAttributesMap(),
+                    message.getData().toByteArray()), url));
+            case RESULT -> results.map(topic -> "re-published to " + topic + " as " + publisher.publish(topic,
+                message.getData().toByteArray(), letter.republishedAttributes()));
+            case REFUSED, UNKNOWN -> Optional.empty();
+          };
+          if (done.isEmpty()) {
+            out.println(head + ": left there, " + letter.whyLeft());
+            leftThere.add(received.getAckId());
+            continue;
+          }
+          held.acknowledge(received.getAckId());
+          redriven++;
+          out.println(head + ": " + done.get() + ", acknowledged");
+        } catch (Failure | IllegalStateException e) {
+          failed++;
+          leftThere.add(received.getAckId());
+          out.println(head + ": not re-driven, left there: " + Failure.reason(e));
+        }
+      }
+      held.giveBack(leftThere);
+      if (failed > 0) {
+        context.err().println("once redrive: " + failed + " dead letter(s) could not be re-driven; they stay in "
+            + subscription);
+        return Exit.REMOTE;
+      }
+      return redriven > 0 || list ? Exit.OK : Exit.NOTHING;
+    }
+  }
+
+  private String post(CloudEvent event, URI url) {
+    EventPoster.Answer answer = poster().post(event, url);
+    if (!answer.ok()) {
+      throw Failure.remote(url + " answered " + answer.status(), null);
+    }
+    return "POSTed to " + url + ", answered " + answer.status() + " in " + answer.millis() + " ms";
+  }
+
+  private EventPoster poster() {
+    if (poster == null) {
+      poster = new EventPoster(timeout, idTokenFromGcloud ? IdentityTokens.fromGcloud() : idToken);
+    }
+    return poster;
+  }
+
+  /** DocumentUploaded's URL: --to, else the local stack's. */
+  private Optional<URI> target(Context context) {
+    if (to != null) {
+      try {
+        URI uri = URI.create(to.strip());
+        if (uri.getScheme() == null || !uri.getScheme().startsWith("http") || uri.getHost() == null) {
+          throw new IllegalArgumentException("not an http(s) URL");
+        }
+        return Optional.of(uri);
+      } catch (IllegalArgumentException e) {
+        throw Failure.usage("--to '" + to + "' is not an http(s) URL");
+      }
+    }
+    return context.deployed() ? Optional.empty()
+        : Optional.of(URI.create(context.localPorts().url(Part.DOCUMENT_UPLOADED) + "/"));
+  }
+
+  private static String storageUrl(Context context) {
+    return context.env("STORAGE_EMULATOR_HOST").orElseGet(() -> context.deployed() ? ObjectResources.GOOGLE
+        : context.localPorts().url(Part.STORAGE));
+  }
+
+  private static String topic(String project, String idOrName) {
+    try {
+      return Topics.fullName(project, idOrName);
+    } catch (IllegalArgumentException e) {
+      throw Failure.usage(e.getMessage());
+    }
+  }
+
+  private static String fullSubscription(String project, String idOrName) {
+    String name = idOrName.strip();
+    if (name.matches("projects/[^/\\s]+/subscriptions/[^/\\s]+")) {
+      return name;
+    }
+    if (!name.matches("[A-Za-z][A-Za-z0-9._~%+-]{2,254}")) {
+      throw Failure.usage("'" + idOrName + "' is not a subscription id or projects/P/subscriptions/S name");
+    }
+    return Topology.subscription(project, name);
+  }
+
+  /** What a dead letter is, told by its attributes. */
+  record DeadLetter(Kind kind, Map<String, String> attributes) {
+    enum Kind { FINALIZE, RESULT, REFUSED, UNKNOWN }
+
+    /** Pub/Sub's dead-lettering adds these; they describe the failed delivery, not the event. */
+    static final String PUBSUB_PREFIX = "CloudPubSubDeadLetter";
+    /** MessageDelivered's own dead-letters: the notified endpoint refused the result for good. */
+    static final String REFUSED_ATTRIBUTE = "once_error";
+
+    static DeadLetter of(PubsubMessage message) {
+      Map<String, String> attributes = message.getAttributesMap();
+      Kind kind = FinalizeEvents.isFinalize(attributes) ? Kind.FINALIZE
+          : attributes.containsKey(REFUSED_ATTRIBUTE) ? Kind.REFUSED
+          : attributes.containsKey(PubSubMessageKeys.ATTRIBUTE) ? Kind.RESULT
+          : Kind.UNKNOWN;
+      return new DeadLetter(kind, attributes);
+    }
+
+    Map<String, String> republishedAttributes() {
+      Map<String, String> kept = new LinkedHashMap<>();
+      attributes.forEach((name, value) -> {
+        if (!name.startsWith(PUBSUB_PREFIX)) {
+          kept.put(name, value);
+        }
+      });
+      return kept;
+    }
+
+    String describe() {
+      String from = attributes.getOrDefault(PUBSUB_PREFIX + "SourceSubscription", "");
+      String deliveries = attributes.getOrDefault(PUBSUB_PREFIX + "SourceDeliveryCount", "");
+      String source = from.isEmpty() ? "" : " (from " + from + (deliveries.isEmpty() ? "" : " after " + deliveries
+          + " deliveries") + ")";
+      return switch (kind) {
+        case FINALIZE -> "finalize of " + attributes.getOrDefault("ce-subject", "?") + " in "
+            + attributes.getOrDefault("ce-bucket", "?") + source;
+        case RESULT -> "result " + attributes.get(PubSubMessageKeys.ATTRIBUTE) + source;
+        case REFUSED -> "result " + attributes.getOrDefault(PubSubMessageKeys.ATTRIBUTE, "?") + " refused by the"
+            + " notified endpoint: " + attributes.get(REFUSED_ATTRIBUTE);
+        case UNKNOWN -> "a message this pipeline did not write" + source;
+      };
+    }
+
+    String whyLeft() {
+      return switch (kind) {
+        case FINALIZE -> "a finalize event needs --to URL or --documents-topic TOPIC";
+        case RESULT -> "a result message needs --results-topic TOPIC";
+        case REFUSED -> "its notification is recorded as refused for good (REJECTED in the ledger): re-driving it"
+            + " changes nothing; fix the receiver, then acknowledge it with gcloud";
+        case UNKNOWN -> "neither a finalize event nor a result message";
+      };
+    }
+  }
+}

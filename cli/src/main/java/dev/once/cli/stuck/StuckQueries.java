@@ -1,0 +1,121 @@
+package dev.once.cli.stuck;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.FieldPath;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.Query;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.QuerySnapshot;
+import dev.once.cli.Context;
+import dev.once.cli.Fields;
+import dev.once.cli.Reads;
+import dev.once.cli.stuck.PageToken.Cursor;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.pipeline.Records;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The queries behind {@code once stuck}, each paged by a cursor and bounded by a limit.
+ *
+ * <p>The ledger is listed by {@code state == "CLAIMED"} in document-id order, which the single-field index on
+ * {@code state} serves: its entries are keyed by (state, hashed id), so they spread over the index instead of piling
+ * up at one end, and the ledger's writes, on every delivery's path, pay one index entry more and no composite. A
+ * composite on {@code (state, leaseExpiresAt)} would let Firestore filter the expired ones, but its entries grow at
+ * one end with time (Firestore's hotspot on sequential index values) and every claim would pay for it. Claims held
+ * at any moment are the deliveries in flight plus the ones in trouble, so reading them all is cheap. Each one found
+ * is read again through the ledger ({@link LedgerRecord}), whose read time judges the lease by Firestore's clock.
+ *
+ * <p>Analyses are queried by time ({@code status == "submitted"} older than a cut-off, {@code status == "deferred"}
+ * by {@code deferredAt}): documents waiting on batch jobs can be many, so Firestore filters them, with the composite
+ * indexes terraform/firestore.tf declares.
+ */
+final class StuckQueries {
+  private final Firestore db;
+  private final Context.Target target;
+  private final FirestoreLedger ledger;
+
+  StuckQueries(Context.Target target) {
+    this.db = target.db();
+    this.target = target;
+    this.ledger = target.ledger();
+  }
+
+  /** One page of claims still held: those whose lease ran out and those retried {@code attempts} times or more. */
+  record Claims(List<LedgerRecord> expired, List<LedgerRecord> retried, Cursor next, Instant readTime) {}
+
+  /** One page of analyses and where the next one starts ({@link Cursor#END} when this was the last). */
+  record Documents(List<QueryDocumentSnapshot> documents, Cursor next) {}
+
+  Claims claims(Cursor after, int limit, int attempts) {
+    Query claimed = db.collection(target.collection()).whereEqualTo(Fields.STATE, RecordState.CLAIMED.name())
+        .orderBy(FieldPath.documentId());
+    Query page = after == null ? claimed : claimed.startAfter(after.id());
+    QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the claims held in the ledger");
+    List<LedgerRecord> expired = new ArrayList<>();
+    List<LedgerRecord> retried = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : snapshot.getDocuments()) {
+      Optional<LedgerRecord> record = record(doc);
+      if (record.isEmpty() || record.get().state() != RecordState.CLAIMED) {
+        continue; // finished since the query read it
+      }
+      if (!record.get().leaseLive()) {
+        expired.add(record.get());
+      }
+      if (record.get().attempts() >= attempts) {
+        retried.add(record.get());
+      }
+    }
+    Instant readTime = Instant.ofEpochSecond(snapshot.getReadTime().getSeconds(), snapshot.getReadTime().getNanos());
+    return new Claims(expired, retried, next(snapshot, limit, null), readTime);
+  }
+
+  Documents submittedBefore(Instant cutoff, Cursor after, int limit) {
+    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Records.SUBMITTED)
+        .whereLessThan(Fields.UPDATED_AT, timestamp(cutoff)).orderBy(Fields.UPDATED_AT).orderBy(FieldPath.documentId());
+    Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
+    QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents still submitted");
+    return new Documents(snapshot.getDocuments(), next(snapshot, limit, Fields.UPDATED_AT));
+  }
+
+  Documents deferred(Cursor after, int limit) {
+    Query deferred = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Fields.DEFERRED).orderBy(Fields.DEFERRED_AT)
+        .orderBy(FieldPath.documentId());
+    Query page = after == null ? deferred : deferred.startAfter(timestamp(after.orderedAt()), after.id());
+    QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the deferred documents");
+    return new Documents(snapshot.getDocuments(), next(snapshot, limit, Fields.DEFERRED_AT));
+  }
+
+  private Optional<LedgerRecord> record(QueryDocumentSnapshot doc) {
+    String key = doc.getString(Fields.KEY);
+    String effect = doc.getString(Fields.EFFECT);
+    if (key == null || effect == null) {
+      return Optional.empty();
+    }
+    try {
+      return ledger.lookup(IdempotencyKey.of(key), effect);
+    } catch (IllegalArgumentException e) { // InvalidKey, or an effect name the ledger refuses
+      return Optional.empty(); // not a record the ledger wrote
+    }
+  }
+
+  /** A full page may have a successor; a short one is the last. */
+  private static Cursor next(QuerySnapshot snapshot, int limit, String orderedBy) {
+    List<QueryDocumentSnapshot> docs = snapshot.getDocuments();
+    if (docs.size() < limit) {
+      return Cursor.END;
+    }
+    QueryDocumentSnapshot last = docs.get(docs.size() - 1);
+    Timestamp at = orderedBy == null ? null : last.getTimestamp(orderedBy);
+    return new Cursor(at == null ? null : Instant.ofEpochSecond(at.getSeconds(), at.getNanos()), last.getId());
+  }
+
+  static Timestamp timestamp(Instant instant) {
+    return Timestamp.ofTimeSecondsAndNanos(instant.getEpochSecond(), instant.getNano());
+  }
+}

@@ -1,0 +1,57 @@
+package dev.once.cli;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.Firestore;
+import dev.once.config.FirestoreClients;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.local.emulator.FirestoreEmulator;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The test JVM's Firestore emulator, a client on it, and the environment that points {@code once} at it. */
+public final class CliFirestore {
+  public static final String PROJECT = "once-cli-test";
+  private static Firestore client;
+
+  private CliFirestore() {}
+
+  public static synchronized Firestore db() {
+    if (client == null) {
+      client = FirestoreClients.forEmulator(PROJECT, FirestoreEmulator.shared().hostPort());
+    }
+    return client;
+  }
+
+  /** A client of its own, as another process (a function instance, the tool) would have. */
+  public static Firestore connect() {
+    return FirestoreClients.forEmulator(PROJECT, FirestoreEmulator.shared().hostPort());
+  }
+
+  public static FirestoreLedger ledger() {
+    return new FirestoreLedger(db(), LedgerConfig.defaults());
+  }
+
+  public static void clear() {
+    FirestoreEmulator.shared().clear(PROJECT);
+  }
+
+  public static Map<String, String> env() {
+    return Map.of("FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort(), "GOOGLE_CLOUD_PROJECT", PROJECT);
+  }
+
+  /** Writes a document as the pipeline would have (fields given), waiting for the commit. */
+  public static void put(String collection, String id, Map<String, Object> fields) {
+    try {
+      db().collection(collection).document(id).set(fields).get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("could not write " + collection + "/" + id, e);
+    }
+  }
+
+  public static Timestamp ago(long seconds) {
+    Instant at = Instant.now().minusSeconds(seconds);
+    return Timestamp.ofTimeSecondsAndNanos(at.getEpochSecond(), at.getNano());
+  }
+}

@@ -1,0 +1,28 @@
+package dev.once.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.HashMap;
+import java.util.Map;
+
+/** Runs {@code once} in this JVM, as its main would, and captures what it prints and its exit code. */
+public final class OnceRunner {
+  public record Result(int status, String out, String err) {
+    /** For assertion messages: everything it said. */
+    public String all() {
+      return "exit " + status + "\n--- out\n" + out + "--- err\n" + err;
+    }
+  }
+
+  private OnceRunner() {}
+
+  public static Result run(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    Map<String, String> withoutLock = new HashMap<>(env);
+    // A developer's own dev/run must not be what a test reads: point the lock lookup at nothing unless told.
+    withoutLock.putIfAbsent(Context.RUN_DIR, "target/no-dev-run-here");
+    int status = Once.execute(withoutLock, new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Result(status, out.toString(), err.toString());
+  }
+}

@@ -1,0 +1,242 @@
+package dev.once.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.storage.Blob;
+import com.google.cloud.storage.BlobInfo;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+import dev.once.config.FirestoreClients;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.local.Await;
+import dev.once.local.emulator.PubSubAdmin;
+import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
+import dev.once.run.FunctionJars;
+import dev.once.run.Mode;
+import dev.once.run.Part;
+import dev.once.run.Ports;
+import dev.once.run.RunConfig;
+import dev.once.run.RunLock;
+import dev.once.run.Stack;
+import dev.once.run.Topology;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The tool against the whole local pipeline, as {@code dev/run} runs it (the runner's own {@link Stack}, on free
+ * ports, with its lock file, which is all the tool is told): a document goes through, {@code once inspect} says it
+ * was billed once, then it is re-driven twice — straight to DocumentUploaded, and as a dead-lettered finalize from
+ * the hold subscription — and nothing is repeated: the ledger's records are unchanged, and the Gemini stand-in,
+ * the billing entries, the results topic and the notification endpoint count what they counted before.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class OperatorEndToEndTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private static final Duration SETTLED = Duration.ofMinutes(3);
+
+  private final List<String> progress = new ArrayList<>();
+  private Stack stack;
+  private RunLock lock;
+  private Map<String, String> env;
+  private Ports ports;
+  private Firestore db;
+  private FirestoreLedger ledger;
+  private Storage gcs;
+  private PubSubAdmin pubsub;
+  private Blob invoice;
+  private IdempotencyKey key;
+
+  @BeforeAll
+  void start() {
+    Path logs = Path.of(System.getProperty("once.logDir", "target/test-run"), "operator-" + System.nanoTime())
+        .toAbsolutePath();
+    stack = Stack.start(RunConfig.of(Mode.SYNC, Ports.free(), logs), FunctionJars.locate().check(), progress::add);
+    lock = RunLock.acquire(logs, stack.info(ProcessHandle.current().pid())).lock();
+    env = Map.of(Context.RUN_DIR, logs.toString());
+    ports = stack.config().ports();
+    db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
+    ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
+        .setCredentials(NoCredentials.getInstance()).build().getService();
+    pubsub = new PubSubAdmin(ports.hostPort(Part.PUBSUB));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    pubsub.close();
+    gcs.close();
+    db.close();
+    lock.close();
+    stack.close();
+  }
+
+  private OnceRunner.Result once(String... args) {
+    return OnceRunner.run(env, args);
+  }
+
+  @Test
+  @Order(1)
+  void aDocumentGoesThrough_andInspectSaysItWasBilledOnce() {
+    invoice = gcs.create(BlobInfo.newBuilder(Topology.BUCKET, "operator/invoice.pdf").setContentType("application/pdf")
+        .build(), InvoicePdf.of("OP-1"));
+    key = IdempotencyKey.of("gcs:" + invoice.getBucket() + "/" + invoice.getName() + "#" + invoice.getGeneration());
+    Await.until(SETTLED, () -> ledger.lookup(key, Effects.NOTIFY).map(r -> r.state() == RecordState.DONE).orElse(false),
+        "the document to be analysed, published and notified");
+
+    OnceRunner.Result inspected = once("inspect", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
+        + invoice.getGeneration());
+
+    assertEquals(Exit.OK, inspected.status(), inspected.all());
+    for (String line : List.of("analyse       DONE      attempts 1", "publish       DONE      attempts 1",
+        "notify        DONE      attempts 1", "status analysed, mode sync", "verdict: billed once")) {
+      assertTrue(inspected.out().contains(line), "'" + line + "' in\n" + inspected.all());
+    }
+  }
+
+  @Test
+  @Order(2)
+  void reDrivingTheDoneDocument_repeatsNothing() throws Exception {
+    Evidence before = evidence();
+
+    OnceRunner.Result result = once("redrive", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
+        + invoice.getGeneration());
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("to " + ports.url(Part.DOCUMENT_UPLOADED) + "/"), "the dev/run's function\n"
+        + result.all());
+    // The function answered only after handling the event: anything it repeated has happened by now.
+    before.assertUnchanged(evidence());
+  }
+
+  @Test
+  @Order(3)
+  void reDrivingItAsADeadLetteredFinalize_repeatsNothing_andEmptiesTheHoldSubscription() throws Exception {
+    Evidence before = evidence();
+    String resource = get(ports.url(Part.STORAGE) + "/storage/v1/b/" + invoice.getBucket() + "/o/"
+        + java.net.URLEncoder.encode(invoice.getName(), StandardCharsets.UTF_8) + "?generation=" + invoice.getGeneration());
+    Map<String, String> attributes = new HashMap<>(Map.of("ce-id", "7573320909999", "ce-specversion", "1.0",
+        "ce-type", CloudEvent.STORAGE_FINALIZED, "ce-source", "//storage.googleapis.com/projects/_/buckets/inbox",
+        "ce-subject", "objects/" + invoice.getName(), "ce-bucket", invoice.getBucket(),
+        "ce-time", JSON.readTree(resource).get("updated").asText()));
+    attributes.put("CloudPubSubDeadLetterSourceSubscription", "projects/once-local/subscriptions/eventarc-finalize");
+    attributes.put("CloudPubSubDeadLetterSourceDeliveryCount", "30");
+    try (MessagePublisher publisher = new MessagePublisher(ports.hostPort(Part.PUBSUB))) {
+      publisher.publish(Topology.topic(RunConfig.PROJECT, Topology.DEAD_LETTER_TOPIC),
+          resource.getBytes(StandardCharsets.UTF_8), attributes);
+    }
+
+    OnceRunner.Result result = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("POSTed to " + ports.url(Part.DOCUMENT_UPLOADED) + "/, answered 200"), result.all());
+    assertTrue(result.out().contains("acknowledged"), result.all());
+    before.assertUnchanged(evidence());
+    OnceRunner.Result empty = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+    assertEquals(Exit.NOTHING, empty.status(), "acknowledged once re-driven:\n" + empty.all());
+  }
+
+  @Test
+  @Order(4)
+  void stats_countTheEffectsOnTheLedger_andTheAbsorbedReDrivesInTheLogs() {
+    OnceRunner.Result ledgerStats = once("stats", "--since", "1h");
+    assertEquals(Exit.OK, ledgerStats.status(), ledgerStats.all());
+    for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
+      assertTrue(ledgerStats.out().matches("(?s).*\\n  " + effect + " +1 +— +0 +0 +0 .*"), ledgerStats.all());
+    }
+
+    // One line per event, labelled with the effect that decided it: the first delivery ran analyse (and publish),
+    // each re-drive was a duplicate at the publish record the sync pre-check reads.
+    OnceRunner.Result logStats = once("stats", "--from", "logs");
+    assertEquals(Exit.OK, logStats.status(), logStats.all());
+    assertTrue(logStats.out().matches("(?s).*\\n  analyse +1 +0 +0 +0 +0 .*"), logStats.all());
+    Matcher publish = Pattern.compile("\\n  publish +0 +(\\d+) ").matcher(logStats.out());
+    assertTrue(publish.find(), logStats.all());
+    assertTrue(Integer.parseInt(publish.group(1)) >= 2, "both re-drives absorbed as duplicates\n" + logStats.all());
+  }
+
+  @Test
+  @Order(5)
+  void nothingIsStuck_afterwards() {
+    OnceRunner.Result result = once("stuck");
+    assertEquals(Exit.NOTHING, result.status(), result.all());
+    assertTrue(result.out().contains("nothing is stuck"), result.all());
+  }
+
+  /** What the document's effects left behind, counted at their destinations. */
+  private record Evidence(Map<String, Optional<LedgerRecord>> records, JsonNode geminiCounters, int bills,
+      long notifications, int results) {
+    void assertUnchanged(Evidence after) {
+      for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
+        LedgerRecord was = records.get(effect).orElseThrow();
+        LedgerRecord is = after.records.get(effect).orElseThrow();
+        assertEquals(RecordState.DONE, is.state(), effect);
+        assertEquals(was.attempts(), is.attempts(), effect + " attempts");
+        assertEquals(was.token(), is.token(), effect + " token");
+        assertEquals(was.updatedAt(), is.updatedAt(), effect + " not written again");
+      }
+      assertEquals(geminiCounters, after.geminiCounters, "no Gemini call");
+      assertEquals(1, after.bills, "billed once");
+      assertEquals(notifications, after.notifications, "notified once");
+      assertEquals(0, after.results, "nothing published again");
+    }
+  }
+
+  private Evidence evidence() throws Exception {
+    Map<String, Optional<LedgerRecord>> records = new HashMap<>();
+    for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
+      records.put(effect, ledger.lookup(key, effect));
+    }
+    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get().get(30, TimeUnit.SECONDS).size();
+    long notifications = 0;
+    for (JsonNode n : JSON.readTree(get(ports.url(Part.NOTIFY) + "/_admin/notifications"))) {
+      notifications += key.value().equals(n.path("idempotencyKey").asText()) ? 1 : 0;
+    }
+    // The tap holds every result since the last pull: after the first pull, only what was published since.
+    int results = (int) pubsub.pull(Topology.subscription(RunConfig.PROJECT, Topology.RESULTS_TAP)).stream()
+        .filter(m -> key.value().equals(m.getAttributesMap().get("idempotency_key"))).count();
+    return new Evidence(records, JSON.readTree(get(ports.url(Part.GEMINI) + "/_admin/counters")), bills,
+        notifications, results);
+  }
+
+  private static String get(String url) throws Exception {
+    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(15))
+        .GET().build(), HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, response.statusCode(), url + ": " + response.body());
+    return response.body();
+  }
+}

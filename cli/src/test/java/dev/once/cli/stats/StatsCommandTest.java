@@ -1,0 +1,141 @@
+package dev.once.cli.stats;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.cli.CliFirestore;
+import dev.once.cli.Exit;
+import dev.once.cli.OnceRunner;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.SideWrites;
+import dev.once.observe.EventLog;
+import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
+import dev.once.run.Part;
+import dev.once.run.Ports;
+import dev.once.run.RunLock;
+import dev.once.run.StackInfo;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code once stats} from the ledger (the emulator) and from a dev/run's function logs. */
+class StatsCommandTest {
+  private final FirestoreLedger ledger = CliFirestore.ledger();
+
+  @BeforeEach
+  void clear() {
+    CliFirestore.clear();
+  }
+
+  private Claim claim(String key, String effect) {
+    return ((ClaimResult.Acquired) ledger.claim(IdempotencyKey.of(key), effect)).claim();
+  }
+
+  @Test
+  void fromTheLedger_countsWhatWasWrittenInTheWindow_byStateAndEffect() {
+    ledger.complete(claim("gcs:inbox/a.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    ledger.complete(claim("gcs:inbox/b.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    ledger.reject(claim("gcs:inbox/c.txt#1", Effects.ANALYSE), "content type", SideWrites.NONE);
+    ledger.complete(claim("gcs:inbox/a.pdf#1", Effects.PUBLISH), Map.of(), SideWrites.NONE);
+    ledger.release(claim("gcs:inbox/b.pdf#1", Effects.PUBLISH), "Pub/Sub unavailable");
+    claim("pubsub:1", Effects.NOTIFY);
+    // Written three hours ago: outside a one-hour window.
+    CliFirestore.put("idempotency", "old-record", Map.of("key", "gcs:inbox/old.pdf#1", "effect", Effects.ANALYSE,
+        "state", "DONE", "updatedAt", CliFirestore.ago(3 * 3600)));
+    for (int i = 0; i < 2; i++) {
+      CliFirestore.put(Records.ANALYSES, "deferred-" + i, Map.of("key", "gcs:inbox/d" + i + ".pdf#1",
+          "status", "deferred", "deferredAt", CliFirestore.ago(60)));
+    }
+    CliFirestore.put(Records.ANALYSES, "deferred-long-ago", Map.of("key", "gcs:inbox/e.pdf#1", "status", "deferred",
+        "deferredAt", CliFirestore.ago(3 * 3600)));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    String out = result.out();
+    assertTrue(out.contains("from the ledger"), result.all());
+    assertTrue(out.contains("  analyse               2          —          1          0          2         —"), result.all());
+    assertTrue(out.contains("  publish               1          —          0          1          0         —"), result.all());
+    assertTrue(out.contains("  notify                0          —          0          0          0         —  in_flight 1"),
+        result.all());
+    assertTrue(out.contains("duplicates write nothing to the ledger: --from logs counts them"), result.all());
+  }
+
+  @Test
+  void anEmptyWindow_exits1() {
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "5m");
+    assertEquals(Exit.NOTHING, result.status(), result.all());
+    assertTrue(result.out().contains("nothing happened in this window"), result.all());
+  }
+
+  @Test
+  void fromTheLogs_countsTheFunctionsEventLines_asTheMetricDoes(@TempDir Path logs) throws Exception {
+    write(logs.resolve("DocumentUploaded.log"), () -> {
+      EventLog.record("DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.ANALYSE, OutcomeLabel.PROCESSED, 1, 900, Map.of());
+      for (int i = 0; i < 3; i++) {
+        EventLog.record("DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.PUBLISH, OutcomeLabel.DUPLICATE, 1, 40, Map.of());
+      }
+      EventLog.refused("DocumentUploaded", "no bucket", System.nanoTime(), "eventId", "7");
+      Log.info("ready", Map.of("function", "DocumentUploaded")); // not an event line
+    });
+    write(logs.resolve("MessageDelivered.log"), () ->
+        EventLog.record("MessageDelivered", "gcs:inbox/a.pdf#1", Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
+    Files.writeString(logs.resolve("MessageDelivered.log"), "Exception in thread main\n\tat x\n{\"cut short",
+        java.nio.file.StandardOpenOption.APPEND);
+    Map<Part, Integer> ports = new HashMap<>(Ports.free().byPart());
+    StackInfo stack = new StackInfo(ProcessHandle.current().pid(), "sync", "once-local", "idempotency", ports,
+        "stand-in", logs.toString(), Instant.now().toString(), List.of());
+    try (RunLock lock = RunLock.acquire(logs, stack).lock()) {
+      OnceRunner.Result result = OnceRunner.run(Map.of("ONCE_RUN_DIR", logs.toString()), "stats", "--from", "logs");
+
+      assertEquals(Exit.OK, result.status(), result.all());
+      String out = result.out();
+      assertTrue(out.contains("from the functions' log lines in " + logs), result.all());
+      assertTrue(out.contains("  analyse               1          0          0          0          0     0.0 %"), result.all());
+      assertTrue(out.contains("  publish               0          3          0          0          0   100.0 %"), result.all());
+      assertTrue(out.contains("  notify                0          0          0          1          0     0.0 %"), result.all());
+      assertTrue(out.contains("  none                  0          0          1          0          0     0.0 %"), result.all());
+    }
+  }
+
+  @Test
+  void fromTheLogs_withoutADevRun_isAUsageError() {
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--from", "logs");
+    assertEquals(Exit.USAGE, result.status(), result.all());
+    assertTrue(result.err().contains("none is running"), result.all());
+  }
+
+  @Test
+  void againstCloudMonitoring_aWindowUnderAMinute_isAUsageError() {
+    OnceRunner.Result result = OnceRunner.run(Map.of("GOOGLE_CLOUD_PROJECT", "my-project"), "stats", "--since", "30s");
+    assertEquals(Exit.USAGE, result.status(), result.all());
+    assertTrue(result.err().contains("--since must be at least 1m against Cloud Monitoring"), result.all());
+  }
+
+  /** The lines a function prints, captured as its log file holds them. */
+  private static void write(Path file, Runnable logging) throws Exception {
+    ByteArrayOutputStream lines = new ByteArrayOutputStream();
+    Log.redirect(new PrintStream(lines, true, StandardCharsets.UTF_8));
+    try {
+      logging.run();
+    } finally {
+      Log.redirect(System.out);
+    }
+    Files.write(file, lines.toByteArray());
+  }
+}

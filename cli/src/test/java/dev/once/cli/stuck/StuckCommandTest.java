@@ -1,0 +1,141 @@
+package dev.once.cli.stuck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.once.cli.CliFirestore;
+import dev.once.cli.Exit;
+import dev.once.cli.OnceRunner;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.SideWrites;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Records;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code once stuck} against the Firestore emulator. */
+class StuckCommandTest {
+  private static final Pattern MORE = Pattern.compile("--page-token (\\S+)");
+  private final FirestoreLedger ledger = CliFirestore.ledger();
+
+  @BeforeEach
+  void clear() {
+    CliFirestore.clear();
+  }
+
+  private Claim claim(String key, String effect) {
+    return ((ClaimResult.Acquired) ledger.claim(IdempotencyKey.of(key), effect)).claim();
+  }
+
+  /** A claim whose holder failed: released with an error, so its lease has ended. */
+  private void failed(String key, String effect, String error) {
+    ledger.release(claim(key, effect), error);
+  }
+
+  private static void analysis(String key, String status, Map<String, Object> more) {
+    Map<String, Object> fields = new java.util.HashMap<>(more);
+    fields.put("key", key);
+    fields.put("status", status);
+    CliFirestore.put(Records.ANALYSES, IdempotencyKey.of(key).documentId(), fields);
+  }
+
+  @Test
+  void nothingStuck_exits1() {
+    ledger.complete(claim("gcs:inbox/fine.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    claim("gcs:inbox/working.pdf#1", Effects.ANALYSE); // a live lease, first attempt: working, not stuck
+    analysis("gcs:inbox/fresh.pdf#1", Records.SUBMITTED, Map.of("job", "batches/1", "updatedAt", CliFirestore.ago(60)));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
+
+    assertEquals(Exit.NOTHING, result.status(), result.all());
+    assertTrue(result.out().contains("nothing is stuck"), result.all());
+  }
+
+  @Test
+  void listsExpiredClaims_retriedClaims_oldSubmissions_andDeferredDocumentsOldestFirst() {
+    failed("gcs:inbox/expired.pdf#1", Effects.ANALYSE, "Gemini answered 503");
+    String retried = "pubsub:retried";
+    for (int i = 0; i < 2; i++) {
+      failed(retried, Effects.NOTIFY, "endpoint timed out");
+    }
+    claim(retried, Effects.NOTIFY); // third attempt, live
+    ledger.complete(claim("gcs:inbox/done.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    analysis("gcs:inbox/old.pdf#1", Records.SUBMITTED, Map.of("job", "batches/old", "updatedAt", CliFirestore.ago(7200)));
+    analysis("gcs:inbox/new.pdf#1", Records.SUBMITTED, Map.of("job", "batches/new", "updatedAt", CliFirestore.ago(60)));
+    analysis("gcs:inbox/later.pdf#1", "deferred", Map.of("deferredAt", CliFirestore.ago(60), "reason", "budget"));
+    analysis("gcs:inbox/earlier.pdf#1", "deferred", Map.of("deferredAt", CliFirestore.ago(600), "reason", "budget"));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck", "--older-than", "1h");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    String out = result.out();
+    assertTrue(out.contains("claims whose lease ran out: 1"), result.all());
+    assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 1, lease expired at"), result.all());
+    assertTrue(out.contains("last error: Gemini answered 503"), result.all());
+    assertTrue(out.contains("claims with 3 or more attempts: 1"), result.all());
+    assertTrue(out.contains("notify      pubsub:retried  attempts 3, token 3, lease live until"), result.all());
+    assertTrue(out.contains("gcs:inbox/old.pdf#1  job batches/old"), result.all());
+    assertFalse(out.contains("gcs:inbox/new.pdf#1"), result.all());
+    assertFalse(out.contains("done.pdf"), result.all());
+    assertTrue(out.indexOf("gcs:inbox/earlier.pdf#1  deferred") < out.indexOf("gcs:inbox/later.pdf#1  deferred")
+        && out.indexOf("gcs:inbox/earlier.pdf#1") > 0, "oldest first\n" + result.all());
+    assertFalse(out.contains("more:"), result.all());
+  }
+
+  @Test
+  void pages_throughEveryList_showingEachStuckThingOnce() {
+    Set<String> expected = new HashSet<>();
+    for (int i = 0; i < 5; i++) {
+      failed("gcs:inbox/expired-" + i + ".pdf#1", Effects.ANALYSE, "boom");
+      expected.add("gcs:inbox/expired-" + i + ".pdf#1");
+      analysis("gcs:inbox/waiting-" + i + ".pdf#1", Records.SUBMITTED,
+          Map.of("job", "batches/" + i, "updatedAt", CliFirestore.ago(7200 + i)));
+      expected.add("gcs:inbox/waiting-" + i + ".pdf#1");
+    }
+    for (int i = 0; i < 3; i++) {
+      analysis("gcs:inbox/deferred-" + i + ".pdf#1", "deferred", Map.of("deferredAt", CliFirestore.ago(100 + i)));
+      expected.add("gcs:inbox/deferred-" + i + ".pdf#1");
+    }
+
+    List<String> seen = new ArrayList<>();
+    String token = null;
+    int pages = 0;
+    do {
+      OnceRunner.Result page = token == null ? OnceRunner.run(CliFirestore.env(), "stuck", "--limit", "2")
+          : OnceRunner.run(CliFirestore.env(), "stuck", "--limit", "2", "--page-token", token);
+      assertEquals(Exit.OK, page.status(), page.all());
+      Matcher m = Pattern.compile("(gcs:inbox/\\S+#1)").matcher(page.out());
+      while (m.find()) {
+        seen.add(m.group(1));
+      }
+      Matcher more = MORE.matcher(page.out());
+      token = more.find() ? more.group(1) : null;
+      pages++;
+    } while (token != null && pages < 10);
+
+    assertEquals(expected.size(), seen.size(), "each shown once: " + seen);
+    assertEquals(expected, new HashSet<>(seen));
+    assertEquals(3, pages, "5 items a list, 2 a page: 3 pages");
+  }
+
+  @Test
+  void aTokenItDidNotPrint_isAUsageError() {
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck", "--page-token", "bm90LWEtdG9rZW4");
+    assertEquals(Exit.USAGE, result.status(), result.all());
+    assertTrue(result.err().contains("--page-token is not a token once stuck printed"), result.all());
+    OnceRunner.Result span = OnceRunner.run(CliFirestore.env(), "stuck", "--older-than", "an hour");
+    assertEquals(Exit.USAGE, span.status(), span.all());
+    assertTrue(span.err().contains("is not a span of time"), span.all());
+  }
+}
