@@ -31,6 +31,8 @@ resource "google_firestore_database" "default" {
 # when an exemption or an index disagrees with it):
 #   analyses.job       where job ==                         (Records.submittedTo, once inspect)
 #   analyses.status    where status == … order by __name__  (Records.pendingSubmissions; __name__ is implicit)
+#   analyses (status, deferredAt)  where status == "deferred" order by deferredAt  (RecordQueries.deferred: the
+#                      reconciler resumes deferred documents oldest first; composite index below)
 #   analyses.key       where key ==                         (the demo's StackClient)
 #   billing.key        where key ==                         (once inspect, the demo)
 #   idempotency.state  where state == "CLAIMED" order by __name__  (once stuck), ascending only, below
@@ -145,6 +147,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "source",
     "mode",
     "updatedAt",
+    "deferredAt",
+    "reservation",
   ])
 
   project    = var.project_id
@@ -153,6 +157,24 @@ resource "google_firestore_field" "analyses_unindexed" {
   field      = each.value
 
   index_config {}
+}
+
+# The reconciler's queue of deferred documents: status == "deferred", oldest deferredAt first. deferredAt itself needs
+# no single-field index (the composite serves the query), so it is exempted above like the other timestamps.
+resource "google_firestore_index" "analyses_deferred" {
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "analyses"
+
+  fields {
+    field_path = "status"
+    order      = "ASCENDING"
+  }
+
+  fields {
+    field_path = "deferredAt"
+    order      = "ASCENDING"
+  }
 }
 
 resource "google_firestore_field" "billing_unindexed" {
@@ -170,6 +192,23 @@ resource "google_firestore_field" "billing_unindexed" {
   project    = var.project_id
   database   = google_firestore_database.default.name
   collection = "billing"
+  field      = each.value
+
+  index_config {}
+}
+
+# The spending guard's counters (shared/…/budget/SpendCounters.java): read by id only, changed by increments.
+resource "google_firestore_field" "budget_unindexed" {
+  for_each = toset([
+    "day",
+    "spentMicroUsd",
+    "reservedMicroUsd",
+    "updatedAt",
+  ])
+
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "budget"
   field      = each.value
 
   index_config {}

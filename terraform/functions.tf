@@ -9,9 +9,8 @@
 #   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
 #   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER), Gemini
 #                      (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
-#   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget
-# The budget (GEMINI_DAILY_BUDGET_USD, ONCE_BUDGET_TIMEZONE) is set before the code reads it: see
-# EnvironmentCheck.PENDING_IN_CODE in terraform/check.
+#   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget, and DocumentUploaded's
+#                      analysis settings and Storage: it resumes documents deferred for want of budget
 # Deliberately never set here: FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST, STORAGE_EMULATOR_HOST and
 # GEMINI_BASE_URL, which point the clients at local stand-ins.
 #
@@ -305,9 +304,14 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
-      # Resumes deferred documents when the day's budget allows (blank: no cap).
+      # Resumes deferred documents when the day's budget allows (blank: no cap), analysing them as DocumentUploaded
+      # would: the same mode, limits and batch webhook.
       GEMINI_DAILY_BUDGET_USD = local.gemini_daily_budget
       ONCE_BUDGET_TIMEZONE    = var.budget_timezone
+      ANALYSIS_MODE           = var.analysis_mode
+      MAX_DOCUMENT_BYTES      = tostring(var.max_document_bytes)
+      ONCE_MAX_ATTEMPTS       = tostring(var.max_attempts)
+      GEMINI_WEBHOOK_URL      = var.gemini_webhooks == "dynamic" ? local.webhook_url : ""
     }
 
     secret_environment_variables {

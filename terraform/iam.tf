@@ -14,6 +14,7 @@
 # |                   | secretmanager.secretAccessor           | api key, webhook secret | verify signatures, fetch results     |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
 # | gemini_reconciler | datastore.user                         | project                 | ledger, analyses, billing            |
+# |                   | storage.objectViewer                   | inbox bucket            | read a deferred document to resume it|
 # |                   | secretmanager.secretAccessor           | gemini api key          | list batch jobs, fetch results       |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
 # | trigger           | run.invoker                            | the two event functions | Eventarc pushes events with its token|
@@ -65,6 +66,13 @@ resource "google_storage_bucket_iam_member" "document_reader" {
   bucket = google_storage_bucket.inbox.name
   role   = "roles/storage.objectViewer"
   member = google_service_account.function["document_uploaded"].member
+}
+
+# The reconciler resumes documents deferred for want of budget: it reads them as DocumentUploaded does.
+resource "google_storage_bucket_iam_member" "deferred_document_reader" {
+  bucket = google_storage_bucket.inbox.name
+  role   = "roles/storage.objectViewer"
+  member = google_service_account.function["gemini_reconciler"].member
 }
 
 # Eventarc delivers to the two event functions with this account's identity token.

@@ -150,7 +150,11 @@ public final class CostBench {
   /** A new document in the bucket, and the event naming it, read as DocumentUploaded reads its events. */
   private DocumentSource upload() {
     int n = ++documents;
-    ObjectFinalized notification = stack.upload("cost/invoice-" + n + ".pdf", InvoicePdf.of("C-" + n));
+    return source(stack.upload("cost/invoice-" + n + ".pdf", InvoicePdf.of("C-" + n)));
+  }
+
+  /** What DocumentUploaded reads of the stand-in's finalize event for {@code notification}. */
+  static DocumentSource source(ObjectFinalized notification) {
     dev.once.local.eventarc.CloudEvent sent = DirectSender.finalized(notification);
     CloudEvent event = CloudEventBuilder.v1()
         .withId(sent.id())

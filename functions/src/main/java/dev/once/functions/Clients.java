@@ -12,6 +12,7 @@ import dev.once.config.Lazy;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
@@ -37,12 +38,15 @@ final class Clients {
 
   final Settings settings;
   final Lazy<Firestore> firestore;
+  final Ledger ledger;
   final Once once;
+  final Lazy<PriceTable> prices;
   final Lazy<Records> records;
   final Lazy<RecordQueries> queries;
   final Lazy<Storage> storage;
   final Lazy<com.google.genai.Client> gemini;
   final Lazy<InvoiceAnalyzer> analyzer;
+  final Lazy<CostEstimator> estimator;
   final Lazy<BatchJobs> batchJobs;
   final Lazy<MessagePublisher> publisher;
 
@@ -57,12 +61,16 @@ final class Clients {
   Clients(Settings settings, Supplier<Firestore> firestoreFactory) {
     this.settings = settings;
     this.firestore = Lazy.of(firestoreFactory);
-    this.once = new Once(Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings))));
-    this.records = Lazy.of(() -> new Records(PriceTable.fromSettings(settings)));
+    this.ledger = Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings)));
+    this.once = new Once(ledger);
+    this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
+    this.records = Lazy.of(() -> new Records(prices.get()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
+    this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
+        prices.get()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
         settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL)));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));

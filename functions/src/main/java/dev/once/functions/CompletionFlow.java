@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
 import dev.once.function.Report;
+import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
@@ -32,7 +33,8 @@ import java.util.function.Supplier;
  * terminal state with batches.get, fetch its answers, and write every document's analysis and bill in the
  * commit that completes the claim; then publish each document's result, once per job. A job that failed or
  * expired is recorded and published as such. The pre-check reads the job's publish record: a job completed
- * before costs one read.
+ * before costs one read. Each document's reservation of the day's budget, recorded at submission, is settled to its
+ * bill in the same commit (released when the job gave it no answer, which Gemini does not bill).
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
@@ -93,7 +95,12 @@ final class CompletionFlow {
       case Outcome.Rejected rejected -> List.of(); // not a job of this pipeline: nothing to publish, but say so once
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
+      case Outcome.Deferred deferred -> null;
     };
+    if (completed instanceof Outcome.Processed processed && processed.result().get("costMicroUsd") != null) {
+      report = report.with("costMicroUsd", processed.result().get("costMicroUsd"))
+          .with("model", String.valueOf(processed.result().get("model")));
+    }
     Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries, held));
   }
@@ -125,18 +132,31 @@ final class CompletionFlow {
     }
     List<Map<String, Object>> summaries = new ArrayList<>();
     List<SideWrites> writes = new ArrayList<>();
+    long cost = 0;
+    String model = null;
     for (DocumentResult result : results) {
       summaries.add(result.summary());
       writes.add(result.writes());
+      cost += result.costMicroUsd();
+      model = result.model() == null ? model : result.model();
     }
     Map<String, Object> outcome = new LinkedHashMap<>();
     outcome.put("job", name);
     outcome.put("state", state);
     outcome.put("documents", summaries);
+    if (model != null) {
+      outcome.put("costMicroUsd", cost);
+      outcome.put("model", model);
+    }
     return Completion.of(outcome, SideWrites.all(writes));
   }
 
-  private record DocumentResult(Map<String, Object> summary, SideWrites writes) {}
+  /** One document's share of a completion: its result, its writes, and what its answer cost (0 without one). */
+  private record DocumentResult(Map<String, Object> summary, SideWrites writes, long costMicroUsd, String model) {
+    static DocumentResult unanswered(Map<String, Object> summary, SideWrites writes) {
+      return new DocumentResult(summary, writes, 0, null);
+    }
+  }
 
   /**
    * Why a job no document waits for is not completed. Another application's job (no display name of ours) is refused
@@ -183,12 +203,16 @@ final class CompletionFlow {
       }
       IdempotencyKey key = document.documentKey();
       if (result.analysis().isPresent()) {
-        results.add(new DocumentResult(ResultMessage.analysed(key, document.source(), result.analysis().get(), name),
-            records.get().analysed(key, document.source(), result.analysis().get(), name)));
+        Analysis analysis = result.analysis().get();
+        long cost = records.get().costMicroUsd(analysis, true).orElse(document.reservation().microUsd());
+        results.add(new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, name),
+            records.get().analysed(key, document.source(), analysis, name).and(document.reservation().settle(cost)),
+            cost, analysis.model()));
       } else {
+        // A request the job refused (Gemini's error for it) generated nothing, so it is not billed.
         String reason = result.error().orElse("no answer");
-        results.add(new DocumentResult(ResultMessage.jobFailed(key, name, reason),
-            records.get().jobFailed(key, name, reason)));
+        results.add(DocumentResult.unanswered(ResultMessage.jobFailed(key, name, reason),
+            records.get().jobFailed(key, name, reason).and(document.reservation().release())));
       }
     }
     results.addAll(failed(name, List.copyOf(waiting.values()), "the batch job " + name + " gave no answer for it"));
@@ -198,8 +222,8 @@ final class CompletionFlow {
   private List<DocumentResult> failed(String name, List<RecordQueries.Submitted> submitted, String reason) {
     List<DocumentResult> results = new ArrayList<>();
     for (RecordQueries.Submitted document : submitted) {
-      results.add(new DocumentResult(ResultMessage.jobFailed(document.documentKey(), name, reason),
-          records.get().jobFailed(document.documentKey(), name, reason)));
+      results.add(DocumentResult.unanswered(ResultMessage.jobFailed(document.documentKey(), name, reason),
+          records.get().jobFailed(document.documentKey(), name, reason).and(document.reservation().release())));
     }
     return results;
   }

@@ -1,13 +1,17 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
+import dev.once.budget.Reservation;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
+import dev.once.guard.Deferral;
 import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
@@ -19,11 +23,14 @@ import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
+import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -40,6 +47,11 @@ import java.util.function.Supplier;
  * <p>Every paid call may have happened when it failed: each try is recorded before it is made, the SDK never repeats
  * one, and a document is given up (failed, published as such) after {@code maxTries} tries that may have been billed;
  * refusals Google does not bill do not count. A retried batch submission adopts the job an earlier try made.
+ *
+ * <p>With a daily budget, each paid call first reserves its estimated cost ({@link CostEstimator}); the commit that
+ * records its answer settles the reservation to the bill (for a batch job, the job's completion does), a refusal
+ * before any work releases it, and a call that may have been billed keeps it. A document the day's budget cannot take
+ * is deferred: recorded as such, acknowledged, and resumed by the reconciler ({@link #resume}).
  */
 final class DocumentFlow {
   enum Mode { SYNC, BATCH }
@@ -58,6 +70,9 @@ final class DocumentFlow {
 
   private final Once once;
   private final Supplier<Records> records;
+  private final Supplier<RecordQueries> queries;
+  private final Budget budget;
+  private final Supplier<CostEstimator> estimator;
   private final Supplier<DocumentReader> reader;
   private final Supplier<InvoiceAnalyzer> analyzer;
   private final Supplier<BatchJobs> batchJobs;
@@ -66,10 +81,14 @@ final class DocumentFlow {
   private final long maxBytes;
   private final PaidCalls paid;
 
-  DocumentFlow(Once once, Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
+  DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
+      Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
       Supplier<BatchJobs> batchJobs, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
     this.once = once;
     this.records = records;
+    this.queries = queries;
+    this.budget = budget;
+    this.estimator = estimator;
     this.reader = reader;
     this.analyzer = analyzer;
     this.batchJobs = batchJobs;
@@ -85,6 +104,19 @@ final class DocumentFlow {
   }
 
   Report handle(DocumentSource document, IdempotencyKey key) {
+    return handle(document, key, null);
+  }
+
+  /**
+   * A deferred document, as the reconciler resumes it: the same flow as a delivery of its event, which it races
+   * through the ledger like any duplicate, so it is analysed once. Deferred again, it keeps its first deferral's time.
+   */
+  Report resume(RecordQueries.Deferred deferred) {
+    return handle(deferred.source(), deferred.documentKey(), deferred.deferredAt());
+  }
+
+  /** @param deferredSince when the document was first deferred, if known */
+  private Report handle(DocumentSource document, IdempotencyKey key, Instant deferredSince) {
     // The cheap check reads the last record of this mode's chain: a duplicate costs this one read.
     boolean sync = mode == Mode.SYNC;
     String lastEffect = sync ? Effects.PUBLISH : Effects.ANALYSE;
@@ -95,11 +127,17 @@ final class DocumentFlow {
     // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
     // change of ANALYSIS_MODE is still analysed (and paid for) once.
     boolean analysedBefore = !sync && earlier.isPresent();
+    Paid call = new Paid(key, document, deferredSince);
     Outcome analysed = analysedBefore
         ? earlier.get()
         : once.runCommitted(key, Effects.ANALYSE, policy(key, document),
-            attempt -> sync ? analyse(attempt, key, document) : submit(attempt, key, document));
+            attempt -> sync ? analyse(attempt, call) : submit(attempt, call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
+    if (analysed instanceof Outcome.Processed) {
+      for (Map.Entry<String, Object> detail : call.details.entrySet()) {
+        report = report.with(detail.getKey(), detail.getValue());
+      }
+    }
     Map<String, Object> summary = switch (analysed) {
       case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();
       case Outcome.Duplicate duplicate -> isSubmission(duplicate.result()) ? null : duplicate.result();
@@ -109,7 +147,11 @@ final class DocumentFlow {
           : ResultMessage.rejected(key, document, rejected.reason());
       case Outcome.InFlight inFlight -> null;
       case Outcome.Conflict conflict -> null;
+      case Outcome.Deferred deferred -> null;
     };
+    if (analysed instanceof Outcome.Deferred deferred) {
+      return report.with("reason", deferred.reason());
+    }
     if (summary == null) {
       return report;
     }
@@ -143,42 +185,109 @@ final class DocumentFlow {
     return outcome.containsKey("job") && !outcome.containsKey("status");
   }
 
-  private Completion analyse(Attempt attempt, IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+  /** One document's paid call, and what its log line says of it: {@code costMicroUsd}, {@code model}. */
+  private static final class Paid {
+    final IdempotencyKey key;
+    final DocumentSource document;
+    final Instant deferredSince;
+    final Map<String, Object> details = new LinkedHashMap<>();
+
+    Paid(IdempotencyKey key, DocumentSource document, Instant deferredSince) {
+      this.key = key;
+      this.document = document;
+      this.deferredSince = deferredSince;
+    }
+  }
+
+  private Completion analyse(Attempt attempt, Paid call) throws PermanentFailure, Deferral {
+    IdempotencyKey key = call.key;
+    DocumentSource document = call.document;
     byte[] content = readValid(key, document);
-    attempt.ensureLease(paid.timeout());
+    Reservation reservation = reserve(call, content, false);
     Analysis analysis;
     try {
+      attempt.ensureLease(paid.timeout());
       analysis = analyzer.get().analyse(content, mimeType(document));
+    } catch (NotPerformed e) {
+      throw new NotPerformed(e.getMessage(), e, reservation.release());
     } catch (RuntimeException e) {
-      throw classified(key, document, e);
+      throw classified(key, document, e, reservation);
     }
-    return Completion.of(
-        ResultMessage.analysed(key, document, analysis, null), records.get().analysed(key, document, analysis, null));
+    long cost = records.get().costMicroUsd(analysis, false).orElse(reservation.microUsd());
+    call.details.put("costMicroUsd", cost);
+    call.details.put("model", analysis.model());
+    return Completion.of(ResultMessage.analysed(key, document, analysis, null),
+        records.get().analysed(key, document, analysis, null).and(reservation.settle(cost)));
   }
 
   /**
    * One batch job per document, ever: a retry whose earlier tries may have created a job (they timed out, were
-   * reset, or died) first looks for it by its display name and adopts it, instead of paying for a second one.
+   * reset, or died) first looks for it by its display name and adopts it, instead of paying for a second one. An
+   * adopted job reserves nothing: the try that made it kept its reservation.
    */
-  private Completion submit(Attempt attempt, IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+  private Completion submit(Attempt attempt, Paid call) throws PermanentFailure, Deferral {
+    IdempotencyKey key = call.key;
+    DocumentSource document = call.document;
     refuseEarly(key, document);
     Optional<BatchJob> adopted = earlierJob(attempt, key);
     BatchJob job;
+    Reservation reservation = Reservation.NONE;
     if (adopted.isPresent()) {
       job = adopted.get();
       Log.info("adopted the batch job an earlier try made", Map.of("key", key.value(), "job",
           job.name().orElse("?"), "attempt", attempt.number()));
     } else {
       byte[] content = readValid(key, document);
-      attempt.ensureLease(paid.timeout());
+      reservation = reserve(call, content, true);
       try {
+        attempt.ensureLease(paid.timeout());
         job = batchJobs.get().submit(key, content, mimeType(document));
+      } catch (NotPerformed e) {
+        throw new NotPerformed(e.getMessage(), e, reservation.release());
       } catch (RuntimeException e) {
-        throw classified(key, document, e);
+        throw classified(key, document, e, reservation);
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
-    return Completion.of(Map.of("job", name, "mode", "batch"), records.get().submitted(key, document, name));
+    return Completion.of(Map.of("job", name, "mode", "batch"),
+        records.get().submitted(key, document, name, reservation));
+  }
+
+  /**
+   * Sets the call's estimated cost aside against the day's budget (nothing without a budget: no estimate, no read, no
+   * write), or defers the document. Estimating is free ({@code countTokens}): a failure there costs nothing, unless
+   * Gemini says the document itself cannot be processed.
+   */
+  private Reservation reserve(Paid call, byte[] content, boolean batch) throws PermanentFailure, Deferral {
+    if (!budget.capped()) {
+      return Reservation.NONE;
+    }
+    long estimate;
+    try {
+      estimate = estimator.get().microUsd(content, mimeType(call.document), batch);
+    } catch (RuntimeException e) {
+      if (GeminiErrors.isPermanent(e)) {
+        String reason = GeminiErrors.describe(e);
+        throw new PermanentFailure(reason, records.get().rejected(call.key, call.document, reason));
+      }
+      throw new NotPerformed("could not estimate the call's cost: " + GeminiErrors.describe(e), e);
+    }
+    return budget.reserve(call.key, estimate, reason -> deferred(call, reason));
+  }
+
+  /** The deferral's record, keeping the first deferral's time (one read, only when deferring). */
+  private SideWrites deferred(Paid call, String reason) {
+    Instant since = call.deferredSince;
+    if (since == null) {
+      try {
+        since = queries.get().analysis(call.key.documentId())
+            .filter(analysis -> Records.DEFERRED.equals(analysis.status()))
+            .map(RecordQueries.AnalysisState::deferredAt).orElse(null);
+      } catch (RuntimeException e) {
+        throw new NotPerformed("could not read the document's analysis to defer it: " + e.getMessage(), e);
+      }
+    }
+    return records.get().deferred(call.key, call.document, reason, since);
   }
 
   /** The job an earlier try may have made, looked for since the earliest of them; a failed look costs nothing. */
@@ -198,16 +307,17 @@ final class DocumentFlow {
 
   /**
    * What a Gemini failure means: the document's fault is refused for good; a refusal before any work (nothing
-   * billed) releases the try without counting it; anything else may have been billed, and is rethrown as such.
+   * billed) releases the try without counting it; either takes the reservation back. Anything else may have been
+   * billed, and is rethrown as such: its reservation stays.
    */
-  private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e)
-      throws PermanentFailure {
+  private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e,
+      Reservation reservation) throws PermanentFailure {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
-      throw new PermanentFailure(reason, records.get().rejected(key, document, reason));
+      throw new PermanentFailure(reason, records.get().rejected(key, document, reason).and(reservation.release()));
     }
     if (GeminiErrors.refusedBeforeWork(e)) {
-      return new NotPerformed(GeminiErrors.describe(e), e);
+      return new NotPerformed(GeminiErrors.describe(e), e, reservation.release());
     }
     return e;
   }

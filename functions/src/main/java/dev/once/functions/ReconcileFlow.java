@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
 import dev.once.function.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -35,6 +37,8 @@ import java.util.function.Supplier;
  * each job looked up by name. Listed jobs that ended longer ago than the ledger keeps its records are left alone:
  * their records may have expired, and completing them again would bill them again. A waiting document's job is
  * completed whatever its age: the document was never completed, since a completion moves it on in its commit.
+ * Last, with what is left of the time budget, documents deferred for want of budget are resumed, oldest first, as
+ * long as the day's budget takes them (none when it is used up: one read says so).
  */
 final class ReconcileFlow {
   /** A running job is looked at as a possible stray only once it is this old. */
@@ -55,6 +59,8 @@ final class ReconcileFlow {
     int tooOld;
     int pendingChecked;
     int pages;
+    /** Deferred documents that went on (analysed, submitted, or refused) because budget was available again. */
+    int deferredResumed;
     boolean truncated;
 
     Map<String, Object> toMap() {
@@ -70,25 +76,33 @@ final class ReconcileFlow {
       map.put("too_old", tooOld);
       map.put("pending_checked", pendingChecked);
       map.put("pages", pages);
+      map.put("deferred_resumed", deferredResumed);
       map.put("truncated", truncated);
       return map;
     }
   }
 
-  /** @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself */
-  record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun) {}
+  /**
+   * @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself
+   * @param resumePerRun how many deferred documents a run resumes at most
+   */
+  record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun, int resumePerRun) {}
 
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<RecordQueries> queries;
   private final CompletionFlow completion;
+  private final Supplier<DocumentFlow> documents;
+  private final Budget spending;
   private final Limits limits;
   private final InstantSource clock;
 
-  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, CompletionFlow completion, Limits limits,
-      InstantSource clock) {
+  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, CompletionFlow completion,
+      Supplier<DocumentFlow> documents, Budget spending, Limits limits, InstantSource clock) {
     this.batchJobs = batchJobs;
     this.queries = queries;
     this.completion = completion;
+    this.documents = documents;
+    this.spending = spending;
     this.limits = limits;
     this.clock = clock;
   }
@@ -108,7 +122,62 @@ final class ReconcileFlow {
       return summary;
     }
     reconcileWaiting(summary, deadline, listed);
+    if (clock.instant().isAfter(deadline)) {
+      summary.truncated = true;
+      return summary;
+    }
+    resumeDeferred(summary, deadline);
     return summary;
+  }
+
+  /**
+   * Deferred documents, oldest deferral first, each through the document flow (which claims it as a delivery of its
+   * event would, so it is analysed once whoever gets there first), until one is deferred again: the day's budget is
+   * used up, and the rest wait too.
+   */
+  private void resumeDeferred(Summary summary, Instant deadline) {
+    List<RecordQueries.Deferred> waiting;
+    try {
+      if (spending.exhausted()) {
+        return;
+      }
+      waiting = queries.get().deferred(limits.resumePerRun());
+    } catch (RuntimeException e) {
+      summary.failed++;
+      summary.truncated = true;
+      Log.error("the reconciler could not read the deferred documents",
+          Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
+      return;
+    }
+    for (RecordQueries.Deferred deferred : waiting) {
+      if (clock.instant().isAfter(deadline)) {
+        summary.truncated = true;
+        return;
+      }
+      long started = System.nanoTime();
+      try {
+        Report report = documents.get().resume(deferred);
+        Map<String, Object> details = new LinkedHashMap<>(report.details());
+        details.put("effects", report.effects());
+        details.put("resumed", true);
+        EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
+            EventLog.elapsedMs(started), details);
+        switch (report.outcome()) {
+          case DEFERRED -> {
+            return;
+          }
+          case PROCESSED, REJECTED -> summary.deferredResumed++;
+          case IN_FLIGHT -> summary.inFlight++;
+          default -> {
+            // resumed meanwhile by a redelivery of its event
+          }
+        }
+      } catch (RuntimeException e) {
+        summary.failed++;
+        EventLog.record(GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
+            EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "resumed", true));
+      }
+    }
   }
 
   /** The listing pass; false when it stopped before the last page. Adds the names of the jobs it dealt with to listed. */

@@ -1,5 +1,7 @@
 package dev.once.functions;
 
+import dev.once.budget.Budget;
+import dev.once.budget.DailyBudget;
 import dev.once.config.InvalidSetting;
 import dev.once.config.Lazy;
 import dev.once.config.MissingSetting;
@@ -11,9 +13,13 @@ import dev.once.gemini.WebhookVerifier;
 import dev.once.ledger.LedgerConfig;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
+import java.math.BigDecimal;
 import java.net.URI;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -30,6 +36,12 @@ final class Wiring {
   static final Duration BUDGET = Duration.ofMinutes(2);
   /** Waiting documents whose jobs a run looks up when the listing did not show them (a random slice). */
   static final int PENDING_PER_RUN = 100;
+  /** Deferred documents a run resumes at most, oldest first (within the run's time budget). */
+  static final int RESUME_PER_RUN = 100;
+  /** The message of the spending guard's log lines, which the budget metrics and alerts read (observability.tf). */
+  static final String BUDGET_LOG_MESSAGE = "gemini budget";
+  /** No day's budget above a million dollars: a typo, not a budget. */
+  static final BigDecimal MAX_BUDGET_USD = BigDecimal.valueOf(1_000_000);
 
   private Wiring() {}
 
@@ -42,8 +54,54 @@ final class Wiring {
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
-    return new DocumentFlow(clients.once, clients.records, Lazy.of(() -> new DocumentReader(clients.storage.get())),
-        clients.analyzer, clients.batchJobs, resultPublication(clients), mode, maxBytes, paid);
+    return new DocumentFlow(clients.once, clients.records, clients.queries, budget(clients), clients.estimator,
+        Lazy.of(() -> new DocumentReader(clients.storage.get())), clients.analyzer, clients.batchJobs,
+        resultPublication(clients), mode, maxBytes, paid);
+  }
+
+  /**
+   * The spending guard: GEMINI_DAILY_BUDGET_USD (unset or blank: none, and then it reads and writes nothing) over a
+   * day starting at midnight in ONCE_BUDGET_TIMEZONE (UTC), judged by Firestore's clock. The model must have a price,
+   * or its calls could not be bounded.
+   */
+  static Budget budget(Clients clients) {
+    Settings settings = clients.settings;
+    ZoneId zone = budgetZone(settings);
+    Optional<String> amount = settings.optional(PipelineSetting.GEMINI_DAILY_BUDGET_USD);
+    if (amount.isEmpty()) {
+      return Budget.NONE;
+    }
+    long microUsd = microUsd(amount.get());
+    String model = settings.required(PipelineSetting.GEMINI_MODEL);
+    if (clients.prices.get().priceOf(model).isEmpty()) {
+      throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
+          + " has no price, so its calls cannot be bounded; add it to GEMINI_PRICES");
+    }
+    return new DailyBudget(clients.ledger, microUsd, zone, BUDGET_LOG_MESSAGE);
+  }
+
+  static long microUsd(String usd) {
+    BigDecimal amount;
+    try {
+      amount = new BigDecimal(usd);
+    } catch (NumberFormatException e) {
+      amount = null;
+    }
+    if (amount == null || amount.signum() <= 0 || amount.compareTo(MAX_BUDGET_USD) > 0 || amount.scale() > 6) {
+      throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "must be an amount of US dollars above 0 and"
+          + " at most " + MAX_BUDGET_USD + ", with at most 6 decimals (e.g. 25 or 0.50), got \"" + usd + "\"");
+    }
+    return amount.movePointRight(6).longValueExact();
+  }
+
+  static ZoneId budgetZone(Settings settings) {
+    Optional<String> zone = settings.optional(OnceSetting.ONCE_BUDGET_TIMEZONE);
+    try {
+      return zone.map(ZoneId::of).orElse(ZoneOffset.UTC);
+    } catch (DateTimeException e) {
+      throw new InvalidSetting(OnceSetting.ONCE_BUDGET_TIMEZONE, "is not a time zone (a tz database name such as"
+          + " Europe/Paris or Etc/UTC): \"" + zone.get() + "\"");
+    }
   }
 
   static DeliveryFlow deliveryFlow(Clients clients) {
@@ -93,9 +151,12 @@ final class Wiring {
   static ReconcileFlow reconcileFlow(Clients clients) {
     // A day short of the ledger's retention: older jobs may have lost their records (see ReconcileFlow).
     Duration maxAge = clients.settings.days(OnceSetting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
-    return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients),
+    // It resumes deferred documents itself, as DocumentUploaded would analyse them: the same flow and settings.
+    DocumentFlow documents = documentFlow(clients);
+    return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients), () -> documents,
+        budget(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
-            PENDING_PER_RUN),
+            PENDING_PER_RUN, RESUME_PER_RUN),
         InstantSource.system());
   }
 

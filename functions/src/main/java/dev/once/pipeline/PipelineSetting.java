@@ -22,6 +22,8 @@ public enum PipelineSetting implements Setting {
       "iss of dynamic webhook tokens; Google does not document it, so a setting in case it differs"),
   GEMINI_TIMEOUT_SECONDS("60", "bound on one Gemini call, retries included; a paid call's lease outlasts it"),
   GEMINI_PRICES(null, "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one"),
+  GEMINI_DAILY_BUDGET_USD(null, "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
+      + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost"),
   RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),
   DEAD_LETTER_TOPIC(null, "topic for messages that cannot be delivered, as an id or projects/p/topics/t"),
   NOTIFY_URL(null, "HTTPS endpoint notified once per result"),

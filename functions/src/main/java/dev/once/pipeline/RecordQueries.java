@@ -5,9 +5,11 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.QuerySnapshot;
+import dev.once.budget.Reservation;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,8 +30,11 @@ public final class RecordQueries {
     this.db = db;
   }
 
-  /** What a document's analysis says, as far as a completion must know: whose job it waits for, if any. */
-  public record AnalysisState(IdempotencyKey documentKey, String status, String job) {}
+  /**
+   * What a document's analysis says, as far as a completion or a deferral must know: whose job it waits for, if any;
+   * since when it waits for budget, if it does.
+   */
+  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {}
 
   /** The analysis of the document with this id (one read), or empty when it has none. */
   public Optional<AnalysisState> analysis(String documentId) {
@@ -38,7 +43,8 @@ public final class RecordQueries {
           .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       String key = snapshot.exists() ? snapshot.getString("key") : null;
       return key == null ? Optional.empty()
-          : Optional.of(new AnalysisState(IdempotencyKey.of(key), snapshot.getString("status"), snapshot.getString("job")));
+          : Optional.of(new AnalysisState(IdempotencyKey.of(key), snapshot.getString("status"), snapshot.getString("job"),
+              instant(snapshot.getTimestamp("deferredAt"))));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading the analysis " + documentId, e);
@@ -47,8 +53,11 @@ public final class RecordQueries {
     }
   }
 
-  /** A document a batch job was submitted for, with the source recorded at submission. */
-  public record Submitted(IdempotencyKey documentKey, DocumentSource source) {}
+  /**
+   * A document a batch job was submitted for, with the source recorded at submission and the day's budget it reserved
+   * ({@link Reservation#NONE} when none), which the job's completion settles.
+   */
+  public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation) {}
 
   /**
    * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
@@ -60,7 +69,8 @@ public final class RecordQueries {
         db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
       String key = doc.getString("key");
       if (key != null) {
-        found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source"))));
+        found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
+            Reservation.fromMap(doc.get("reservation"))));
       }
     }
     return found;
@@ -88,6 +98,37 @@ public final class RecordQueries {
       }
     }
     return found;
+  }
+
+  /** A document waiting for the day's budget, as its analysis recorded it. */
+  public record Deferred(IdempotencyKey documentKey, DocumentSource source, Instant deferredAt) {}
+
+  /**
+   * Up to {@code limit} deferred documents, oldest deferral first: an equality and an ordering on another field, so
+   * a composite index (status, deferredAt), which terraform/firestore.tf declares. A document whose key or source
+   * cannot be read is skipped.
+   */
+  public List<Deferred> deferred(int limit) {
+    List<Deferred> found = new ArrayList<>();
+    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", Records.DEFERRED)
+        .orderBy("deferredAt").limit(limit);
+    for (QueryDocumentSnapshot doc : read(oldestFirst, "the deferred documents")) {
+      String key = doc.getString("key");
+      DocumentSource source = Records.source(doc.get("source"));
+      if (key == null || source == null) {
+        continue;
+      }
+      try {
+        found.add(new Deferred(IdempotencyKey.of(key), source, instant(doc.getTimestamp("deferredAt"))));
+      } catch (InvalidKey e) {
+        // skipped: it must not stop the others being resumed
+      }
+    }
+    return found;
+  }
+
+  private static Instant instant(com.google.cloud.Timestamp timestamp) {
+    return timestamp == null ? null : timestamp.toDate().toInstant();
   }
 
   /** Runs a query, bounded by a deadline, so a stuck Firestore is an error and not a hang. */

@@ -1,10 +1,12 @@
 package dev.once.pipeline;
 
+import dev.once.budget.Reservation;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +26,8 @@ public final class Records {
   public static final String ANALYSED = "analysed";
   public static final String FAILED = "failed";
   public static final String REJECTED = "rejected";
+  /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
+  public static final String DEFERRED = "deferred";
 
   private final PriceTable prices;
 
@@ -42,16 +46,38 @@ public final class Records {
   }
 
   /**
-   * A document handed to a batch job; the job's completion fills the analysis in. Created, never merged: the
-   * submission is the document's first analysis record, and a completion only ever applies to a document whose
-   * analysis already names its job, so nothing a completion wrote can be overwritten by a late submission.
+   * A document the day's budget cannot take yet: deferred, with the reason, since {@code since} (its first deferral,
+   * which keeps its place in the reconciler's queue; null: now). The event is acknowledged; nothing was paid.
    */
-  public SideWrites submitted(IdempotencyKey documentKey, DocumentSource source, String job) {
+  public SideWrites deferred(IdempotencyKey documentKey, DocumentSource source, String reason, Instant since) {
+    Map<String, Object> fields = base(documentKey, DEFERRED);
+    fields.put("reason", reason);
+    fields.put("deferredAt", since == null ? DocumentWrites.serverTime() : since);
+    if (source != null) {
+      fields.put("source", source.toMap());
+    }
+    return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A document handed to a batch job; the job's completion fills the analysis in, and settles the {@code reservation}
+   * recorded here. Replaces whatever was there (a deferral at most: the submission is fenced by the document's claim,
+   * and a completion only ever applies to a document whose analysis already names its job).
+   */
+  public SideWrites submitted(IdempotencyKey documentKey, DocumentSource source, String job, Reservation reservation) {
     Map<String, Object> fields = base(documentKey, SUBMITTED);
     fields.put("mode", "batch");
     fields.put("job", job);
     fields.put("source", source.toMap());
-    return writes -> writes.create(ANALYSES, documentKey.documentId(), fields);
+    if (!reservation.none()) {
+      fields.put("reservation", reservation.toMap());
+    }
+    return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /** What an answer cost, in millionths of a USD (batch jobs at half price); empty when the model has no price. */
+  public Optional<Long> costMicroUsd(Analysis analysis, boolean batch) {
+    return prices.costMicroUsd(analysis.model(), analysis.usage(), batch);
   }
 
   /**
@@ -86,7 +112,7 @@ public final class Records {
     bill.put("key", documentKey.value());
     bill.put("model", analysis.model());
     bill.putAll(usage(analysis));
-    Optional<Long> cost = prices.costMicroUsd(analysis.model(), analysis.usage(), batch);
+    Optional<Long> cost = costMicroUsd(analysis, batch);
     bill.put("costMicroUsd", cost.orElse(null));
     bill.put("priced", cost.isPresent());
     bill.put("batch", batch);

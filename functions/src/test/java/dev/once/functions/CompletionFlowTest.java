@@ -15,6 +15,10 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.JobState;
+import dev.once.budget.DailyBudget;
+import dev.once.budget.DaySpend;
+import dev.once.budget.Reservation;
+import dev.once.budget.SpendCounters;
 import dev.once.config.Settings;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
@@ -31,6 +35,8 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
+import dev.once.ledger.SideWrites;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,7 +72,7 @@ class CompletionFlowTest {
   void aSucceededJob_isCompletedOnce_billingAndPublishingItsDocument_andTheRepeatCostsNoGeminiCall() {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
         Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
@@ -84,6 +90,37 @@ class CompletionFlowTest {
   }
 
   @Test
+  void theCompletingCommit_settlesEachDocumentsReservation_toItsBillAtBatchPrice() throws Exception {
+    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+        .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
+    BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved)));
+    when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
+        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
+        Optional.empty())));
+
+    Report report = flow.complete(JOB_KEY);
+
+    long bill = 28; // (100 × 0.30 + 10 × 2.50) / 2, rounded
+    assertEquals(bill, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("costMicroUsd"));
+    assertEquals(new DaySpend(reserved.day(), bill, 0), new SpendCounters(ledger).read(reserved.day()));
+    assertEquals(bill, report.details().get("costMicroUsd"), "the complete line carries the job's cost");
+  }
+
+  @Test
+  void aJobThatEndedWithoutAnswers_releasesItsDocumentsReservations() throws Exception {
+    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+        .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved)));
+
+    flow.complete(JOB_KEY);
+
+    assertEquals(new DaySpend(reserved.day(), 0, 0), new SpendCounters(ledger).read(reserved.day()));
+  }
+
+  @Test
   void aJobStillRunning_isPending_andNothingIsWritten() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_RUNNING)));
 
@@ -97,7 +134,7 @@ class CompletionFlowTest {
   @Test
   void aFailedJob_failsItsDocuments_billingNothing() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
 
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
 
@@ -129,7 +166,7 @@ class CompletionFlowTest {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     IdempotencyKey stranger = IdempotencyKey.of("gcs:inbox/other.pdf#9");
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(stranger.value()),
         Optional.of(new Analysis("gemini-2.5-flash", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
 

@@ -12,15 +12,18 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.verifyNoInteractions;
 import static org.mockito.Mockito.when;
 
 import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
 import dev.once.config.Settings;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
@@ -33,6 +36,7 @@ import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -57,6 +61,8 @@ class DocumentFlowTest {
   private final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
   private final BatchJobs batchJobs = mock(BatchJobs.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
+  private final RecordQueries queries = mock(RecordQueries.class);
+  private final CostEstimator estimator = mock(CostEstimator.class);
 
   @BeforeEach
   void wire() throws Exception {
@@ -67,8 +73,8 @@ class DocumentFlowTest {
   private DocumentFlow flow(DocumentFlow.Mode mode) {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    return new DocumentFlow(once, () -> records, () -> reader, () -> analyzer, () -> batchJobs,
-        new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
+    return new DocumentFlow(once, () -> records, () -> queries, Budget.NONE, () -> estimator, () -> reader,
+        () -> analyzer, () -> batchJobs, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
         new DocumentFlow.PaidCalls(java.time.Duration.ofSeconds(60), 3));
   }
 
@@ -95,6 +101,10 @@ class DocumentFlowTest {
     Map<String, Object> bill = ledger.document(Records.BILLING, KEY.documentId()).orElseThrow();
     assertEquals(400L, bill.get("totalTokens"));
     assertEquals(340L, bill.get("costMicroUsd"), "300 in at 0.30 + 100 out at 2.50 per million");
+    assertEquals(340L, first.details().get("costMicroUsd"), "the processed line carries the cost");
+    assertEquals("gemini-2.5-flash", first.details().get("model"));
+    verifyNoInteractions(estimator, queries);
+    assertTrue(ledger.collection("budget").isEmpty(), "without a budget nothing is estimated, read or written");
   }
 
   @Test

@@ -3,9 +3,16 @@ package dev.once.functions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
 
 import com.google.cloud.firestore.Firestore;
+import dev.once.budget.Budget;
 import dev.once.config.Settings;
+import dev.once.function.Report;
+import dev.once.guard.Outcome;
+import dev.once.pipeline.RecordQueries;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
 import dev.once.key.IdempotencyKey;
@@ -19,6 +26,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
@@ -132,6 +140,47 @@ class ReconcileFlowTest {
         .get().get().getString("status"));
   }
 
+  @Test
+  void deferredDocuments_areResumedOldestFirst_untilTheBudgetDefersOneAgain() throws Exception {
+    Instant start = Instant.parse("2026-11-30T08:00:00Z");
+    List<IdempotencyKey> deferred = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/deferred/" + i + "-" + System.nanoTime() + ".pdf#1");
+      deferred.add(key);
+      // Deferred in the order 2, 0, 3, 1.
+      Instant at = start.plusSeconds(new int[] {1, 3, 0, 2}[i]);
+      clients.ledger.commit(clients.records.get().deferred(key,
+          new DocumentSource("inbox", "deferred/" + i + ".pdf", 1, "application/pdf", 10, null, null), "over budget", at));
+    }
+    DocumentFlow documents = mock(DocumentFlow.class);
+    List<IdempotencyKey> resumed = new ArrayList<>();
+    when(documents.resume(any())).thenAnswer(call -> {
+      RecordQueries.Deferred document = call.getArgument(0);
+      resumed.add(document.documentKey());
+      Outcome outcome = resumed.size() < 3 ? new Outcome.Processed(Map.of(), 2)
+          : new Outcome.Deferred("over the budget again", 2);
+      return Report.of(document.documentKey(), Effects.ANALYSE, outcome);
+    });
+    try {
+      ReconcileFlow.Summary run = reconciler(documents, mock(Budget.class)).run();
+
+      assertEquals(List.of(deferred.get(2), deferred.get(0), deferred.get(3)), resumed,
+          "oldest first, stopping at the first deferred again");
+      assertEquals(2, run.deferredResumed, run.toMap().toString());
+      assertEquals(2, run.toMap().get("deferred_resumed"));
+
+      Budget usedUp = mock(Budget.class);
+      when(usedUp.exhausted()).thenReturn(true);
+      resumed.clear();
+      reconciler(documents, usedUp).run();
+      assertEquals(List.of(), resumed, "nothing fits today: no document is read, no Gemini call made");
+    } finally {
+      for (IdempotencyKey key : deferred) {
+        clients.firestore.get().collection("analyses").document(key.documentId()).delete().get();
+      }
+    }
+  }
+
   /**
    * Another application's job in the same Gemini project, with its answers in a large responses file: the reconciler
    * refuses it from one query of the pipeline's own documents, before anything is downloaded, so the file can
@@ -170,7 +219,8 @@ class ReconcileFlowTest {
         "application/pdf").name().orElseThrow();
     clients.once.runCommitted(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
         clients.records.get().submitted(document,
-            new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job)));
+            new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job,
+            dev.once.budget.Reservation.NONE)));
     gemini.finish(job, BatchState.SUCCEEDED);
     return new Submitted(document, job);
   }
@@ -185,7 +235,16 @@ class ReconcileFlowTest {
   }
 
   private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages) {
-    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients),
-        new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100), InstantSource.system());
+    return reconciler(maxAge, pageSize, maxPages, () -> Wiring.documentFlow(clients), Budget.NONE);
+  }
+
+  private static ReconcileFlow reconciler(DocumentFlow documents, Budget budget) {
+    return reconciler(Duration.ofDays(29), 1, 1, () -> documents, budget);
+  }
+
+  private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
+      java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
+    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents, budget,
+        new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
   }
 }

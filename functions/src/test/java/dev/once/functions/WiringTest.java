@@ -39,7 +39,9 @@ class WiringTest {
   @Test
   void everyFunction_startsWithTheDeployedSettings_andBuildsNoClient() {
     FUNCTIONS.forEach((name, function) -> {
-      Clients clients = clients(deployed());
+      Map<String, String> env = deployed();
+      env.put("GEMINI_DAILY_BUDGET_USD", "25");
+      Clients clients = clients(env);
       function.apply(clients);
       assertFalse(clients.firestore.isBuilt() || clients.gemini.isBuilt() || clients.storage.isBuilt()
           || clients.publisher.isBuilt(), name + " built a client at start");
@@ -69,6 +71,38 @@ class WiringTest {
     assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", GeminiWebhook::new);
     assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", DocumentUploaded::new);
     assertInvalid("GEMINI_WEBHOOK_JWKS_URL", "file:///etc/keys.json", GeminiWebhook::new);
+    assertInvalid("GEMINI_DAILY_BUDGET_USD", "ten", DocumentUploaded::new);
+    assertInvalid("GEMINI_DAILY_BUDGET_USD", "-5", GeminiReconciler::new);
+    assertInvalid("GEMINI_DAILY_BUDGET_USD", "0.0000001", DocumentUploaded::new);
+    assertInvalid("GEMINI_DAILY_BUDGET_USD", "5000000", DocumentUploaded::new);
+    assertInvalid("ONCE_BUDGET_TIMEZONE", "Mars/Olympus", DocumentUploaded::new);
+  }
+
+  @Test
+  void theDailyBudget_isInDollarsToTheMicroDollar_overADayInItsZone_andNeedsAPricedModel() {
+    assertEquals(25_000_000L, Wiring.microUsd("25"));
+    assertEquals(500_000L, Wiring.microUsd("0.50"));
+    assertEquals(1L, Wiring.microUsd("0.000001"));
+    assertEquals(java.time.ZoneOffset.UTC, Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", " "))));
+    assertEquals(java.time.ZoneId.of("Europe/Paris"),
+        Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", "Europe/Paris"))));
+
+    Map<String, String> blank = deployed();
+    blank.put("GEMINI_DAILY_BUDGET_USD", ""); // what Terraform sets for no cap
+    assertEquals(dev.once.budget.Budget.NONE, Wiring.budget(clients(blank)));
+    Map<String, String> capped = deployed();
+    capped.put("GEMINI_DAILY_BUDGET_USD", "25");
+    dev.once.budget.DailyBudget budget = (dev.once.budget.DailyBudget) Wiring.budget(clients(capped));
+    assertEquals(25_000_000L, budget.limitMicroUsd());
+
+    Map<String, String> unpriced = deployed();
+    unpriced.put("GEMINI_DAILY_BUDGET_USD", "25");
+    unpriced.put("GEMINI_MODEL", "house-model");
+    InvalidSetting e = assertThrows(InvalidSetting.class, () -> new DocumentUploaded(clients(unpriced)));
+    assertTrue(e.getMessage().startsWith("GEMINI_DAILY_BUDGET_USD") && e.getMessage().contains("GEMINI_PRICES"),
+        e.getMessage());
+    unpriced.put("GEMINI_PRICES", "house-model=0.1/0.4");
+    new DocumentUploaded(clients(unpriced));
   }
 
   @Test

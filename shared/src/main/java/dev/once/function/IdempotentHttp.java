@@ -262,6 +262,14 @@ public final class IdempotentHttp<T> {
         HttpAnswer.send(response, 422, "idempotency_key_reused", Map.of("detail",
             "this Idempotency-Key was used with another request (method, path, query or body); send a new key"));
       }
+      case Outcome.Deferred deferred -> {
+        // Nothing resumes an HTTP request on its own: the client retries with the same key once the wait is over.
+        log(key, outcome.label(), deferred.attempts(), request, 503, started,
+            Map.of("reason", String.valueOf(deferred.reason())));
+        response.appendHeader("Retry-After", "60");
+        HttpAnswer.send(response, 503, "deferred", Map.of("detail",
+            "the request must wait (" + deferred.reason() + "); retry it later with the same key"));
+      }
       case Outcome.Rejected rejected -> {
         // PermanentFailure from the handler, or an answer the ledger cannot store: the reason is for the log only.
         log(key, outcome.label(), ran.attempt, request, 500, started,

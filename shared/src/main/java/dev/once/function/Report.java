@@ -66,6 +66,7 @@ public record Report(String key, String effect, OutcomeLabel outcome, int attemp
       case Outcome.Duplicate d -> d.attempts();
       case Outcome.InFlight i -> i.attempts();
       case Outcome.Conflict c -> 0;
+      case Outcome.Deferred d -> d.attempts();
       case Outcome.Rejected r -> 1;
     };
   }

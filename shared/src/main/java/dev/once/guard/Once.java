@@ -1,6 +1,7 @@
 package dev.once.guard;
 
 import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
@@ -12,6 +13,7 @@ import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -32,6 +34,8 @@ import java.util.Optional;
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
   public static final String GAVE_UP = "gave up after ";
+  /** The start of the error a deferred try is released with. */
+  public static final String DEFERRED = "deferred: ";
 
   /** An effect on the outside world; returns what to record as its result. */
   @FunctionalInterface
@@ -171,32 +175,68 @@ public final class Once {
       settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), policy.fingerprint()),
           policy.fingerprint(), policy.fingerprint() != null);
       return new Rejected(refused.getMessage(), true);
+    } catch (Deferral deferral) {
+      // Not performed, so not counted; the release commits the deferral's record. A failed release is a transient
+      // failure like any other: the event comes again, and the lease runs out meanwhile.
+      Claim held = hold.stop();
+      ledger.release(held, DEFERRED + deferral.getMessage(), false, deferral.writes());
+      return new Deferred(deferral.getMessage(), held.attempts());
     } catch (NotPerformed notPerformed) {
-      throw releaseAndRethrow(hold.stop(), notPerformed, false);
+      throw releaseAndRethrow(hold.stop(), notPerformed, false, notPerformed.writes());
     } catch (Exception failure) {
-      throw releaseAndRethrow(hold.stop(), failure, true);
+      throw releaseAndRethrow(hold.stop(), failure, true, SideWrites.NONE);
     }
     CrashPoints.reached("before-complete", claim.effect(), claim.key());
     Claim held = hold.stop();
     Optional<Claim> next;
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
-    } catch (LeaseLost lost) {
-      throw lost;
+      CrashPoints.answerLost("complete", claim.effect(), claim.key()); // tests only: applied, then its answer lost
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
       String reason = "the result could not be recorded: " + describe(unrecordable);
       ledger.reject(held, reason, SideWrites.NONE);
       return new Rejected(reason, true);
-    } catch (RuntimeException notRecorded) {
-      // The effect ran but is not recorded; releasing lets the redelivery retry at once instead of after the lease.
-      throw releaseAndRethrow(held, notRecorded, true);
+    } catch (RuntimeException unanswered) {
+      // A commit that failed may have been applied: its answer lost, or resent by the client and refused as a stale
+      // write (LeaseLost). Find out before anything is retried.
+      if (!committedAnyway(held)) {
+        throw unanswered instanceof LeaseLost lost ? lost : releaseAndRethrow(held, unanswered, true, SideWrites.NONE);
+      }
+      next = Optional.empty();
+      releaseFollowing(held, policy);
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
     CrashPoints.reached("after-complete", claim.effect(), claim.key());
     return new Processed(completion.result(), held.attempts(), next);
+  }
+
+  /** Whether {@code held}'s completion is the record's (done, with this holder's token): only its commit can be. */
+  private boolean committedAnyway(Claim held) {
+    try {
+      return ledger.lookup(held.key(), held.effect())
+          .filter(record -> record.state() == RecordState.DONE && record.token() == held.token()).isPresent();
+    } catch (RuntimeException unreadable) {
+      return false;
+    }
+  }
+
+  /**
+   * The claim of the effect that follows, which the applied commit made for this holder, is given up at once, so
+   * this delivery claims it again now instead of every delivery waiting out its lease.
+   */
+  private void releaseFollowing(Claim held, Policy policy) {
+    if (policy.then() == null) {
+      return;
+    }
+    try {
+      ledger.forceRelease(held.key(), policy.then(), 1, "once",
+          "the commit that claimed it applied but lost its answer; claimed again by the same delivery");
+    } catch (RuntimeException gone) {
+      // Not there or already taken over: the next effect is claimed as usual either way.
+    }
   }
 
   /** The cap of tries that may have run was reached before this one: refused for good, with the caller's writes. */
@@ -207,9 +247,9 @@ public final class Once {
     return new Rejected(reason, true);
   }
 
-  private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun) {
+  private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun, SideWrites writes) {
     try {
-      ledger.release(claim, describe(failure), mayHaveRun, SideWrites.NONE);
+      ledger.release(claim, describe(failure), mayHaveRun, writes);
     } catch (RuntimeException releaseFailed) {
       // The lease will expire instead; the original failure is what the caller must see.
       failure.addSuppressed(releaseFailed);

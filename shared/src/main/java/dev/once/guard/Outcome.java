@@ -47,6 +47,17 @@ public sealed interface Outcome {
     }
   }
 
+  /**
+   * The effect waits for something outside the event (a spending budget, see {@link Deferral}): this try was released
+   * as not performed, with the writes that record why, and the event is acknowledged. Whatever resumes it (a poller)
+   * claims it again; until then a redelivery tries again too.
+   */
+  record Deferred(String reason, int attempts) implements Outcome {
+    public OutcomeLabel label() {
+      return OutcomeLabel.DEFERRED;
+    }
+  }
+
   /** The effect is refused for good: {@code now} when this delivery refused it, else earlier. */
   record Rejected(String reason, boolean now) implements Outcome {
     /** Refused because its cap of tries that may have run was reached, not for its input. */

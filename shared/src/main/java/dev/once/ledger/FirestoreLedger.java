@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -287,6 +288,35 @@ public final class FirestoreLedger implements Ledger {
     Claim held = new Claim(key, effect, recordId(key, effect), token, 0, null, null, config.lease(), List.of(), 0,
         false, null);
     fence(held, fields, SideWrites.NONE, null, "release");
+  }
+
+  @Override
+  public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    DocumentReference[] refs = ids.stream().map(id -> FirestoreWrites.ref(db, collection, id))
+        .toArray(DocumentReference[]::new);
+    Map<String, Map<String, Object>> found = new LinkedHashMap<>();
+    for (DocumentSnapshot snapshot : await(db.getAll(refs), "read " + collection)) {
+      serverClock.observe(snapshot.getReadTime());
+      if (snapshot.exists()) {
+        Map<String, Object> fields = new LinkedHashMap<>(snapshot.getData());
+        fields.replaceAll((name, value) -> value instanceof com.google.cloud.Timestamp time ? Times.instant(time) : value);
+        found.put(snapshot.getId(), fields);
+      }
+    }
+    return found;
+  }
+
+  @Override
+  public void commit(SideWrites writes) {
+    WriteBatch batch = db.batch();
+    writes.addTo(new FirestoreWrites(db, batch));
+    List<WriteResult> results = await(batch.commit(), "commit");
+    if (!results.isEmpty()) {
+      serverClock.observe(results.get(0).getUpdateTime());
+    }
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.once.ledger;
 
+import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.SetOptions;
@@ -9,7 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** {@link DocumentWrites} added to a Firestore write batch or transaction. */
+/**
+ * {@link DocumentWrites} added to a Firestore write batch or transaction, and the one place where the collections the
+ * ledger's callers name for documents beside its records are opened ({@link #ref}).
+ */
 final class FirestoreWrites implements DocumentWrites {
   private final Firestore db;
   private final UpdateBuilder<?> builder;
@@ -21,17 +25,22 @@ final class FirestoreWrites implements DocumentWrites {
 
   @Override
   public void set(String collection, String id, Map<String, Object> fields) {
-    builder.set(db.collection(collection).document(id), resolve(fields));
+    builder.set(ref(db, collection, id), resolve(fields));
   }
 
   @Override
   public void merge(String collection, String id, Map<String, Object> fields) {
-    builder.set(db.collection(collection).document(id), resolve(fields), SetOptions.merge());
+    builder.set(ref(db, collection, id), resolve(fields), SetOptions.merge());
   }
 
   @Override
   public void create(String collection, String id, Map<String, Object> fields) {
-    builder.create(db.collection(collection).document(id), resolve(fields));
+    builder.create(ref(db, collection, id), resolve(fields));
+  }
+
+  /** A document beside the records, as a caller names it (its writes through {@link DocumentWrites}, its reads). */
+  static DocumentReference ref(Firestore db, String collection, String id) {
+    return db.collection(collection).document(id);
   }
 
   /** The fields with the store's own values (server time, increments) as Firestore's sentinels. */

@@ -205,6 +205,27 @@ public final class InMemoryLedger implements Ledger {
   }
 
   @Override
+  public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+    synchronized (store) {
+      Map<String, Map<String, Object>> found = new LinkedHashMap<>();
+      Map<String, Map<String, Object>> documents = store.documents.getOrDefault(collection, Map.of());
+      for (String id : ids) {
+        if (documents.containsKey(id)) {
+          found.put(id, copy(documents.get(id)));
+        }
+      }
+      return found;
+    }
+  }
+
+  @Override
+  public void commit(SideWrites writes) {
+    synchronized (store) {
+      apply(writes);
+    }
+  }
+
+  @Override
   public Instant now() {
     synchronized (store) {
       return readTime();

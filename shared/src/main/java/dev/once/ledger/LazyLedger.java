@@ -52,6 +52,16 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
+  public Map<String, Map<String, Object>> read(String collection, java.util.List<String> ids) {
+    return ledger.get().read(collection, ids);
+  }
+
+  @Override
+  public void commit(SideWrites writes) {
+    ledger.get().commit(writes);
+  }
+
+  @Override
   public Instant now() {
     return ledger.get().now();
   }

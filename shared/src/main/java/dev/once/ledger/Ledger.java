@@ -67,7 +67,24 @@ public interface Ledger {
    */
   void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason);
 
-  /** The store's time as this instance best tells it (after a first call to the store). */
+  /**
+   * Documents beside the records (a budget's counters), read together in one call, by id: the fields of those that
+   * exist, with server times as {@link Instant}s. Not fenced by any claim. Both ledgers implement it; a ledger that
+   * keeps no documents beside its records cannot hold a spending budget.
+   */
+  default Map<String, Map<String, Object>> read(String collection, java.util.List<String> ids) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no documents beside its records");
+  }
+
+  /**
+   * Commits {@code writes} to documents beside the records, alone and atomically, outside any claim (a budget's
+   * reservation, an increment). Not fenced: only for writes that are right whoever makes them.
+   */
+  default void commit(SideWrites writes) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no documents beside its records");
+  }
+
+  /** The store's time as this instance best tells it (asking the store once if this instance never did). */
   Instant now();
 
   /** A ledger built on first use: an instance that never handles an event never builds its store's client. */

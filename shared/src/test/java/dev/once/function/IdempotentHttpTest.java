@@ -118,6 +118,26 @@ class IdempotentHttpTest {
   }
 
   @Test
+  void aHandlerThatDefers_is503WithRetryAfter_andTheSameKeyRunsItLater() throws IOException {
+    boolean[] overBudget = {true};
+    IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
+      if (overBudget[0]) {
+        throw new dev.once.guard.Deferral("over the day's budget", dev.once.ledger.SideWrites.NONE);
+      }
+      return charge(amount, attempt);
+    });
+    FakeHttp.Response deferred = send(waiting, pay("k-defer", CHARGE));
+    assertEquals(503, deferred.status());
+    assertEquals("60", deferred.header("Retry-After"));
+    assertEquals("deferred", json(deferred).path("status").asText());
+    assertEquals(0, runs.get());
+
+    overBudget[0] = false;
+    assertEquals(201, send(waiting, pay("k-defer", CHARGE)).status());
+    assertEquals(1, runs.get());
+  }
+
+  @Test
   void theDraftsQuotedForm_isTheSameKeyAsTheBareOne() throws IOException {
     send(pay("k-3", CHARGE));
     FakeHttp.Response quoted = send(pay("\"k-3\"", CHARGE));

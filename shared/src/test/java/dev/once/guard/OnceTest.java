@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.guard.Outcome.Conflict;
+import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
@@ -15,7 +16,9 @@ import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.Call;
 import dev.once.ledger.ClaimResult;
+import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
@@ -25,6 +28,7 @@ import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -258,6 +262,60 @@ class OnceTest {
   }
 
   @Test
+  void aNotPerformedTry_commitsItsWritesWithTheRelease() {
+    assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
+      throw new NotPerformed("refused before any work", null,
+          writes -> writes.merge("budget", "day", Map.of("reserved", DocumentWrites.increment(-7))));
+    }));
+    assertEquals(-7L, ledger.document("budget", "day").orElseThrow().get("reserved"), "landed with the release");
+    LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
+    assertEquals(0, record.spent());
+    assertFalse(record.leaseLive());
+  }
+
+  @Test
+  void aDeferredEffect_isReleasedAsNotPerformed_withItsWrites_andAcknowledged_thenRunsOnceWhenClaimedAgain() {
+    Policy paid = Policy.DEFAULT.capped(1, reason -> SideWrites.NONE);
+    for (int i = 0; i < 3; i++) {
+      Outcome outcome = once.runCommitted(KEY, "analyse", paid, attempt -> {
+        throw new Deferral("over the day's budget", writes -> writes.merge("analyses", "a1",
+            Map.of("status", "deferred", "reason", "over the day's budget")));
+      });
+      Deferred deferred = assertInstanceOf(Deferred.class, outcome, "answered, not thrown: the event is acknowledged");
+      assertEquals("over the day's budget", deferred.reason());
+      assertEquals(i + 1, deferred.attempts());
+      assertEquals(OutcomeLabel.DEFERRED, deferred.label());
+    }
+    assertEquals("deferred", ledger.document("analyses", "a1").orElseThrow().get("status"), "written with the release");
+    LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
+    assertEquals(RecordState.CLAIMED, record.state());
+    assertFalse(record.leaseLive(), "free at once for whatever resumes it");
+    assertEquals(0, record.spent(), "deferred tries do not use up the cap of one");
+    assertEquals(Call.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
+    assertTrue(record.error().startsWith(Once.DEFERRED), record.error());
+    assertEquals(Optional.empty(), once.peek(KEY, "analyse"), "not settled: nothing to answer from");
+
+    Processed resumed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(4, resumed.attempts());
+    assertInstanceOf(Duplicate.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(1, runs.get(), "run once, whenever that happened");
+  }
+
+  @Test
+  void aDeferralWhoseReleaseFails_isThrown_soTheEventComesAgain() {
+    Once failing = new Once(new ForwardingLedger(ledger) {
+      @Override
+      public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+      }
+    });
+    assertThrows(dev.once.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
+      throw new Deferral("over the day's budget", SideWrites.NONE);
+    }));
+    assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
+  }
+
+  @Test
   void aLiveHoldersLease_isRenewedWhileItWorks_soNoOtherDeliveryTakesItOver() throws Exception {
     Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
     InMemoryLedger shortLeases = new InMemoryLedger(LedgerConfig.defaults().withLease(Duration.ofMillis(300)),
@@ -343,6 +401,41 @@ class OnceTest {
     assertEquals(Optional.empty(), once.peek(KEY, "notify"));
     now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
     assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count), "taken over, not answered from memory");
+  }
+
+  @Test
+  void aCompletingCommitAppliedButItsAnswerLost_isFoundOut_andTheNextEffectIsClaimedAgainAtOnce() {
+    Ledger answerLost = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+        super.complete(claim, outcome, writes, next);
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+      }
+    };
+    Once lost = new Once(answerLost);
+    Processed analysed = assertInstanceOf(Processed.class, lost.runCommitted(KEY, "analyse", Policy.DEFAULT.then("publish"),
+        attempt -> {
+          runs.incrementAndGet();
+          return Completion.of(Map.of("status", "analysed"), SideWrites.NONE);
+        }));
+    assertTrue(analysed.next().isEmpty(), "the chained claim is not handed over: its holder does not know it");
+    assertEquals(1, runs.get(), "the effect is not repeated");
+    assertInstanceOf(Processed.class, once.run(KEY, "publish", this::count), "claimed again at once, not after a lease");
+    assertEquals("once", ledger.lookup(KEY, "publish").orElseThrow().released().by());
+  }
+
+  @Test
+  void aCommitResentByTheClient_andRefusedAsStale_isTheHoldersOwn_soNotALostLease() {
+    Ledger resent = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+        super.complete(claim, outcome, writes, next);
+        throw new LeaseLost("the resent commit failed its precondition");
+      }
+    };
+    assertInstanceOf(Processed.class, new Once(resent).run(KEY, "notify", this::count));
+    assertInstanceOf(Duplicate.class, once.run(KEY, "notify", this::count));
+    assertEquals(1, runs.get());
   }
 
   /** Delegates everything; tests override the call they break. */

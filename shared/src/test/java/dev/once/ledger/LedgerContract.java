@@ -437,6 +437,62 @@ abstract class LedgerContract {
   }
 
   @Test
+  void read_answersTheDocumentsThatExist_byIdInOneCall() {
+    put("budget", "d_01", Map.of("spent", 5L));
+    put("budget", "d_03", Map.of("spent", 7L, "day", "d"));
+    Map<String, Map<String, Object>> found = ledger().read("budget", java.util.List.of("d_01", "d_02", "d_03"));
+    assertEquals(java.util.Set.of("d_01", "d_03"), found.keySet(), "absent ones left out");
+    assertEquals(7L, found.get("d_03").get("spent"));
+    assertEquals("d", found.get("d_03").get("day"));
+    assertEquals(Map.of(), ledger().read("budget", java.util.List.of()));
+  }
+
+  @Test
+  void commit_outsideAnyClaim_isAtomic_andConcurrentIncrementsAllAddUp() throws Exception {
+    Ledger ledger = ledger();
+    int threads = 16;
+    int each = 10;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+      java.util.List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        running.add(pool.submit(() -> {
+          start.await();
+          for (int i = 0; i < each; i++) {
+            ledger.commit(writes -> {
+              writes.merge("budget", "d_00", Map.of("reserved", DocumentWrites.increment(3), "day", "d"));
+              writes.merge("budget", "d_01", Map.of("reserved", DocumentWrites.increment(-1)));
+            });
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (java.util.concurrent.Future<?> task : running) {
+        task.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertEquals(3L * threads * each, document("budget", "d_00").orElseThrow().get("reserved"), "no increment lost");
+    assertEquals(-1L * threads * each, document("budget", "d_01").orElseThrow().get("reserved"));
+
+    put("budget", "d_02", Map.of("spent", 1L));
+    assertThrows(RuntimeException.class, () -> ledger.commit(writes -> {
+      writes.merge("budget", "d_02", Map.of("spent", DocumentWrites.increment(5)));
+      writes.create("budget", "d_00", Map.of()); // exists: the whole commit fails
+    }));
+    assertEquals(1L, document("budget", "d_02").orElseThrow().get("spent"), "nothing of a failed commit lands");
+  }
+
+  @Test
+  void now_isTheStoresTime_evenBeforeAnyOtherCall() {
+    Instant now = ledger().now();
+    assertTrue(now.isAfter(Instant.parse("2020-01-01T00:00:00Z")), "the store's time: " + now);
+  }
+
+  @Test
   void failingSideWrite_leavesNeitherTheWritesNorTheCompletion() {
     put("billing", "a1", Map.of("already", true));
     Ledger ledger = ledger();

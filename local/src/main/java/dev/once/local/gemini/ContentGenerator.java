@@ -39,13 +39,21 @@ final class ContentGenerator {
     String text = answer(config, request, seed);
     int outputTokens = Math.max(1, ceilDiv(text.getBytes(StandardCharsets.UTF_8).length, 4));
     int prompt = promptTokens.values().stream().mapToInt(Integer::intValue).sum();
+    String finishReason = "STOP";
+    int maxOutput = config.path("maxOutputTokens").asInt(0);
+    if (maxOutput > 0 && outputTokens > maxOutput) {
+      // As the API does: the answer stops at the bound, mid-JSON if need be, and says why.
+      text = truncate(text, maxOutput * 4);
+      outputTokens = maxOutput;
+      finishReason = "MAX_TOKENS";
+    }
 
     ObjectNode response = Json.object();
     ObjectNode candidate = response.putArray("candidates").addObject();
     ObjectNode content = candidate.putObject("content");
     content.putArray("parts").addObject().put("text", text);
     content.put("role", "model");
-    candidate.put("finishReason", "STOP");
+    candidate.put("finishReason", finishReason);
     candidate.put("index", 0);
     ObjectNode usage = response.putObject("usageMetadata");
     usage.put("promptTokenCount", prompt);
@@ -57,6 +65,42 @@ final class ContentGenerator {
     response.put("responseId", Base64.getUrlEncoder().withoutPadding()
         .encodeToString(ByteBuffer.allocate(8).putLong(seed).array()));
     return response;
+  }
+
+  /**
+   * What {@code models.countTokens} answers (Gemini API reference, "Counting tokens": {@code totalTokens} and
+   * {@code promptTokensDetails}): the prompt tokens generateContent would report for the same contents, counted the
+   * same way. The body is {@code {"contents": [...]}}, as the SDK sends it for the Developer API, or
+   * {@code {"generateContentRequest": {...}}}.
+   */
+  static ObjectNode countTokens(JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw HttpError.badRequest("invalid", "Invalid JSON payload received. Expected an object.");
+    }
+    JsonNode request = body.has("generateContentRequest") ? body.get("generateContentRequest") : body;
+    Map<Modality, Integer> tokens = validateAndCount(request);
+    ObjectNode response = Json.object();
+    response.put("totalTokens", tokens.values().stream().mapToInt(Integer::intValue).sum());
+    ArrayNode details = response.putArray("promptTokensDetails");
+    tokens.forEach((modality, count) -> details.addObject().put("modality", modality.name()).put("tokenCount", count));
+    return response;
+  }
+
+  /** At most {@code bytes} UTF-8 bytes of {@code text}, cut on a character boundary. */
+  private static String truncate(String text, int bytes) {
+    StringBuilder kept = new StringBuilder();
+    int used = 0;
+    for (int i = 0; i < text.length(); ) {
+      int codePoint = text.codePointAt(i);
+      int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
+      if (used + size > bytes) {
+        break;
+      }
+      kept.appendCodePoint(codePoint);
+      used += size;
+      i += Character.charCount(codePoint);
+    }
+    return kept.toString();
   }
 
   private static String answer(JsonNode config, JsonNode request, long seed) {

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 
 /**
  * What {@code com.google.genai:google-genai} 2.0.0 calls on the Gemini Developer API, under {@code /v1},
- * {@code /v1beta} or {@code /v1alpha} (the SDK's default version is {@code v1}): generateContent,
+ * {@code /v1beta} or {@code /v1alpha} (the SDK's default version is {@code v1}): generateContent, countTokens,
  * batchGenerateContent, batches get/list/cancel/delete, and the Files API subset a file-based batch needs. Every
  * call is counted per method before anything else happens, then authenticated ({@code x-goog-api-key} or
  * {@code ?key=}), then subject to injected faults; once carried out it is counted as {@code <method>.carriedOut}
@@ -49,7 +49,7 @@ final class GeminiApi extends ApiHandler {
   private static final List<String> JWKS_PATH = List.of(".well-known", "jwks.json");
 
   /** Every operation that can be counted and armed: the names {@link #route} gives. */
-  static final Set<String> OPERATIONS = Set.of("generateContent", "batchGenerateContent", "batches.get",
+  static final Set<String> OPERATIONS = Set.of("generateContent", "countTokens", "batchGenerateContent", "batches.get",
       "batches.list", "batches.cancel", "batches.delete", "files.upload", "files.get", "files.download");
 
   /** One API method: the name it is counted under, and what carries it out. */
@@ -124,6 +124,12 @@ final class GeminiApi extends ApiHandler {
     switch (collection + " " + method + " " + (path.size() == 2 ? "-" : verb == null ? "id" : verb)) {
       case "models POST generateContent" -> {
         return new Route("generateContent", () -> generateContent(request, version, id));
+      }
+      case "models POST countTokens" -> {
+        return new Route("countTokens", () -> {
+          modelId(id, version, "countTokens");
+          return Reply.json(ContentGenerator.countTokens(Json.parse(request.body(maxRequestBytes))));
+        });
       }
       case "models POST batchGenerateContent" -> {
         return new Route("batchGenerateContent", () -> batchGenerateContent(request, version, id));

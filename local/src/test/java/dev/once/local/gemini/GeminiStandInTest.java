@@ -183,6 +183,37 @@ class GeminiStandInTest {
   }
 
   @Test
+  void countTokens_answersThePromptTokensGenerateContentReports_forTheSameContents_freeOfAnswer() {
+    Content content = prompt("Extract the invoice in this document.", new byte[120_000]);
+    long before = standIn.count("countTokens");
+    com.google.genai.types.CountTokensResponse counted = client.models.countTokens(MODEL, List.of(content), null);
+    GenerateContentResponse generated = client.models.generateContent(MODEL, content, null);
+
+    assertEquals(generated.usageMetadata().orElseThrow().promptTokenCount().orElseThrow(),
+        counted.totalTokens().orElseThrow());
+    assertEquals(before + 1, standIn.count("countTokens"));
+    ClientException notAModel = assertThrows(ClientException.class,
+        () -> client.models.countTokens("no-such-model", List.of(content), null));
+    assertEquals(404, notAModel.code());
+    ClientException empty = assertThrows(ClientException.class,
+        () -> client.models.countTokens(MODEL, List.of(Content.builder().role("user").parts(List.of()).build()), null));
+    assertEquals(400, empty.code());
+  }
+
+  @Test
+  void maxOutputTokens_cutsTheAnswer_withFinishReasonMaxTokens() {
+    GenerateContentConfig bounded = GenerateContentConfig.builder().maxOutputTokens(3).build();
+    GenerateContentResponse cut = client.models.generateContent(MODEL, "a prompt whose answer is long", bounded);
+    GenerateContentResponse whole = client.models.generateContent(MODEL, "a prompt whose answer is long",
+        GenerateContentConfig.builder().maxOutputTokens(8192).build());
+
+    assertEquals(3, cut.usageMetadata().orElseThrow().candidatesTokenCount().orElseThrow());
+    assertEquals("MAX_TOKENS", cut.candidates().orElseThrow().get(0).finishReason().orElseThrow().toString());
+    assertTrue(cut.text().length() <= 12, cut.text());
+    assertEquals("STOP", whole.candidates().orElseThrow().get(0).finishReason().orElseThrow().toString());
+  }
+
+  @Test
   void everyCall_isCountedPerMethod() {
     long before = standIn.count("generateContent");
     client.models.generateContent(MODEL, "count me", null);

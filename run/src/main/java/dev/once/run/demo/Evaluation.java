@@ -146,7 +146,17 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
       notes.add("reconciler run: " + (reconciled.path("seen").asLong() == 0 ? "no batch jobs to look at"
           : String.join(", ", counts) + " (every job the Gemini stand-in holds, not only this demo's)"));
     }
+    notes.add(spend(docs));
     return new DemoReport(mode, folder, documents, duplicatesSent, rows, notes, problems);
+  }
+
+  /** What this demo's analyses cost, and the day's spend as the budget's counters hold it. */
+  private String spend(List<IdempotencyKey> docs) {
+    long demo = docs.stream().mapToLong(stored::costMicroUsd).sum();
+    dev.once.budget.DaySpend today = stored.spendToday();
+    return "Gemini spend: this demo's analyses " + demo + " µUSD (billing); " + today.day() + ": "
+        + (today.totalMicroUsd() == 0 ? "nothing counted (no GEMINI_DAILY_BUDGET_USD, or nothing spent yet)"
+            : today.spentMicroUsd() + " µUSD spent, " + today.reservedMicroUsd() + " reserved (the budget's counters)");
   }
 
   private long geminiDelta(String counter) {

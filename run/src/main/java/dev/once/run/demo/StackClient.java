@@ -11,6 +11,8 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
+import dev.once.budget.DaySpend;
+import dev.once.budget.SpendCounters;
 import dev.once.config.FirestoreClients;
 import dev.once.pipeline.Records;
 import dev.once.key.IdempotencyKey;
@@ -78,6 +80,23 @@ final class StackClient implements StoredState, AutoCloseable {
   public int billingEntries(IdempotencyKey key) {
     QuerySnapshot entries = await(db.collection(Records.BILLING).whereEqualTo("key", key.value()).get());
     return entries.size();
+  }
+
+  @Override
+  public long costMicroUsd(IdempotencyKey key) {
+    DocumentSnapshot bill = await(db.collection(Records.BILLING).document(key.documentId()).get());
+    Long cost = bill.exists() ? bill.getLong("costMicroUsd") : null;
+    return cost == null ? 0 : cost;
+  }
+
+  /** The day in ONCE_BUDGET_TIMEZONE (as this process's environment sets it for dev/run's functions; else UTC). */
+  @Override
+  public DaySpend spendToday() {
+    java.time.ZoneId zone = dev.once.config.Settings.fromEnvironment()
+        .optional(dev.once.config.OnceSetting.ONCE_BUDGET_TIMEZONE).map(java.time.ZoneId::of)
+        .orElse(java.time.ZoneOffset.UTC);
+    SpendCounters counters = new SpendCounters(ledger);
+    return counters.read(counters.today(zone));
   }
 
   /** Every analysis for a key, by its {@code key} field. */

@@ -1,5 +1,6 @@
 package dev.once.run.demo;
 
+import dev.once.budget.DaySpend;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import java.util.Optional;
@@ -13,4 +14,14 @@ interface StoredState {
 
   /** Analyses whose {@code key} field is this key. */
   int analyses(IdempotencyKey key);
+
+  /** What the document's billing entry says it cost, in µUSD (0 without one). */
+  default long costMicroUsd(IdempotencyKey key) {
+    return 0;
+  }
+
+  /** Today's Gemini spend as the spending guard's counters hold it (nothing counted without a budget). */
+  default DaySpend spendToday() {
+    return new DaySpend(java.time.LocalDate.now(java.time.ZoneOffset.UTC), 0, 0);
+  }
 }

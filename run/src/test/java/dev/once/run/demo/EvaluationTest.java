@@ -58,6 +58,16 @@ class EvaluationTest {
     public int analyses(IdempotencyKey key) {
       return 1;
     }
+
+    @Override
+    public long costMicroUsd(IdempotencyKey key) {
+      return 322;
+    }
+
+    @Override
+    public dev.once.budget.DaySpend spendToday() {
+      return new dev.once.budget.DaySpend(java.time.LocalDate.parse("2026-11-30"), 966, 21_021);
+    }
   }
 
   private static Observation observed(Map<IdempotencyKey, List<String>> messages, Map<String, Integer> notified,
@@ -97,6 +107,8 @@ class EvaluationTest {
     DemoReport.Row notify = report.rows().get(2);
     assertEquals(3, notify.deliveries());
     assertEquals(1, notify.absorbed());
+    assertTrue(report.notes().contains("Gemini spend: this demo's analyses 644 µUSD (billing); 2026-11-30: 966 µUSD"
+        + " spent, 21021 reserved (the budget's counters)"), report.notes().toString());
   }
 
   @Test

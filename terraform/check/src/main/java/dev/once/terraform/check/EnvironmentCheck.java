@@ -31,13 +31,11 @@ public final class EnvironmentCheck implements Check {
   public static final Map<String, String> DEFAULTED_WHEN_DEPLOYED = Map.of();
 
   /**
-   * Set by Terraform before the code reads them: the spending guard's settings (issue 14), whose Terraform side is
-   * ready while the code is written. A name here may be set although {@code Setting} does not list it. Once
-   * {@code Setting} lists it the check fails until it is deleted from here: then this map is empty again.
+   * Set by Terraform before the code reads them, while a feature's Terraform side is ready before its code. A name here
+   * may be set although {@code Setting} does not list it. Once {@code Setting} lists it the check fails until it is
+   * deleted from here. Empty: the spending guard's settings (issue 14) are read by the code now.
    */
-  public static final Map<String, String> PENDING_IN_CODE = Map.of(
-      "GEMINI_DAILY_BUDGET_USD", "the day's Gemini budget in USD (blank: no cap), read by the spending guard",
-      "ONCE_BUDGET_TIMEZONE", "the zone whose midnight starts a budget day (blank: UTC)");
+  public static final Map<String, String> PENDING_IN_CODE = Map.of();
 
   private final Map<String, String> settings;
   private final Map<String, String> defaults;

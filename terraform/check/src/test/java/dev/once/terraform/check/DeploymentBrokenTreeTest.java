@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.terraform.check.Trees.Copy;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -217,9 +218,9 @@ class DeploymentBrokenTreeTest {
 
   @Test
   void aPendingLogNameTheCodeWritesNow_mustLeaveTheList() {
-    java.util.Set<String> code = new java.util.HashSet<>(MonitoringQueryCheck.strings(JavaSources.of(Trees.ROOT)));
-    code.add("deferred_resumed");
-    List<Finding> findings = new MonitoringQueryCheck(code, MonitoringQueryCheck.PENDING_LOG_CONTRACT).findings(Trees.real());
+    java.util.Set<String> code = MonitoringQueryCheck.strings(JavaSources.of(Trees.ROOT));
+    List<Finding> findings = new MonitoringQueryCheck(code,
+        Map.of("deferred_resumed", "reconciler summary field: deferred documents resumed")).findings(Trees.real());
     assertOneFinding(findings, "MonitoringQueryCheck.java", "\"deferred_resumed\" is written by the code now");
   }
 }

@@ -1,0 +1,283 @@
+package dev.once.functions;
+
+import dev.once.bench.BenchStack;
+import dev.once.config.Settings;
+import dev.once.function.Report;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.pipeline.DocumentSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * dev/bench budget (issue 14): what the spending guard costs. First the Firestore calls and Gemini calls one event
+ * adds with a budget set, counted on the functions' own client channel ({@link FirestoreCalls}) and the Gemini
+ * stand-in's counters; then throughput of the document flow with the guard off and on, side by side in the same
+ * process against the same emulators: each variant 2 instances (each its own clients, ledger and budget) with 4
+ * events at a time, DocumentUploaded's concurrency when deployed. The budget never runs out in the throughput
+ * runs; a deferral's own cost is counted separately.
+ */
+public final class BudgetBench {
+  private static final int EVENTS = 10;
+  private static final int LATENCY_EVENTS = 40;
+  private static final int INSTANCES = 2;
+  private static final int THREADS_PER_INSTANCE = 4;
+  private static final int DOCUMENTS = 200;
+  private static final int ROUNDS = 5;
+  /** Never reached in these runs. */
+  private static final String AMPLE = "1000";
+  /** Below one call's estimate: every call is deferred. */
+  private static final String EXHAUSTED = "0.01";
+
+  private final BenchStack stack;
+  private final FirestoreCalls calls = new FirestoreCalls();
+  private final Supplier<com.google.cloud.firestore.Firestore> db;
+  private final List<Clients> wired = new ArrayList<>();
+  private int documents;
+
+  private BudgetBench(BenchStack stack) {
+    this.stack = stack;
+    com.google.cloud.firestore.Firestore counted =
+        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore.hostPort(), calls);
+    this.db = () -> counted;
+  }
+
+  public static void main(String[] args) throws Exception {
+    // The functions' log lines (the guard's "gemini budget" line among them) would flood this report.
+    dev.once.observe.Log.redirect(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+    try (BenchStack stack = BenchStack.start()) {
+      BudgetBench bench = new BudgetBench(stack);
+      try {
+        bench.costs();
+        bench.latency();
+        bench.throughput();
+      } finally {
+        for (Clients clients : bench.wired) {
+          if (clients.publisher.isBuilt()) {
+            clients.publisher.get().close();
+          }
+        }
+      }
+    }
+  }
+
+  /** A function instance's flow, as DocumentUploaded wires it, with this budget (null: none). */
+  private DocumentFlow flow(String mode, String budgetUsd) {
+    Map<String, String> env = new HashMap<>(stack.environment());
+    env.put("ANALYSIS_MODE", mode);
+    if (budgetUsd != null) {
+      env.put("GEMINI_DAILY_BUDGET_USD", budgetUsd);
+    }
+    Clients clients = new Clients(Settings.of(env), db);
+    wired.add(clients);
+    return Wiring.documentFlow(clients);
+  }
+
+  private DocumentSource upload() {
+    int n = ++documents;
+    return CostBench.source(stack.upload("budget/invoice-" + n + ".pdf", InvoicePdf.of("G-" + n)));
+  }
+
+  /** One event's calls: Firestore reads and commits, Gemini countTokens and generateContent. */
+  private record Cost(long reads, long commits, long countTokens, long generateContent) {}
+
+  private Cost measure(Runnable event) {
+    FirestoreCalls.Snapshot before = calls.snapshot();
+    long tokens = stack.gemini.count("countTokens");
+    long generated = stack.gemini.count("generateContent");
+    event.run();
+    FirestoreCalls.Snapshot spent = calls.snapshot().since(before);
+    return new Cost(spent.reads(), spent.commitCount(), stack.gemini.count("countTokens") - tokens,
+        stack.gemini.count("generateContent") - generated);
+  }
+
+  /** The same kind of event {@code EVENTS} times (after one not counted); every event must cost the same. */
+  private Cost each(String what, Supplier<Runnable> prepare) {
+    prepare.get().run();
+    Cost first = null;
+    for (int i = 0; i < EVENTS; i++) {
+      Runnable event = prepare.get();
+      Cost cost = measure(event);
+      if (first != null && !first.equals(cost)) {
+        throw new IllegalStateException(what + ": events differ: " + first + " then " + cost);
+      }
+      first = cost;
+    }
+    return first;
+  }
+
+  private static Runnable expect(DocumentFlow flow, DocumentSource document, String outcome) {
+    return () -> {
+      Report report = flow.handle(document, DocumentFlow.key(document));
+      if (!outcome.equals(report.outcome().label())) {
+        throw new IllegalStateException("expected " + outcome + ", got " + report);
+      }
+    };
+  }
+
+  private void costs() {
+    System.out.printf("What the guard adds to one event (%d events each, every one the same), counted on the functions'"
+        + " own Firestore channel and the Gemini stand-in's counters (r: read calls, c: commits, ct: countTokens,"
+        + " gc: generateContent); a read of the day's counters is one call of %d document reads. A duplicate never"
+        + " reaches the guard (its cost is unchanged).%n%n", EVENTS, dev.once.budget.SpendCounters.SHARDS);
+    System.out.printf("%-42s %-24s %-24s %s%n", "event", "guard off", "guard on", "added");
+    DocumentFlow syncOff = flow("sync", null);
+    DocumentFlow syncOn = flow("sync", AMPLE);
+    row("DocumentUploaded sync: first delivery",
+        each("sync off", () -> expect(syncOff, upload(), "processed")),
+        each("sync on", () -> expect(syncOn, upload(), "processed")));
+    DocumentFlow batchOff = flow("batch", null);
+    DocumentFlow batchOn = flow("batch", AMPLE);
+    row("DocumentUploaded batch: first delivery",
+        each("batch off", () -> expect(batchOff, upload(), "processed")),
+        each("batch on", () -> expect(batchOn, upload(), "processed")));
+    DocumentFlow tight = flow("sync", EXHAUSTED);
+    List<DocumentSource> deferred = new ArrayList<>();
+    Cost first = each("deferred", () -> {
+      DocumentSource document = upload();
+      deferred.add(document);
+      return expect(tight, document, "deferred");
+    });
+    System.out.printf("%-42s %-24s %s%n", "deferred (the day cannot take it)", "—", describe(first));
+    int[] again = {0};
+    Cost redelivered = each("deferred again", () -> expect(tight, deferred.get(again[0]++), "deferred"));
+    System.out.printf("%-42s %-24s %s%n", "  its redelivery, still deferred", "—", describe(redelivered));
+    System.out.println();
+  }
+
+  private static void row(String event, Cost off, Cost on) {
+    System.out.printf("%-42s %-24s %-24s %s%n", event, describe(off), describe(on),
+        (on.reads() - off.reads()) + " reads, " + (on.commits() - off.commits()) + " commits, "
+            + (on.countTokens() - off.countTokens()) + " countTokens");
+  }
+
+  private static String describe(Cost cost) {
+    return cost.reads() + " r + " + cost.commits() + " c"
+        + (cost.countTokens() + cost.generateContent() == 0 ? "" : ", " + cost.countTokens() + " ct")
+        + (cost.generateContent() == 0 ? "" : " + " + cost.generateContent() + " gc");
+  }
+
+  /** One event at a time, alternating guard off and on: what the guard adds to one event's time. */
+  private void latency() {
+    DocumentFlow off = flow("sync", null);
+    DocumentFlow on = flow("sync", AMPLE);
+    for (int i = 0; i < LATENCY_EVENTS / 4; i++) {
+      expect(off, upload(), "processed").run();
+      expect(on, upload(), "processed").run();
+    }
+    List<Long> offNanos = new ArrayList<>();
+    List<Long> onNanos = new ArrayList<>();
+    for (int i = 0; i < LATENCY_EVENTS; i++) {
+      offNanos.add(timed(expect(off, upload(), "processed")));
+      onNanos.add(timed(expect(on, upload(), "processed")));
+    }
+    double offMs = median(offNanos) / 1e6;
+    double onMs = median(onNanos) / 1e6;
+    System.out.printf("One event at a time (%d each, alternating, medians): guard off %.1f ms, guard on %.1f ms:"
+        + " the guard adds %.1f ms here (a read and a commit on the emulator, a countTokens on the stand-in)%n%n",
+        LATENCY_EVENTS, offMs, onMs, onMs - offMs);
+  }
+
+  private static long timed(Runnable event) {
+    long started = System.nanoTime();
+    event.run();
+    return System.nanoTime() - started;
+  }
+
+  private static long median(List<Long> values) {
+    return values.stream().sorted().toList().get(values.size() / 2);
+  }
+
+  /**
+   * Both variants at once, on the same machine in the same seconds, so the load other programs put on it (large and
+   * changing on a shared machine) weighs on both alike: each works through its own queue of new documents, and when
+   * the first has finished its queue, what each has done by then gives the ratio.
+   */
+  private void throughput() throws Exception {
+    System.out.printf("Throughput, sync first deliveries, guard off and on side by side: each %d instances x %d at a"
+        + " time, %d documents each a round, %d rounds after a half-size warm-up; the ratio is what the guarded"
+        + " instances did while the others did theirs%n", INSTANCES, THREADS_PER_INSTANCE, DOCUMENTS, ROUNDS);
+    List<DocumentFlow> off = instances(null);
+    List<DocumentFlow> on = instances(AMPLE);
+    sideBySide(off, on, DOCUMENTS / 2);
+    List<Double> ratios = new ArrayList<>();
+    for (int round = 1; round <= ROUNDS; round++) {
+      Round result = sideBySide(off, on, DOCUMENTS);
+      ratios.add(result.ratio());
+      System.out.printf("  round %d: when the first queue was done (%.1f s): guard off %d, guard on %d documents;"
+          + " on/off = %.2f%n", round, result.seconds(), result.off(), result.on(), result.ratio());
+    }
+    List<Double> sorted = ratios.stream().sorted().toList();
+    double median = sorted.get(sorted.size() / 2);
+    System.out.printf("%nguard on / guard off = %.2f (median of %d rounds; target >= 0.8): %s%n", median, ROUNDS,
+        median >= 0.8 ? "met" : "MISSED");
+  }
+
+  private record Round(long off, long on, double seconds) {
+    double ratio() {
+      return (double) on / off;
+    }
+  }
+
+  /** Each variant its own {@code n} new documents, handled at the same time; counted when the first is done. */
+  private Round sideBySide(List<DocumentFlow> off, List<DocumentFlow> on, int n) throws Exception {
+    List<DocumentSource> offQueue = uploads(n);
+    List<DocumentSource> onQueue = uploads(n);
+    java.util.concurrent.atomic.AtomicLong offDone = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong onDone = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.CountDownLatch firstDone = new java.util.concurrent.CountDownLatch(1);
+    int threads = INSTANCES * THREADS_PER_INSTANCE;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2 * threads);
+    try {
+      List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
+      workers.addAll(workers(pool, off, offQueue, offDone, firstDone, threads));
+      workers.addAll(workers(pool, on, onQueue, onDone, firstDone, threads));
+      long started = System.nanoTime();
+      firstDone.await(10, java.util.concurrent.TimeUnit.MINUTES);
+      Round round = new Round(offDone.get(), onDone.get(), (System.nanoTime() - started) / 1e9);
+      for (java.util.concurrent.Future<?> worker : workers) {
+        worker.get(10, java.util.concurrent.TimeUnit.MINUTES);
+      }
+      return round;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static List<java.util.concurrent.Future<?>> workers(java.util.concurrent.ExecutorService pool,
+      List<DocumentFlow> instances, List<DocumentSource> queue, java.util.concurrent.atomic.AtomicLong done,
+      java.util.concurrent.CountDownLatch firstDone, int threads) {
+    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+    List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      DocumentFlow instance = instances.get(t % instances.size());
+      workers.add(pool.submit(() -> {
+        for (int i = next.getAndIncrement(); i < queue.size(); i = next.getAndIncrement()) {
+          expect(instance, queue.get(i), "processed").run();
+          if (done.incrementAndGet() == queue.size()) {
+            firstDone.countDown();
+          }
+        }
+      }));
+    }
+    return workers;
+  }
+
+  private List<DocumentSource> uploads(int n) {
+    List<DocumentSource> documents = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      documents.add(upload());
+    }
+    return documents;
+  }
+
+  private List<DocumentFlow> instances(String budgetUsd) {
+    List<DocumentFlow> flows = new ArrayList<>();
+    for (int i = 0; i < INSTANCES; i++) {
+      flows.add(flow("sync", budgetUsd));
+    }
+    return flows;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.once.gemini;
+
+import com.google.genai.Client;
+import com.google.genai.types.CountTokensResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * An upper bound on what one invoice analysis of a document can cost, before it is made: what the spending guard
+ * reserves. Input: the exact prompt tokens of the request's contents (document and instruction), from Gemini's
+ * {@code countTokens} — free, and the same count generateContent bills — plus the response schema, which Gemini adds
+ * to the prompt and {@code countTokens} cannot be given on the Developer API (the SDK refuses a generation config
+ * there), bounded by its size in UTF-8 bytes (a token covers at least one byte of text). Output: the request's
+ * {@link InvoicePrompt#MAX_OUTPUT_TOKENS}, thinking included. Priced by the same table as the bill, with its
+ * long-context tier and the batch discount, so the bill of the call it reserves for never exceeds it. In practice it
+ * is far above the bill (a one-page invoice: ~21,000 µUSD reserved for ~320 µUSD billed on gemini-2.5-flash), and
+ * settling gives the difference back at once.
+ */
+public final class CostEstimator {
+  /** The response schema's JSON size: at least as many bytes as it has tokens. */
+  static final long SCHEMA_TOKEN_BOUND = InvoiceSchema.SCHEMA.toJson().getBytes(StandardCharsets.UTF_8).length;
+
+  private final Client client;
+  private final String model;
+  private final PriceTable prices;
+
+  public CostEstimator(Client client, String model, PriceTable prices) {
+    this.client = client;
+    this.model = model;
+    this.prices = prices;
+  }
+
+  /** One countTokens call (free; the SDK may retry it, it bills nothing). Throws what the SDK throws. */
+  public long microUsd(byte[] document, String mimeType, boolean batch) {
+    CountTokensResponse counted = client.models.countTokens(model, List.of(InvoicePrompt.content(document, mimeType)),
+        null);
+    long promptTokens = counted.totalTokens().orElseThrow(
+        () -> new IllegalStateException("Gemini's countTokens answered no totalTokens")) + SCHEMA_TOKEN_BOUND;
+    return bound(prices, model, promptTokens, batch);
+  }
+
+  /** The price of {@code promptTokens} in and the most an answer may use out, for {@code model}. */
+  static long bound(PriceTable prices, String model, long promptTokens, boolean batch) {
+    Usage worst = new Usage(promptTokens, InvoicePrompt.MAX_OUTPUT_TOKENS, promptTokens + InvoicePrompt.MAX_OUTPUT_TOKENS);
+    return prices.costMicroUsd(model, worst, batch).orElseThrow(() -> new IllegalStateException(
+        "no price for " + model + ": the spending guard cannot bound its calls (add it to GEMINI_PRICES)"));
+  }
+}

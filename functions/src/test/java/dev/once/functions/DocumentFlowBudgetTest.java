@@ -1,0 +1,245 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyMap;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import com.google.genai.errors.ClientException;
+import com.google.genai.errors.ServerException;
+import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
+import dev.once.budget.DailyBudget;
+import dev.once.budget.DaySpend;
+import dev.once.budget.Reservation;
+import dev.once.budget.SpendCounters;
+import dev.once.config.Settings;
+import dev.once.function.Report;
+import dev.once.gemini.Analysis;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
+import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.PriceTable;
+import dev.once.gemini.Usage;
+import dev.once.guard.NotPerformed;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.observe.Log;
+import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The spending guard in the document flow, against the in-memory ledger whose clock is Firestore's: Gemini, Storage
+ * and Pub/Sub mocked, the estimate fixed. Each paid call reserves before it is made; its answer's commit settles it.
+ */
+class DocumentFlowBudgetTest {
+  private static final String TOPIC = "projects/p/topics/results";
+  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+  private static final long ESTIMATE = 21_021;
+  /** 300 in at 0.30 + 100 out at 2.50 per million. */
+  private static final long COST = 340;
+  private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
+      Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
+
+  private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
+  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
+  private final DocumentReader reader = mock(DocumentReader.class);
+  private final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
+  private final BatchJobs batchJobs = mock(BatchJobs.class);
+  private final MessagePublisher publisher = mock(MessagePublisher.class);
+  private final RecordQueries queries = mock(RecordQueries.class);
+  private final CostEstimator estimator = mock(CostEstimator.class);
+
+  @BeforeEach
+  void wire() throws Exception {
+    Log.redirect(new PrintStream(OutputStream.nullOutputStream()));
+    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
+    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
+    when(estimator.microUsd(PDF, "application/pdf", false)).thenReturn(ESTIMATE);
+    when(estimator.microUsd(PDF, "application/pdf", true)).thenReturn(ESTIMATE / 2);
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    // What the analysis says, read from the in-memory store as RecordQueries reads it from Firestore.
+    when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(Records.ANALYSES, call.getArgument(0))
+        .map(fields -> new RecordQueries.AnalysisState(IdempotencyKey.of((String) fields.get("key")),
+            (String) fields.get("status"), (String) fields.get("job"), (Instant) fields.get("deferredAt"))));
+  }
+
+  @AfterEach
+  void restoreLog() {
+    Log.redirect(System.out);
+  }
+
+  private DocumentFlow flow(DocumentFlow.Mode mode, long budgetMicroUsd) {
+    Once once = new Once(ledger);
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    Budget budget = new DailyBudget(ledger, budgetMicroUsd, ZoneOffset.UTC, "gemini budget");
+    return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
+        () -> analyzer, () -> batchJobs, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
+        new DocumentFlow.PaidCalls(Duration.ofSeconds(60), 3));
+  }
+
+  private static DocumentSource document(int n) {
+    return new DocumentSource("inbox", "invoice-" + n + ".pdf", 17, "application/pdf", PDF.length, "bWQ" + n, null);
+  }
+
+  private static Report handle(DocumentFlow flow, DocumentSource document) {
+    return flow.handle(document, DocumentFlow.key(document));
+  }
+
+  private DaySpend spend(String day) {
+    return new SpendCounters(ledger).read(LocalDate.parse(day));
+  }
+
+  private Map<String, Object> analysis(DocumentSource document) {
+    return ledger.document(Records.ANALYSES, DocumentFlow.key(document).documentId()).orElseThrow();
+  }
+
+  @Test
+  void aCallReservesItsEstimate_andTheCommitThatRecordsItsAnswerSettlesItToTheBill() {
+    Report report = handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1));
+
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome());
+    assertEquals(COST, report.details().get("costMicroUsd"));
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), COST, 0), spend("2026-11-30"));
+    assertEquals(COST, ledger.document(Records.BILLING, DocumentFlow.key(document(1)).documentId()).orElseThrow()
+        .get("costMicroUsd"), "the counters and the bill agree");
+  }
+
+  @Test
+  void aDocumentTheDayCannotTake_isDeferred_notAnalysed_notPublished_andItsDuplicateKeepsItsPlace() throws Exception {
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, ESTIMATE + COST - 1);
+    handle(flow, document(1));
+    Report deferred = handle(flow, document(2));
+
+    assertEquals(OutcomeLabel.DEFERRED, deferred.outcome());
+    assertEquals(Map.of(Effects.ANALYSE, "deferred"), deferred.effects(), "nothing published");
+    assertTrue(String.valueOf(deferred.details().get("reason")).startsWith("over the budget of 2026-11-30"),
+        deferred.details().toString());
+    Map<String, Object> recorded = analysis(document(2));
+    assertEquals("deferred", recorded.get("status"));
+    assertEquals(deferred.details().get("reason"), recorded.get("reason"));
+    Instant deferredAt = assertInstanceOf(Instant.class, recorded.get("deferredAt"));
+    assertNotNull(recorded.get("source"), "what the reconciler resumes it from");
+    assertEquals(0, ledger.lookup(DocumentFlow.key(document(2)), Effects.ANALYSE).orElseThrow().spent(),
+        "the try does not count against the cap");
+    verify(analyzer, times(1)).analyse(any(), anyString());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
+
+    now = now.plusSeconds(60);
+    assertEquals(OutcomeLabel.DEFERRED, handle(flow, document(2)).outcome(), "a redelivery: still no budget");
+    assertEquals(deferredAt, analysis(document(2)).get("deferredAt"), "deferred since the first time");
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), COST, 0), spend("2026-11-30"), "nothing reserved");
+  }
+
+  @Test
+  void theNextDay_byFirestoresClock_hasAFreshBudget_andTheDeferredDocumentIsAnalysedOnce() throws Exception {
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, ESTIMATE + COST - 1);
+    handle(flow, document(1));
+    now = Instant.parse("2026-11-30T23:59:59Z");
+    assertEquals(OutcomeLabel.DEFERRED, handle(flow, document(2)).outcome());
+
+    now = Instant.parse("2026-12-01T00:00:01Z");
+    Instant deferredAt = (Instant) analysis(document(2)).get("deferredAt");
+    Report resumed = flow.resume(new RecordQueries.Deferred(DocumentFlow.key(document(2)), document(2), deferredAt));
+    Report duplicate = handle(flow, document(2));
+
+    assertEquals(OutcomeLabel.PROCESSED, resumed.outcome());
+    assertEquals(OutcomeLabel.DUPLICATE, duplicate.outcome());
+    assertEquals("analysed", analysis(document(2)).get("status"));
+    assertEquals(new DaySpend(LocalDate.parse("2026-12-01"), COST, 0), spend("2026-12-01"));
+    verify(analyzer, times(2)).analyse(any(), anyString());
+  }
+
+  @Test
+  void aRefusalBeforeAnyWork_releasesTheReservation_inTheReleaseCommit() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
+    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 0), spend("2026-11-30"));
+  }
+
+  @Test
+  void aDocumentGeminiRefusesForGood_releasesItsReservation_withTheRejection() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf"))
+        .thenThrow(new ClientException(400, "INVALID_ARGUMENT", "The document has no pages."));
+    Report report = handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1));
+    assertEquals(OutcomeLabel.REJECTED, report.outcome());
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 0), spend("2026-11-30"));
+  }
+
+  @Test
+  void aCallThatMayHaveBeenBilled_keepsItsReservation_andTheRetrySettlesOnlyItsOwn() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf"))
+        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("timeout")))
+        .thenReturn(ANALYSED);
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, 1_000_000);
+    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, document(1)));
+    assertEquals(ESTIMATE, spend("2026-11-30").reservedMicroUsd(), "the money may be spent: kept");
+
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(1)).outcome());
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), COST, ESTIMATE), spend("2026-11-30"));
+  }
+
+  @Test
+  void anEstimateThatCannotBeMade_isNotPerformed_andGeminiIsNotCalled() throws Exception {
+    when(estimator.microUsd(PDF, "application/pdf", false))
+        .thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
+    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    verify(analyzer, never()).analyse(any(), anyString());
+    assertEquals(0, ledger.lookup(DocumentFlow.key(document(1)), Effects.ANALYSE).orElseThrow().spent());
+  }
+
+  @Test
+  void aBatchSubmission_reservesAtBatchPrice_andRecordsItsReservationForTheJobsCompletion() throws Exception {
+    when(batchJobs.submit(any(), eq(PDF), eq("application/pdf")))
+        .thenReturn(BatchJob.builder().name("batches/job-1").build());
+    Report report = handle(flow(DocumentFlow.Mode.BATCH, 1_000_000), document(1));
+
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome());
+    Reservation recorded = Reservation.fromMap(analysis(document(1)).get("reservation"));
+    assertEquals(ESTIMATE / 2, recorded.microUsd());
+    assertEquals(LocalDate.parse("2026-11-30"), recorded.day());
+    assertEquals(ESTIMATE / 2, spend("2026-11-30").reservedMicroUsd(), "reserved until the job completes");
+  }
+
+  @Test
+  void anAdoptedJob_reservesNothingMore_theTryThatMadeItKeptItsReservation() throws Exception {
+    BatchJob made = BatchJob.builder().name("batches/job-1").build();
+    when(batchJobs.submit(any(), eq(PDF), eq("application/pdf")))
+        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
+    when(batchJobs.findSubmitted(any(), any())).thenReturn(Optional.of(made));
+    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH, 1_000_000);
+    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, document(1)));
+
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(1)).outcome());
+    assertEquals(ESTIMATE / 2, spend("2026-11-30").reservedMicroUsd(), "the first try's estimate, once");
+    assertTrue(Reservation.fromMap(analysis(document(1)).get("reservation")).none());
+  }
+}

@@ -1,0 +1,555 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.MatrixStack.DOCUMENTS;
+import static dev.once.functions.it.MatrixStack.folder;
+import static dev.once.functions.it.PipelineStack.attributed;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.pubsub.v1.PubsubMessage;
+import dev.once.local.Await;
+import dev.once.local.eventarc.RetryPolicy;
+import dev.once.local.http.AmbiguousFailure;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Issue 11's matrix: every external call on a document's way, carried out by the other side while its caller sees an
+ * error — the answer after the caller's deadline, the connection reset, a 5xx. The calls: Gemini generateContent
+ * (sync); batches.create, batches.get and the results download (batch); the Pub/Sub publish; the notify POST; and the
+ * Firestore commit that completes a claim (applied, its answer lost). Ten documents per cell, every function under the
+ * real invoker; each cell counts, per document, the Gemini calls that may have been billed, the batch jobs, bills,
+ * analyses, messages on the results topic (copies included) and notifications, asserts them exactly, and prints its
+ * row of the table BENCHMARKS.md keeps (also written to {@code target/it-logs/ambiguous-failure-matrix.md}).
+ *
+ * <p>Two stacks, one per analysis mode. A cell whose failures are armed on a stand-in (its next N calls of one
+ * operation) runs alone on its stack, over documents of its own; cells whose failures target keys (the publish, the
+ * commit) run side by side. The batch stack's cells run on a thread of their own, beside the sync stack's; each batch
+ * test reports its cell's verdict.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class AmbiguousFailureMatrixIT {
+  /** ONCE_MAX_ATTEMPTS, left at its default. */
+  private static final int MAX_TRIES = 5;
+  private static final int LEASE_SECONDS = 4;
+  private static final Duration GEMINI_TIMEOUT = Duration.ofSeconds(3);
+  private static final Duration NOTIFY_TIMEOUT = Duration.ofSeconds(2);
+  private static final Duration CELL_DEADLINE = Duration.ofMinutes(2);
+  private static final List<String> CALLS = List.of("generateContent", "Pub/Sub publish", "notify POST",
+      "Firestore commit completing analyse", "Gemini batches.create", "Gemini batches.get", "Gemini files.download",
+      "Firestore commit completing a batch job");
+  private static final List<MatrixTally> TABLE = Collections.synchronizedList(new ArrayList<>());
+  private static final Map<String, CompletableFuture<Void>> BATCH_CELLS = new LinkedHashMap<>();
+
+  private static MatrixStack sync;
+  private static MatrixStack batch;
+  private static ExecutorService batchThread;
+  private static Path faultLog;
+
+  /** How a call the other side carried out fails for its caller. */
+  enum Kind {
+    LATE("late"), RESET("reset"), SERVER_ERROR("500");
+
+    final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    /** The failure, for a caller that waits {@code deadline}: a late answer comes two seconds after it. */
+    AmbiguousFailure after(Duration deadline) {
+      return switch (this) {
+        case LATE -> AmbiguousFailure.late(deadline.plusSeconds(2));
+        case RESET -> AmbiguousFailure.RESET;
+        case SERVER_ERROR -> AmbiguousFailure.serverError(500);
+      };
+    }
+
+    /** The system property naming the keys whose completing commit loses its answer this way. */
+    String answerLostProperty() {
+      return "-Donce.fault.answer-lost." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  @BeforeAll
+  static void start() throws IOException {
+    faultLog = Path.of(System.getProperty("once.logDir", "target/it-logs"),
+        "ambiguous-failure-matrix-" + ProcessHandle.current().pid() + ".faults").toAbsolutePath();
+    Files.createDirectories(faultLog.getParent());
+    Files.deleteIfExists(faultLog);
+    // Short bounds, so late answers come within seconds; a short lease, so a claim left behind by a lost answer is
+    // taken over seconds later; a patient relay, as Eventarc is.
+    PipelineStack.Config config = new PipelineStack.Config("sync", LEASE_SECONDS,
+        RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+            .withMaxAge(Duration.ofMinutes(5)),
+        Map.of("GEMINI_TIMEOUT_SECONDS", String.valueOf(GEMINI_TIMEOUT.toSeconds()),
+            "NOTIFY_TIMEOUT_SECONDS", String.valueOf(NOTIFY_TIMEOUT.toSeconds())));
+    CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
+        config.batch()), true));
+    sync = MatrixStack.start(config);
+    sync.stack.restart("DocumentUploaded", answerLost("complete:analyse", kind -> "gcs:inbox/"
+        + folder(commitCell(kind)) + "/.*"));
+    warm(sync, false);
+    batch = batchStarting.join();
+    batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
+    for (Kind kind : Kind.values()) {
+      inBackground("batches.create " + kind, () -> batchesCreateCell(kind));
+    }
+    for (Kind kind : Kind.values()) {
+      inBackground("batches.get " + kind, () -> batchesGetCell(kind));
+    }
+    for (Kind kind : Kind.values()) {
+      inBackground("files.download " + kind, () -> resultsDownloadCell(kind));
+    }
+    inBackground("commit complete", AmbiguousFailureMatrixIT::commitCompletingABatchJobCells);
+  }
+
+  /**
+   * One document through the stack before the matrix: a new instance's first event builds its clients, which the
+   * matrix does not measure (and a cold instance's first call could outlast the short timeouts here).
+   */
+  private static MatrixStack warm(MatrixStack matrix, boolean batchMode) {
+    String key = matrix.upload("warm-up", 0);
+    if (batchMode) {
+      matrix.finish(matrix.submittedJobs(List.of(key)).values());
+    }
+    matrix.settle(List.of(key), batchMode);
+    return matrix;
+  }
+
+  @AfterAll
+  static void stop() throws IOException {
+    if (batchThread != null) {
+      batchThread.shutdownNow();
+    }
+    List<String> rows = new ArrayList<>(List.of(MatrixTally.HEADER));
+    TABLE.stream().sorted(Comparator.comparing((MatrixTally t) -> CALLS.indexOf(t.call())))
+        .map(MatrixTally::row).forEach(rows::add);
+    Path table = faultLog.resolveSibling("ambiguous-failure-matrix.md");
+    Files.write(table, rows, StandardCharsets.UTF_8);
+    System.out.println("ambiguous-failure matrix, per document (" + table + "):\n" + String.join("\n", rows));
+    for (MatrixStack matrix : new MatrixStack[] {sync, batch}) {
+      if (matrix != null) {
+        matrix.close();
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------- sync mode
+
+  /** generateContent carried out, then failed: every paid call is a try recorded on the ledger; one bill. */
+  @Order(1)
+  @ParameterizedTest(name = "generateContent, {0}")
+  @EnumSource(Kind.class)
+  void generateContent(Kind kind) {
+    Instant started = Instant.now();
+    long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
+    long faultsBefore = sync.stack.gemini.count("generateContent.ambiguous");
+    sync.stack.gemini.ambiguousNext("generateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
+    List<String> keys;
+    try {
+      keys = sync.upload("generateContent-" + kind.label);
+      sync.settle(keys, false);
+    } finally {
+      sync.stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
+    }
+    int faults = (int) (sync.stack.gemini.count("generateContent.ambiguous") - faultsBefore);
+    MatrixTally tally = tally("generateContent", kind.label, faults, started, sync.measure(keys, false));
+
+    assertEquals(DOCUMENTS, faults, "every injected failure was met");
+    assertSyncOutcomes(tally);
+    assertEquals(sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
+        tally.sum(MatrixTally.Document::paid), "every paid call is a try the ledger recorded before it was made");
+    assertEquals(DOCUMENTS + faults, tally.sum(MatrixTally.Document::paid), "one call per document, one per failure");
+    assertFailedThenDone(sync, keys, "analyse", faults);
+  }
+
+  /**
+   * generateContent carried out, then failing on every call: given up after ONCE_MAX_ATTEMPTS (5) calls that may
+   * have been billed — the analysis failed with the reason, nothing billed by the pipeline, published and notified as
+   * such — instead of a day of paid retries.
+   */
+  @Order(2)
+  @Test
+  void generateContentFailingEveryTime_isGivenUpAtTheCap() {
+    Instant started = Instant.now();
+    long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
+    long faultsBefore = sync.stack.gemini.count("generateContent.ambiguous");
+    sync.stack.gemini.ambiguousNext("generateContent", Integer.MAX_VALUE, AmbiguousFailure.serverError(500));
+    List<String> keys;
+    try {
+      keys = sync.upload("generateContent-500-always");
+      sync.settle(keys, false);
+    } finally {
+      sync.stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
+    }
+    int faults = (int) (sync.stack.gemini.count("generateContent.ambiguous") - faultsBefore);
+    MatrixTally tally = tally("generateContent", "500 on every call", faults, started, sync.measure(keys, false));
+
+    assertEquals(MAX_TRIES * DOCUMENTS, faults, "five calls per document, each failed");
+    assertEquals(faults, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore, "no call past the cap");
+    assertOutcomes(tally, sync, "failed", 0);
+    for (String key : keys) {
+      assertEquals(Collections.nCopies(MAX_TRIES, "failed"), sync.outcomes(key, "analyse"), key);
+      String reason = sync.withKeys(Records.ANALYSES, List.of(key)).get(0).getString("reason");
+      assertTrue(reason.startsWith("gave up after 5 tries that may have run"), reason);
+    }
+  }
+
+  /**
+   * The publish carried out, then failed: it is made again (by the publisher's client, or by the redelivery when its
+   * bound ran out), so a copy lands on the topic under the same {@code idempotency_key}, which MessageDelivered drops:
+   * one notification. Late answers and INTERNAL fail one call
+   * each and run side by side; a reset fails every call in flight on the connection, so its documents go one at a
+   * time.
+   */
+  @Order(3)
+  @Test
+  void publish() {
+    Instant started = Instant.now();
+    Map<Kind, List<String>> cells = new LinkedHashMap<>();
+    for (Kind kind : List.of(Kind.LATE, Kind.SERVER_ERROR)) {
+      sync.pubsub.failFirstPublishOf("gcs:inbox/" + folder("publish-" + kind.label) + "/",
+          kind.after(MessagePublisher.TIMEOUT));
+      cells.put(kind, sync.upload("publish-" + kind.label));
+    }
+    sync.settle(cells.values().stream().flatMap(List::stream).toList(), false);
+    Instant resetStarted = Instant.now();
+    sync.pubsub.failFirstPublishOf("gcs:inbox/" + folder("publish-reset") + "/",
+        Kind.RESET.after(MessagePublisher.TIMEOUT));
+    List<String> reset = new ArrayList<>();
+    for (int i = 0; i < DOCUMENTS; i++) {
+      String key = sync.upload("publish-reset", i);
+      reset.add(key);
+      Await.until(CELL_DEADLINE, () -> sync.pubsub.carriedOut(key) >= 2, "the publish of " + key + " made again");
+    }
+    sync.settle(reset, false);
+    cells.put(Kind.RESET, reset);
+
+    for (Map.Entry<Kind, List<String>> cell : cells.entrySet()) {
+      List<String> keys = cell.getValue();
+      int faults = keys.stream().mapToInt(sync.pubsub::failed).sum();
+      MatrixTally tally = tally("Pub/Sub publish", cell.getKey().label, faults,
+          cell.getKey() == Kind.RESET ? resetStarted : started, sync.measure(keys, false));
+      assertEquals(DOCUMENTS, faults, "one failed publish per document");
+      assertSyncOutcomes(tally);
+      for (String key : keys) {
+        assertEquals(2, sync.pubsub.carriedOut(key), "the failed publish was made again: one copy of " + key);
+        assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "Gemini was not called again for " + key);
+      }
+      // The publisher's client sends again within its own bound; a late answer outlasts that bound, so the try
+      // fails (recorded) and the redelivery publishes again.
+      assertFailedThenDone(sync, keys, "publish", cell.getKey() == Kind.LATE ? DOCUMENTS : 0);
+    }
+  }
+
+  /** The notify POST recorded by the endpoint, then failed: sent again with the same Idempotency-Key; one recorded. */
+  @Order(4)
+  @ParameterizedTest(name = "notify, {0}")
+  @EnumSource(Kind.class)
+  void notify(Kind kind) {
+    Instant started = Instant.now();
+    long faultsBefore = sync.stack.notify.counters().get("ambiguous");
+    sync.stack.notify.ambiguousNext(DOCUMENTS, kind.after(NOTIFY_TIMEOUT)); // each taken by the next request
+    List<String> keys = sync.upload("notify-" + kind.label);
+    sync.settle(keys, false);
+    int faults = (int) (sync.stack.notify.counters().get("ambiguous") - faultsBefore);
+    MatrixTally tally = tally("notify POST", kind.label, faults, started, sync.measure(keys, false));
+
+    assertEquals(DOCUMENTS, faults, "every injected failure was met");
+    assertSyncOutcomes(tally);
+    assertEquals(DOCUMENTS + faults, tally.sum(MatrixTally.Document::notifyRequests), "one request more per failure");
+    assertFailedThenDone(sync, keys, "notify", faults);
+  }
+
+  /**
+   * The commit that completes the analysis (the analysis, the bill and the publish claim in one) applied, its answer
+   * lost: the redelivery finds the analysis done, so Gemini is never called again; the publish claim that commit made
+   * is taken over once its lease runs out. The three ways run side by side (the fault point targets keys).
+   */
+  @Order(5)
+  @Test
+  void commitCompletingTheAnalysis() throws IOException {
+    Instant started = Instant.now();
+    long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
+    Map<Kind, List<String>> cells = new LinkedHashMap<>();
+    for (Kind kind : Kind.values()) {
+      cells.put(kind, sync.upload(commitCell(kind)));
+    }
+    sync.settle(cells.values().stream().flatMap(List::stream).toList(), false);
+    assertEquals(3L * DOCUMENTS, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
+        "one paid call per document");
+    for (Map.Entry<Kind, List<String>> cell : cells.entrySet()) {
+      List<String> keys = cell.getValue();
+      int faults = answersLost("complete:analyse", keys);
+      MatrixTally tally = tally("Firestore commit completing analyse", cell.getKey().label, faults, started,
+          sync.measure(keys, false));
+      assertEquals(DOCUMENTS, faults, "one lost answer per document");
+      assertSyncOutcomes(tally);
+      for (String key : keys) {
+        assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "one try, one Gemini call for " + key);
+        assertEquals(List.of("abandoned", "done"), sync.outcomes(key, "publish"),
+            "the publish claim the commit made, taken over after its lease: " + key);
+      }
+    }
+  }
+
+  // --------------------------------------------------------------------------------------------- batch mode
+
+  @Order(6)
+  @ParameterizedTest(name = "batches.create, {0}")
+  @EnumSource(Kind.class)
+  void batchesCreate(Kind kind) throws Throwable {
+    verdict("batches.create " + kind);
+  }
+
+  @Order(7)
+  @ParameterizedTest(name = "batches.get, {0}")
+  @EnumSource(Kind.class)
+  void batchesGet(Kind kind) throws Throwable {
+    verdict("batches.get " + kind);
+  }
+
+  @Order(8)
+  @ParameterizedTest(name = "files.download, {0}")
+  @EnumSource(Kind.class)
+  void resultsDownload(Kind kind) throws Throwable {
+    verdict("files.download " + kind);
+  }
+
+  @Order(9)
+  @Test
+  void commitCompletingABatchJob() throws Throwable {
+    verdict("commit complete");
+  }
+
+  /**
+   * batches.create carried out, then failed: the retried submission finds the job by its display name and adopts
+   * it. One job per document, ever; one bill.
+   */
+  private static void batchesCreateCell(Kind kind) {
+    Instant started = Instant.now();
+    long jobsBefore = batch.stack.gemini.count("batchGenerateContent.carriedOut");
+    long faultsBefore = batch.stack.gemini.count("batchGenerateContent.ambiguous");
+    batch.stack.gemini.ambiguousNext("batchGenerateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
+    List<String> keys;
+    try {
+      keys = batch.upload("batches.create-" + kind.label);
+      batch.finish(batch.submittedJobs(keys).values());
+    } finally {
+      batch.stack.gemini.ambiguousNext("batchGenerateContent", 0, AmbiguousFailure.RESET);
+    }
+    batch.settle(keys, true);
+    int faults = (int) (batch.stack.gemini.count("batchGenerateContent.ambiguous") - faultsBefore);
+    MatrixTally tally = tally("Gemini batches.create", kind.label, faults, started, batch.measure(keys, true));
+
+    assertEquals(DOCUMENTS, faults, "every injected failure was met");
+    assertBatchOutcomes(tally);
+    assertEquals(DOCUMENTS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "no second job");
+    assertFailedThenDone(batch, keys, "analyse", faults);
+  }
+
+  /** batches.get carried out, then failed: the completion is retried (webhook, reconciler) and lands once. */
+  private static void batchesGetCell(Kind kind) {
+    Instant started = Instant.now();
+    List<String> keys = batch.upload("batches.get-" + kind.label);
+    Map<String, String> jobs = batch.submittedJobs(keys);
+    long faultsBefore = batch.stack.gemini.count("batches.get.ambiguous");
+    batch.stack.gemini.ambiguousNext("batches.get", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
+    try {
+      batch.finish(jobs.values());
+      batch.settle(keys, true);
+    } finally {
+      batch.stack.gemini.ambiguousNext("batches.get", 0, AmbiguousFailure.RESET);
+    }
+    int faults = (int) (batch.stack.gemini.count("batches.get.ambiguous") - faultsBefore);
+    MatrixTally tally = tally("Gemini batches.get", kind.label, faults, started, batch.measure(keys, true));
+
+    assertTrue(faults > 0, "the completions met the injected failures");
+    assertBatchOutcomes(tally);
+  }
+
+  /** The responses file's download carried out, then failed: the completion is retried and lands once. */
+  private static void resultsDownloadCell(Kind kind) {
+    Instant started = Instant.now();
+    Map<String, String> jobs = FileBatchJobs.submit(batch, "files.download-" + kind.label);
+    List<String> keys = List.copyOf(jobs.keySet());
+    long faultsBefore = batch.stack.gemini.count("files.download.ambiguous");
+    batch.stack.gemini.ambiguousNext("files.download", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
+    try {
+      batch.finish(jobs.values());
+      batch.settle(keys, true);
+    } finally {
+      batch.stack.gemini.ambiguousNext("files.download", 0, AmbiguousFailure.RESET);
+    }
+    int faults = (int) (batch.stack.gemini.count("files.download.ambiguous") - faultsBefore);
+    MatrixTally tally = tally("Gemini files.download", kind.label, faults, started, batch.measure(keys, true));
+
+    assertTrue(faults > 0, "the completions met the injected failures");
+    assertBatchOutcomes(tally);
+  }
+
+  /**
+   * The commit that completes a batch job (every document's analysis and bill, and the job's publish claim) applied,
+   * its answer lost: the webhook's retries and the reconciler find it done, and publish once the claim it made runs
+   * out. The three ways side by side, over 30 jobs.
+   */
+  private static void commitCompletingABatchJobCells() {
+    Instant started = Instant.now();
+    Map<Kind, List<String>> cells = new LinkedHashMap<>();
+    Map<Kind, Map<String, String>> jobs = new LinkedHashMap<>();
+    for (Kind kind : Kind.values()) {
+      cells.put(kind, batch.upload("commit-complete-" + kind.label));
+      jobs.put(kind, batch.submittedJobs(cells.get(kind)));
+    }
+    List<String> flags = answerLost("complete:complete", kind -> "gemini:batches/(" + jobs.get(kind).values()
+        .stream().map(job -> job.substring("batches/".length())).collect(Collectors.joining("|")) + ")");
+    batch.stack.restart("GeminiWebhook", flags);
+    batch.stack.restart("GeminiReconciler", flags);
+    jobs.values().forEach(cell -> batch.finish(cell.values()));
+    batch.settle(cells.values().stream().flatMap(List::stream).toList(), true);
+
+    for (Kind kind : Kind.values()) {
+      List<String> jobKeys = jobs.get(kind).values().stream().map(job -> "gemini:" + job).toList();
+      int faults = answersLost("complete:complete", jobKeys);
+      MatrixTally tally = tally("Firestore commit completing a batch job", kind.label, faults, started,
+          batch.measure(cells.get(kind), true));
+      assertEquals(DOCUMENTS, faults, "one lost answer per job");
+      assertBatchOutcomes(tally);
+      for (String jobKey : jobKeys) {
+        assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
+        assertEquals(List.of("abandoned", "done"), batch.outcomes(jobKey, "publish"),
+            "the publish claim the commit made, taken over after its lease: " + jobKey);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------ helpers
+
+  /** Runs a batch cell on the batch thread, after the ones queued before it. */
+  private static void inBackground(String cell, Runnable body) {
+    BATCH_CELLS.put(cell, CompletableFuture.runAsync(body, batchThread));
+  }
+
+  /** The verdict of a batch cell: its failure, if it failed. */
+  private static void verdict(String cell) throws Throwable {
+    try {
+      BATCH_CELLS.get(cell).get(10, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      throw e.getCause();
+    }
+  }
+
+  private static String commitCell(Kind kind) {
+    return "commit-analyse-" + kind.label;
+  }
+
+  /** JVM flags making the commit completing {@code point}'s effect lose its answer, for the keys of each way. */
+  private static List<String> answerLost(String point, Function<Kind, String> keys) {
+    List<String> flags = new ArrayList<>(List.of("-Donce.fault.answer-lost=" + point, "-Donce.crash.log=" + faultLog));
+    for (Kind kind : Kind.values()) {
+      flags.add(kind.answerLostProperty() + "=" + keys.apply(kind));
+    }
+    return flags;
+  }
+
+  /** How many of {@code keys} had the commit completing {@code point}'s effect lose its answer (the fault log). */
+  private static int answersLost(String point, List<String> keys) {
+    try {
+      List<String> lines = Files.readAllLines(faultLog, StandardCharsets.UTF_8);
+      return (int) keys.stream().filter(key -> lines.contains("answer-lost " + point + " " + key)).count();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static MatrixTally tally(String call, String failure, int faults, Instant started,
+      List<MatrixTally.Document> documents) {
+    MatrixTally tally = new MatrixTally(call, failure, faults, documents, Duration.between(started, Instant.now()));
+    TABLE.add(tally);
+    System.out.println(MatrixTally.HEADER + "\n" + tally.row());
+    return tally;
+  }
+
+  /** Each document's tries of {@code effect}: failed ones (one per failure met, {@code faults} in all), then done. */
+  private static void assertFailedThenDone(MatrixStack matrix, List<String> keys, String effect, int faults) {
+    int failed = 0;
+    for (String key : keys) {
+      List<String> tries = matrix.outcomes(key, effect);
+      assertEquals("done", tries.get(tries.size() - 1), key + ": " + tries);
+      assertTrue(tries.subList(0, tries.size() - 1).stream().allMatch("failed"::equals),
+          "each failed call is recorded as a try that may have run: " + key + ": " + tries);
+      failed += tries.size() - 1;
+    }
+    assertEquals(faults, failed, "every failure met is a failed try on the ledger");
+  }
+
+  /** Sync mode: no batch job; analysed and billed once; the rest as {@link #assertOutcomes}. */
+  private static void assertSyncOutcomes(MatrixTally tally) {
+    assertOutcomes(tally, sync, "analysed", 1);
+    for (MatrixTally.Document document : tally.documents()) {
+      assertEquals(0, document.jobs(), "no batch job in sync mode: " + document.key());
+    }
+  }
+
+  /** Batch mode: one job per document, ever; analysed and billed once; the rest as {@link #assertOutcomes}. */
+  private static void assertBatchOutcomes(MatrixTally tally) {
+    assertOutcomes(tally, batch, "analysed", 1);
+    for (MatrixTally.Document document : tally.documents()) {
+      assertEquals(1, document.jobs(), "one batch job for " + document.key());
+    }
+  }
+
+  /**
+   * Every document has one analysis, of {@code status}, and {@code bills} bills; is published once plus one copy per
+   * publish that failed after it was made (every copy the same message under the document's key); is notified once,
+   * with one request to the endpoint per recorded try.
+   */
+  private static void assertOutcomes(MatrixTally tally, MatrixStack matrix, String status, int bills) {
+    assertEquals(DOCUMENTS, tally.documents().size());
+    List<PubsubMessage> published = matrix.stack.published();
+    for (MatrixTally.Document document : tally.documents()) {
+      String key = document.key();
+      assertEquals(1, document.analyses(), "one analysis of " + key);
+      assertEquals(status, document.status(), "the analysis of " + key);
+      assertEquals(bills, document.bills(), "bills for " + key);
+      assertEquals(1 + matrix.pubsub.failed(key), document.publications(),
+          "one message for " + key + ", and a copy per publish that failed after it was made");
+      assertEquals(matrix.pubsub.carriedOut(key), document.publications(), "every publish carried out is on the topic");
+      List<PubsubMessage> copies = attributed(published, key);
+      assertTrue(copies.stream().allMatch(copy -> copy.getData().equals(copies.get(0).getData())),
+          "every copy the same message: " + key);
+      assertEquals(1, document.notified(), "one notification recorded for " + key);
+      assertEquals(matrix.outcomes(key, "notify").size(), document.notifyRequests(),
+          "one request to the endpoint per recorded try of " + key);
+    }
+  }
+}

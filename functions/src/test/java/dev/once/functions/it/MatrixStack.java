@@ -1,0 +1,188 @@
+package dev.once.functions.it;
+
+import static dev.once.functions.it.PipelineStack.attributed;
+
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.genai.Client;
+import com.google.genai.types.BatchJob;
+import com.google.genai.types.HttpOptions;
+import com.google.genai.types.ListBatchJobsConfig;
+import com.google.pubsub.v1.PubsubMessage;
+import dev.once.gemini.BatchJobs;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.local.Await;
+import dev.once.local.emulator.PubSubEmulator;
+import dev.once.local.gemini.BatchState;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.pipeline.Records;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+/**
+ * One pipeline stack as the ambiguous-failure matrix drives it: the functions reach Pub/Sub through {@link
+ * PubSubFaults}, and the matrix reads back, per document, what happened — from the ledger, the analyses and billing
+ * entries, the Gemini stand-in's jobs, the results topic and the notify endpoint.
+ */
+final class MatrixStack implements AutoCloseable {
+  static final int DOCUMENTS = 10;
+  private static final Duration SETTLE = Duration.ofMinutes(2);
+  private static final Duration RECONCILE_EVERY = Duration.ofSeconds(3);
+
+  final PipelineStack stack;
+  final PubSubFaults pubsub;
+  final Client gemini;
+  private final FirestoreLedger ledger;
+
+  private MatrixStack(PipelineStack.Config config) {
+    pubsub = PubSubFaults.start(PubSubEmulator.shared().hostPort());
+    stack = PipelineStack.start(config.withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
+    gemini = Client.builder().apiKey("local-test-key").vertexAI(false)
+        .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
+    ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+  }
+
+  static MatrixStack start(PipelineStack.Config config) {
+    return new MatrixStack(config);
+  }
+
+  static String folder(String cell) {
+    return "matrix/" + cell;
+  }
+
+  /** Uploads the cell's documents, {@code matrix/<cell>/doc-NN.pdf}; returns their keys. */
+  List<String> upload(String cell) {
+    return IntStream.range(0, DOCUMENTS).mapToObj(i -> upload(cell, i)).toList();
+  }
+
+  String upload(String cell, int i) {
+    return PipelineStack.key(stack.upload(String.format("%s/doc-%02d.pdf", folder(cell), i),
+        InvoicePdf.of(cell + "-" + i), "application/pdf"));
+  }
+
+  /**
+   * Waits until every document is notified and recorded so, every message its publishes made is on the topic, and the
+   * relay has finished every delivery; with {@code reconcile}, calls the reconciler every few seconds meanwhile, as
+   * Cloud Scheduler would.
+   */
+  void settle(List<String> keys, boolean reconcile) {
+    Instant[] reconciled = {Instant.now()};
+    Await.until(SETTLE, atMostEvery(Duration.ofMillis(250), () -> {
+      if (reconcile && Instant.now().isAfter(reconciled[0].plus(RECONCILE_EVERY))) {
+        reconciled[0] = Instant.now();
+        stack.reconcileIfUp();
+      }
+      return keys.stream().allMatch(key -> !stack.notifiedWith(key).isEmpty()
+          && ledger.lookup(IdempotencyKey.of(key), "notify").map(r -> r.state() == RecordState.DONE).orElse(false));
+    }), "every document of the cell notified");
+    Await.until(SETTLE, atMostEvery(Duration.ofMillis(250), () -> {
+      List<PubsubMessage> published = stack.published();
+      return keys.stream().allMatch(key -> attributed(published, key).size() >= pubsub.carriedOut(key));
+    }), "every message published on the results topic");
+    Await.until(SETTLE, stack::relayIdle, "every delivery finished");
+  }
+
+  /** {@code condition}, evaluated at most once per {@code period} (it reads Firestore); false in between. */
+  private static BooleanSupplier atMostEvery(Duration period, BooleanSupplier condition) {
+    long[] next = {System.nanoTime()};
+    return () -> {
+      if (System.nanoTime() - next[0] < 0) {
+        return false;
+      }
+      next[0] = System.nanoTime() + period.toNanos();
+      return condition.getAsBoolean();
+    };
+  }
+
+  /** The batch job each document's analysis names (document key → job), once every document's is recorded. */
+  Map<String, String> submittedJobs(List<String> keys) {
+    Map<String, String> jobs = new LinkedHashMap<>();
+    Await.until(SETTLE, atMostEvery(Duration.ofMillis(250), () -> {
+      for (QueryDocumentSnapshot analysis : withKeys(Records.ANALYSES, keys)) {
+        if (analysis.getString("job") != null) {
+          jobs.put(analysis.getString("key"), analysis.getString("job"));
+        }
+      }
+      return jobs.size() == keys.size();
+    }), "a batch job submitted for every document");
+    return jobs;
+  }
+
+  /** The Gemini stand-in ends these jobs, each with its answers; their webhooks follow. */
+  void finish(Collection<String> jobs) {
+    jobs.forEach(job -> stack.gemini.finish(job, BatchState.SUCCEEDED));
+  }
+
+  /** How each try of {@code effect} for {@code key} ended, oldest first (the ledger's {@code calls}). */
+  List<String> outcomes(String key, String effect) {
+    LedgerRecord record = ledger.lookup(IdempotencyKey.of(key), effect)
+        .orElseThrow(() -> new AssertionError("no " + effect + " record for " + key));
+    return record.calls().stream().map(Call::outcome).toList();
+  }
+
+  /** The documents of {@code collection} whose {@code key} is one of {@code keys} (at most 30). */
+  List<QueryDocumentSnapshot> withKeys(String collection, List<String> keys) {
+    try {
+      return stack.db.collection(collection).whereIn("key", List.copyOf(keys)).get().get().getDocuments();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read " + collection, e);
+    }
+  }
+
+  /**
+   * What each document went through. Paid Gemini calls: in sync mode the generateContent tries its analysis recorded
+   * as possibly billed (the matrix checks they are all the stand-in carried out); in batch mode the jobs made for it.
+   */
+  List<MatrixTally.Document> measure(List<String> keys, boolean batchMode) {
+    List<QueryDocumentSnapshot> analyses = withKeys(Records.ANALYSES, keys);
+    Map<String, Long> analysisCount = countByKey(analyses);
+    Map<String, String> statuses = analyses.stream()
+        .collect(Collectors.toMap(d -> d.getString("key"), d -> d.getString("status"), (a, b) -> a + "," + b));
+    Map<String, Long> bills = countByKey(withKeys(Records.BILLING, keys));
+    Map<String, Long> jobs = batchMode ? jobsByDocument() : Map.of();
+    List<PubsubMessage> published = stack.published();
+    List<MatrixTally.Document> documents = new ArrayList<>();
+    for (String key : keys) {
+      int jobCount = jobs.getOrDefault(IdempotencyKey.of(key).documentId(), 0L).intValue();
+      int paid = batchMode ? jobCount : (int) ledger.lookup(IdempotencyKey.of(key), "analyse").orElseThrow().calls()
+          .stream().filter(Call::spent).count();
+      documents.add(new MatrixTally.Document(key, paid, jobCount, bills.getOrDefault(key, 0L).intValue(),
+          analysisCount.getOrDefault(key, 0L).intValue(), statuses.get(key), attributed(published, key).size(),
+          stack.notifiedWith(key).size(), (int) outcomes(key, "notify").stream().filter("done"::equals).count()));
+    }
+    return documents;
+  }
+
+  private static Map<String, Long> countByKey(List<QueryDocumentSnapshot> documents) {
+    return documents.stream().collect(Collectors.groupingBy(d -> d.getString("key"), Collectors.counting()));
+  }
+
+  /** The Gemini stand-in's jobs (every one it ever made), counted by the document their display name names. */
+  private Map<String, Long> jobsByDocument() {
+    Map<String, Long> jobs = new HashMap<>();
+    for (BatchJob job : gemini.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build())) {
+      BatchJobs.documentId(job).ifPresent(id -> jobs.merge(id, 1L, Long::sum));
+    }
+    return jobs;
+  }
+
+  @Override
+  public void close() {
+    gemini.close();
+    stack.close();
+    pubsub.close();
+  }
+}

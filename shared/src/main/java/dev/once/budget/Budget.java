@@ -1,0 +1,43 @@
+package dev.once.budget;
+
+import dev.once.guard.Deferral;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.SideWrites;
+import java.util.function.Function;
+
+/**
+ * What a paid effect asks before it spends: may this much be set aside for it today? {@link DailyBudget} caps the
+ * day's spend; {@link #NONE} caps nothing and costs nothing (no read, no write).
+ */
+public interface Budget {
+  /** No cap: every call passes, nothing is read or written. */
+  Budget NONE = new Budget() {
+    @Override
+    public boolean capped() {
+      return false;
+    }
+
+    @Override
+    public Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) {
+      return Reservation.NONE;
+    }
+
+    @Override
+    public boolean exhausted() {
+      return false;
+    }
+  };
+
+  /** Whether calls are counted at all: when not, a caller need not even estimate them. */
+  boolean capped();
+
+  /**
+   * Sets {@code microUsd} aside for the call {@code key} is about to make, or throws {@link Deferral} with
+   * {@code onDeferral}'s writes (given the reason) when the budget cannot take it. A failure to read or write the
+   * counters is {@link dev.once.guard.NotPerformed}: nothing was spent.
+   */
+  Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) throws Deferral;
+
+  /** Nothing more fits today, whatever its size (one read): what a poller asks before resuming deferred work. */
+  boolean exhausted();
+}

@@ -1,0 +1,89 @@
+package dev.once.budget;
+
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.DocumentWrites;
+import dev.once.ledger.Ledger;
+import dev.once.ledger.SideWrites;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The day's spend counters, and the only code that knows their layout: {@value #SHARDS} documents per day in the
+ * {@value #COLLECTION} collection, {@code DAY_NN} (the day in ISO form, the counter's number), each holding
+ * {@code spentMicroUsd} and {@code reservedMicroUsd}, changed only by atomic increments. Firestore sustains about one
+ * write a second on one document; a call writes its counter twice (reserve, settle), and calls spread over the counters
+ * by their key, so the day takes about {@value #SHARDS} / 2 calls a second sustained, and bursts far beyond. Reading the
+ * day is one call for all of them ({@value #SHARDS} document reads). Also what an operator's tool reads.
+ */
+public final class SpendCounters {
+  public static final String COLLECTION = "budget";
+  public static final int SHARDS = 16;
+  static final String DAY = "day";
+  static final String SPENT = "spentMicroUsd";
+  static final String RESERVED = "reservedMicroUsd";
+  static final String UPDATED_AT = "updatedAt";
+
+  private final Ledger ledger;
+
+  public SpendCounters(Ledger ledger) {
+    this.ledger = ledger;
+  }
+
+  /** Today in {@code zone}, by the store's clock (never this instance's). */
+  public LocalDate today(ZoneId zone) {
+    return LocalDate.ofInstant(ledger.now(), zone);
+  }
+
+  /** The day's spend: one read of its counters. */
+  public DaySpend read(LocalDate day) {
+    long spent = 0;
+    long reserved = 0;
+    for (Map<String, Object> counter : ledger.read(COLLECTION, ids(day)).values()) {
+      spent += number(counter.get(SPENT));
+      reserved += number(counter.get(RESERVED));
+    }
+    return new DaySpend(day, spent, reserved);
+  }
+
+  void commit(SideWrites writes) {
+    ledger.commit(writes);
+  }
+
+  /** The counter a key's reservations go to: spread evenly, and the same for every try of one key. */
+  static int shardOf(IdempotencyKey key) {
+    return (int) (Long.parseLong(key.documentId().substring(0, 8), 16) % SHARDS);
+  }
+
+  static String id(LocalDate day, int shard) {
+    return String.format("%s_%02d", day, shard);
+  }
+
+  static List<String> ids(LocalDate day) {
+    List<String> ids = new ArrayList<>(SHARDS);
+    for (int shard = 0; shard < SHARDS; shard++) {
+      ids.add(id(day, shard));
+    }
+    return ids;
+  }
+
+  /** Atomic additions to one counter (a merge: the counter is created by its first write). */
+  static SideWrites add(LocalDate day, int shard, long reservedDelta, long spentDelta) {
+    if (shard < 0 || shard >= SHARDS) {
+      throw new IllegalArgumentException("no counter " + shard + ": there are " + SHARDS);
+    }
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put(DAY, day.toString());
+    fields.put(RESERVED, DocumentWrites.increment(reservedDelta));
+    fields.put(SPENT, DocumentWrites.increment(spentDelta));
+    fields.put(UPDATED_AT, DocumentWrites.serverTime());
+    return writes -> writes.merge(COLLECTION, id(day, shard), fields);
+  }
+
+  private static long number(Object value) {
+    return value instanceof Number n ? n.longValue() : 0L;
+  }
+}

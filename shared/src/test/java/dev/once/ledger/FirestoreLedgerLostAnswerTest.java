@@ -1,0 +1,41 @@
+package dev.once.ledger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.google.cloud.firestore.Firestore;
+import dev.once.config.FirestoreClients;
+import dev.once.key.IdempotencyKey;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.net.TcpProxy;
+import dev.once.testing.TestFirestore;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The commit completing a claim applied, its answer lost to a reset connection (a TCP proxy in front of the emulator
+ * drops it): the Firestore client resends the commit (it retries UNAVAILABLE), the resent commit's update-time
+ * precondition fails, and the ledger reports {@link LeaseLost}, the record done. What the fault point of the
+ * ambiguous-failure matrix throws for a reset ({@code CrashPoints.LostAnswer.RESET}).
+ */
+class FirestoreLedgerLostAnswerTest {
+  @Test
+  void aCompletionAppliedWhoseAnswerIsLostToAReset_isReportedAsLeaseLost_andStaysDone() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(FirestoreEmulator.shared().hostPort());
+        Firestore db = FirestoreClients.forEmulator(TestFirestore.PROJECT, proxy.hostPort())) {
+      FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+      IdempotencyKey key = IdempotencyKey.of("lost-answer-" + System.nanoTime());
+      Claim claim = ((ClaimResult.Acquired) ledger.claim(key, "analyse", ClaimOptions.DEFAULTS)).claim();
+      proxy.dropAnswersOfNext(1); // the next connection loses its first answer:
+      proxy.cut(); // the client's open one is reset, so its next call, the commit, opens it
+      proxy.restore();
+
+      assertThrows(LeaseLost.class,
+          () -> ledger.complete(claim, Map.of("result", 1L), SideWrites.NONE, NextClaim.of("publish")));
+      assertEquals(1, proxy.counters().get("answersDropped"), "the commit's answer was lost once");
+      assertEquals(RecordState.DONE, ledger.lookup(key, "analyse").orElseThrow().state(), "the commit was applied");
+      assertEquals(RecordState.CLAIMED, ledger.lookup(key, "publish").orElseThrow().state(),
+          "with the next effect's claim");
+    }
+  }
+}
