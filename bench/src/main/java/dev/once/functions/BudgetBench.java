@@ -40,7 +40,7 @@ public final class BudgetBench {
   private BudgetBench(BenchStack stack) {
     this.stack = stack;
     com.google.cloud.firestore.Firestore counted =
-        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore.hostPort(), calls);
+        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
     this.db = () -> counted;
   }
 
@@ -85,12 +85,12 @@ public final class BudgetBench {
 
   private Cost measure(Runnable event) {
     FirestoreCalls.Snapshot before = calls.snapshot();
-    long tokens = stack.gemini.count("countTokens");
-    long generated = stack.gemini.count("generateContent");
+    long tokens = stack.gemini().count("countTokens");
+    long generated = stack.gemini().count("generateContent");
     event.run();
     FirestoreCalls.Snapshot spent = calls.snapshot().since(before);
-    return new Cost(spent.reads(), spent.commitCount(), stack.gemini.count("countTokens") - tokens,
-        stack.gemini.count("generateContent") - generated);
+    return new Cost(spent.reads(), spent.commitCount(), stack.gemini().count("countTokens") - tokens,
+        stack.gemini().count("generateContent") - generated);
   }
 
   /** The same kind of event {@code EVENTS} times (after one not counted); every event must cost the same. */

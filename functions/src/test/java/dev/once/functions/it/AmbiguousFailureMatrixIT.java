@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
-import dev.once.local.eventarc.RetryPolicy;
 import dev.once.local.http.AmbiguousFailure;
+import dev.once.local.http.RetryPolicy;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
 import java.io.IOException;
