@@ -50,7 +50,7 @@ final class MatrixStack implements AutoCloseable {
   private MatrixStack(PipelineStack.Config config) {
     pubsub = PubSubFaults.start(PubSubEmulator.shared().hostPort());
     stack = PipelineStack.start(config.withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
-    gemini = Client.builder().apiKey("local-test-key").vertexAI(false)
+    gemini = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
         .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
     ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
   }
