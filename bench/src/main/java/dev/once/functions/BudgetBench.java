@@ -5,6 +5,7 @@ import dev.once.config.Settings;
 import dev.once.function.Report;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.DocumentSource;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -28,6 +29,8 @@ public final class BudgetBench {
   private static final int ROUNDS = 5;
   /** Never reached in these runs. */
   private static final String AMPLE = "1000";
+  /** Far from its edge for a counted estimate (~0.02 USD), never for a model's ceiling (~0.34 USD): tokens counted. */
+  private static final String NEAR_THE_EDGE = "0.60";
   /** Below one call's estimate: every call is deferred. */
   private static final String EXHAUSTED = "0.01";
 
@@ -52,7 +55,14 @@ public final class BudgetBench {
       try {
         bench.costs();
         bench.latency();
-        bench.throughput();
+        // Gemini takes seconds over a one-page invoice and a fraction of one to count its tokens: the guard's cost
+        // beside calls that take time (the target; both latencies on the low side, which flatters the guard least),
+        // then beside a stand-in that answers at once, where the emulator's CPU is all there is (the worst case).
+        double realistic = bench.throughput(Duration.ofSeconds(1), Duration.ofMillis(200), 80, 3);
+        double cpuBound = bench.throughput(Duration.ZERO, Duration.ZERO, DOCUMENTS, ROUNDS);
+        System.out.printf("%nguard on / guard off: %.2f with generateContent taking 1 s and countTokens 0.2 s"
+            + " (target >= 0.8): %s; %.2f when Gemini answers at once and the emulator's CPU is all there is"
+            + " (the worst case, not a deployment's)%n", realistic, realistic >= 0.8 ? "met" : "MISSED", cpuBound);
       } finally {
         for (Clients clients : bench.wired) {
           if (clients.publisher.isBuilt()) {
@@ -128,6 +138,10 @@ public final class BudgetBench {
     row("DocumentUploaded sync: first delivery",
         each("sync off", () -> expect(syncOff, upload(), "processed")),
         each("sync on", () -> expect(syncOn, upload(), "processed")));
+    DocumentFlow counted = flow("sync", NEAR_THE_EDGE);
+    row("  the day's edge nearer: tokens counted",
+        each("sync off", () -> expect(syncOff, upload(), "processed")),
+        each("sync counted", () -> expect(counted, upload(), "processed")));
     DocumentFlow batchOff = flow("batch", null);
     DocumentFlow batchOn = flow("batch", AMPLE);
     row("DocumentUploaded batch: first delivery",
@@ -176,7 +190,7 @@ public final class BudgetBench {
     double offMs = median(offNanos) / 1e6;
     double onMs = median(onNanos) / 1e6;
     System.out.printf("One event at a time (%d each, alternating, medians): guard off %.1f ms, guard on %.1f ms:"
-        + " the guard adds %.1f ms here (a read and a commit on the emulator, a countTokens on the stand-in)%n%n",
+        + " the guard adds %.1f ms here (a commit and a read of the day's counters on the emulator)%n%n",
         LATENCY_EVENTS, offMs, onMs, onMs - offMs);
   }
 
@@ -195,24 +209,29 @@ public final class BudgetBench {
    * changing on a shared machine) weighs on both alike: each works through its own queue of new documents, and when
    * the first has finished its queue, what each has done by then gives the ratio.
    */
-  private void throughput() throws Exception {
-    System.out.printf("Throughput, sync first deliveries, guard off and on side by side: each %d instances x %d at a"
-        + " time, %d documents each a round, %d rounds after a half-size warm-up; the ratio is what the guarded"
-        + " instances did while the others did theirs%n", INSTANCES, THREADS_PER_INSTANCE, DOCUMENTS, ROUNDS);
+  private double throughput(Duration generate, Duration count, int documents, int rounds) throws Exception {
+    System.out.printf("Throughput, sync first deliveries, guard off and on side by side, generateContent taking %d ms"
+        + " and countTokens %d ms: each %d instances x %d at a time, %d documents each a round, %d rounds after a"
+        + " half-size warm-up; the ratio is what the guarded instances did while the others did theirs%n",
+        generate.toMillis(), count.toMillis(), INSTANCES, THREADS_PER_INSTANCE, documents, rounds);
+    stack.gemini().latency("generateContent", generate);
+    stack.gemini().latency("countTokens", count);
     List<DocumentFlow> off = instances(null);
     List<DocumentFlow> on = instances(AMPLE);
-    sideBySide(off, on, DOCUMENTS / 2);
+    sideBySide(off, on, documents / 2);
     List<Double> ratios = new ArrayList<>();
-    for (int round = 1; round <= ROUNDS; round++) {
-      Round result = sideBySide(off, on, DOCUMENTS);
+    for (int round = 1; round <= rounds; round++) {
+      Round result = sideBySide(off, on, documents);
       ratios.add(result.ratio());
       System.out.printf("  round %d: when the first queue was done (%.1f s): guard off %d, guard on %d documents;"
           + " on/off = %.2f%n", round, result.seconds(), result.off(), result.on(), result.ratio());
     }
+    stack.gemini().latency("generateContent", Duration.ZERO);
+    stack.gemini().latency("countTokens", Duration.ZERO);
     List<Double> sorted = ratios.stream().sorted().toList();
     double median = sorted.get(sorted.size() / 2);
-    System.out.printf("%nguard on / guard off = %.2f (median of %d rounds; target >= 0.8): %s%n", median, ROUNDS,
-        median >= 0.8 ? "met" : "MISSED");
+    System.out.printf("  guard on / guard off = %.2f (median of %d rounds)%n%n", median, rounds);
+    return median;
   }
 
   private record Round(long off, long on, double seconds) {

@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -255,12 +256,17 @@ final class DocumentFlow {
 
   /**
    * Sets the call's estimated cost aside against the day's budget (nothing without a budget: no estimate, no read, no
-   * write), or defers the document. Estimating is free ({@code countTokens}): a failure there costs nothing, unless
-   * Gemini says the document itself cannot be processed.
+   * write), or defers the document. Far from the day's edge the estimate is the model's ceiling (no call); nearer,
+   * it is counted ({@code countTokens}, free): a failure there costs nothing, unless Gemini says the document itself
+   * cannot be processed.
    */
   private Reservation reserve(Paid call, byte[] content, boolean batch) throws PermanentFailure, Deferral {
     if (!budget.capped()) {
       return Reservation.NONE;
+    }
+    OptionalLong ceiling = estimator.get().ceiling(batch);
+    if (ceiling.isPresent() && budget.farFromTheEdge(ceiling.getAsLong())) {
+      return budget.reserve(call.key, ceiling.getAsLong(), reason -> deferred(call, reason));
     }
     long estimate;
     try {

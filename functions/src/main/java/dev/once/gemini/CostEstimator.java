@@ -4,6 +4,7 @@ import com.google.genai.Client;
 import com.google.genai.types.CountTokensResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * An upper bound on what one invoice analysis of a document can cost, before it is made: what the spending guard
@@ -15,10 +16,16 @@ import java.util.List;
  * long-context tier and the batch discount, so the bill of the call it reserves for never exceeds it. In practice it
  * is far above the bill (a one-page invoice: ~21,000 µUSD reserved for ~320 µUSD billed on gemini-2.5-flash), and
  * settling gives the difference back at once.
+ *
+ * <p>{@link #ceiling} bounds any call without asking Gemini: a prompt cannot exceed the model's input token limit (a
+ * longer one is refused, unbilled). Far looser, it spares the countTokens call (a round trip, and the document sent
+ * once more) while the day's budget is far from its edge, where a loose reservation costs nothing.
  */
 public final class CostEstimator {
   /** The response schema's JSON size: at least as many bytes as it has tokens. */
   static final long SCHEMA_TOKEN_BOUND = InvoiceSchema.SCHEMA.toJson().getBytes(StandardCharsets.UTF_8).length;
+  /** The input token limit of the Gemini 2.0 and 2.5 models (Gemini API docs, "Models"); others are not assumed. */
+  static final long GEMINI_2_INPUT_TOKEN_LIMIT = 1_048_576;
 
   private final Client client;
   private final String model;
@@ -37,6 +44,14 @@ public final class CostEstimator {
     long promptTokens = counted.totalTokens().orElseThrow(
         () -> new IllegalStateException("Gemini's countTokens answered no totalTokens")) + SCHEMA_TOKEN_BOUND;
     return bound(prices, model, promptTokens, batch);
+  }
+
+  /** The most any call can cost (no call made), or empty when the model's input token limit is not known here. */
+  public OptionalLong ceiling(boolean batch) {
+    if (!model.startsWith("gemini-2.0-") && !model.startsWith("gemini-2.5-")) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(bound(prices, model, GEMINI_2_INPUT_TOKEN_LIMIT, batch));
   }
 
   /** The price of {@code promptTokens} in and the most an answer may use out, for {@code model}. */

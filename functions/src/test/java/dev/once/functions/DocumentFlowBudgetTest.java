@@ -36,6 +36,7 @@ import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.LedgerConfig;
+import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
@@ -52,6 +53,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -241,5 +243,28 @@ class DocumentFlowBudgetTest {
     assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(1)).outcome());
     assertEquals(ESTIMATE / 2, spend("2026-11-30").reservedMicroUsd(), "the first try's estimate, once");
     assertTrue(Reservation.fromMap(analysis(document(1)).get("reservation")).none());
+  }
+
+  @Test
+  void farFromTheDaysEdge_theCeilingIsReserved_withoutCountingTokens_andNearerTheyAreCounted() throws Exception {
+    long ceiling = 320_000;
+    when(estimator.ceiling(false)).thenReturn(OptionalLong.of(ceiling));
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, 1_000_000);
+
+    handle(flow, document(1)); // the instance's first call: the day not read yet, so counted
+    verify(estimator, times(1)).microUsd(PDF, "application/pdf", false);
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(2)).outcome());
+    verify(estimator, times(1)).microUsd(PDF, "application/pdf", false);
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 2 * COST, 0), spend("2026-11-30"),
+        "the ceiling settled to the bill");
+
+    new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+        .reserve(IdempotencyKey.of("gcs:inbox/elsewhere.pdf#3"), 400_000, reason -> SideWrites.NONE);
+    // Its last reading (340 + the ceiling 320,000) and another ceiling pass half the day, and so does what it then
+    // reads (another instance's 400,000): counted from here on.
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(3)).outcome());
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(4)).outcome());
+    verify(estimator, times(3)).microUsd(PDF, "application/pdf", false);
   }
 }

@@ -59,4 +59,16 @@ class CostEstimatorTest {
     assertTrue(CostEstimator.SCHEMA_TOKEN_BOUND > 100 && CostEstimator.SCHEMA_TOKEN_BOUND < 10_000,
         "the schema's size: " + CostEstimator.SCHEMA_TOKEN_BOUND);
   }
+
+  @Test
+  void theCeiling_isAWholeInputWindowAndTheLongestAnswer_withoutACall_andOnlyForModelsWhoseWindowIsKnown() {
+    long counts = gemini.count("countTokens");
+    long ceiling = new CostEstimator(client, MODEL, PRICES).ceiling(false).orElseThrow();
+    assertEquals(CostEstimator.bound(PRICES, MODEL, 1_048_576, false), ceiling);
+    assertTrue(ceiling > new CostEstimator(client, MODEL, PRICES).microUsd(new byte[300_000], "application/pdf", false),
+        "looser than any counted estimate");
+    assertEquals(ceiling / 2, new CostEstimator(client, MODEL, PRICES).ceiling(true).orElseThrow(), 1);
+    assertTrue(new CostEstimator(client, "gemini-3-pro", PRICES).ceiling(false).isEmpty(), "a window not assumed");
+    assertEquals(counts + 1, gemini.count("countTokens"), "only the counted estimate called Gemini");
+  }
 }

@@ -26,6 +26,11 @@ public interface Budget {
     public boolean exhausted() {
       return false;
     }
+
+    @Override
+    public boolean farFromTheEdge(long microUsd) {
+      return true;
+    }
   };
 
   /** Whether calls are counted at all: when not, a caller need not even estimate them. */
@@ -37,6 +42,12 @@ public interface Budget {
    * counters is {@link dev.once.guard.NotPerformed}: nothing was spent.
    */
   Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) throws Deferral;
+
+  /**
+   * Whether, by what this instance last read (no read now), a reservation of {@code microUsd} would leave the day
+   * less than half used: where a loose estimate costs nothing but the room it holds until settled.
+   */
+  boolean farFromTheEdge(long microUsd);
 
   /** Nothing more fits today, whatever its size (one read): what a poller asks before resuming deferred work. */
   boolean exhausted();

@@ -75,8 +75,7 @@ public final class DailyBudget implements Budget {
     LocalDate today = counters.today(zone);
     DaySpend seen = lastSeen;
     // Far from the edge the first read could only say yes, and turns could only keep two calls that both fit apart.
-    boolean farFromTheEdge = seen != null && seen.day().equals(today)
-        && 2 * (seen.totalMicroUsd() + microUsd) <= limitMicroUsd;
+    boolean farFromTheEdge = farFromTheEdge(seen, today, microUsd);
     DaySpend before = farFromTheEdge ? seen : read(today);
     if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
       log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
@@ -114,6 +113,15 @@ public final class DailyBudget implements Budget {
           + " moment)", onDeferral);
     }
     return reservation;
+  }
+
+  @Override
+  public boolean farFromTheEdge(long microUsd) {
+    return farFromTheEdge(lastSeen, counters.today(zone), microUsd);
+  }
+
+  private boolean farFromTheEdge(DaySpend seen, LocalDate today, long microUsd) {
+    return seen != null && seen.day().equals(today) && 2 * (seen.totalMicroUsd() + microUsd) <= limitMicroUsd;
   }
 
   @Override

@@ -103,6 +103,21 @@ class DailyBudgetTest {
   }
 
   @Test
+  void farFromTheEdge_isJudgedByTheLastReading_withoutAReadOfItsOwn() throws Exception {
+    DailyBudget budget = budget(100_000, ZoneOffset.UTC);
+    assertFalse(budget.farFromTheEdge(1), "nothing read yet: not known");
+    assertTrue(Budget.NONE.farFromTheEdge(Long.MAX_VALUE));
+    budget.reserve(KEY, 10_000, reason -> SideWrites.NONE);
+    int reads = counted.reads();
+    assertTrue(budget.farFromTheEdge(40_000), "10,000 + 40,000: half the day");
+    assertFalse(budget.farFromTheEdge(40_001));
+    assertEquals(reads, counted.reads(), "asked without a read");
+
+    now = Instant.parse("2026-12-01T00:00:01Z");
+    assertFalse(budget.farFromTheEdge(1), "a reading of yesterday says nothing of today");
+  }
+
+  @Test
   void aCallTheBudgetCannotTake_isDeferred_withTheCallersWrites_andNothingReserved() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     budget.reserve(KEY, 60_000, reason -> SideWrites.NONE);

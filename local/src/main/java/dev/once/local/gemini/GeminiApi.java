@@ -86,7 +86,7 @@ final class GeminiApi extends ApiHandler {
     Route route = route(request, path);
     counters.increment(route.method());
     authenticate(request);
-    faults.inject(counters, GeminiApi::injectedFailure);
+    faults.inject(counters, route.method(), GeminiApi::injectedFailure);
     Reply reply = route.action().get(); // an HttpError here means nothing was carried out
     counters.increment(route.method() + ".carriedOut");
     Optional<AmbiguousFailure> failure = faults.takeAmbiguous(route.method());

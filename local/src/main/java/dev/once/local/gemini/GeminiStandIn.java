@@ -262,15 +262,27 @@ public final class GeminiStandIn implements StandIn {
   }
 
   /**
+   * Every call of {@code operation} (as {@link #ambiguousNext} names them) takes {@code latency}; zero gives it the
+   * latency of all the others again.
+   */
+  public void latency(String operation, Duration latency) {
+    faults.latency(knownOperation(operation), latency);
+  }
+
+  /**
    * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
    * batches.get, batches.list, batches.cancel, batches.delete, files.upload, files.get, files.download) are carried
    * out, then fail as {@code failure} says. A call the API refuses does not use one up; a count of 0 disarms.
    */
   public void ambiguousNext(String operation, int count, AmbiguousFailure failure) {
+    faults.ambiguousNext(knownOperation(operation), count, failure);
+  }
+
+  private static String knownOperation(String operation) {
     if (!GeminiApi.OPERATIONS.contains(operation)) {
       throw new IllegalArgumentException("no operation " + operation + " (known: " + GeminiApi.OPERATIONS + ")");
     }
-    faults.ambiguousNext(operation, count, failure);
+    return operation;
   }
 
   /** A RESET fault: the connection of this exchange gets a TCP RST instead of its answer. */

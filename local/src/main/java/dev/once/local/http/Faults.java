@@ -10,13 +10,15 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 
 /**
- * Injected trouble: the next N API requests fail with a status before anything is done, every API request can be
- * delayed, and the next N requests of one operation can be carried out and then fail ambiguously (late, reset, 5xx).
+ * Injected trouble: the next N API requests fail with a status before anything is done, every API request (or every
+ * request of one operation) can be delayed, and the next N requests of one operation can be carried out and then fail
+ * ambiguously (late, reset, 5xx).
  */
 public final class Faults {
   private final AtomicInteger remaining = new AtomicInteger();
   private volatile int status = 503;
   private volatile Duration latency = Duration.ZERO;
+  private final Map<String, Duration> operationLatency = new ConcurrentHashMap<>();
   private final Map<String, Armed> ambiguous = new ConcurrentHashMap<>();
 
   /** The ambiguous failure armed for one operation, and how many of its requests it still takes. */
@@ -39,16 +41,31 @@ public final class Faults {
   }
 
   /**
-   * What every API request meets first: the next injected failure, thrown in the service's error shape and counted
-   * as {@code injectedFailures} (nothing is carried out), else the injected latency.
+   * Every request of {@code operation} takes {@code latency} instead of the latency of all the others; zero gives
+   * it theirs again.
    */
-  public void inject(Counters counters, IntFunction<HttpError> inServiceShape) {
+  public void latency(String operation, Duration latency) {
+    if (latency.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative");
+    }
+    if (latency.isZero()) {
+      operationLatency.remove(operation);
+    } else {
+      operationLatency.put(operation, latency);
+    }
+  }
+
+  /**
+   * What every API request meets first: the next injected failure, thrown in the service's error shape and counted
+   * as {@code injectedFailures} (nothing is carried out), else the latency injected for {@code operation}.
+   */
+  public void inject(Counters counters, String operation, IntFunction<HttpError> inServiceShape) {
     OptionalInt injected = takeFailure();
     if (injected.isPresent()) {
       counters.increment("injectedFailures");
       throw inServiceShape.apply(injected.getAsInt());
     }
-    delay();
+    delay(operationLatency.getOrDefault(operation, latency));
   }
 
   /** Claims one injected failure, if any is left; each failure is used by exactly one request. */
@@ -97,11 +114,10 @@ public final class Faults {
     }
   }
 
-  /** Delays the calling request thread (a virtual thread) by the injected latency. */
-  public void delay() {
-    Duration d = latency;
-    if (!d.isZero()) {
-      LockSupport.parkNanos(d.toNanos());
+  /** Delays the calling request thread (a virtual thread). */
+  private static void delay(Duration latency) {
+    if (!latency.isZero()) {
+      LockSupport.parkNanos(latency.toNanos());
     }
   }
 }

@@ -56,7 +56,7 @@ final class StorageApi extends ApiHandler {
       return;
     }
     counters.increment("requests");
-    faults.inject(counters, StorageApi::injectedFailure);
+    faults.inject(counters, "requests", StorageApi::injectedFailure);
     route(request, jsonApiPath(path));
   }
 

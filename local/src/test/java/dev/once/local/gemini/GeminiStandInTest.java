@@ -469,4 +469,22 @@ class GeminiStandInTest {
       standIn.latency(Duration.ZERO);
     }
   }
+
+  @Test
+  void latencyOfOneOperation_delaysOnlyThatOperation() {
+    Content content = Content.fromParts(Part.fromText("how long?"));
+    standIn.latency("generateContent", Duration.ofSeconds(2));
+    try {
+      long start = System.nanoTime();
+      client.models.countTokens(MODEL, List.of(content), null);
+      long counted = System.nanoTime();
+      client.models.generateContent(MODEL, "slow", null);
+      long generated = System.nanoTime();
+      assertTrue(Duration.ofNanos(counted - start).toMillis() < 2000, "countTokens is not delayed");
+      assertTrue(Duration.ofNanos(generated - counted).toMillis() >= 2000, "generateContent is");
+    } finally {
+      standIn.latency("generateContent", Duration.ZERO);
+    }
+    assertThrows(IllegalArgumentException.class, () -> standIn.latency("generate", Duration.ZERO));
+  }
 }
