@@ -15,9 +15,18 @@ public enum BatchState {
     return this != PENDING && this != RUNNING;
   }
 
-  /** {@code batch.succeeded}, {@code batch.failed}, {@code batch.cancelled}, {@code batch.expired}. */
+  /**
+   * Whether the end is announced by a webhook: the Gemini API's events are {@code batch.succeeded},
+   * {@code batch.failed} and {@code batch.expired} (its webhooks reference, "subscribed_events"); a cancelled job is
+   * only found by asking for it.
+   */
+  public boolean hasWebhookEvent() {
+    return isTerminal() && this != CANCELLED;
+  }
+
+  /** {@code batch.succeeded}, {@code batch.failed} or {@code batch.expired}. */
   public String webhookType() {
-    if (!isTerminal()) {
+    if (!hasWebhookEvent()) {
       throw new IllegalStateException(this + " sends no webhook");
     }
     return "batch." + name().toLowerCase(Locale.ROOT);

@@ -291,6 +291,9 @@ public final class GeminiStandIn implements StandIn {
   }
 
   private void jobEnded(BatchJob.Snapshot job) {
+    if (!job.state().hasWebhookEvent()) {
+      return;
+    }
     Set<WebhookSender.Target> targets = new LinkedHashSet<>();
     if (job.webhookUris().isEmpty() || !options.jobUrisReplaceGlobal()) {
       registeredWebhooks.forEach(uri -> targets.add(new WebhookSender.Target(uri, false)));
