@@ -67,6 +67,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
 
     environment_variables = {
       GOOGLE_CLOUD_PROJECT = var.project_id
+      JAVA_TOOL_OPTIONS    = var.jvm_options # read by the JVM itself, before any code
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
@@ -154,6 +155,7 @@ resource "google_cloudfunctions2_function" "message_delivered" {
 
     environment_variables = {
       GOOGLE_CLOUD_PROJECT = var.project_id
+      JAVA_TOOL_OPTIONS    = var.jvm_options # read by the JVM itself, before any code
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
@@ -215,6 +217,7 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
 
     environment_variables = {
       GOOGLE_CLOUD_PROJECT = var.project_id
+      JAVA_TOOL_OPTIONS    = var.jvm_options # read by the JVM itself, before any code
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
@@ -297,6 +300,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
 
     environment_variables = {
       GOOGLE_CLOUD_PROJECT = var.project_id
+      JAVA_TOOL_OPTIONS    = var.jvm_options # read by the JVM itself, before any code
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)

@@ -39,6 +39,11 @@ public final class Artifacts {
     return existing("once.helloJar");
   }
 
+  /** The unguarded baseline function, served with the deploy jar on the class path. */
+  public static Path unguardedJar() {
+    return existing("once.unguardedJar");
+  }
+
   /** This module's compiled classes, for the probe that runs in a JVM of its own. */
   public static Path benchClasses() {
     return existing("once.benchClasses");

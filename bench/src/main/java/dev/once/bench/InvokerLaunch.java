@@ -39,7 +39,8 @@ final class InvokerLaunch implements AutoCloseable {
     this.startedNanos = startedNanos;
   }
 
-  static InvokerLaunch start(Path functionJar, String target, List<String> jvmArgs, Map<String, String> env, Path log) {
+  static InvokerLaunch start(List<Path> classpath, String target, List<String> jvmArgs, Map<String, String> env,
+      Path log) {
     try {
       Files.deleteIfExists(log); // the first event's latency is read from this log: none of an earlier run's
     } catch (IOException e) {
@@ -47,7 +48,8 @@ final class InvokerLaunch implements AutoCloseable {
     }
     long started = System.nanoTime();
     FunctionProcess process = FunctionProcess.launch(
-        new FunctionProcess.Launch(Artifacts.invokerJar(), functionJar, jvmArgs), target, FreePort.pick(), env, log);
+        new FunctionProcess.Launch(Artifacts.invokerJar(), classpath.getLast(), jvmArgs,
+            classpath.subList(0, classpath.size() - 1)), target, FreePort.pick(), env, log);
     return new InvokerLaunch(process, started);
   }
 

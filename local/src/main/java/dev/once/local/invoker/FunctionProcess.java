@@ -27,8 +27,19 @@ public final class FunctionProcess implements AutoCloseable {
     this.process = process;
   }
 
-  /** What to run: the invoker, the function's jar, and extra JVM flags (may be empty). */
-  public record Launch(Path invokerJar, Path functionJar, List<String> jvmArgs) {}
+  /** What to run: the invoker, the function's jar (and jars before it on the class path), and extra JVM flags. */
+  public record Launch(Path invokerJar, Path functionJar, List<String> jvmArgs, List<Path> before) {
+    public Launch(Path invokerJar, Path functionJar, List<String> jvmArgs) {
+      this(invokerJar, functionJar, jvmArgs, List.of());
+    }
+
+    String classpath() {
+      List<String> entries = new ArrayList<>();
+      before.forEach(jar -> entries.add(jar.toString()));
+      entries.add(functionJar.toString());
+      return String.join(java.io.File.pathSeparator, entries);
+    }
+  }
 
   /** Starts the invoker and returns once it listens: it binds its port only after loading the function class. */
   public static FunctionProcess start(Launch launch, String target, int port, Map<String, String> env, Path log) {
@@ -41,7 +52,7 @@ public final class FunctionProcess implements AutoCloseable {
   public static FunctionProcess launch(Launch launch, String target, int port, Map<String, String> env, Path log) {
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(launch.jvmArgs());
-    command.addAll(List.of("-jar", launch.invokerJar().toString(), "--classpath", launch.functionJar().toString(),
+    command.addAll(List.of("-jar", launch.invokerJar().toString(), "--classpath", launch.classpath(),
         "--target", target, "--port", String.valueOf(port)));
     String name = target.substring(target.lastIndexOf('.') + 1);
     return new FunctionProcess(target, port, ChildProcess.start(name, command, env, log));

@@ -24,6 +24,10 @@ public final class EnvironmentCheck implements Check {
       "STORAGE_EMULATOR_HOST", "points the Cloud Storage client at a local stand-in",
       "GEMINI_BASE_URL", "points the Gemini client at a local stand-in instead of Google's API");
 
+  /** Read by the runtime, not by the code: a function may set them although {@code Setting} does not list them. */
+  public static final Map<String, String> READ_BY_THE_RUNTIME = Map.of(
+      "JAVA_TOOL_OPTIONS", "flags the JVM reads when an instance starts (var.jvm_options)");
+
   /**
    * Read by the code and deliberately left to the code's default when deployed (the setting must have one). Empty:
    * today every deployed setting is set explicitly, so a deployment shows its values.
@@ -132,7 +136,7 @@ public final class EnvironmentCheck implements Check {
     if (localOnly.containsKey(name)) {
       findings.add(new Finding(function.file(), function.address(), "sets " + name + ", which is for local runs only ("
           + localOnly.get(name) + ").", "remove it: a deployed function must use the real service."));
-    } else if (!settings.containsKey(name) && !pending.containsKey(name)) {
+    } else if (!settings.containsKey(name) && !pending.containsKey(name) && !READ_BY_THE_RUNTIME.containsKey(name)) {
       findings.add(new Finding(function.file(), function.address(), "sets " + name
           + ", which the code never reads (it is in neither OnceSetting nor PipelineSetting).",
           "remove it, or add the setting to PipelineSetting if the code is meant to read it."));
