@@ -8,7 +8,7 @@ resource "google_firestore_database" "default" {
   type        = "FIRESTORE_NATIVE"
 
   # The ledger is what makes effects happen once: losing it replays every retained event's side effects.
-  # Deleting it takes a deliberate step (README: tear down); `terraform destroy` leaves it in place.
+  # Deleting it takes a deliberate step (docs/OPERATIONS.md: tear down); `terraform destroy` leaves it in place.
   delete_protection_state = "DELETE_PROTECTION_ENABLED"
   deletion_policy         = "ABANDON"
 

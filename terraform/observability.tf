@@ -351,13 +351,13 @@ resource "google_monitoring_alert_policy" "failed" {
          `error` say why. The ledger keeps the last error per event (`once inspect KEY`).
       2. Gemini 401/403 or "API key not valid": the key was revoked or restricted. Add a working key as a new
          version of the `${google_secret_manager_secret.gemini_api_key.secret_id}` secret, set
-         `gemini_api_key_version` to it and `terraform apply` (README: roll the webhook secret, same steps).
+         `gemini_api_key_version` to it and `terraform apply` (docs/OPERATIONS.md: roll the webhook secret, same steps).
       3. Gemini 429: the key's quota is too small for `document_max_instances` x 4 calls at once; lower it or
          raise the quota.
       4. Firestore, Pub/Sub or Storage errors: check the Google Cloud status page and the functions' service
          accounts' roles (iam.tf).
       Once the cause is fixed, retried events complete on their own; dead-lettered ones need a re-drive
-      (README: dead letters).
+      (docs/OPERATIONS.md: dead letters).
     EOT
   }
 
@@ -439,9 +439,10 @@ resource "google_monitoring_alert_policy" "dead_letters" {
       trigger failed to deliver ${var.max_delivery_attempts} times (attribute
       `CloudPubSubDeadLetterSourceSubscription` names the trigger's subscription). It keeps them for 7 days.
 
-      Read them without acknowledging them (README: dead letters), fix the cause, then re-drive each one through
-      the same path (the ledger absorbs whatever was already done) and acknowledge it. Acknowledge a message only
-      once it is re-driven or deliberately given up: an acknowledged dead letter is gone.
+      List them without acknowledging them (`once redrive --dead-letter-subscription SUB --list`), fix the cause,
+      then re-drive them through the same path (the ledger absorbs whatever was already done): the same command
+      without `--list` acknowledges each one only once its re-drive was accepted (docs/OPERATIONS.md: dead letters).
+      Acknowledge a message by hand only when deliberately giving it up: an acknowledged dead letter is gone.
     EOT
   }
 }

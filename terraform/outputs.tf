@@ -1,7 +1,7 @@
 # Names and URLs only: no output carries a secret (the secrets' values are never in Terraform at all).
 
 output "webhook_url" {
-  description = "The webhook's URL. Dynamic webhooks (the default) need nothing done with it; static ones register it with the Gemini API webhook service (README: Gemini webhooks)."
+  description = "The webhook's URL. Dynamic webhooks (the default) need nothing done with it; static ones register it with `once webhook register` (docs/OPERATIONS.md: static webhooks)."
   value       = google_cloudfunctions2_function.gemini_webhook.service_config[0].uri
 }
 
@@ -26,7 +26,7 @@ output "dead_letter_subscription" {
 }
 
 output "triggers" {
-  description = "Eventarc triggers of DocumentUploaded and MessageDelivered; a dead-lettered event is re-driven through its trigger's topic (README: dead letters)."
+  description = "Eventarc triggers of DocumentUploaded and MessageDelivered; a dead-lettered event is re-driven through its trigger's topic (docs/OPERATIONS.md: dead letters)."
   value = {
     document_uploaded = google_cloudfunctions2_function.document_uploaded.event_trigger[0].trigger
     message_delivered = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger

@@ -9,7 +9,7 @@ resource "google_storage_bucket" "inbox" {
 
   uniform_bucket_level_access = true
   public_access_prevention    = "enforced"
-  # Uploaded documents are user data: `terraform destroy` refuses to delete a non-empty inbox (README: tear down).
+  # Uploaded documents are user data: `terraform destroy` refuses to delete a non-empty inbox (docs/OPERATIONS.md: tear down).
   force_destroy = false
 
   # DocumentUploaded reads the object at the generation named in the event, not the latest one. Versioning keeps

@@ -176,7 +176,7 @@ public final class WebhookCommand implements Runnable {
   @Command(name = "rotate", mixinStandardHelpOptions = true,
       description = {"Makes a new signing secret for webhook ID and prints it alone on standard output. The old one"
           + " keeps signing for 24 hours (--revoke-now: not at all), so GEMINI_WEBHOOK_SECRET can hold both"
-          + " meanwhile (README: roll the webhook secret)."})
+          + " meanwhile (docs/OPERATIONS.md: roll the webhook secret)."})
   static final class Rotate implements Callable<Integer> {
     @ParentCommand
     private WebhookCommand parent;
