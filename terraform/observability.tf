@@ -140,8 +140,8 @@ resource "google_logging_metric" "latency" {
 resource "google_logging_metric" "gemini_spend" {
   project     = var.project_id
   name        = "${local.metric_prefix}_gemini_spend"
-  description = "What each analysed document cost in Gemini tokens, in micro-USD (jsonPayload.costMicroUsd of processed analyse lines), by model. Its sum over a day is the day's spend."
-  filter      = "${local.event_lines} AND labels.outcome=\"processed\" AND labels.effect=\"analyse\" AND jsonPayload.costMicroUsd:*"
+  description = "What Gemini cost, in micro-USD (jsonPayload.costMicroUsd of processed analyse lines, a document each in sync mode, and of processed complete lines, a batch job's documents together), by model. Its sum over a day is the day's spend."
+  filter      = "${local.event_lines} AND labels.outcome=\"processed\" AND (labels.effect=\"analyse\" OR labels.effect=\"complete\") AND jsonPayload.costMicroUsd:*"
 
   metric_descriptor {
     metric_kind  = "DELTA"
