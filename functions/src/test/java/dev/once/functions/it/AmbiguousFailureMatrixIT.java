@@ -292,8 +292,9 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes the analysis (the analysis, the bill and the publish claim in one) applied, its answer
-   * lost: the redelivery finds the analysis done, so Gemini is never called again; the publish claim that commit made
-   * is taken over once its lease runs out. The three ways run side by side (the fault point targets keys).
+   * lost: the holder finds the analysis done with one read, so Gemini is never called again, and gives up the publish
+   * claim that commit made, so the same delivery publishes at once. The three ways run side by side (the fault point
+   * targets keys).
    */
   @Order(5)
   @Test
@@ -317,7 +318,7 @@ class AmbiguousFailureMatrixIT {
       for (String key : keys) {
         assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "one try, one Gemini call for " + key);
         assertEquals(List.of("abandoned", "done"), sync.outcomes(key, "publish"),
-            "the publish claim the commit made, taken over after its lease: " + key);
+            "the publish claim the commit made, given up and claimed again by the same delivery: " + key);
       }
     }
   }
@@ -419,8 +420,8 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes a batch job (every document's analysis and bill, and the job's publish claim) applied,
-   * its answer lost: the webhook's retries and the reconciler find it done, and publish once the claim it made runs
-   * out. The three ways side by side, over 30 jobs.
+   * its answer lost: the holder finds it done with one read and gives up the publish claim the commit made, so the
+   * same delivery publishes at once. The three ways side by side, over 30 jobs.
    */
   private static void commitCompletingABatchJobCells() {
     Instant started = Instant.now();
@@ -447,7 +448,7 @@ class AmbiguousFailureMatrixIT {
       for (String jobKey : jobKeys) {
         assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
         assertEquals(List.of("abandoned", "done"), batch.outcomes(jobKey, "publish"),
-            "the publish claim the commit made, taken over after its lease: " + jobKey);
+            "the publish claim the commit made, given up and claimed again by the same delivery: " + jobKey);
       }
     }
   }
