@@ -157,11 +157,7 @@ final class ReconcileFlow {
       long started = System.nanoTime();
       try {
         Report report = documents.get().resume(deferred);
-        Map<String, Object> details = new LinkedHashMap<>(report.details());
-        details.put("effects", report.effects());
-        details.put("resumed", true);
-        EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
-            EventLog.elapsedMs(started), details);
+        report.with("resumed", true).log(GeminiReconciler.NAME, started);
         switch (report.outcome()) {
           case DEFERRED -> {
             return;
@@ -329,8 +325,7 @@ final class ReconcileFlow {
         // Found again by this poller, not redelivered by the platform: kept out of the duplicate rate.
         report = report.as(OutcomeLabel.RELISTED);
       }
-      EventLog.record(GeminiReconciler.NAME, report.key(), report.effect(), report.outcome(), report.attempts(),
-          EventLog.elapsedMs(started), Map.of("effects", report.effects()));
+      report.log(GeminiReconciler.NAME, started);
       switch (report.outcome()) {
         case PROCESSED -> summary.processed++;
         case RELISTED -> summary.relisted++;

@@ -111,8 +111,7 @@ final class WebhookHandler {
       HttpAnswer.send(response, 503, "unavailable", Map.of("key", jobKey.value()));
       return;
     }
-    EventLog.record(function, report.key(), report.effect(), report.outcome(), report.attempts(),
-        EventLog.elapsedMs(started), Map.of("effects", report.effects()));
+    report.log(function, started);
     HttpAnswer.send(response, report.inFlight() ? 202 : 200, report.outcome().label(), Map.of("key", jobKey.value()));
   }
 

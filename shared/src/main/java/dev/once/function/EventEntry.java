@@ -6,7 +6,6 @@ import dev.once.observe.EventLog;
 import dev.once.observe.OutcomeLabel;
 import dev.once.observe.Trace;
 import io.cloudevents.CloudEvent;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
@@ -95,11 +94,7 @@ public final class EventEntry<T> {
           EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "eventId", eventId));
       throw e;
     }
-    Map<String, Object> details = new LinkedHashMap<>(report.details());
-    details.put("effects", report.effects());
-    details.put("eventId", eventId);
-    EventLog.record(function, report.key(), report.effect(), report.outcome(), report.attempts(),
-        EventLog.elapsedMs(started), details);
+    report.with("eventId", eventId).log(function, started);
     if (report.inFlight()) {
       throw new Redeliver(report.key() + " is being handled by another delivery; redeliver later");
     }

@@ -2,6 +2,7 @@ package dev.once.function;
 
 import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;
+import dev.once.observe.EventLog;
 import dev.once.observe.OutcomeLabel;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -53,6 +54,13 @@ public record Report(String key, String effect, OutcomeLabel outcome, int attemp
     Map<String, Object> more = new LinkedHashMap<>(details);
     more.put(name, value);
     return new Report(key, effect, outcome, attempts, effects, more);
+  }
+
+  /** Logs the event's one line: its details (cost, reason, …) and every effect's label. */
+  public void log(String function, long startedNanos) {
+    Map<String, Object> line = new LinkedHashMap<>(details);
+    line.put("effects", effects);
+    EventLog.record(function, key, effect, outcome, attempts, EventLog.elapsedMs(startedNanos), line);
   }
 
   /** Another delivery holds the claim: the event must come again. */

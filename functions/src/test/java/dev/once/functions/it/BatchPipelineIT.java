@@ -50,6 +50,21 @@ class BatchPipelineIT {
         .map(a -> a.getString("job")).findFirst(), "a batch job submitted for " + key);
   }
 
+  /**
+   * The job's completion was logged once as processed, with what it cost and the model: the line the spend metric
+   * ({@code once_gemini_spend}, observability.tf) reads in batch mode.
+   */
+  private static void assertSpendLogged(String function, String job) {
+    String jobKey = "gemini:" + job;
+    List<JsonNode> lines = Await.value(DEADLINE, () -> java.util.Optional.of(
+            EventLines.of(stack.function(function).log(), function, jobKey, "complete", "processed"))
+        .filter(found -> !found.isEmpty()), function + "'s processed complete line for " + jobKey);
+    assertEquals(1, lines.size(), "one completion: " + lines);
+    JsonNode line = lines.get(0);
+    assertTrue(line.path("costMicroUsd").asLong() > 0, "the job's cost: " + line);
+    assertTrue(line.path("model").asText().startsWith("gemini-"), "the model: " + line);
+  }
+
   private static int notified(String key) {
     return (int) stack.notifications().stream().filter(r -> key.equals(r.header("Idempotency-Key"))).count();
   }
@@ -74,6 +89,7 @@ class BatchPipelineIT {
     Await.until(DEADLINE, () -> notified(key) == 1, "the result notified");
     Await.until(DEADLINE, () -> stack.gemini.webhookDeliveries().stream()
         .filter(d -> d.batchName().equals(job) && d.delivered()).count() == 2, "both webhooks answered");
+    assertSpendLogged("GeminiWebhook", job);
     JsonNode summary = stack.reconcile();
     assertEquals(0, summary.path("processed").asInt(), "the reconciler found nothing left to do: " + summary);
     assertTrue(summary.path("relisted").asInt() >= 1, summary.toString());
@@ -102,6 +118,7 @@ class BatchPipelineIT {
       stack.gemini.finish(job, BatchState.SUCCEEDED);
       JsonNode summary = stack.reconcile();
       assertEquals(1, summary.path("processed").asInt(), summary.toString());
+      assertSpendLogged("GeminiReconciler", job);
       Await.until(DEADLINE, () -> notified(key) == 1, "the result notified");
       assertEquals(0, stack.reconcile().path("processed").asInt(), "a second run completes nothing");
       assertEquals("analysed", withKey(stack.documents("analyses"), key).get(0).getString("status"));

@@ -15,10 +15,8 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.process.ChildProcess;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -313,28 +311,9 @@ class ConformanceIT {
         HttpResponse.BodyHandlers.ofString());
     assertEquals(2, response.statusCode() / 100, function + " acknowledges " + event + ": " + response.body());
     return Await.value(DEADLINE, () -> {
-      List<JsonNode> lines = eventLines(process.log(), mark, function);
+      List<JsonNode> lines = EventLines.of(process.log(), mark, function);
       return lines.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(lines);
     }, "the log line of " + event);
-  }
-
-  private static List<JsonNode> eventLines(Path log, long from, String function) {
-    try {
-      byte[] all = Files.readAllBytes(log);
-      String text = new String(all, (int) from, all.length - (int) from, StandardCharsets.UTF_8);
-      List<JsonNode> lines = new ArrayList<>();
-      for (String line : text.split("\n")) {
-        if (line.startsWith("{") && line.contains("\"outcome\"")) {
-          JsonNode entry = JSON.readTree(line);
-          if (function.equals(entry.path("logging.googleapis.com/labels").path("function").asText())) {
-            lines.add(entry);
-          }
-        }
-      }
-      return lines;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static byte[] bytes(String file) throws IOException {
