@@ -65,6 +65,8 @@ final class DocumentFlow {
    * checked, and renewed if need be, right before it).
    */
   static final Duration PAID_LEASE_MARGIN = Duration.ofSeconds(5);
+  /** The log detail of a document deferred because its estimate alone is more than a whole day's budget. */
+  static final String LARGER_THAN_A_DAY = "largerThanTheDailyBudget";
 
   /** The paid call's bounds: its timeout (the lease must outlast it) and the cap of tries that may be billed. */
   record PaidCalls(Duration timeout, int maxTries) {}
@@ -151,7 +153,8 @@ final class DocumentFlow {
       case Outcome.Deferred deferred -> null;
     };
     if (analysed instanceof Outcome.Deferred deferred) {
-      return report.with("reason", deferred.reason());
+      report = report.with("reason", deferred.reason());
+      return call.largerThanADay ? report.with(LARGER_THAN_A_DAY, true) : report;
     }
     if (summary == null) {
       return report;
@@ -192,6 +195,8 @@ final class DocumentFlow {
     final DocumentSource document;
     final Instant deferredSince;
     final Map<String, Object> details = new LinkedHashMap<>();
+    /** Deferred because its estimate alone is more than a whole day's budget. */
+    boolean largerThanADay;
 
     Paid(IdempotencyKey key, DocumentSource document, Instant deferredSince) {
       this.key = key;
@@ -266,7 +271,7 @@ final class DocumentFlow {
     }
     OptionalLong ceiling = estimator.get().ceiling(batch);
     if (ceiling.isPresent() && budget.farFromTheEdge(ceiling.getAsLong())) {
-      return budget.reserve(call.key, ceiling.getAsLong(), reason -> deferred(call, reason));
+      return budget.reserve(call.key, ceiling.getAsLong(), reason -> deferred(call, reason, true));
     }
     long estimate;
     try {
@@ -278,13 +283,18 @@ final class DocumentFlow {
       }
       throw new NotPerformed("could not estimate the call's cost: " + GeminiErrors.describe(e), e);
     }
-    return budget.reserve(call.key, estimate, reason -> deferred(call, reason));
+    return budget.reserve(call.key, estimate, reason -> deferred(call, reason, budget.fitsADay(estimate)));
   }
 
-  /** The deferral's record, keeping the first deferral's time (one read, only when deferring). */
-  private SideWrites deferred(Paid call, String reason) {
-    Instant since = call.deferredSince;
-    if (since == null) {
+  /**
+   * The deferral's record, keeping the first deferral's time (one read, only when deferring), so the document keeps
+   * its place in the reconciler's queue; one larger than a whole day's budget goes to the back of it instead, so that
+   * it never holds back the documents deferred after it.
+   */
+  private SideWrites deferred(Paid call, String reason, boolean fitsADay) {
+    call.largerThanADay = !fitsADay;
+    Instant since = fitsADay ? call.deferredSince : null;
+    if (since == null && fitsADay) {
       try {
         since = queries.get().analysis(call.key.documentId())
             .filter(analysis -> Records.DEFERRED.equals(analysis.status()))

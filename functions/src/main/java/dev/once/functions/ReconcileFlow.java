@@ -133,7 +133,7 @@ final class ReconcileFlow {
   /**
    * Deferred documents, oldest deferral first, each through the document flow (which claims it as a delivery of its
    * event would, so it is analysed once whoever gets there first), until one is deferred again: the day's budget is
-   * used up, and the rest wait too.
+   * used up, and the rest wait too. One larger than a whole day's budget is passed over (deferred again, at the back).
    */
   private void resumeDeferred(Summary summary, Instant deadline) {
     List<RecordQueries.Deferred> waiting;
@@ -160,7 +160,10 @@ final class ReconcileFlow {
         report.with("resumed", true).log(GeminiReconciler.NAME, started);
         switch (report.outcome()) {
           case DEFERRED -> {
-            return;
+            if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))) {
+              return;
+            }
+            // Waits for a larger budget, not for room today: the ones after it may still fit.
           }
           case PROCESSED, REJECTED -> summary.deferredResumed++;
           case IN_FLIGHT -> summary.inFlight++;

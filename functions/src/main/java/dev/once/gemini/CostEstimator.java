@@ -5,6 +5,7 @@ import com.google.genai.types.CountTokensResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * An upper bound on what one invoice analysis of a document can cost, before it is made: what the spending guard
@@ -26,6 +27,12 @@ public final class CostEstimator {
   static final long SCHEMA_TOKEN_BOUND = InvoiceSchema.SCHEMA.toJson().getBytes(StandardCharsets.UTF_8).length;
   /** The input token limit of the Gemini 2.0 and 2.5 models (Gemini API docs, "Models"); others are not assumed. */
   static final long GEMINI_2_INPUT_TOKEN_LIMIT = 1_048_576;
+  /**
+   * The models known to have that limit, by exact name: a prefix would take in others with a larger window
+   * ({@code gemini-2.0-pro-exp-02-05} has 2,097,152), whose ceiling would then be too low.
+   */
+  static final Set<String> GEMINI_2_MODELS = Set.of("gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite",
+      "gemini-2.0-flash", "gemini-2.0-flash-lite");
 
   private final Client client;
   private final String model;
@@ -48,10 +55,11 @@ public final class CostEstimator {
 
   /** The most any call can cost (no call made), or empty when the model's input token limit is not known here. */
   public OptionalLong ceiling(boolean batch) {
-    if (!model.startsWith("gemini-2.0-") && !model.startsWith("gemini-2.5-")) {
+    if (!GEMINI_2_MODELS.contains(model)) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(bound(prices, model, GEMINI_2_INPUT_TOKEN_LIMIT, batch));
+    // The schema on top, as for a counted prompt, in case the window does not include it.
+    return OptionalLong.of(bound(prices, model, GEMINI_2_INPUT_TOKEN_LIMIT + SCHEMA_TOKEN_BOUND, batch));
   }
 
   /** The price of {@code promptTokens} in and the most an answer may use out, for {@code model}. */

@@ -162,6 +162,30 @@ class DocumentFlowBudgetTest {
   }
 
   @Test
+  void aDocumentLargerThanAWholeDaysBudget_waitsForALargerBudget_atTheBackOfTheQueue_andIsAnalysedOnceItIsRaised() {
+    DocumentFlow tooSmall = flow(DocumentFlow.Mode.SYNC, ESTIMATE - 1);
+    Report deferred = handle(tooSmall, document(1));
+
+    assertEquals(OutcomeLabel.DEFERRED, deferred.outcome());
+    assertEquals(true, deferred.details().get(DocumentFlow.LARGER_THAN_A_DAY), deferred.details().toString());
+    assertTrue(String.valueOf(analysis(document(1)).get("reason")).contains("alone is more than a whole day's budget"),
+        analysis(document(1)).toString());
+    Instant first = (Instant) analysis(document(1)).get("deferredAt");
+
+    now = now.plusSeconds(600);
+    Report again = tooSmall.resume(new RecordQueries.Deferred(DocumentFlow.key(document(1)), document(1), first));
+    assertEquals(OutcomeLabel.DEFERRED, again.outcome());
+    assertEquals(now, analysis(document(1)).get("deferredAt"),
+        "moved to the back of the queue: it must not hold back the documents deferred after it");
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 0), spend("2026-11-30"), "nothing reserved");
+
+    Report resumed = flow(DocumentFlow.Mode.SYNC, ESTIMATE).resume(
+        new RecordQueries.Deferred(DocumentFlow.key(document(1)), document(1), now));
+    assertEquals(OutcomeLabel.PROCESSED, resumed.outcome(), "a budget that takes it");
+    verify(analyzer, times(1)).analyse(any(), anyString());
+  }
+
+  @Test
   void theNextDay_byFirestoresClock_hasAFreshBudget_andTheDeferredDocumentIsAnalysedOnce() throws Exception {
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, ESTIMATE + COST - 1);
     handle(flow, document(1));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
@@ -168,6 +169,22 @@ class ReconcileFlowTest {
           "oldest first, stopping at the first deferred again");
       assertEquals(2, run.deferredResumed, run.toMap().toString());
       assertEquals(2, run.toMap().get("deferred_resumed"));
+
+      // The oldest waits for a larger budget: passed over; the next is resumed; the one after is deferred again.
+      resumed.clear();
+      doAnswer(call -> {
+        RecordQueries.Deferred document = call.getArgument(0);
+        resumed.add(document.documentKey());
+        Report report = Report.of(document.documentKey(), Effects.ANALYSE, switch (resumed.size()) {
+          case 2 -> new Outcome.Processed(Map.of(), 2);
+          default -> new Outcome.Deferred("over the budget", 2);
+        });
+        return resumed.size() == 1 ? report.with(DocumentFlow.LARGER_THAN_A_DAY, true) : report;
+      }).when(documents).resume(any());
+      ReconcileFlow.Summary passedOver = reconciler(documents, mock(Budget.class)).run();
+      assertEquals(List.of(deferred.get(2), deferred.get(0), deferred.get(3)), resumed,
+          "past the one larger than a day's budget, stopping at the first the day cannot take");
+      assertEquals(1, passedOver.deferredResumed, passedOver.toMap().toString());
 
       Budget usedUp = mock(Budget.class);
       when(usedUp.exhausted()).thenReturn(true);

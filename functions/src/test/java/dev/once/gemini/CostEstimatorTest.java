@@ -64,11 +64,13 @@ class CostEstimatorTest {
   void theCeiling_isAWholeInputWindowAndTheLongestAnswer_withoutACall_andOnlyForModelsWhoseWindowIsKnown() {
     long counts = gemini.count("countTokens");
     long ceiling = new CostEstimator(client, MODEL, PRICES).ceiling(false).orElseThrow();
-    assertEquals(CostEstimator.bound(PRICES, MODEL, 1_048_576, false), ceiling);
+    assertEquals(CostEstimator.bound(PRICES, MODEL, 1_048_576 + CostEstimator.SCHEMA_TOKEN_BOUND, false), ceiling);
     assertTrue(ceiling > new CostEstimator(client, MODEL, PRICES).microUsd(new byte[300_000], "application/pdf", false),
         "looser than any counted estimate");
     assertEquals(ceiling / 2, new CostEstimator(client, MODEL, PRICES).ceiling(true).orElseThrow(), 1);
     assertTrue(new CostEstimator(client, "gemini-3-pro", PRICES).ceiling(false).isEmpty(), "a window not assumed");
+    assertTrue(new CostEstimator(client, "gemini-2.0-pro-exp-02-05", PRICES).ceiling(false).isEmpty(),
+        "nor for a model of the same family whose window is larger");
     assertEquals(counts + 1, gemini.count("countTokens"), "only the counted estimate called Gemini");
   }
 }

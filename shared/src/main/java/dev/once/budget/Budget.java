@@ -31,6 +31,11 @@ public interface Budget {
     public boolean farFromTheEdge(long microUsd) {
       return true;
     }
+
+    @Override
+    public boolean fitsADay(long microUsd) {
+      return true;
+    }
   };
 
   /** Whether calls are counted at all: when not, a caller need not even estimate them. */
@@ -48,6 +53,12 @@ public interface Budget {
    * less than half used: where a loose estimate costs nothing but the room it holds until settled.
    */
   boolean farFromTheEdge(long microUsd);
+
+  /**
+   * Whether a call of {@code microUsd} fits in a whole day's budget at all (no read): one that does not waits for a
+   * larger budget, not for the next day, and must not hold back smaller work deferred after it.
+   */
+  boolean fitsADay(long microUsd);
 
   /** Nothing more fits today, whatever its size (one read): what a poller asks before resuming deferred work. */
   boolean exhausted();

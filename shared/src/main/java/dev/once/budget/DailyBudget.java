@@ -79,6 +79,11 @@ public final class DailyBudget implements Budget {
     DaySpend before = farFromTheEdge ? seen : read(today);
     if (before.totalMicroUsd() + microUsd > limitMicroUsd) {
       log(key, before, microUsd, before.totalMicroUsd() + microUsd, false);
+      if (!fitsADay(microUsd)) {
+        String reason = "this call's estimate of " + usd(microUsd) + " alone is more than a whole day's budget of "
+            + usd(limitMicroUsd) + ": it waits for a larger budget";
+        throw new Deferral(reason, onDeferral.apply(reason));
+      }
       throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
     }
     Reservation reservation = new Reservation(today, SpendCounters.shardOf(key), microUsd);
@@ -122,6 +127,11 @@ public final class DailyBudget implements Budget {
 
   private boolean farFromTheEdge(DaySpend seen, LocalDate today, long microUsd) {
     return seen != null && seen.day().equals(today) && 2 * (seen.totalMicroUsd() + microUsd) <= limitMicroUsd;
+  }
+
+  @Override
+  public boolean fitsADay(long microUsd) {
+    return microUsd <= limitMicroUsd;
   }
 
   @Override

@@ -134,6 +134,20 @@ class DailyBudgetTest {
   }
 
   @Test
+  void aCallLargerThanAWholeDaysBudget_waitsForALargerBudget_whatEverTheDaysSpend() throws Exception {
+    DailyBudget budget = budget(100_000, ZoneOffset.UTC);
+    assertTrue(budget.fitsADay(100_000));
+    assertFalse(budget.fitsADay(100_001));
+    assertTrue(Budget.NONE.fitsADay(Long.MAX_VALUE));
+
+    Deferral deferral = assertThrows(Deferral.class, () -> budget.reserve(KEY, 100_001, reason -> SideWrites.NONE));
+    assertEquals("this call's estimate of 0.100001 USD alone is more than a whole day's budget of 0.100000 USD: it"
+        + " waits for a larger budget", deferral.getMessage());
+    assertEquals(0, spend("2026-11-30").totalMicroUsd(), "nothing reserved");
+    budget.reserve(KEY, 100_000, reason -> SideWrites.NONE); // the whole day fits
+  }
+
+  @Test
   void eachReservation_logsAGeminiBudgetLine_withTheShareItWouldBring() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     budget.reserve(KEY, 79_999, reason -> SideWrites.NONE);
