@@ -122,6 +122,8 @@ resource "google_firestore_index" "analyses_status_updated" {
   }
 }
 
+# The reconciler's queue of deferred documents (and once stuck's): status == "deferred", oldest deferredAt first.
+# deferredAt itself needs no single-field index (the composite serves the query), so it is exempted below.
 resource "google_firestore_index" "analyses_status_deferred" {
   project     = var.project_id
   database    = google_firestore_database.default.name
@@ -157,24 +159,6 @@ resource "google_firestore_field" "analyses_unindexed" {
   field      = each.value
 
   index_config {}
-}
-
-# The reconciler's queue of deferred documents: status == "deferred", oldest deferredAt first. deferredAt itself needs
-# no single-field index (the composite serves the query), so it is exempted above like the other timestamps.
-resource "google_firestore_index" "analyses_deferred" {
-  project    = var.project_id
-  database   = google_firestore_database.default.name
-  collection = "analyses"
-
-  fields {
-    field_path = "status"
-    order      = "ASCENDING"
-  }
-
-  fields {
-    field_path = "deferredAt"
-    order      = "ASCENDING"
-  }
 }
 
 resource "google_firestore_field" "billing_unindexed" {

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>a field a query needs a single-field index on is not exempted (nor is the map holding it);
  *   <li>a query that filters or orders on more than one field has its composite index, and every composite index
- *       serves a query;
+ *       serves a query and is declared once;
  *   <li>every field the code writes that no query needs is exempted (an index costs a write per document, and one
  *       on an increasing value caps the collection at ~500 writes/s), and every exemption names a field the code
  *       writes.
@@ -53,8 +53,12 @@ public final class FirestoreIndexCheck implements Check {
     }
   }
 
-  /** A composite index in Terraform: its fields as "field ORDER". */
-  private record Composite(String collection, List<String> fields, Block block) {}
+  /** A composite index in Terraform: its fields as "field ORDER", its scope (COLLECTION unless said otherwise). */
+  private record Composite(String collection, String scope, List<String> fields, Block block) {
+    boolean sameIndexAs(Composite other) {
+      return collection.equals(other.collection) && scope.equals(other.scope) && fields.equals(other.fields);
+    }
+  }
 
   /** What one query needs: single-field indexes, or one composite index. */
   private record Need(Query query, List<Term> singles, List<String> composite) {}
@@ -92,6 +96,14 @@ public final class FirestoreIndexCheck implements Check {
             + ") on " + need.query().collection() + "; none is declared, so Firestore refuses the query.",
             "add a google_firestore_index with collection \"" + need.query().collection() + "\" and those fields, in that order."));
       }
+    }
+    for (int i = 0; i < composites.size(); i++) {
+      Composite composite = composites.get(i);
+      composites.subList(0, i).stream().filter(composite::sameIndexAs).findFirst().ifPresent(first ->
+          findings.add(new Finding(composite.block().file(), composite.block().address(), "declares the same index as "
+              + first.block().address() + " (" + composite.collection() + ": " + String.join(", ", composite.fields())
+              + "): Firestore refuses the second create (409, the index already exists), so a first apply fails.",
+              "delete one of them.")));
     }
     for (Composite composite : composites) {
       if (needs.stream().noneMatch(n -> !n.composite().isEmpty() && matches(composite, n))) {
@@ -251,7 +263,8 @@ public final class FirestoreIndexCheck implements Check {
             "write collection and each fields block's field_path and order as literals."));
         continue;
       }
-      composites.add(new Composite(collection.get(), fields, block));
+      String scope = config.literal(block.body().path("query_scope")).orElse("COLLECTION");
+      composites.add(new Composite(collection.get(), scope, fields, block));
     }
     return composites;
   }

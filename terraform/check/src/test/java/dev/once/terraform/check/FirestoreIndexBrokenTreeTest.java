@@ -70,6 +70,28 @@ class FirestoreIndexBrokenTreeTest {
         "google_firestore_index.by_status_and_model", "indexes analyses (status ASCENDING, model ASCENDING), which no query");
   }
 
+  private static final Copy SAME_COMPOSITE_TWICE = Copy.adding("extra.tf", """
+      resource "google_firestore_index" "deferred_again" {
+        project    = var.project_id
+        collection = "analyses"
+        fields {
+          field_path = "status"
+          order      = "ASCENDING"
+        }
+        fields {
+          field_path = "deferredAt"
+          order      = "ASCENDING"
+        }
+      }
+      """);
+
+  /** A second declaration of an index (query_scope left to its default) fails the first apply with 409. */
+  @Test
+  void theSameCompositeIndexDeclaredTwice_isReported() {
+    assertOneFinding(CODE.findings(SAME_COMPOSITE_TWICE.config()), "firestore.tf",
+        "google_firestore_index.analyses_status_deferred", "declares the same index as google_firestore_index.deferred_again");
+  }
+
   /** The code tree with one more class in a module of its own. */
   private static FirestoreIndexCheck withClass(Path root, String module, String source) throws IOException {
     Path file = root.resolve(module + "/src/main/java/dev/once/extra/Stuck.java");
