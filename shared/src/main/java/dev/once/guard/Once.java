@@ -185,6 +185,11 @@ public final class Once {
       throw releaseAndRethrow(hold.stop(), notPerformed, false, notPerformed.writes());
     } catch (Exception failure) {
       throw releaseAndRethrow(hold.stop(), failure, true, SideWrites.NONE);
+    } catch (Error error) {
+      // Out of memory, a class that failed to load: no write is attempted, but the renewals stop, so the claim is
+      // taken over within one lease instead of being renewed for as long as the instance lives.
+      hold.stop();
+      throw error;
     }
     CrashPoints.reached("before-complete", claim.effect(), claim.key());
     Claim held = hold.stop();
@@ -233,7 +238,7 @@ public final class Once {
     }
     try {
       ledger.forceRelease(held.key(), policy.then(), 1, "once",
-          "the commit that claimed it applied but lost its answer; claimed again by the same delivery");
+          "the commit that claimed it applied but lost its answer; claimed again by the same delivery", true);
     } catch (RuntimeException gone) {
       // Not there or already taken over: the next effect is claimed as usual either way.
     }

@@ -11,6 +11,7 @@ import com.google.cloud.firestore.Precondition;
 import com.google.cloud.firestore.TransactionOptions;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.cloud.firestore.WriteResult;
+import com.google.cloud.Timestamp;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.Sha256;
@@ -278,16 +279,36 @@ public final class FirestoreLedger implements Ledger {
   }
 
   @Override
-  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
+      boolean evenIfLive) {
     Map<String, Object> fields = new HashMap<>();
+    fields.put(TOKEN, token + 1);
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASED_BY, by);
     fields.put(RELEASED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASE_REASON, truncate(reason));
-    Claim held = new Claim(key, effect, recordId(key, effect), token, 0, null, null, config.lease(), List.of(), 0,
-        false, null);
-    fence(held, fields, SideWrites.NONE, null, "release");
+    DocumentReference ref = ref(key, effect);
+    Boolean released = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
+      serverClock.observe(snapshot.getReadTime());
+      Timestamp lease = snapshot.getTimestamp(LEASE_EXPIRES_AT);
+      if (!snapshot.exists()
+          || !RecordState.CLAIMED.name().equals(snapshot.getString(STATE))
+          || !Objects.equals(snapshot.getLong(TOKEN), token)
+          || !evenIfLive && lease != null && lease.compareTo(snapshot.getReadTime()) > 0) {
+        return false;
+      }
+      tx.update(ref, fields);
+      return true;
+    }, MoreExecutors.directExecutor()), takeoverOptions), "release the claim");
+    if (!released) {
+      throw releaseRefused(key, effect, token, evenIfLive);
+    }
+  }
+
+  static LeaseLost releaseRefused(IdempotencyKey key, String effect, long token, boolean evenIfLive) {
+    return new LeaseLost("cannot release " + effect + " for " + key + ": token " + token + " no longer holds the claim"
+        + " (taken over, or finished)" + (evenIfLive ? "" : ", or its lease is live again (renewed since it was read)"));
   }
 
   @Override
@@ -350,7 +371,9 @@ public final class FirestoreLedger implements Ledger {
 
   /**
    * Writes {@code fields}, {@code writes} and {@code create} in one commit, only while {@code claim}'s holder holds
-   * it: by the claim's update time (one write) when it has one, else by its token in a transaction.
+   * it: by the claim's update time (one write) when it has one, else by its token in a transaction. A failed update
+   * time is not proof of a lost claim: this holder's own earlier write may have moved it (a renewal applied whose
+   * answer was lost), so the token decides then. Tokens move on with every takeover and every operator's release.
    */
   private Fenced fence(Claim claim, Map<String, Object> fields, SideWrites writes, Create create, String action) {
     DocumentReference ref = records.document(claim.recordId());
@@ -367,10 +390,9 @@ public final class FirestoreLedger implements Ledger {
         return new Fenced(Times.instant(results.get(0).getUpdateTime()),
             create == null ? null : Times.instant(results.get(1).getUpdateTime()));
       } catch (RuntimeException e) {
-        if (StatusCodes.is(e, "FAILED_PRECONDITION") || StatusCodes.is(e, "NOT_FOUND")) {
-          throw leaseLost(claim, action);
+        if (!StatusCodes.is(e, "FAILED_PRECONDITION") && !StatusCodes.is(e, "NOT_FOUND")) {
+          throw e;
         }
-        throw e;
       }
     }
     Boolean held = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {

@@ -190,12 +190,16 @@ public final class InMemoryLedger implements Ledger {
   }
 
   @Override
-  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
-    Claim claim = new Claim(key, effect, FirestoreLedger.recordId(key, effect), token, 0, null, null, config.lease(),
-        List.of(), 0, false, null);
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
+      boolean evenIfLive) {
     synchronized (store) {
-      Stored stored = held(claim, "release");
+      Stored stored = store.records.get(FirestoreLedger.recordId(key, effect));
+      if (stored == null || stored.state != RecordState.CLAIMED || stored.token != token
+          || !evenIfLive && stored.leaseExpiresAt.isAfter(readTime())) {
+        throw FirestoreLedger.releaseRefused(key, effect, token, evenIfLive);
+      }
       Instant now = writeTime(clock.instant());
+      stored.token = token + 1;
       stored.leaseExpiresAt = now;
       stored.updatedAt = now;
       stored.releasedBy = by;
@@ -259,9 +263,9 @@ public final class InMemoryLedger implements Ledger {
   /** The record, while {@code claim}'s holder holds it; else {@link LeaseLost}. */
   private Stored held(Claim claim, String action) {
     Stored stored = store.records.get(claim.recordId());
-    boolean holds = stored != null && (claim.writtenAt() != null
-        ? claim.writtenAt().equals(stored.updatedAt)
-        : stored.state == RecordState.CLAIMED && stored.token == claim.token());
+    // As Firestore's fence: the write time first, then the token (the holder's own lost-answer write moves the former).
+    boolean holds = stored != null && (claim.writtenAt() != null && claim.writtenAt().equals(stored.updatedAt)
+        || stored.state == RecordState.CLAIMED && stored.token == claim.token());
     if (!holds) {
       throw FirestoreLedger.leaseLost(claim, action);
     }

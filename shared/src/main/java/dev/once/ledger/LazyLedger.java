@@ -47,8 +47,9 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
-  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
-    ledger.get().forceRelease(key, effect, token, by, reason);
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
+      boolean evenIfLive) {
+    ledger.get().forceRelease(key, effect, token, by, reason, evenIfLive);
   }
 
   @Override

@@ -62,10 +62,12 @@ public interface Ledger {
 
   /**
    * An operator gives up the claim held with {@code token} (one read first tells the token): its lease ends now, so
-   * the next delivery takes it over, and the record says who released it, when and why. Throws {@link LeaseLost}
-   * when that token no longer holds a claim (taken over, or finished: a race with the holder has one winner).
+   * the next delivery takes it over, and the record says who released it, when and why. The token moves on, so the
+   * holder it released can neither renew nor complete the claim: a race with the holder has one winner. Throws
+   * {@link LeaseLost} when that token no longer holds a claim (taken over, or finished) and, unless
+   * {@code evenIfLive}, when the lease is live by the store's clock (its holder renewed it since it was read).
    */
-  void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason);
+  void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason, boolean evenIfLive);
 
   /**
    * Documents beside the records (a budget's counters), read together in one call, by id: the fields of those that

@@ -75,8 +75,9 @@ class CountingLedger implements Ledger {
   }
 
   @Override
-  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
-    inner.forceRelease(key, effect, token, by, reason);
+  public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
+      boolean evenIfLive) {
+    inner.forceRelease(key, effect, token, by, reason, evenIfLive);
   }
 
   @Override

@@ -340,6 +340,23 @@ class OnceTest {
     assertEquals(1, runs.get());
   }
 
+  /** An Error (out of memory, a class that failed to load) stops the renewals: the claim runs out within one lease. */
+  @Test
+  void anErrorFromTheEffect_stopsTheRenewals_soTheClaimIsTakenOverWithinALease() {
+    Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
+    InMemoryLedger shortLeases = new InMemoryLedger(LedgerConfig.defaults().withLease(Duration.ofMillis(300)),
+        () -> clock[0].plusMillis(System.nanoTime() / 1_000_000));
+    assertThrows(StackOverflowError.class, () -> new Once(shortLeases).run(KEY, "notify", attempt -> {
+      throw new StackOverflowError("deep");
+    }));
+    Instant claimedUntil = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
+    dev.once.local.Await.until(Duration.ofSeconds(20), () -> shortLeases.now().isAfter(claimedUntil.plusMillis(900)),
+        "three leases to pass");
+    assertInstanceOf(Processed.class, new Once(shortLeases).run(KEY, "notify", this::count),
+        "taken over: nobody renewed the lease");
+    assertEquals(1, runs.get());
+  }
+
   @Test
   void ensureLease_extendsALeaseThatWouldNotOutlastTheWork_beforeTheWorkStarts() {
     once.run(KEY, "publish", attempt -> {
@@ -474,8 +491,9 @@ class OnceTest {
       return inner.now();
     }
 
-    public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason) {
-      inner.forceRelease(key, effect, token, by, reason);
+    public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
+        boolean evenIfLive) {
+      inner.forceRelease(key, effect, token, by, reason, evenIfLive);
     }
   }
 }

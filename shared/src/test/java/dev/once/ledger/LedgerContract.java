@@ -225,24 +225,80 @@ abstract class LedgerContract {
   void operatorRelease_endsTheLease_recordingWhoWhenAndWhy_andTheNextDeliveryTakesOver() {
     Ledger ledger = ledger();
     acquired(ledger.claim(KEY, EFFECT));
-    ledger.forceRelease(KEY, EFFECT, 1, "alice@example.com", "stuck since the outage");
+    ledger.forceRelease(KEY, EFFECT, 1, "alice@example.com", "stuck since the outage", true);
     LedgerRecord released = ledger.lookup(KEY, EFFECT).orElseThrow();
     assertFalse(released.leaseLive());
     assertEquals("alice@example.com", released.released().by());
     assertEquals("stuck since the outage", released.released().reason());
     assertFalse(released.released().at().isAfter(released.readTime()));
+    assertEquals(2, released.token(), "the release moved the token on");
     Claim next = acquired(ledger.claim(KEY, EFFECT));
-    assertEquals(2, next.token());
+    assertEquals(3, next.token());
+  }
+
+  @Test
+  void operatorRelease_ofALiveLease_isRefused_unlessEvenIfLive() {
+    Ledger ledger = ledger();
+    acquired(ledger.claim(KEY, EFFECT));
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 1, "bob", "not --live", false));
+    LedgerRecord still = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertTrue(still.leaseLive(), "still held");
+    assertNull(still.released());
+    ledger.forceRelease(KEY, EFFECT, 1, "bob", "--live", true);
+    assertFalse(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive());
+  }
+
+  /** Read expired, renewed by its holder before the release lands: the release is refused, the holder goes on. */
+  @Test
+  void operatorRelease_ofALeaseRenewedSinceItWasRead_isRefused() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim holder = acquired(ledger.claim(KEY, EFFECT));
+    passTime(SHORT_LEASE.plusMillis(100));
+    LedgerRecord read = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertFalse(read.leaseLive(), "what the operator's tool read");
+    Claim renewed = ledger.renew(holder, LONG_LEASE);
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, read.token(), "bob", "expired?", false));
+    assertTrue(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive());
+    ledger.complete(renewed, Map.of(), SideWrites.NONE);
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  /**
+   * A renewal applied whose answer was lost (a reset: the client resends it, and the resent one fails its update
+   * time): the holder keeps the claim it had, and its next renewal and its completion still hold, by the token.
+   */
+  @Test
+  void aRenewalAppliedWhoseAnswerWasLost_leavesTheHolderItsClaim() {
+    Ledger ledger = ledger();
+    Claim holder = acquired(ledger.claim(KEY, EFFECT));
+    ledger.renew(holder, LONG_LEASE); // applied; its answer never reached the holder
+    Claim renewed = ledger.renew(holder, LONG_LEASE);
+    ledger.complete(renewed, Map.of("by", "holder"), SideWrites.NONE);
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+    assertThrows(LeaseLost.class, () -> ledger.complete(holder, Map.of(), SideWrites.NONE), "finished: once only");
+  }
+
+  /** A holder that took the claim over (fenced by its token, not its write time) is fenced out by a release too. */
+  @Test
+  void aReleasedTakeoverHolder_canNeitherRenewNorComplete() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    acquired(ledger.claim(KEY, EFFECT));
+    Claim second = takeOverAfterExpiry(ledger);
+    assertEquals(2, second.token());
+    ledger.forceRelease(KEY, EFFECT, 2, "alice", "zombie holder", true);
+    assertThrows(LeaseLost.class, () -> ledger.renew(second, LONG_LEASE));
+    assertThrows(LeaseLost.class, () -> ledger.complete(second, Map.of(), SideWrites.NONE));
+    assertFalse(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive(), "the release stands");
   }
 
   @Test
   void operatorRelease_ofAStaleToken_orAFinishedClaim_isLeaseLost_andChangesNothing() {
     Ledger ledger = ledger();
     Claim claim = acquired(ledger.claim(KEY, EFFECT));
-    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 7, "bob", "wrong token"));
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 7, "bob", "wrong token", true));
     assertTrue(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive(), "still held");
     ledger.complete(claim, Map.of(), SideWrites.NONE);
-    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 1, "bob", "too late"));
+    assertThrows(LeaseLost.class, () -> ledger.forceRelease(KEY, EFFECT, 1, "bob", "too late", true));
     assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
     assertNull(ledger.lookup(KEY, EFFECT).orElseThrow().released());
   }
@@ -269,7 +325,7 @@ abstract class LedgerContract {
         java.util.concurrent.Future<Boolean> released = pool.submit(() -> {
           start.await();
           try {
-            ledger.forceRelease(key, EFFECT, claim.token(), "operator", "race");
+            ledger.forceRelease(key, EFFECT, claim.token(), "operator", "race", true);
             return true;
           } catch (LeaseLost lost) {
             return false;

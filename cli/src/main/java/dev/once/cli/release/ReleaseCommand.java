@@ -98,11 +98,18 @@ public final class ReleaseCommand implements Callable<Integer> {
     }
     String who = by == null || by.isBlank() ? Operator.name(context) : by.strip();
     try {
-      ledger.forceRelease(chosen, effect, record.token(), who, reason.strip());
+      ledger.forceRelease(chosen, effect, record.token(), who, reason.strip(), live);
     } catch (LeaseLost lost) {
-      String now = ledger.lookup(chosen, effect).map(r -> r.state() + ", token " + r.token()).orElse("gone");
-      out.println("not released: token " + record.token() + " no longer holds " + effect + " for " + chosen
-          + " (the holder finished or another delivery took it over after it was read; now " + now + ")");
+      Optional<LedgerRecord> now = ledger.lookup(chosen, effect);
+      boolean renewed = now.filter(r -> r.state() == RecordState.CLAIMED && r.token() == record.token()
+          && r.leaseLive()).isPresent();
+      out.println("not released: " + (renewed
+          ? "its holder renewed the lease of " + effect + " for " + chosen + " after it was read (token "
+              + record.token() + ", live until " + now.get().leaseExpiresAt() + "): it is at work. Pass --live to"
+              + " release it anyway"
+          : "token " + record.token() + " no longer holds " + effect + " for " + chosen + " (the holder finished or"
+              + " another delivery took it over after it was read; now "
+              + now.map(r -> r.state() + ", token " + r.token()).orElse("gone") + ")"));
       return Exit.NOTHING;
     }
     LedgerRecord released = ledger.lookup(chosen, effect).orElse(record);

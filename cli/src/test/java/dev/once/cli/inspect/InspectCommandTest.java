@@ -130,7 +130,7 @@ class InspectCommandTest {
   void anOperatorsRelease_isShown_withWhoWhenAndWhy() {
     IdempotencyKey key = IdempotencyKey.of("pubsub:released-1");
     Claim held = claim(key, Effects.NOTIFY);
-    ledger.forceRelease(key, Effects.NOTIFY, held.token(), "alice@example.com", "stuck since the outage");
+    ledger.forceRelease(key, Effects.NOTIFY, held.token(), "alice@example.com", "stuck since the outage", true);
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());
 

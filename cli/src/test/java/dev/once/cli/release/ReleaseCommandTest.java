@@ -80,7 +80,8 @@ class ReleaseCommandTest {
     assertEquals("alice@example.com", released.released().by());
     assertEquals("the outage is over", released.released().reason());
     assertNotNull(released.released().at());
-    assertEquals(2, claim(KEY, Effects.ANALYSE).token(), "taken over by the next delivery");
+    assertEquals(2, released.token(), "the release moved the token on: the holder it released is fenced out");
+    assertEquals(3, claim(KEY, Effects.ANALYSE).token(), "taken over by the next delivery");
   }
 
   @Test
