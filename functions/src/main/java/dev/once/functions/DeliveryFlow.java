@@ -82,11 +82,15 @@ final class DeliveryFlow {
     return report;
   }
 
-  /** The JSON summary the endpoint gets: the result itself when the message is JSON, else its bytes in base64. */
+  /**
+   * The JSON summary the endpoint gets: the result itself when the message is JSON, else its bytes in base64. It
+   * depends on the key and the data only, not the message id: a copy of the result (a publish whose answer was lost
+   * is sent again under the same key) must bring the same body, or a receiver following the IETF Idempotency-Key
+   * draft answers 422 to the same key with another request, and a notification it holds would be dead-lettered.
+   */
   static byte[] body(IdempotencyKey key, PubSubEvents.Message message) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("idempotencyKey", key.value());
-    body.put("messageId", message.messageId());
     Optional<JsonNode> parsed = parse(message.data());
     if (parsed.isPresent()) {
       body.set("result", parsed.get());
