@@ -23,8 +23,9 @@ import java.util.function.Supplier;
 
 /**
  * A result delivered from the results topic: notify the endpoint once. The endpoint's 2xx completes it; a 4xx
- * other than 408/429 refuses it for good (rejected, and the message goes to the dead-letter topic, once); 5xx,
- * 408, 429 and timeouts release the claim and throw, so Eventarc redelivers and the next try goes at once.
+ * other than 408, 409, 425 and 429 refuses it for good (rejected, and the message goes to the dead-letter topic,
+ * once); 5xx, 408, 409, 425 (the receiver still working on the key), 429, timeouts and broken connections release
+ * the claim and throw, so Eventarc redelivers and the next try goes at once.
  */
 final class DeliveryFlow {
   /** The endpoint failed transiently: redeliver. */
