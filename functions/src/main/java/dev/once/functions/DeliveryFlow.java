@@ -23,8 +23,9 @@ import java.util.function.Supplier;
 
 /**
  * A result delivered from the results topic: notify the endpoint once. The endpoint's 2xx completes it; a 4xx
- * other than 408/429 refuses it for good (rejected, and the message goes to the dead-letter topic, once); 5xx,
- * 408, 429 and timeouts release the claim and throw, so Eventarc redelivers and the next try goes at once.
+ * other than 408, 409, 425 and 429 refuses it for good (rejected, and the message goes to the dead-letter topic,
+ * once); 5xx, 408, 409, 425 (the receiver still working on the key), 429, timeouts and broken connections release
+ * the claim and throw, so Eventarc redelivers and the next try goes at once.
  */
 final class DeliveryFlow {
   /** The endpoint failed transiently: redeliver. */
@@ -82,11 +83,15 @@ final class DeliveryFlow {
     return report;
   }
 
-  /** The JSON summary the endpoint gets: the result itself when the message is JSON, else its bytes in base64. */
+  /**
+   * The JSON summary the endpoint gets: the result itself when the message is JSON, else its bytes in base64. It
+   * depends on the key and the data only, not the message id: a copy of the result (a publish whose answer was lost
+   * is sent again under the same key) must bring the same body, or a receiver following the IETF Idempotency-Key
+   * draft answers 422 to the same key with another request, and a notification it holds would be dead-lettered.
+   */
   static byte[] body(IdempotencyKey key, PubSubEvents.Message message) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("idempotencyKey", key.value());
-    body.put("messageId", message.messageId());
     Optional<JsonNode> parsed = parse(message.data());
     if (parsed.isPresent()) {
       body.set("result", parsed.get());

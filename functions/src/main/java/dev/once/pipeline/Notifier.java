@@ -1,5 +1,7 @@
 package dev.once.pipeline;
 
+import dev.once.function.IdempotentHttp;
+import dev.once.key.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -121,11 +123,13 @@ public final class Notifier {
 
   /**
    * Keys carry object names, which may hold characters a header cannot: those are percent-encoded, so the
-   * header is the same on every try.
+   * header is the same on every try. Encoded, a key may pass the 255 characters that Stripe-like receivers (and
+   * {@link IdempotentHttp}) accept: an ordinary Japanese object name does, 9 characters per letter. Such a key is
+   * sent as {@code sha256:} and the hex SHA-256 of its UTF-8 ({@code IdempotencyKey.documentId()}), as stable and as unique.
    */
   static String headerSafe(String key) {
     StringBuilder out = new StringBuilder(key.length());
-    for (byte b : key.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+    for (byte b : key.getBytes(StandardCharsets.UTF_8)) {
       int c = b & 0xff;
       if (c >= 0x21 && c <= 0x7e && c != '%') {
         out.append((char) c);
@@ -133,7 +137,7 @@ public final class Notifier {
         out.append('%').append(String.format("%02X", c));
       }
     }
-    return out.toString();
+    return out.length() <= IdempotentHttp.MAX_KEY_CHARS ? out.toString() : "sha256:" + Sha256.hex(key);
   }
 
 }

@@ -1,5 +1,6 @@
 package dev.once.functions;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.mockito.ArgumentMatchers.any;
@@ -20,6 +21,8 @@ import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Notifier;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -75,6 +78,39 @@ class DeliveryFlowTest {
     verify(notifier, times(1)).notify(anyString(), any());
     verify(publisher, times(1)).publish(eq(DEAD_LETTER), eq(RESULT.data()), eq(Map.of(
         "idempotency_key", "gcs:inbox/a.pdf#1", "once_error", "the notify endpoint refused with 410: gone")));
+  }
+
+  @Test
+  void copiesOfAResult_underNewMessageIds_getByteIdenticalBodies() throws Exception {
+    PubSubEvents.Message copy = new PubSubEvents.Message("43", RESULT.data(), RESULT.attributes());
+
+    assertArrayEquals(DeliveryFlow.body(DeliveryFlow.key(RESULT), RESULT), DeliveryFlow.body(DeliveryFlow.key(copy), copy));
+  }
+
+  /**
+   * A publish whose answer was lost leaves a copy of the result (same key and data, new message id). The first
+   * POST's answer is lost too, so the copy's delivery sends the key again: a receiver that follows the IETF
+   * Idempotency-Key draft answers 422 when the body differs from the one it holds for the key.
+   */
+  @Test
+  void theCopyOfAResult_whoseFirstPostWasReceivedButUnanswered_isNotRefusedByADraftFollowingReceiver() {
+    Map<String, byte[]> firstBodies = new HashMap<>();
+    when(notifier.notify(anyString(), any())).thenAnswer(call -> {
+      byte[] first = firstBodies.putIfAbsent(call.getArgument(0), call.getArgument(1));
+      if (first == null) {
+        return new Notifier.Result.Failed("no answer within PT10S");
+      }
+      return Arrays.equals(first, call.getArgument(1))
+          ? new Notifier.Result.Delivered(200) : new Notifier.Result.Refused(422, "idempotency_key_reused");
+    });
+    when(publisher.publish(eq(DEAD_LETTER), any(), anyMap())).thenReturn("d-1");
+    PubSubEvents.Message copy = new PubSubEvents.Message("43", RESULT.data(), RESULT.attributes());
+
+    assertThrows(DeliveryFlow.NotifyFailed.class, () -> deliver(RESULT));
+    Report copyDelivered = deliver(copy);
+
+    assertEquals(Map.of(Effects.NOTIFY, "processed"), copyDelivered.effects());
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
   @Test

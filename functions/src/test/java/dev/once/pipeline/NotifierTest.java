@@ -3,13 +3,27 @@ package dev.once.pipeline;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
 
+import com.google.cloud.functions.HttpRequest;
+import com.google.cloud.functions.HttpResponse;
+import dev.once.function.IdempotentHttp;
+import dev.once.guard.Once;
+import dev.once.key.Sha256;
+import dev.once.ledger.InMemoryLedger;
 import dev.once.local.http.Receiver;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
 
 class NotifierTest {
   private final Receiver endpoint = Receiver.start();
@@ -88,6 +102,43 @@ class NotifierTest {
     notifier.notify(key, body);
     assertEquals("gcs:b/factura%20%C3%B1%01.pdf#7", endpoint.received().get(0).header("Idempotency-Key"));
     assertEquals(endpoint.received().get(0).header("Idempotency-Key"), endpoint.received().get(1).header("Idempotency-Key"));
+  }
+
+  /** An ordinary Japanese object name: 9 bytes per character once percent-encoded, far over 255 characters. */
+  @Test
+  void aKeyTooLongOnceEncoded_isSentAsItsDigest_whichAnIdempotentHttpReceiverAccepts_onEveryTry() throws Exception {
+    String key = "gcs:inbox/請求書_2024年03月分_株式会社サンプル商事_東京本社経理部宛.pdf#1637874272256630";
+    notifier.notify(key, body);
+    notifier.notify(key, body);
+
+    String header = endpoint.received().get(0).header("Idempotency-Key");
+    assertEquals("sha256:" + Sha256.hex(key), header);
+    assertEquals(header, endpoint.received().get(1).header("Idempotency-Key"));
+    assertEquals(200, answerOfAnIdempotentHttpReceiver(header));
+  }
+
+  @Test
+  void keysThatFitOnceEncoded_areSentReadable_notAsADigest() {
+    String key = "gcs:inbox/" + "a".repeat(255 - "gcs:inbox/".length());
+    notifier.notify(key, body);
+    assertEquals(key, endpoint.received().get(0).header("Idempotency-Key"));
+  }
+
+  /** The status the project's own Idempotency-Key guard answers a POST carrying {@code header} (in-memory ledger). */
+  private int answerOfAnIdempotentHttpReceiver(String header) throws Exception {
+    IdempotentHttp<byte[]> receiver = IdempotentHttp.of("Notified", new Once(new InMemoryLedger()),
+        (request, sent) -> sent, (sent, attempt) -> IdempotentHttp.Answer.of(200, "text/plain", new byte[0]));
+    HttpRequest request = mock(HttpRequest.class);
+    when(request.getMethod()).thenReturn("POST");
+    when(request.getPath()).thenReturn("/hook");
+    when(request.getHeaders()).thenReturn(Map.of("Idempotency-Key", List.of(header)));
+    when(request.getInputStream()).thenReturn(new ByteArrayInputStream(body));
+    HttpResponse response = mock(HttpResponse.class);
+    when(response.getOutputStream()).thenReturn(new ByteArrayOutputStream());
+    receiver.service(request, response);
+    ArgumentCaptor<Integer> status = ArgumentCaptor.forClass(Integer.class);
+    verify(response).setStatusCode(status.capture());
+    return status.getValue();
   }
 
   @Test

@@ -275,12 +275,12 @@ class ConformanceIT {
     return collection;
   }
 
-  /** The latest notification for {@code key} carries the message's id and its data (base64: none is JSON). */
+  /** The latest notification for {@code key} carries the key and the message's data (base64: none is JSON). */
   private static void assertNotification(String key, JsonNode message) throws IOException {
     List<dev.once.local.http.Receiver.Received> notified = stack.notifiedWith(key);
     JsonNode body = JSON.readTree(notified.get(notified.size() - 1).body());
     assertEquals(key, body.path("idempotencyKey").asText());
-    assertEquals(message.path("messageId").asText(), body.path("messageId").asText());
+    assertTrue(body.path("messageId").isMissingNode(), "no message id: copies of a result get the same body " + body);
     assertEquals(message.path("data").asText(), body.path("data").asText(), body.toString());
   }
 
