@@ -228,10 +228,13 @@ public final class RedriveCommand implements Callable<Integer> {
           held.acknowledge(received.getAckId());
           redriven++;
           out.println(head + ": " + done.get() + ", acknowledged");
-        } catch (Failure | IllegalStateException e) {
+        } catch (RuntimeException e) {
+          // Anything, also what no call here names (a letter no event can be made of, a client's own exception):
+          // the letter is handed back, the others are still re-driven, and the run ends as a remote failure.
           failed++;
           leftThere.add(received.getAckId());
-          out.println(head + ": not re-driven, left there: " + Failure.reason(e));
+          out.println(head + ": not re-driven, left there: " + (e instanceof Failure || e instanceof IllegalStateException
+              ? "" : e.getClass().getSimpleName() + ": ") + Failure.reason(e));
         }
       }
       held.giveBack(leftThere);
