@@ -23,4 +23,12 @@ public final class Fields {
   public static final String DEFERRED_AT = "deferredAt";
 
   private Fields() {}
+
+  /**
+   * A ledger error the spending guard released a claim with ({@link dev.once.guard.Once#DEFERRED}): not a failure,
+   * and its document is counted and listed among the deferred analyses already.
+   */
+  public static boolean deferral(String error) {
+    return error != null && error.startsWith(dev.once.guard.Once.DEFERRED);
+  }
 }

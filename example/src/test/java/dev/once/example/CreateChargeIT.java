@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import dev.once.config.FirestoreClients;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.FreePort;
@@ -154,6 +155,30 @@ class CreateChargeIT {
     assertEquals(422, reused.statusCode(), reused.body());
     assertEquals("idempotency_key_reused", JSON.readTree(reused.body()).path("status").asText());
     assertEquals(before, payments.received().size());
+  }
+
+  /**
+   * ONCE_RETENTION_DAYS after its last write the ledger's TTL deletes a key's record, but not the charge it
+   * committed: the same key is then claimed afresh, and the re-run must record its answer over the old charge (same
+   * id) instead of failing on it, or every retry would pay again. The old charge is written here directly, as the
+   * state retention leaves behind.
+   */
+  @Test
+  void theSameKeyAfterTheLedgersRetention_runsOnceMore_andRecordsItsAnswer() throws Exception {
+    String key = UUID.randomUUID().toString();
+    // IdempotentHttp's ledger key for an unscoped client key; the charge's id is its document id.
+    String id = IdempotencyKey.of("http:CreateCharge::" + key).documentId();
+    db.collection("charges").document(id).set(Map.of("amount", 1200L, "currency", "eur"))
+        .get(30, TimeUnit.SECONDS);
+
+    HttpResponse<String> afterRetention = charge(key, CHARGE);
+    assertEquals(201, afterRetention.statusCode(), afterRetention.body());
+    HttpResponse<String> retry = charge(key, CHARGE);
+    assertEquals(201, retry.statusCode(), retry.body());
+    assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
+    assertEquals(1, paymentsWith(id).size(), "paid once more past retention, then replayed");
+    DocumentSnapshot charged = db.collection("charges").document(id).get().get(30, TimeUnit.SECONDS);
+    assertTrue(charged.contains("createdAt"), "the re-run's charge: " + charged.getData());
   }
 
   @Test

@@ -1,23 +1,18 @@
 package dev.once.cli.inspect;
 
 import com.google.cloud.firestore.DocumentSnapshot;
-import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Once;
-import dev.once.cli.Reads;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,17 +50,15 @@ public final class InspectCommand implements Callable<Integer> {
 
   /** The printed report for one typed key. */
   private static final class Report {
-    private final Firestore db;
+    private final KeyRecords read;
     private final String collection;
     private final String where;
-    private final FirestoreLedger ledger;
     private final PrintWriter out;
 
     Report(Context.Target target, PrintWriter out) {
-      this.db = target.db();
+      this.read = new KeyRecords(target);
       this.collection = target.collection();
       this.where = target.description();
-      this.ledger = target.ledger();
       this.out = out;
     }
 
@@ -73,11 +66,11 @@ public final class InspectCommand implements Callable<Integer> {
       List<IdempotencyKey> candidates = KeyCandidates.of(typed);
       boolean known = false;
       for (IdempotencyKey key : candidates) {
-        Map<String, LedgerRecord> records = records(key);
-        Optional<DocumentSnapshot> analysis = document(Records.ANALYSES, key);
-        List<QueryDocumentSnapshot> bills = byKey(Records.BILLING, key);
+        Map<String, LedgerRecord> records = read.ledger(key);
+        Optional<DocumentSnapshot> analysis = read.analysis(key);
+        List<QueryDocumentSnapshot> bills = read.billing(key);
         List<QueryDocumentSnapshot> jobDocuments = key.value().startsWith(GeminiCompletionKeys.PREFIX)
-            ? jobDocuments(GeminiCompletionKeys.jobName(key)) : List.of();
+            ? read.jobDocuments(GeminiCompletionKeys.jobName(key)) : List.of();
         if (records.isEmpty() && analysis.isEmpty() && bills.isEmpty() && jobDocuments.isEmpty()) {
           continue;
         }
@@ -97,7 +90,7 @@ public final class InspectCommand implements Callable<Integer> {
         if (job != null) {
           IdempotencyKey jobKey = GeminiCompletionKeys.ofName(job);
           out.println("batch job " + jobKey + " (once inspect " + job + " for its ledger)");
-          printLedger(records(jobKey), List.of(Effects.COMPLETE, Effects.PUBLISH));
+          printLedger(read.ledger(jobKey), List.of(Effects.COMPLETE, Effects.PUBLISH));
         }
         out.println("verdict: " + verdict(bills.size()) + Optional.ofNullable(records.get(Effects.ANALYSE))
             .map(analyse -> geminiCalls(analyse)).orElse(""));
@@ -108,14 +101,6 @@ public final class InspectCommand implements Callable<Integer> {
         return Exit.NOTHING;
       }
       return Exit.OK;
-    }
-
-    private Map<String, LedgerRecord> records(IdempotencyKey key) {
-      Map<String, LedgerRecord> records = new LinkedHashMap<>();
-      for (String effect : Effects.ALL) {
-        ledger.lookup(key, effect).ifPresent(r -> records.put(effect, r));
-      }
-      return records;
     }
 
     private void printLedger(Map<String, LedgerRecord> records, List<String> effects) {
@@ -184,7 +169,7 @@ public final class InspectCommand implements Callable<Integer> {
       int billedOnce = 0;
       for (QueryDocumentSnapshot document : documents) {
         String key = document.getString("key");
-        int bills = key == null ? 0 : byKey(Records.BILLING, IdempotencyKey.of(key)).size();
+        int bills = key == null ? 0 : read.billing(IdempotencyKey.of(key)).size();
         billedOnce += bills == 1 ? 1 : 0;
         out.println("  " + key + "  status " + Values.text(document.get("status")) + ", " + verdict(bills));
       }
@@ -217,23 +202,6 @@ public final class InspectCommand implements Callable<Integer> {
         case 1 -> "billed once";
         default -> "billed " + bills + " times";
       };
-    }
-
-    private Optional<DocumentSnapshot> document(String collectionName, IdempotencyKey key) {
-      DocumentSnapshot snapshot = Reads.await(db.collection(collectionName).document(key.documentId()).get(),
-          collectionName + "/" + key.documentId());
-      return snapshot.exists() ? Optional.of(snapshot) : Optional.empty();
-    }
-
-    /** By the {@code key} field, not the id: a second entry under another id would show up too. */
-    private List<QueryDocumentSnapshot> byKey(String collectionName, IdempotencyKey key) {
-      return new ArrayList<>(Reads.await(db.collection(collectionName).whereEqualTo("key", key.value()).get(),
-          collectionName + " of " + key).getDocuments());
-    }
-
-    private List<QueryDocumentSnapshot> jobDocuments(String job) {
-      return new ArrayList<>(Reads.await(db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(100).get(),
-          "the analyses of " + job).getDocuments());
     }
   }
 }

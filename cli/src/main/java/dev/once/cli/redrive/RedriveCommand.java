@@ -7,9 +7,13 @@ import dev.once.cli.Durations;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.Once;
+import dev.once.cli.inspect.KeyRecords;
+import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.CloudEvent;
+import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
 import dev.once.pipeline.Topics;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
@@ -21,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -42,21 +47,29 @@ import picocli.CommandLine.ParentCommand;
  * Nothing doubles because the effects are keyed by the event's content, never by its delivery: a finalize by bucket,
  * name and generation ({@code gcs:…}), a result by its {@code idempotency_key}. A re-drive of work already done
  * costs one ledger read per effect; a re-drive whose acknowledgement is lost is re-driven again and absorbed again.
+ * The ledger absorbs only what it still holds (ONCE_RETENTION_DAYS after a record's last write): an object generation
+ * whose final analysis outlived its ledger record is refused unless {@code --force}.
  */
 @Command(name = "redrive", mixinStandardHelpOptions = true,
     description = {"Sends an event through the same path again; the ledger absorbs what was already done (effects are"
         + " keyed by bucket/name/generation and by a result's idempotency_key, not by delivery).",
-        "  once redrive gs://BUCKET/NAME#GENERATION --to URL",
+        "  once redrive gs://BUCKET/NAME#GENERATION --to URL [--force]",
+        "The ledger keeps a record ONCE_RETENTION_DAYS after its last write: a generation whose analysis is final but"
+            + " whose ledger record expired would be paid for again, and is refused unless --force.",
         "  once redrive --dead-letter-subscription SUB [--to URL | --documents-topic T] [--results-topic T]",
         "A deployed function's URL: gcloud functions describe FUNCTION --gen2 --region REGION"
             + " --format='value(serviceConfig.uri)'; it is private, so pass --id-token-from-gcloud (or --id-token)."
             + " Locally the defaults are the dev/run's DocumentUploaded and results topic."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:re-driven (every dead letter pulled, in that mode)",
-        "1:nothing to re-drive: no such object generation, an empty subscription, or only messages it leaves there",
+        "1:nothing to re-drive: no such object generation, an empty subscription, or only messages it leaves there;"
+            + " or refused: the document's analysis is final but its ledger record expired (--force re-drives it)",
         "3:the function, Cloud Storage or Pub/Sub failed or refused (a dead letter stays in its subscription)",
         "64:usage error"})
 public final class RedriveCommand implements Callable<Integer> {
+  /** Analysis statuses after which nothing is left to do for the document. */
+  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED);
+
   @ParentCommand
   private Once once;
 
@@ -97,6 +110,10 @@ public final class RedriveCommand implements Callable<Integer> {
   @Option(names = "--list", description = "show the dead letters and hand them back, re-driving nothing")
   private boolean list;
 
+  @Option(names = "--force", description = "re-drive a document whose analysis is final although its ledger record"
+      + " has expired: it is analysed, billed, published and notified again")
+  private boolean force;
+
   /** Made on first use: an identity token from gcloud is asked for only when something is POSTed. */
   private EventPoster poster;
 
@@ -123,6 +140,11 @@ public final class RedriveCommand implements Callable<Integer> {
           + " replaced without versioning); DocumentUploaded would only record it as rejected");
       return Exit.NOTHING;
     }
+    Optional<String> outlived = force ? Optional.empty() : analysisOutlivedLedger(context, location);
+    if (outlived.isPresent()) {
+      context.err().println("once redrive: refused: " + outlived.get());
+      return Exit.NOTHING;
+    }
     CloudEvent event = FinalizeEvents.of(location, resource.get());
     out.println("re-driving " + location + " (key " + location.key() + ") to " + target + " as event " + event.id());
     EventPoster.Answer answer = poster().post(event, target);
@@ -134,6 +156,23 @@ public final class RedriveCommand implements Callable<Integer> {
     out.println("answered " + answer.status() + " in " + answer.millis() + " ms: delivered; the ledger ran only what"
         + " was not done (once inspect " + location + " shows each effect)");
     return Exit.OK;
+  }
+
+  /**
+   * Why a re-drive would do the paid work again, if it would: the document's analysis is final but the ledger's
+   * analyse record, which makes a re-drive a no-op, has expired (ONCE_RETENTION_DAYS after its last write), while
+   * {@code analyses/*} and {@code billing/*} are kept. DocumentUploaded trusts the ledger alone.
+   */
+  private static Optional<String> analysisOutlivedLedger(Context context, ObjectLocation location) {
+    IdempotencyKey key = IdempotencyKey.of(location.key());
+    KeyRecords read = new KeyRecords(context.firestore());
+    Optional<String> status = read.analysis(key).map(a -> a.getString("status")).filter(FINAL::contains);
+    if (status.isEmpty() || read.ledger(key).containsKey(Effects.ANALYSE)) {
+      return Optional.empty();
+    }
+    return Optional.of(location + " is " + status.get() + " (" + Records.ANALYSES + "/" + key.documentId()
+        + ") but its ledger record has expired (ONCE_RETENTION_DAYS): a re-drive would analyse, bill, publish and"
+        + " notify it again; --force to do that anyway");
   }
 
   private int redriveDeadLetters() {
@@ -189,10 +228,13 @@ public final class RedriveCommand implements Callable<Integer> {
           held.acknowledge(received.getAckId());
           redriven++;
           out.println(head + ": " + done.get() + ", acknowledged");
-        } catch (Failure | IllegalStateException e) {
+        } catch (RuntimeException e) {
+          // Anything, also what no call here names (a letter no event can be made of, a client's own exception):
+          // the letter is handed back, the others are still re-driven, and the run ends as a remote failure.
           failed++;
           leftThere.add(received.getAckId());
-          out.println(head + ": not re-driven, left there: " + Failure.reason(e));
+          out.println(head + ": not re-driven, left there: " + (e instanceof Failure || e instanceof IllegalStateException
+              ? "" : e.getClass().getSimpleName() + ": ") + Failure.reason(e));
         }
       }
       held.giveBack(leftThere);

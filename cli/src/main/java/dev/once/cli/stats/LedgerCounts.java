@@ -19,7 +19,8 @@ import java.time.Instant;
 /**
  * Outcomes per effect from the ledger: every record written since the cut-off (Firestore's time less {@code since}),
  * counted by state — done is processed, rejected is rejected, a claim whose holder gave it up with an error is
- * failed, a claim still held is in flight — and the documents the spending guard deferred since then (analyse).
+ * failed, a claim still held is in flight — and the documents the spending guard deferred since then (analyse),
+ * counted by their analyses: the claim a deferral released is not counted again (nor as failed).
  * Absorbed duplicates write nothing, so the ledger cannot count them (the logs' metric does). The ledger is read
  * in document-id order, which needs no index, up to {@code maxRecords}: this is the local way; a deployed ledger
  * is counted by the metric instead.
@@ -45,8 +46,10 @@ final class LedgerCounts {
       }
       for (QueryDocumentSnapshot doc : snapshot.getDocuments()) {
         Timestamp updated = doc.getTimestamp(Fields.UPDATED_AT);
-        if (updated != null && !instant(updated).isBefore(cutoff)) {
-          counts.add(doc.getString(Fields.EFFECT), outcome(doc, snapshot.getReadTime()), 1);
+        String outcome = updated == null || instant(updated).isBefore(cutoff) ? null
+            : outcome(doc, snapshot.getReadTime());
+        if (outcome != null) {
+          counts.add(doc.getString(Fields.EFFECT), outcome, 1);
         }
       }
       scanned += snapshot.size();
@@ -58,6 +61,7 @@ final class LedgerCounts {
     return new Result(withDeferred(db, counts, cutoff), scanned, true, cutoff);
   }
 
+  /** The record's outcome label; null for a claim a deferral released, which its analysis counts. */
   private static String outcome(QueryDocumentSnapshot doc, Timestamp readTime) {
     String state = doc.getString(Fields.STATE);
     if (RecordState.DONE.name().equals(state)) {
@@ -67,9 +71,14 @@ final class LedgerCounts {
       return OutcomeLabel.REJECTED.label();
     }
     Timestamp lease = doc.getTimestamp(Fields.LEASE_EXPIRES_AT);
-    boolean live = lease != null && lease.compareTo(readTime) > 0;
-    return live ? OutcomeLabel.IN_FLIGHT.label() : doc.getString(Fields.ERROR) != null ? OutcomeLabel.FAILED.label()
-        : "abandoned";
+    String error = doc.getString(Fields.ERROR);
+    if (lease != null && lease.compareTo(readTime) > 0) {
+      return OutcomeLabel.IN_FLIGHT.label();
+    }
+    if (Fields.deferral(error)) {
+      return null; // counted once, by its deferred analysis (withDeferred)
+    }
+    return error != null ? OutcomeLabel.FAILED.label() : "abandoned";
   }
 
   private static Counts withDeferred(Firestore db, Counts counts, Instant cutoff) {

@@ -64,7 +64,8 @@ final class StuckQueries {
       if (record.isEmpty() || record.get().state() != RecordState.CLAIMED) {
         continue; // finished since the query read it
       }
-      if (!record.get().leaseLive()) {
+      // A deferral's released claim waits for budget, not for a redelivery: listed with the deferred documents.
+      if (!record.get().leaseLive() && !Fields.deferral(record.get().error())) {
         expired.add(record.get());
       }
       if (record.get().attempts() >= attempts) {

@@ -11,8 +11,13 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
+import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.FirestoreLedger;
+import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.eventarc.CloudEvent;
@@ -20,7 +25,9 @@ import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.Receiver;
 import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
+import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -47,6 +54,7 @@ class RedriveCommandTest {
 
   @BeforeEach
   void start() {
+    CliFirestore.clear();
     storage = StorageStandIn.start();
     storage.createBucket("inbox");
     gcs = StorageOptions.http().setHost(storage.baseUrl()).setProjectId(PROJECT)
@@ -64,7 +72,9 @@ class RedriveCommandTest {
   }
 
   private Map<String, String> env() {
-    return Map.of("STORAGE_EMULATOR_HOST", storage.baseUrl());
+    Map<String, String> env = new HashMap<>(CliFirestore.env());
+    env.put("STORAGE_EMULATOR_HOST", storage.baseUrl());
+    return env;
   }
 
   private String object() {
@@ -91,6 +101,45 @@ class RedriveCommandTest {
     assertEquals("application/json", sent.header("content-type"));
     assertEquals(JSON.readTree(notification.objectJson()), JSON.readTree(sent.body()), "the object resource, as is");
     assertEquals(null, sent.header("authorization"));
+  }
+
+  /**
+   * The ledger's records expire ONCE_RETENTION_DAYS after their last write, the analysis and its bill do not:
+   * DocumentUploaded, which trusts the ledger alone, would pay for the document again.
+   */
+  @Test
+  void aFinishedDocumentWhoseLedgerRecordExpired_isRefused_unlessForced() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + invoice.getName() + "#" + invoice.getGeneration());
+    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", Records.ANALYSED,
+        "mode", "sync"));
+
+    OnceRunner.Result refused = OnceRunner.run(env(), "redrive", object(), "--to", function.url("/").toString());
+
+    assertEquals(Exit.NOTHING, refused.status(), refused.all());
+    assertEquals(1, refused.err().strip().lines().count(), refused.all());
+    assertTrue(refused.err().contains("refused: " + object() + " is analysed (analyses/" + key.documentId()
+        + ") but its ledger record has expired"), refused.all());
+    assertTrue(function.received().isEmpty(), "nothing sent");
+
+    OnceRunner.Result forced = OnceRunner.run(env(), "redrive", object(), "--to", function.url("/").toString(),
+        "--force");
+    assertEquals(Exit.OK, forced.status(), forced.all());
+    assertEquals(1, function.received().size());
+  }
+
+  /** With its ledger record there, a re-drive of finished work is absorbed by the ledger: it is sent. */
+  @Test
+  void aFinishedDocumentTheLedgerStillHolds_isRedriven() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + invoice.getName() + "#" + invoice.getGeneration());
+    FirestoreLedger ledger = CliFirestore.ledger();
+    ledger.complete(((ClaimResult.Acquired) ledger.claim(key, Effects.ANALYSE, "fp")).claim(), Map.of("mode", "sync"),
+        SideWrites.NONE);
+    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", Records.REJECTED));
+
+    OnceRunner.Result result = OnceRunner.run(env(), "redrive", object(), "--to", function.url("/").toString());
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertEquals(1, function.received().size());
   }
 
   @Test
@@ -196,6 +245,41 @@ class RedriveCommandTest {
 
       OnceRunner.Result empty = OnceRunner.run(env, "redrive", "--dead-letter-subscription", hold);
       assertEquals(Exit.NOTHING, empty.status(), empty.all());
+    }
+  }
+
+  /** A dead letter whose re-drive throws what the tool did not foresee stays there; the others are still re-driven. */
+  @Test
+  void aDeadLetterThatCannotBeRedriven_isLeftThere_asARemoteFailure_andTheOthersAreRedriven() throws Exception {
+    String run = UUID.randomUUID().toString().substring(0, 8);
+    String hold = "hold-" + run;
+    String results = "results-" + run;
+    String emulator = PubSubEmulator.shared().hostPort();
+    try (PubSubAdmin admin = new PubSubAdmin(emulator); MessagePublisher publisher = new MessagePublisher(emulator)) {
+      String deadTopic = "projects/" + PROJECT + "/topics/dead-" + run;
+      admin.createTopic(deadTopic);
+      admin.createSubscription("projects/" + PROJECT + "/subscriptions/" + hold, deadTopic);
+      admin.createTopic("projects/" + PROJECT + "/topics/" + results);
+      // A finalize without ce-source: no CloudEvent can be made of it.
+      publisher.publish(deadTopic, "{}".getBytes(StandardCharsets.UTF_8), Map.of("ce-id", "1",
+          "ce-type", CloudEvent.STORAGE_FINALIZED, "ce-subject", "objects/x.pdf", "ce-bucket", "inbox"));
+      publisher.publish(deadTopic, "{\"status\":\"analysed\"}".getBytes(StandardCharsets.UTF_8),
+          Map.of("idempotency_key", "gcs:inbox/a.pdf#1"));
+      Map<String, String> env = Map.of("PUBSUB_EMULATOR_HOST", emulator, "GOOGLE_CLOUD_PROJECT", PROJECT,
+          "FIRESTORE_EMULATOR_HOST", "127.0.0.1:1");
+
+      OnceRunner.Result result = OnceRunner.run(env, "redrive", "--dead-letter-subscription", hold,
+          "--to", function.url("/").toString(), "--results-topic", results);
+
+      assertEquals(Exit.REMOTE, result.status(), result.all());
+      assertTrue(result.out().contains("finalize of objects/x.pdf in inbox: not re-driven, left there: NullPointerException: source"),
+          result.all());
+      assertTrue(result.out().contains("result gcs:inbox/a.pdf#1: re-published to"), result.all());
+      assertEquals(1, result.err().strip().lines().count(), "one line, no stack trace\n" + result.all());
+      assertTrue(function.received().isEmpty());
+      List<PubsubMessage> left = admin.pull("projects/" + PROJECT + "/subscriptions/" + hold);
+      assertEquals(1, left.size(), "handed back at once: " + result.all());
+      assertEquals("objects/x.pdf", left.get(0).getAttributesMap().get("ce-subject"));
     }
   }
 }

@@ -76,6 +76,22 @@ class StatsCommandTest {
     assertTrue(out.contains("duplicates write nothing to the ledger: --from logs counts them"), result.all());
   }
 
+  /** A deferral releases its claim with an error, and writes the deferred analysis: one deferred, nothing failed. */
+  @Test
+  void fromTheLedger_aDeferredDocument_isCountedOnceAsDeferred_notAsFailed() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
+    ledger.release(claim(key.value(), Effects.ANALYSE), dev.once.guard.Once.DEFERRED + "the day's budget is spent",
+        false, SideWrites.NONE);
+    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "deferred",
+        "deferredAt", CliFirestore.ago(60)));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("  analyse               0          —          0          0          1         —"),
+        result.all());
+  }
+
   @Test
   void anEmptyWindow_exits1() {
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "5m");

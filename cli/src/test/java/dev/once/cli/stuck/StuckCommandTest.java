@@ -93,6 +93,22 @@ class StuckCommandTest {
     assertFalse(out.contains("more:"), result.all());
   }
 
+  /** A deferral releases its claim: the document waits for budget, the reconciler resumes it; no re-drive. */
+  @Test
+  void aClaimReleasedByADeferral_isListedAsDeferred_notAsALeaseThatRanOut() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
+    ledger.release(claim(key.value(), Effects.ANALYSE), dev.once.guard.Once.DEFERRED + "the day's budget is spent",
+        false, SideWrites.NONE);
+    analysis(key.value(), "deferred", Map.of("deferredAt", CliFirestore.ago(60), "reason", "the day's budget is spent"));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("claims whose lease ran out: none"), result.all());
+    assertTrue(result.out().contains("documents deferred by the spending guard, oldest first: 1"), result.all());
+    assertEquals(1, result.out().split("gcs:inbox/big.pdf#1", -1).length - 1, "listed once\n" + result.all());
+  }
+
   @Test
   void pages_throughEveryList_showingEachStuckThingOnce() {
     Set<String> expected = new HashSet<>();
