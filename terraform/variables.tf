@@ -190,10 +190,11 @@ variable "retention_days" {
   default     = 30
 
   validation {
-    # The reconciler leaves alone jobs that ended more than retention_days - 1 days ago (their records may have
-    # expired): with 1 day it would look at none.
-    condition     = var.retention_days == floor(var.retention_days) && var.retention_days >= 2 && var.retention_days <= 3650
-    error_message = "retention_days must be a whole number of days between 2 and 3650."
+    # A dead letter can be re-driven up to 8 days after its event first arrived (Eventarc retries for a day, the
+    # dead-letter hold keeps a week): the ledger must still remember every record that event made, or the re-drive
+    # would pay for it again. (The reconciler, too, leaves alone jobs that ended more than retention_days - 1 ago.)
+    condition     = var.retention_days == floor(var.retention_days) && var.retention_days >= 9 && var.retention_days <= 3650
+    error_message = "retention_days must be a whole number of days between 9 (a dead letter is re-driven up to 8 days after its event) and 3650."
   }
 }
 
