@@ -1,5 +1,7 @@
 package dev.once.gemini;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -13,6 +15,7 @@ import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.once.pipeline.PipelineSetting;
+import java.io.IOException;
 import java.net.URI;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,6 +25,8 @@ import java.time.InstantSource;
 import java.util.Base64;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -35,9 +40,12 @@ import java.util.function.Function;
  *   <li>it is a signed JWT with {@code alg} RS256 (no {@code none}, no HS256 keyed with the public key, nothing
  *       else), {@code typ} JWT or absent, signed by a key of the JWKS with its {@code kid};</li>
  *   <li>{@code iss} is the expected issuer, {@code aud} contains this webhook's own URL;</li>
- *   <li>{@code exp} is in the future and {@code nbf} (if any) in the past, {@code iat} not in the future, each with
- *       {@link Options#leeway()};</li>
- *   <li>{@code sha256} is the base64 SHA-256 of the raw body: the token is bound to these bytes.</li>
+ *   <li>{@code exp} is in the future and {@code nbf} (if any) in the past, {@code iat} (if any) not in the future,
+ *       each with {@link Options#leeway()};</li>
+ *   <li>the token is bound to the body: by a {@code sha256} claim, the base64 SHA-256 of the raw body; or, without
+ *       one, by carrying the event itself, as Google documents it ("the JWT payload contains the event", read with
+ *       {@code jwt.decode}): its {@code type} and the batch job it names must be the body's, the only fields the
+ *       pipeline acts on.</li>
  * </ul>
  * Live deliveries were reported to carry Standard Webhooks' asymmetric signature instead (googleapis/python-genai
  * issue 2927): a header of {@code v1a,<base64>} entries is checked as Ed25519 signatures of {@code
@@ -55,6 +63,7 @@ public final class DynamicWebhookVerifier {
   public static final String SIGNATURE_HEADER = "webhook-signature";
   public static final String BODY_HASH_CLAIM = "sha256";
   private static final int MAX_TOKEN_CHARS = 16 * 1024;
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   /**
    * @param audience this webhook's own URL, exactly as given in {@code webhook_config.uris}
@@ -113,7 +122,7 @@ public final class DynamicWebhookVerifier {
     processor.setJWSKeySelector(new JWSVerificationKeySelector<>(JWSAlgorithm.RS256, keys));
     DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(Set.of(options.audience()),
         new JWTClaimsSet.Builder().issuer(options.issuer()).build(),
-        Set.of("iss", "aud", "iat", "exp", BODY_HASH_CLAIM), null) {
+        Set.of("iss", "aud", "exp"), null) {
       @Override
       protected Date currentTime() {
         return Date.from(clock.instant());
@@ -189,24 +198,50 @@ public final class DynamicWebhookVerifier {
   }
 
   private void checkIssuedAt(JWTClaimsSet claims) throws InvalidSignature {
-    if (claims.getIssueTime().toInstant().isAfter(clock.instant().plus(options.leeway()))) {
+    if (claims.getIssueTime() != null && claims.getIssueTime().toInstant().isAfter(clock.instant().plus(options.leeway()))) {
       throw new InvalidSignature("the token was issued in the future");
     }
   }
 
   private static void checkBody(JWTClaimsSet claims, byte[] body) throws InvalidSignature {
+    if (claims.getClaim(BODY_HASH_CLAIM) == null) {
+      checkEvent(claims, body);
+      return;
+    }
     byte[] claimed;
     try {
       String hash = claims.getStringClaim(BODY_HASH_CLAIM);
-      if (hash == null) {
-        throw new InvalidSignature("no " + BODY_HASH_CLAIM + " claim");
-      }
       claimed = decodeBase64(hash);
     } catch (ParseException | IllegalArgumentException e) {
       throw new InvalidSignature("the " + BODY_HASH_CLAIM + " claim is not a base64 string");
     }
     if (!MessageDigest.isEqual(sha256(body), claimed)) {
       throw new InvalidSignature("the token was not made for this body");
+    }
+  }
+
+  /** A token carrying the event: its type and the job it names are the body's (both absent counts as the same). */
+  private static void checkEvent(JWTClaimsSet claims, byte[] body) throws InvalidSignature {
+    Map<String, Object> event;
+    try {
+      event = JSON.readValue(body, new TypeReference<Map<String, Object>>() {});
+    } catch (IOException | RuntimeException e) {
+      throw new InvalidSignature("the token has no " + BODY_HASH_CLAIM + " claim and the body is not a JSON event");
+    }
+    Map<String, Object> carried = claims.toJSONObject();
+    if (!(carried.get("type") instanceof String type)) {
+      throw new InvalidSignature("the token is bound to no body: no " + BODY_HASH_CLAIM + " claim, and no event (type)");
+    }
+    if (!type.equals(event.get("type")) || !Objects.equals(jobNamed(carried), jobNamed(event))) {
+      throw new InvalidSignature("the token carries another event (" + type + ", " + jobNamed(carried) + ")");
+    }
+  }
+
+  private static String jobNamed(Map<String, ?> event) {
+    try {
+      return GeminiCompletionKeys.of(event).value();
+    } catch (RuntimeException e) {
+      return null;
     }
   }
 

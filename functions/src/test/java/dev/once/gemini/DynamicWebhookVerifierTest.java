@@ -189,6 +189,28 @@ class DynamicWebhookVerifierTest {
     verifier.verify(headers(token), BODY);
   }
 
+  /** As Google documents it: the token carries the event (no body hash); what the pipeline acts on must match. */
+  @Test
+  void aTokenCarryingTheEvent_isBoundToItsTypeAndJob_andIatIsOptional() throws Exception {
+    DynamicWebhookVerifier verifier = verifier();
+    Map<String, Object> event = new com.fasterxml.jackson.databind.ObjectMapper().readValue(BODY,
+        new com.fasterxml.jackson.core.type.TypeReference<Map<String, Object>>() {});
+    Consumer<JWTClaimsSet.Builder> carryingTheEvent = c -> {
+      c.claim("sha256", null).issueTime(null);
+      event.forEach(c::claim);
+    };
+    verifier.verify(headers(token(carryingTheEvent)), BODY);
+
+    byte[] anotherJob = new String(BODY, StandardCharsets.UTF_8).replace("batches/abc", "batches/xyz")
+        .getBytes(StandardCharsets.UTF_8);
+    assertRefused(verifier, token(carryingTheEvent), anotherJob);
+    byte[] anotherType = new String(BODY, StandardCharsets.UTF_8).replace("batch.succeeded", "batch.failed")
+        .getBytes(StandardCharsets.UTF_8);
+    assertRefused(verifier, token(carryingTheEvent), anotherType);
+    assertRefused(verifier, token(carryingTheEvent), "not json".getBytes(StandardCharsets.UTF_8));
+    assertRefused(verifier, token(c -> c.claim("sha256", null)), BODY); // bound to nothing
+  }
+
   @Test
   void anUnknownKid_fetchesTheKeysAgainOnce_thenIsRefused() throws Exception {
     DynamicWebhookVerifier verifier = verifier();

@@ -5,15 +5,16 @@ import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.KeyUse;
+import com.nimbusds.jose.jwk.OctetKeyPair;
 import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
+import com.nimbusds.jose.util.Base64URL;
+import com.nimbusds.jose.util.JSONObjectUtils;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
-import com.nimbusds.jose.jwk.Curve;
-import com.nimbusds.jose.jwk.OctetKeyPair;
-import com.nimbusds.jose.util.Base64URL;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -34,10 +35,11 @@ import java.util.List;
  * Signs dynamic (per-request) webhooks, two ways (local/README.md, "Dynamic webhooks"):
  * <ul>
  *   <li>{@link #jwt}, as the Gemini API documents it: {@code webhook-signature} holds an RS256 JWT whose key the
- *       receiver finds by {@code kid} in a JWKS. The claims are the most defensive reading of what the documentation
- *       leaves open: {@code iss} {@value #ISSUER}, {@code aud} the URI the delivery goes to, {@code iat}, {@code exp}
- *       {@link #LIFETIME} later, {@code jti} the {@code webhook-id}, and {@value #BODY_HASH_CLAIM}, the base64
- *       SHA-256 of the exact body bytes, which binds the token to the body;</li>
+ *       receiver finds by {@code kid} in a JWKS, and whose payload contains the event (Google's sample reads it with
+ *       {@code jwt.decode}; hookdeck/webhook-skills, skills/gemini-webhooks/references/verification.md at 97c01d72):
+ *       the event's fields, with {@code iss} {@value #ISSUER}, {@code aud} the URI the delivery goes to, {@code iat},
+ *       {@code exp} {@link #LIFETIME} later and {@code jti} the {@code webhook-id}. Receivers that bind a token to
+ *       the body by a {@value #BODY_HASH_CLAIM} claim are tested with {@link #jwt(JWTClaimsSet)};</li>
  *   <li>{@link #v1a}, as live deliveries were reported to look (googleapis/python-genai issue 2927): Standard
  *       Webhooks' asymmetric scheme, {@code v1a,<base64 Ed25519 signature of "id.timestamp.body">}, with the
  *       Ed25519 public key in the same JWKS.</li>
@@ -101,13 +103,18 @@ public final class DynamicWebhookSigner {
 
   /** The {@code webhook-signature} value of the JWT scheme, for one delivery attempt of {@code body} to {@code target}. */
   public String jwt(URI target, String webhookId, Instant issuedAt, byte[] body) {
-    return jwt(new JWTClaimsSet.Builder()
+    JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder();
+    try {
+      JSONObjectUtils.parse(new String(body, StandardCharsets.UTF_8)).forEach(claims::claim);
+    } catch (java.text.ParseException e) {
+      throw new IllegalArgumentException("a webhook's body is a JSON event", e);
+    }
+    return jwt(claims
         .issuer(ISSUER)
         .audience(target.toString())
         .issueTime(Date.from(issuedAt))
         .expirationTime(Date.from(issuedAt.plus(LIFETIME)))
         .jwtID(webhookId)
-        .claim(BODY_HASH_CLAIM, bodyHash(body))
         .build());
   }
 
