@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A claim while its effect runs: its lease is renewed every third of its length (fenced by the claim), so a live
@@ -28,7 +29,8 @@ final class Hold {
   });
 
   private final Ledger ledger;
-  private final Object lock = new Object();
+  /** Not a monitor: renewals run on virtual threads, which a monitor held across a Firestore call pins on Java 21. */
+  private final ReentrantLock lock = new ReentrantLock();
   private Claim claim;
   private boolean stopped;
   private boolean lost;
@@ -44,13 +46,17 @@ final class Hold {
   }
 
   Claim claim() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       return claim;
+    } finally {
+      lock.unlock();
     }
   }
 
   private void renew() {
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (stopped || lost) {
         return;
       }
@@ -63,13 +69,16 @@ final class Hold {
         Log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
             "error", String.valueOf(e)));
       }
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Renews the lease now unless it outlasts {@code work} plus a margin; throws {@link NotPerformed} if it cannot. */
   void ensure(Duration work) {
     Duration needed = work.plus(MARGIN);
-    synchronized (lock) {
+    lock.lock();
+    try {
       if (lost) {
         throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
       }
@@ -83,15 +92,20 @@ final class Hold {
         throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " could not be extended to"
             + " cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
       }
+    } finally {
+      lock.unlock();
     }
   }
 
   /** Stops the renewals (waiting for one in progress) and answers the claim as it now stands, to finish it. */
   Claim stop() {
     beat.cancel(false);
-    synchronized (lock) {
+    lock.lock();
+    try {
       stopped = true;
       return claim;
+    } finally {
+      lock.unlock();
     }
   }
 }
