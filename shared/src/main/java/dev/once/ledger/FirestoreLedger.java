@@ -269,6 +269,9 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
     Map<String, Object> fields = new HashMap<>();
+    // The token moves on: a release resent by the client (its answer lost) is then refused, not applied twice with
+    // its writes (a reservation given back twice), as the token fence would otherwise let it be.
+    fields.put(TOKEN, claim.token() + 1);
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
     fields.put(ERROR, truncate(error));
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());

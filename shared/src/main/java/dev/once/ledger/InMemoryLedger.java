@@ -181,6 +181,7 @@ public final class InMemoryLedger implements Ledger {
     synchronized (store) {
       Stored stored = held(claim, "release");
       Instant now = apply(writes);
+      stored.token = claim.token() + 1;
       stored.leaseExpiresAt = now;
       stored.error = FirestoreLedger.truncate(error);
       stored.calls = claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED, FirestoreLedger.truncate(error, 300));

@@ -199,12 +199,24 @@ abstract class LedgerContract {
     ledger.release(first, "Gemini answered 503");
     Claim retry = acquired(ledger.claim(KEY, EFFECT));
     assertEquals(2, retry.attempts());
-    assertEquals(2, retry.token());
+    assertEquals(3, retry.token(), "the release moved the token on, the takeover again");
     assertEquals("Gemini answered 503", ledger.lookup(KEY, EFFECT).orElseThrow().error());
     ledger.complete(retry, Map.of(), SideWrites.NONE);
     LedgerRecord done = ledger.lookup(KEY, EFFECT).orElseThrow();
     assertEquals(RecordState.DONE, done.state());
     assertEquals(2, done.attempts());
+  }
+
+  /** A release resent after its answer was lost is refused: its writes (a reservation given back) land once. */
+  @Test
+  void aReleaseAppliedTwice_isRefusedTheSecondTime_andItsWritesLandOnce() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
+    SideWrites giveBack = writes -> writes.merge("budget", "d_00", Map.of("reserved", DocumentWrites.increment(-5)));
+    ledger.release(claim, "Gemini answered 429", false, giveBack);
+    assertThrows(LeaseLost.class, () -> ledger.release(claim, "Gemini answered 429", false, giveBack));
+    assertEquals(-5L, ((Number) document("budget", "d_00").orElseThrow().get("reserved")).longValue());
+    assertEquals(1, ledger.lookup(KEY, EFFECT).orElseThrow().attempts());
   }
 
   @Test
@@ -391,7 +403,7 @@ abstract class LedgerContract {
     assertTrue(fourth.exhausted());
     assertEquals("timed out", fourth.lastError());
     assertEquals(2, fourth.spent());
-    assertEquals(4, fourth.token());
+    assertEquals(7, fourth.token(), "each of three releases and each of four claims moved it on");
     LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
     assertEquals(3, record.calls().size(), "no try recorded for the exhausted claim");
     ledger.reject(fourth, "gave up after 2 tries", SideWrites.NONE);

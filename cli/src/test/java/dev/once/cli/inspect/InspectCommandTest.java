@@ -101,7 +101,7 @@ class InspectCommandTest {
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());
 
     assertEquals(Exit.OK, result.status(), result.all());
-    assertTrue(result.out().contains("analyse       CLAIMED   attempts 2, token 2"), result.all());
+    assertTrue(result.out().contains("analyse       CLAIMED   attempts 2, token 3"), result.all());
     assertTrue(result.out().contains("lease live until"), result.all());
     assertTrue(result.out().contains("last error: Gemini answered 503"), result.all());
     assertTrue(result.out().contains("verdict: billed 2 times"), result.all());

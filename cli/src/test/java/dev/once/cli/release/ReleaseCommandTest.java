@@ -73,15 +73,15 @@ class ReleaseCommandTest {
         "--reason", "the outage is over", "--by", "alice@example.com");
 
     assertEquals(Exit.OK, result.status(), result.all());
-    assertTrue(result.out().contains("released analyse of gcs:inbox/stuck.pdf#5 (token 1, 1 attempt)"), result.all());
+    assertTrue(result.out().contains("released analyse of gcs:inbox/stuck.pdf#5 (token 2, 1 attempt)"), result.all());
     LedgerRecord released = record(KEY, Effects.ANALYSE);
     assertEquals(RecordState.CLAIMED, released.state());
     assertFalse(released.leaseLive());
     assertEquals("alice@example.com", released.released().by());
     assertEquals("the outage is over", released.released().reason());
     assertNotNull(released.released().at());
-    assertEquals(2, released.token(), "the release moved the token on: the holder it released is fenced out");
-    assertEquals(3, claim(KEY, Effects.ANALYSE).token(), "taken over by the next delivery");
+    assertEquals(3, released.token(), "the release moved the token on: the holder it released is fenced out");
+    assertEquals(4, claim(KEY, Effects.ANALYSE).token(), "taken over by the next delivery");
   }
 
   @Test

@@ -81,10 +81,10 @@ class StuckCommandTest {
     assertEquals(Exit.OK, result.status(), result.all());
     String out = result.out();
     assertTrue(out.contains("claims whose lease ran out: 1"), result.all());
-    assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 1, lease expired at"), result.all());
+    assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 2, lease expired at"), result.all());
     assertTrue(out.contains("last error: Gemini answered 503"), result.all());
     assertTrue(out.contains("claims with 3 or more attempts: 1"), result.all());
-    assertTrue(out.contains("notify      pubsub:retried  attempts 3, token 3, lease live until"), result.all());
+    assertTrue(out.contains("notify      pubsub:retried  attempts 3, token 5, lease live until"), result.all());
     assertTrue(out.contains("gcs:inbox/old.pdf#1  job batches/old"), result.all());
     assertFalse(out.contains("gcs:inbox/new.pdf#1"), result.all());
     assertFalse(out.contains("done.pdf"), result.all());
