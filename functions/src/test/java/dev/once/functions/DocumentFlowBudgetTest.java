@@ -9,7 +9,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
-import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
@@ -18,36 +17,24 @@ import static org.mockito.Mockito.when;
 import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
-import dev.once.budget.Budget;
 import dev.once.budget.DailyBudget;
 import dev.once.budget.DaySpend;
 import dev.once.budget.Reservation;
 import dev.once.budget.SpendCounters;
-import dev.once.config.Settings;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.BatchJobs;
-import dev.once.gemini.CostEstimator;
-import dev.once.gemini.InvoiceAnalyzer;
-import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.NotPerformed;
-import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
-import dev.once.ledger.LedgerConfig;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -62,29 +49,16 @@ import org.junit.jupiter.api.Test;
  * The spending guard in the document flow, against the in-memory ledger whose clock is Firestore's: Gemini, Storage
  * and Pub/Sub mocked, the estimate fixed. Each paid call reserves before it is made; its answer's commit settles it.
  */
-class DocumentFlowBudgetTest {
-  private static final String TOPIC = "projects/p/topics/results";
-  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+class DocumentFlowBudgetTest extends DocumentFlowMocks {
   private static final long ESTIMATE = 21_021;
   /** 300 in at 0.30 + 100 out at 2.50 per million. */
   private static final long COST = 340;
   private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
-  private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
-  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
-  private final DocumentReader reader = mock(DocumentReader.class);
-  private final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
-  private final BatchJobs batchJobs = mock(BatchJobs.class);
-  private final MessagePublisher publisher = mock(MessagePublisher.class);
-  private final RecordQueries queries = mock(RecordQueries.class);
-  private final CostEstimator estimator = mock(CostEstimator.class);
-
   @BeforeEach
   void wire() throws Exception {
     Log.redirect(new PrintStream(OutputStream.nullOutputStream()));
-    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
-    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
     when(estimator.microUsd(PDF, "application/pdf", false)).thenReturn(ESTIMATE);
     when(estimator.microUsd(PDF, "application/pdf", true)).thenReturn(ESTIMATE / 2);
     when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
@@ -100,21 +74,13 @@ class DocumentFlowBudgetTest {
   }
 
   private DocumentFlow flow(DocumentFlow.Mode mode, long budgetMicroUsd) {
-    Once once = new Once(ledger);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    Budget budget = new DailyBudget(ledger, budgetMicroUsd, ZoneOffset.UTC, "gemini budget");
-    return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
-        () -> analyzer, () -> batchJobs, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
-        new DocumentFlow.PaidCalls(Duration.ofSeconds(60), 3));
+    return flow(mode, new DailyBudget(ledger, budgetMicroUsd, ZoneOffset.UTC, "gemini budget"));
   }
 
   private static DocumentSource document(int n) {
     return new DocumentSource("inbox", "invoice-" + n + ".pdf", 17, "application/pdf", PDF.length, "bWQ" + n, null);
   }
 
-  private static Report handle(DocumentFlow flow, DocumentSource document) {
-    return flow.handle(document, DocumentFlow.key(document));
-  }
 
   private DaySpend spend(String day) {
     return new SpendCounters(ledger).read(LocalDate.parse(day));

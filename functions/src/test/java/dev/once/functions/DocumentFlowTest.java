@@ -19,67 +19,33 @@ import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
 import dev.once.budget.Budget;
-import dev.once.config.Settings;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.BatchJobs;
-import dev.once.gemini.CostEstimator;
-import dev.once.gemini.InvoiceAnalyzer;
-import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.NotPerformed;
-import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The document flow against the in-memory ledger, with Storage, Gemini and Pub/Sub mocked: every effect is counted
  * on the mock that would have carried it out. (The end-to-end suites run the same flow under the invoker.)
  */
-class DocumentFlowTest {
-  private static final String TOPIC = "projects/p/topics/results";
-  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+class DocumentFlowTest extends DocumentFlowMocks {
   private static final DocumentSource INVOICE =
       new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "bWQ1", null);
   private static final IdempotencyKey KEY = DocumentFlow.key(INVOICE);
   private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
-  private final InMemoryLedger ledger = new InMemoryLedger();
-  private final DocumentReader reader = mock(DocumentReader.class);
-  private final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
-  private final BatchJobs batchJobs = mock(BatchJobs.class);
-  private final MessagePublisher publisher = mock(MessagePublisher.class);
-  private final RecordQueries queries = mock(RecordQueries.class);
-  private final CostEstimator estimator = mock(CostEstimator.class);
-
-  @BeforeEach
-  void wire() throws Exception {
-    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
-    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
-  }
-
   private DocumentFlow flow(DocumentFlow.Mode mode) {
-    Once once = new Once(ledger);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    return new DocumentFlow(once, () -> records, () -> queries, Budget.NONE, () -> estimator, () -> reader,
-        () -> analyzer, () -> batchJobs, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
-        new DocumentFlow.PaidCalls(java.time.Duration.ofSeconds(60), 3));
-  }
-
-  private Report handle(DocumentFlow flow, DocumentSource document) {
-    return flow.handle(document, DocumentFlow.key(document));
+    return flow(mode, Budget.NONE);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.once.ledger;
 
 import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
@@ -11,7 +12,6 @@ import com.google.cloud.firestore.Precondition;
 import com.google.cloud.firestore.TransactionOptions;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.cloud.firestore.WriteResult;
-import com.google.cloud.Timestamp;
 import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.Sha256;
@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -291,20 +292,11 @@ public final class FirestoreLedger implements Ledger {
     fields.put(RELEASED_BY, by);
     fields.put(RELEASED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASE_REASON, truncate(reason));
-    DocumentReference ref = ref(key, effect);
-    Boolean released = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
-      serverClock.observe(snapshot.getReadTime());
+    Predicate<DocumentSnapshot> leaseOver = snapshot -> {
       Timestamp lease = snapshot.getTimestamp(LEASE_EXPIRES_AT);
-      if (!snapshot.exists()
-          || !RecordState.CLAIMED.name().equals(snapshot.getString(STATE))
-          || !Objects.equals(snapshot.getLong(TOKEN), token)
-          || !evenIfLive && lease != null && lease.compareTo(snapshot.getReadTime()) > 0) {
-        return false;
-      }
-      tx.update(ref, fields);
-      return true;
-    }, MoreExecutors.directExecutor()), takeoverOptions), "release the claim");
-    if (!released) {
+      return evenIfLive || lease == null || lease.compareTo(snapshot.getReadTime()) <= 0;
+    };
+    if (!heldByToken(recordId(key, effect), token, leaseOver, fields, SideWrites.NONE, null, "release")) {
       throw releaseRefused(key, effect, token, evenIfLive);
     }
   }
@@ -398,11 +390,25 @@ public final class FirestoreLedger implements Ledger {
         }
       }
     }
-    Boolean held = await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
+    if (!heldByToken(claim.recordId(), claim.token(), snapshot -> true, fields, writes, create, action)) {
+      throw leaseLost(claim, action);
+    }
+    return new Fenced(null, null);
+  }
+
+  /**
+   * In a transaction: when the record is still claimed with {@code token} and {@code also} holds of it, writes
+   * {@code fields}, {@code create} and {@code writes}. Whether it wrote.
+   */
+  private boolean heldByToken(String recordId, long token, Predicate<DocumentSnapshot> also, Map<String, Object> fields,
+      SideWrites writes, Create create, String action) {
+    DocumentReference ref = records.document(recordId);
+    return await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
       serverClock.observe(snapshot.getReadTime());
       if (!snapshot.exists()
           || !RecordState.CLAIMED.name().equals(snapshot.getString(STATE))
-          || !Objects.equals(snapshot.getLong(TOKEN), claim.token())) {
+          || !Objects.equals(snapshot.getLong(TOKEN), token)
+          || !also.test(snapshot)) {
         return false;
       }
       tx.update(ref, fields);
@@ -412,10 +418,6 @@ public final class FirestoreLedger implements Ledger {
       writes.addTo(new FirestoreWrites(db, tx));
       return true;
     }, MoreExecutors.directExecutor()), takeoverOptions), action + " the claim");
-    if (!held) {
-      throw leaseLost(claim, action);
-    }
-    return new Fenced(null, null);
   }
 
   static LeaseLost leaseLost(Claim claim, String action) {

@@ -172,16 +172,13 @@ class AmbiguousFailureMatrixIT {
   void generateContent(Kind kind) {
     Instant started = Instant.now();
     long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
-    long faultsBefore = sync.stack.gemini.count("generateContent.ambiguous");
-    sync.stack.gemini.ambiguousNext("generateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
-    List<String> keys;
-    try {
-      keys = sync.upload("generateContent-" + kind.label);
-      sync.settle(keys, false);
-    } finally {
-      sync.stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
-    }
-    int faults = (int) (sync.stack.gemini.count("generateContent.ambiguous") - faultsBefore);
+    Faulted<List<String>> run = geminiFailing(sync, "generateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT), () -> {
+      List<String> uploaded = sync.upload("generateContent-" + kind.label);
+      sync.settle(uploaded, false);
+      return uploaded;
+    });
+    List<String> keys = run.value();
+    int faults = run.faults();
     MatrixTally tally = tally("generateContent", kind.label, faults, started, sync.measure(keys, false));
 
     assertEquals(DOCUMENTS, faults, "every injected failure was met");
@@ -202,16 +199,14 @@ class AmbiguousFailureMatrixIT {
   void generateContentFailingEveryTime_isGivenUpAtTheCap() {
     Instant started = Instant.now();
     long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
-    long faultsBefore = sync.stack.gemini.count("generateContent.ambiguous");
-    sync.stack.gemini.ambiguousNext("generateContent", Integer.MAX_VALUE, AmbiguousFailure.serverError(500));
-    List<String> keys;
-    try {
-      keys = sync.upload("generateContent-500-always");
-      sync.settle(keys, false);
-    } finally {
-      sync.stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
-    }
-    int faults = (int) (sync.stack.gemini.count("generateContent.ambiguous") - faultsBefore);
+    Faulted<List<String>> run = geminiFailing(sync, "generateContent", Integer.MAX_VALUE,
+        AmbiguousFailure.serverError(500), () -> {
+          List<String> uploaded = sync.upload("generateContent-500-always");
+          sync.settle(uploaded, false);
+          return uploaded;
+        });
+    List<String> keys = run.value();
+    int faults = run.faults();
     MatrixTally tally = tally("generateContent", "500 on every call", faults, started, sync.measure(keys, false));
 
     assertEquals(MAX_TRIES * DOCUMENTS, faults, "five calls per document, each failed");
@@ -359,17 +354,15 @@ class AmbiguousFailureMatrixIT {
   private static void batchesCreateCell(Kind kind) {
     Instant started = Instant.now();
     long jobsBefore = batch.stack.gemini.count("batchGenerateContent.carriedOut");
-    long faultsBefore = batch.stack.gemini.count("batchGenerateContent.ambiguous");
-    batch.stack.gemini.ambiguousNext("batchGenerateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
-    List<String> keys;
-    try {
-      keys = batch.upload("batches.create-" + kind.label);
-      batch.finish(batch.submittedJobs(keys).values());
-    } finally {
-      batch.stack.gemini.ambiguousNext("batchGenerateContent", 0, AmbiguousFailure.RESET);
-    }
+    Faulted<List<String>> run = geminiFailing(batch, "batchGenerateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+        () -> {
+          List<String> uploaded = batch.upload("batches.create-" + kind.label);
+          batch.finish(batch.submittedJobs(uploaded).values());
+          return uploaded;
+        });
+    List<String> keys = run.value();
     batch.settle(keys, true);
-    int faults = (int) (batch.stack.gemini.count("batchGenerateContent.ambiguous") - faultsBefore);
+    int faults = run.faults();
     MatrixTally tally = tally("Gemini batches.create", kind.label, faults, started, batch.measure(keys, true));
 
     assertEquals(DOCUMENTS, faults, "every injected failure was met");
@@ -383,15 +376,8 @@ class AmbiguousFailureMatrixIT {
     Instant started = Instant.now();
     List<String> keys = batch.upload("batches.get-" + kind.label);
     Map<String, String> jobs = batch.submittedJobs(keys);
-    long faultsBefore = batch.stack.gemini.count("batches.get.ambiguous");
-    batch.stack.gemini.ambiguousNext("batches.get", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
-    try {
-      batch.finish(jobs.values());
-      batch.settle(keys, true);
-    } finally {
-      batch.stack.gemini.ambiguousNext("batches.get", 0, AmbiguousFailure.RESET);
-    }
-    int faults = (int) (batch.stack.gemini.count("batches.get.ambiguous") - faultsBefore);
+    int faults = geminiFailing(batch, "batches.get", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+        () -> finishAndSettle(jobs, keys)).faults();
     MatrixTally tally = tally("Gemini batches.get", kind.label, faults, started, batch.measure(keys, true));
 
     assertTrue(faults > 0, "the completions met the injected failures");
@@ -403,15 +389,8 @@ class AmbiguousFailureMatrixIT {
     Instant started = Instant.now();
     Map<String, String> jobs = FileBatchJobs.submit(batch, "files.download-" + kind.label);
     List<String> keys = List.copyOf(jobs.keySet());
-    long faultsBefore = batch.stack.gemini.count("files.download.ambiguous");
-    batch.stack.gemini.ambiguousNext("files.download", DOCUMENTS, kind.after(GEMINI_TIMEOUT));
-    try {
-      batch.finish(jobs.values());
-      batch.settle(keys, true);
-    } finally {
-      batch.stack.gemini.ambiguousNext("files.download", 0, AmbiguousFailure.RESET);
-    }
-    int faults = (int) (batch.stack.gemini.count("files.download.ambiguous") - faultsBefore);
+    int faults = geminiFailing(batch, "files.download", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+        () -> finishAndSettle(jobs, keys)).faults();
     MatrixTally tally = tally("Gemini files.download", kind.label, faults, started, batch.measure(keys, true));
 
     assertTrue(faults > 0, "the completions met the injected failures");
@@ -454,6 +433,33 @@ class AmbiguousFailureMatrixIT {
   }
 
   // ------------------------------------------------------------------------------------------------ helpers
+
+  /** What a step answered, and how many injected failures it met. */
+  private record Faulted<T>(T value, int faults) {}
+
+  /**
+   * Runs {@code step} while the stack's Gemini stand-in carries out its next {@code calls} calls of {@code operation}
+   * and then fails them {@code failure}'s way; the failures are switched off again however the step ends.
+   */
+  private static <T> Faulted<T> geminiFailing(MatrixStack stack, String operation, int calls, AmbiguousFailure failure,
+      java.util.function.Supplier<T> step) {
+    long before = stack.stack.gemini.count(operation + ".ambiguous");
+    stack.stack.gemini.ambiguousNext(operation, calls, failure);
+    T value;
+    try {
+      value = step.get();
+    } finally {
+      stack.stack.gemini.ambiguousNext(operation, 0, AmbiguousFailure.RESET);
+    }
+    return new Faulted<>(value, (int) (stack.stack.gemini.count(operation + ".ambiguous") - before));
+  }
+
+  /** The jobs finished by the stand-in, and their documents settled (the batch cells' step). */
+  private static List<String> finishAndSettle(Map<String, String> jobs, List<String> keys) {
+    batch.finish(jobs.values());
+    batch.settle(keys, true);
+    return keys;
+  }
 
   /** Runs a batch cell on the batch thread, after the ones queued before it. */
   private static void inBackground(String cell, Runnable body) {
