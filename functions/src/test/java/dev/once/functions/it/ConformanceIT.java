@@ -143,8 +143,8 @@ class ConformanceIT {
   // ---- mvn function:run (README): Google's plugin serves a function from this module with the same settings ----
 
   /**
-   * The README's command, run as a user runs it: the library installed in the local Maven repository (here from
-   * the jars this build made, which running tests must not see rebuilt), then {@code mvn -pl functions function:run}
+   * The README's command, run as a user runs it: the library and the stand-ins installed in the local Maven
+   * repository (here from the jars this build made, which running tests must not see rebuilt), then {@code mvn -pl functions function:run}
    * with the deployed function's environment. A real-shape Pub/Sub event, delivered twice, notifies once.
    */
   @Test
@@ -153,12 +153,11 @@ class ConformanceIT {
     Path log = stack.logDir.resolve("function-run.log");
     Files.createDirectories(log.getParent());
     maven(root, log, List.of("-N", "install"));
-    Path jar;
-    try (var jars = Files.list(root.resolve("shared/target"))) {
-      jar = jars.filter(f -> f.getFileName().toString().matches("once-shared-[^-]+(-SNAPSHOT)?\\.jar")).findFirst()
-          .orElseThrow(() -> new AssertionError("shared/target holds no once-shared jar"));
+    // What README's install puts there: the library, and the stand-ins functions' tests depend on (the plugin
+    // resolves the module's test scope too). Nothing of this project is assumed to be there already.
+    for (String module : List.of("shared", "local")) {
+      installBuiltJar(root, log, module);
     }
-    maven(root, log, List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve("shared/pom.xml")));
 
     int port = dev.once.local.emulator.FreePort.pick();
     String ledger = "conformance-function-run";
@@ -192,6 +191,16 @@ class ConformanceIT {
       run.descendants().forEach(ChildProcess::stop);
       ChildProcess.stop(run.toHandle());
     }
+  }
+
+  /** Installs the jar this build made for {@code module} (once-MODULE), without rebuilding it. */
+  private static void installBuiltJar(Path root, Path log, String module) throws Exception {
+    Path jar;
+    try (var jars = Files.list(root.resolve(module + "/target"))) {
+      jar = jars.filter(f -> f.getFileName().toString().matches("once-" + module + "-[^-]+(-SNAPSHOT)?\\.jar"))
+          .findFirst().orElseThrow(() -> new AssertionError(module + "/target holds no once-" + module + " jar"));
+    }
+    maven(root, log, List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve(module + "/pom.xml")));
   }
 
   private static void maven(Path root, Path log, List<String> args) throws Exception {
