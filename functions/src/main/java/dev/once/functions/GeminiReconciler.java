@@ -10,7 +10,8 @@ import java.util.Map;
 
 /**
  * Entry point for Cloud Scheduler (HTTP, private: the scheduler calls it with an OIDC token). Runs one bounded
- * reconciliation (see ReconcileFlow) and answers its summary; 503 when Gemini cannot be listed at all.
+ * reconciliation (see ReconcileFlow) and answers its summary; 503 when Gemini cannot be listed at all; 405 to
+ * anything but a POST.
  */
 public final class GeminiReconciler implements HttpFunction {
   static final String NAME = "GeminiReconciler";
@@ -26,9 +27,9 @@ public final class GeminiReconciler implements HttpFunction {
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {
-    if (!"POST".equals(request.getMethod()) && !"GET".equals(request.getMethod())) {
-      response.appendHeader("Allow", "POST, GET");
-      HttpAnswer.send(response, 405, "method_not_allowed");
+    // Cloud Scheduler POSTs. A GET (a health check, a browser) must not start a run: runs that overlap contend
+    // for the same claims.
+    if (HttpAnswer.refusedUnlessPost(request, response)) {
       return;
     }
     ReconcileFlow.Summary summary;

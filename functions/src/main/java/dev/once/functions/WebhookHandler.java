@@ -46,9 +46,7 @@ final class WebhookHandler {
 
   void service(HttpRequest request, HttpResponse response) throws IOException {
     long started = System.nanoTime();
-    if (!"POST".equals(request.getMethod())) {
-      response.appendHeader("Allow", "POST");
-      HttpAnswer.send(response, 405, "method_not_allowed");
+    if (HttpAnswer.refusedUnlessPost(request, response)) {
       return;
     }
     byte[] body = HttpAnswer.readAtMost(request, MAX_BODY_BYTES);

@@ -38,6 +38,19 @@ public final class HttpAnswer {
     }
   }
 
+  /**
+   * Answers 405 {@code method_not_allowed}, with {@code Allow: POST}, to any method but POST, and says whether it
+   * did. Functions whose call does work take POST only, so a probe (a health check's or a browser's GET) does none.
+   */
+  public static boolean refusedUnlessPost(HttpRequest request, HttpResponse response) throws IOException {
+    if ("POST".equals(request.getMethod())) {
+      return false;
+    }
+    response.appendHeader("Allow", "POST");
+    send(response, 405, "method_not_allowed");
+    return true;
+  }
+
   /** The body, or null when it is longer than {@code limit}; a declared length over the limit is not read. */
   public static byte[] readAtMost(HttpRequest request, int limit) throws IOException {
     if (request.getContentLength() > limit) {

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Hostile and broken inputs, kept as files under {@code src/test/resources/corpus}, sent to the four functions:
@@ -123,8 +124,29 @@ class BadInputCorpusIT {
     assertEquals(billing, stack.documents("billing").size(), "no billing entry");
   }
 
-  @Test
+  /**
+   * Cloud Scheduler POSTs. A probe with any other method (a health check's GET, a HEAD) is refused before a run
+   * starts: Gemini is not listed, and the answer says what to send.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"GET", "HEAD"})
   @Order(3)
+  void theReconciler_refusesAnythingButPost_withoutStartingARun(String method) throws Exception {
+    long listed = stack.gemini.count("batches.list");
+    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(stack.function("GeminiReconciler").url())
+        .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    assertEquals(405, response.statusCode(), response.body());
+    assertEquals(List.of("POST"), response.headers().allValues("Allow"));
+    assertEquals(listed, stack.gemini.count("batches.list"), "no reconciliation ran");
+    int pages = stack.reconcile().path("pages").asInt();
+    assertTrue(pages >= 1, "a POST runs one");
+    assertEquals(listed + pages, stack.gemini.count("batches.list"), "one listing call per page of the POST's run");
+  }
+
+  @Test
+  @Order(4)
   void afterTheCorpus_everyFunctionServesAGoodEvent() throws Exception {
     Blob blob = stack.upload("after-corpus/invoice.pdf", InvoicePdf.of("C1"), "application/pdf");
     String key = key(blob);
