@@ -525,11 +525,14 @@ resource "google_billing_budget" "project" {
   depends_on = [google_project_service.apis]
 }
 
-# The budget filter names the project by number.
+# The budget filter names the project by number. Read through the Resource Manager API, which may still be off on
+# a fresh project: after the APIs are enabled.
 data "google_project" "this" {
   count = var.billing_account == null ? 0 : 1
 
   project_id = var.project_id
+
+  depends_on = [google_project_service.apis]
 }
 
 locals {

@@ -1,7 +1,8 @@
-# Provider ranges are pinned to the majors whose schemas this configuration was written against: every argument
-# used here exists in google/google-beta 6.33+ and 7.x (build_config.service_account, docker_repository, PromQL alert
-# conditions with disable_metric_validation, replication.auto). A new major may rename arguments, so it needs a
-# deliberate bump and a plan review.
+# Provider ranges admit only the majors whose schemas this configuration was checked against: google/google-beta
+# 6.33+ (build_config.service_account, docker_repository, PromQL alert conditions with disable_metric_validation,
+# replication.auto), so < 7.0: a fresh `terraform init` would otherwise install 7.x, which no one checked. A new
+# major may rename or remove arguments, so it needs a deliberate bump, a plan review, and its major added to
+# ProviderVersionCheck.CHECKED_MAJORS (terraform/check), which fails while a range admits an unchecked major.
 #
 # State: local by default. For a team, keep it in a GCS bucket: copy backend.tf.example to backend.tf (README: deploy).
 terraform {
@@ -10,13 +11,13 @@ terraform {
   required_providers {
     google = {
       source  = "hashicorp/google"
-      version = ">= 6.33, < 8.0"
+      version = ">= 6.33, < 7.0"
     }
     # Only for google_project_service_identity (the Eventarc and Pub/Sub service agents), which the GA provider
     # documents as beta.
     google-beta = {
       source  = "hashicorp/google-beta"
-      version = ">= 6.33, < 8.0"
+      version = ">= 6.33, < 7.0"
     }
     # time_sleep: lets new service agents' roles propagate before the triggers that use them (agents.tf).
     time = {

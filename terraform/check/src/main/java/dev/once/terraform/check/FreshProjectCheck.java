@@ -10,8 +10,8 @@ import java.util.Set;
  * One {@code terraform apply} works on a fresh project (hashicorp/terraform-provider-google#25294): the Eventarc and
  * Pub/Sub service agents are created with google_project_service_identity (google-beta) and Cloud Storage's with
  * its data source; Eventarc's holds roles/eventarc.serviceAgent; a time_sleep waits on those agents' grants; every
- * function with an event trigger depends on that wait. Also: the APIs include cloudresourcemanager, and both Google
- * providers bill a quota project (user_project_override, billing_project), which Firebase Rules and Billing Budgets
+ * function with an event trigger depends on that wait. Also: the APIs include cloudresourcemanager, every Google data
+ * source waits for the APIs (it is read during the plan), and both Google providers bill a quota project (user_project_override, billing_project), which Firebase Rules and Billing Budgets
  * need with user credentials.
  */
 public final class FreshProjectCheck implements Check {
@@ -77,10 +77,7 @@ public final class FreshProjectCheck implements Check {
       if (!trigger.isObject() || trigger.isEmpty()) {
         continue;
       }
-      boolean waits = false;
-      for (JsonNode dependency : function.body().path("depends_on")) {
-        waits |= sleeps.stream().anyMatch(s -> dependency.asText().equals("${" + s.address() + "}"));
-      }
+      boolean waits = sleeps.stream().anyMatch(s -> dependsOn(function, s.address()));
       if (!waits && !sleeps.isEmpty()) {
         findings.add(new Finding(function.file(), function.address(), "has an event trigger but does not wait for the service agents (" + sleeps.get(0).address() + ").",
             "add " + sleeps.get(0).address() + " to its depends_on."));
@@ -94,6 +91,16 @@ public final class FreshProjectCheck implements Check {
         }
       }
     }
+    // A data source is read during the plan, through its API: on a fresh project that API may still be off.
+    String enabling = config.resources("google_project_service").stream().findFirst().map(Block::address)
+        .orElse("google_project_service.apis");
+    for (Block data : config.typed("data")) {
+      if (data.type().startsWith("google_") && !dependsOn(data, enabling)) {
+        findings.add(new Finding(data.file(), data.address(), "is read through a Google API that may still be off on a"
+            + " fresh project (the plan fails) unless it waits for the APIs to be enabled.",
+            "add depends_on = [" + enabling + "]."));
+      }
+    }
     for (Block provider : config.named("provider")) {
       if (!provider.name().startsWith("google")) {
         continue;
@@ -105,6 +112,15 @@ public final class FreshProjectCheck implements Check {
       }
     }
     return findings;
+  }
+
+  private static boolean dependsOn(Block block, String address) {
+    for (JsonNode dependency : block.body().path("depends_on")) {
+      if (dependency.asText().equals("${" + address + "}")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The sleep names the agent's grant (or the agent itself) among its triggers or dependencies. */

@@ -101,15 +101,21 @@ public final class TerraformConfig {
 
   /** Provider local names declared in terraform { required_providers { … } }. */
   public List<String> requiredProviders() {
-    List<String> names = new ArrayList<>();
-    for (JsonNode file : files.values()) {
-      for (JsonNode terraform : asList(file.path("terraform"))) {
+    return providerRequirements().stream().map(Block::name).toList();
+  }
+
+  /** Each entry of terraform { required_providers { … } }: its local name, and {@code source} and {@code version}. */
+  public List<Block> providerRequirements() {
+    List<Block> requirements = new ArrayList<>();
+    for (var file : new TreeMap<>(files).entrySet()) {
+      for (JsonNode terraform : asList(file.getValue().path("terraform"))) {
         for (JsonNode required : asList(terraform.path("required_providers"))) {
-          required.fieldNames().forEachRemaining(names::add);
+          required.fields().forEachRemaining(
+              p -> requirements.add(new Block("required_provider", "", p.getKey(), file.getKey(), p.getValue())));
         }
       }
     }
-    return names;
+    return requirements;
   }
 
   /**

@@ -75,6 +75,68 @@ class DeploymentBrokenTreeTest {
         "google_project_service.apis", "does not enable cloudresourcemanager.googleapis.com");
   }
 
+  private static final Copy PROJECT_READ_BEFORE_THE_APIS = Copy.replacing("observability.tf",
+      "project_id = var.project_id\n\n  depends_on = [google_project_service.apis]\n}", "project_id = var.project_id\n}");
+
+  @Test
+  void aDataSourceReadBeforeTheApisAreOn_isReported() {
+    assertOneFinding(new FreshProjectCheck().findings(PROJECT_READ_BEFORE_THE_APIS.config()), "observability.tf",
+        "data.google_project.this", "may still be off on a fresh project",
+        "add depends_on = [google_project_service.apis]");
+  }
+
+  // --- provider versions ---
+
+  private static final Copy GOOGLE_UP_TO_7 = Copy.replacing("versions.tf",
+      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 7.0\"",
+      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 8.0\"");
+
+  @Test
+  void aProviderRangeAdmittingAnUncheckedMajor_isReported() {
+    assertOneFinding(new ProviderVersionCheck().findings(GOOGLE_UP_TO_7.config()), "versions.tf",
+        "required_providers.google", "admits hashicorp/google major [7]", "checked: [6]");
+  }
+
+  private static final Copy BETA_UNBOUNDED = Copy.replacing("versions.tf",
+      "source  = \"hashicorp/google-beta\"\n      version = \">= 6.33, < 7.0\"",
+      "source  = \"hashicorp/google-beta\"\n      version = \">= 6.33\"");
+
+  @Test
+  void aProviderRangeWithoutUpperBound_isReported() {
+    assertOneFinding(new ProviderVersionCheck().findings(BETA_UNBOUNDED.config()), "versions.tf",
+        "required_providers.google-beta", "has no upper bound", "< 7.0");
+  }
+
+  @Test
+  void versionConstraints_areReadAsTheMajorsTheyAdmit() {
+    assertEquals(List.of(6, 6), majors(">= 6.33, < 7.0"));
+    assertEquals(List.of(6, 7), majors(">= 6.33, < 8.0"));
+    assertEquals(List.of(6, 7), majors(">= 6.33, < 7.1"));
+    assertEquals(List.of(6, 6), majors("~> 6.33"));
+    assertEquals(List.of(6, 6), majors("~> 6.33.0"));
+    assertEquals(List.of(6, 6), majors("6.40.0"));
+    assertEquals(List.of(2, 3), majors(">= 2.4, <= 3.1"));
+    assertEquals(1_000, majors("~> 6").get(1));
+    assertEquals(1_000, majors(">= 6.33").get(1));
+    assertTrue(ProviderVersionCheck.admittedMajors("latest").isEmpty());
+  }
+
+  private static List<Integer> majors(String range) {
+    int[] admitted = ProviderVersionCheck.admittedMajors(range).orElseThrow();
+    return List.of(admitted[0], admitted[1]);
+  }
+
+  // --- the schedule ---
+
+  private static final Copy SCHEDULER_GETS = Copy.replacing("scheduler.tf", "http_method = \"POST\"",
+      "http_method = \"GET\"");
+
+  @Test
+  void aSchedulerJobThatDoesNotPost_isReported() {
+    assertOneFinding(new SchedulerCheck().findings(SCHEDULER_GETS.config()), "scheduler.tf",
+        "google_cloud_scheduler_job.reconcile", "sends http_method GET", "answer 405");
+  }
+
   // --- dead letters ---
 
   private static final Copy ONE_TRIGGER_WITHOUT_DEAD_LETTER = Copy.replacing("pubsub.tf",

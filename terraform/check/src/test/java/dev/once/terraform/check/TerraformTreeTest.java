@@ -46,6 +46,16 @@ class TerraformTreeTest {
   }
 
   @Test
+  void everyProviderRange_admitsOnlyCheckedMajors() {
+    assertClean(new ProviderVersionCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void theScheduler_postsToTheReconciler() {
+    assertClean(new SchedulerCheck().findings(Trees.real()));
+  }
+
+  @Test
   void everyTriggerSubscription_getsADeadLetterPolicy() {
     assertClean(new DeadLetterCheck().findings(Trees.real()));
   }
