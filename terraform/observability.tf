@@ -346,6 +346,9 @@ resource "google_monitoring_alert_policy" "failed" {
       A failed outcome is a transient failure: the claim was released and the platform will redeliver the event
       (or, for a batch job, Gemini reported it failed). Events are not lost while they are retried, but they are
       not handled either, and after ${var.max_delivery_attempts} attempts they go to the dead-letter topic.
+      An analyse line whose `reason` starts "gave up after" is a document given up for good: ${var.max_attempts}
+      Gemini calls that may each have been billed failed (recorded as failed in `analyses`, published as such,
+      nothing in `billing`); after the cause is fixed, upload it again (a new generation is a new document).
 
       1. Read the failures: Logs Explorer, `labels.outcome="failed"` and the alert's function; `message` and
          `error` say why. The ledger keeps the last error per event (`once inspect KEY`).

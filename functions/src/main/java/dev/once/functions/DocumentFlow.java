@@ -136,6 +136,9 @@ final class DocumentFlow {
         : once.runCommitted(key, Effects.ANALYSE, policy(key, document),
             attempt -> sync ? analyse(attempt, call) : submit(attempt, call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
+    if (analysed instanceof Outcome.Rejected rejected) {
+      report = report.with("reason", rejected.reason()); // refused or given up: the log line says why
+    }
     if (analysed instanceof Outcome.Processed) {
       for (Map.Entry<String, Object> detail : call.details.entrySet()) {
         report = report.with(detail.getKey(), detail.getValue());

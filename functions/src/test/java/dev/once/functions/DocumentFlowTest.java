@@ -119,13 +119,15 @@ class DocumentFlowTest extends DocumentFlowMocks {
     Report gaveUp = handle(flow, INVOICE);
     Report again = handle(flow, INVOICE);
 
-    assertEquals(Map.of(Effects.ANALYSE, "rejected", Effects.PUBLISH, "processed"), gaveUp.effects());
+    assertEquals(OutcomeLabel.FAILED, gaveUp.outcome(), "the log line says what the analysis says");
+    assertEquals(Map.of(Effects.ANALYSE, "failed", Effects.PUBLISH, "processed"), gaveUp.effects());
     assertEquals(OutcomeLabel.DUPLICATE, again.outcome());
     verify(analyzer, times(3)).analyse(any(), anyString());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("failed", analysis.get("status"));
     assertEquals("gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
         analysis.get("reason"));
+    assertEquals(analysis.get("reason"), gaveUp.details().get("reason"), "the log line says why");
     assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty());
     verify(publisher, times(1)).publish(eq(TOPIC), org.mockito.ArgumentMatchers.argThat(
         data -> new String(data, StandardCharsets.UTF_8).contains("\"status\":\"failed\"")), anyMap());

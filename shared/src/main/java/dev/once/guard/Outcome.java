@@ -65,8 +65,13 @@ public sealed interface Outcome {
       return reason != null && reason.startsWith(Once.GAVE_UP);
     }
 
+    /**
+     * Rejected for its input; failed when given up: nothing was wrong with the input, every try failed, and the
+     * records say failed too (an analysis given up is {@code failed}), so the log line and the alerts on failures
+     * must count it as one.
+     */
     public OutcomeLabel label() {
-      return OutcomeLabel.REJECTED;
+      return gaveUp() ? OutcomeLabel.FAILED : OutcomeLabel.REJECTED;
     }
   }
 }

@@ -17,7 +17,10 @@ public enum OutcomeLabel {
   CONFLICT,
   /** Refused for good: bad input, recorded with its reason. */
   REJECTED,
-  /** A transient failure: the event is redelivered. */
+  /**
+   * A transient failure: the event is redelivered. Or one given up for good after its cap of tries that may have
+   * run ({@code ONCE_MAX_ATTEMPTS}): acknowledged, recorded as failed with the reason.
+   */
   FAILED,
   /** Waiting for something outside the event (a spending budget): resumed later, not redelivered. */
   DEFERRED,

@@ -242,7 +242,10 @@ class OnceTest {
     assertTrue(gaveUp.gaveUp() && gaveUp.now(), gaveUp.reason());
     assertEquals("gave up after 3 tries that may have run: SocketTimeoutException: timed out", gaveUp.reason());
     assertEquals(gaveUp.reason(), ledger.document("analyses", "a1").orElseThrow().get("reason"));
-    assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(OutcomeLabel.FAILED, gaveUp.label(), "given up: failed, as the caller's record says");
+    Rejected later = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
+    assertEquals(OutcomeLabel.FAILED, later.label(), "a later delivery meets the same failure");
+    assertEquals(OutcomeLabel.REJECTED, new Rejected("the document is empty", true).label(), "bad input is rejected");
     assertEquals(3, runs.get());
   }
 

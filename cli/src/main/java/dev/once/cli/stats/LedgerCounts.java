@@ -9,6 +9,7 @@ import com.google.cloud.firestore.QuerySnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Fields;
 import dev.once.cli.Reads;
+import dev.once.guard.Outcome;
 import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
@@ -18,8 +19,8 @@ import java.time.Instant;
 
 /**
  * Outcomes per effect from the ledger: every record written since the cut-off (Firestore's time less {@code since}),
- * counted by state — done is processed, rejected is rejected, a claim whose holder gave it up with an error is
- * failed, a claim still held is in flight — and the documents the spending guard deferred since then (analyse),
+ * counted by state — done is processed, rejected is rejected (failed when given up at its cap of tries), a claim
+ * whose holder gave it up with an error is failed, a claim still held is in flight — and the documents the spending guard deferred since then (analyse),
  * counted by their analyses: the claim a deferral released is not counted again (nor as failed).
  * Absorbed duplicates write nothing, so the ledger cannot count them (the logs' metric does). The ledger is read
  * in document-id order, which needs no index, up to {@code maxRecords}: this is the local way; a deployed ledger
@@ -67,11 +68,11 @@ final class LedgerCounts {
     if (RecordState.DONE.name().equals(state)) {
       return OutcomeLabel.PROCESSED.label();
     }
+    String error = doc.getString(Fields.ERROR);
     if (RecordState.REJECTED.name().equals(state)) {
-      return OutcomeLabel.REJECTED.label();
+      return new Outcome.Rejected(error, false).label().label(); // failed when given up, as its log line says
     }
     Timestamp lease = doc.getTimestamp(Fields.LEASE_EXPIRES_AT);
-    String error = doc.getString(Fields.ERROR);
     if (lease != null && lease.compareTo(readTime) > 0) {
       return OutcomeLabel.IN_FLIGHT.label();
     }

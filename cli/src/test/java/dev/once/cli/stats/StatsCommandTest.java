@@ -51,6 +51,9 @@ class StatsCommandTest {
     ledger.complete(claim("gcs:inbox/a.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     ledger.complete(claim("gcs:inbox/b.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     ledger.reject(claim("gcs:inbox/c.txt#1", Effects.ANALYSE), "content type", SideWrites.NONE);
+    // Given up at its cap of paid tries: failed, as its analysis and its log line say.
+    ledger.reject(claim("gcs:inbox/f.pdf#1", Effects.ANALYSE), dev.once.guard.Once.GAVE_UP
+        + "5 tries that may have run: SocketTimeoutException: timeout", SideWrites.NONE);
     ledger.complete(claim("gcs:inbox/a.pdf#1", Effects.PUBLISH), Map.of(), SideWrites.NONE);
     ledger.release(claim("gcs:inbox/b.pdf#1", Effects.PUBLISH), "Pub/Sub unavailable");
     claim("pubsub:1", Effects.NOTIFY);
@@ -69,7 +72,7 @@ class StatsCommandTest {
     assertEquals(Exit.OK, result.status(), result.all());
     String out = result.out();
     assertTrue(out.contains("from the ledger"), result.all());
-    assertTrue(out.contains("  analyse               2          —          1          0          2         —"), result.all());
+    assertTrue(out.contains("  analyse               2          —          1          1          2         —"), result.all());
     assertTrue(out.contains("  publish               1          —          0          1          0         —"), result.all());
     assertTrue(out.contains("  notify                0          —          0          0          0         —  in_flight 1"),
         result.all());
