@@ -18,7 +18,7 @@
 # a JVM that loads the Google clients (JVM heap defaults to a quarter of it). Instances scale to zero except the
 # webhook (webhook_min_instances). All retries are the platform's: event functions throw to be redelivered.
 
-# Gemini webhooks (README: "Gemini webhooks"). The webhook always accepts both of Google's configurations: static
+# Gemini webhooks (docs/DEPLOY.md: "Gemini webhooks"). The webhook always accepts both of Google's configurations: static
 # deliveries (a registered webhook, signed with GEMINI_WEBHOOK_SECRET) and dynamic ones (sent to the URL a batch job
 # names, signed with Google's keys, each token made for that URL). var.gemini_webhooks chooses which one new batch
 # jobs use: "dynamic" makes DocumentUploaded name the webhook's URL in each job, so nothing needs registering.
@@ -254,7 +254,7 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
     }
     postcondition {
       condition     = var.gemini_webhooks != "dynamic" || self.url == local.webhook_url
-      error_message = "The webhook's URL is ${self.url}, not ${local.webhook_url}: batch jobs would name a URL whose tokens the webhook refuses. Set gemini_webhooks = \"static\" and register the webhook (README: Gemini webhooks)."
+      error_message = "The webhook's URL is ${self.url}, not ${local.webhook_url}: batch jobs would name a URL whose tokens the webhook refuses. Set gemini_webhooks = \"static\" and register the webhook (docs/DEPLOY.md: Gemini webhooks)."
     }
   }
 

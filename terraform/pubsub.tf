@@ -58,7 +58,7 @@ resource "google_pubsub_topic_iam_member" "dead_letter_from_pubsub_agent" {
 # deployment configures it itself, with gcloud, the workaround given there: after each trigger is created (again
 # whenever it is re-created, the topic changes or the attempts change), it looks up the trigger's subscription,
 # lets the Pub/Sub agent acknowledge on it, and sets the dead-letter policy and an explicit 10-600 s backoff (the
-# figures max_delivery_attempts is reasoned with). Needs gcloud on the machine that applies (README: prerequisites).
+# figures max_delivery_attempts is reasoned with). Needs gcloud on the machine that applies (docs/DEPLOY.md: prerequisites).
 resource "terraform_data" "trigger_dead_letter" {
   for_each = {
     document_uploaded = google_cloudfunctions2_function.document_uploaded.event_trigger[0].trigger

@@ -1,5 +1,5 @@
 # The secrets exist here; their values never do. Terraform state holds no secret version: values are added with
-# `gcloud secrets versions add` (README: deploy), so neither variables, state nor outputs ever carry them.
+# `gcloud secrets versions add` (docs/DEPLOY.md: first deploy), so neither variables, state nor outputs ever carry them.
 
 resource "google_secret_manager_secret" "gemini_api_key" {
   project   = var.project_id

@@ -1,5 +1,5 @@
 variable "project_id" {
-  description = "Project to deploy into. Its Firestore (default) database must be free (or imported, see README)."
+  description = "Project to deploy into. Its Firestore (default) database must be free (or imported, see docs/DEPLOY.md)."
   type        = string
 
   validation {

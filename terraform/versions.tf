@@ -4,7 +4,7 @@
 # major may rename or remove arguments, so it needs a deliberate bump, a plan review, and its major added to
 # ProviderVersionCheck.CHECKED_MAJORS (terraform/check), which fails while a range admits an unchecked major.
 #
-# State: local by default. For a team, keep it in a GCS bucket: copy backend.tf.example to backend.tf (README: deploy).
+# State: local by default. For a team, keep it in a GCS bucket: copy backend.tf.example to backend.tf (docs/DEPLOY.md).
 terraform {
   required_version = ">= 1.5.0, < 2.0.0"
 

@@ -59,7 +59,7 @@ class ConformanceIT {
     }
   }
 
-  // ---- Cloud Storage: every sample names a content type the pipeline does not accept (see the README). ----
+  // ---- Cloud Storage: every sample names a content type the pipeline does not accept (docs/FUNCTIONS.md). ----
 
   @Test
   void storageObjectDataComplex_numbersForInt64sAndEveryOptionalField_isRefusedForItsContentType() throws Exception {
@@ -140,10 +140,10 @@ class ConformanceIT {
     assertLedger(ledger, key, "notify", "DONE");
   }
 
-  // ---- mvn function:run (README): Google's plugin serves a function from this module with the same settings ----
+  // ---- mvn function:run (docs/LOCAL.md): Google's plugin serves one function of this module, same settings ----
 
   /**
-   * The README's command, run as a user runs it: the library and the stand-ins installed in the local Maven
+   * The command of docs/LOCAL.md, run as a user runs it: the library and the stand-ins installed in the local Maven
    * repository (here from the jars this build made, which running tests must not see rebuilt), then {@code mvn -pl functions function:run}
    * with the deployed function's environment. A real-shape Pub/Sub event, delivered twice, notifies once.
    */
@@ -153,7 +153,7 @@ class ConformanceIT {
     Path log = stack.logDir.resolve("function-run.log");
     Files.createDirectories(log.getParent());
     maven(root, log, List.of("-N", "install"));
-    // What README's install puts there: the library, and the stand-ins functions' tests depend on (the plugin
+    // What its install step puts there: the library, and the stand-ins functions' tests depend on (the plugin
     // resolves the module's test scope too). Nothing of this project is assumed to be there already.
     for (String module : List.of("shared", "local")) {
       installBuiltJar(root, log, module);

@@ -127,7 +127,7 @@ public final class EnvironmentCheck implements Check {
     }
     for (Block version : config.resources("google_secret_manager_secret_version")) {
       findings.add(new Finding(version.file(), version.address(), "puts a secret value into Terraform (a version's secret_data is stored in the state).",
-          "delete it and add versions with `gcloud secrets versions add SECRET --data-file=-` (README: deploy)."));
+          "delete it and add versions with `gcloud secrets versions add SECRET --data-file=-` (docs/DEPLOY.md: first deploy)."));
     }
     return findings;
   }
