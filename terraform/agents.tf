@@ -1,8 +1,9 @@
-# Google's service agents the triggers rely on, created and granted here so that one `terraform apply` works on a
-# fresh project. A service agent normally appears some time after its API is enabled; a trigger created before its
-# agent exists, or before the agent's roles have propagated, fails with "Permission denied while using the Eventarc
-# Service Agent" (hashicorp/terraform-provider-google#25294, open; #14584). So: create each agent explicitly, grant
-# its roles, then wait (time_sleep) before any trigger is created.
+# Google's service agents the triggers rely on, created and granted here so that the apply works on a fresh project
+# (the one after the secrets' targeted apply, docs/DEPLOY.md: first deploy). A service agent normally appears some
+# time after its API is enabled; a trigger created before its agent exists, or before the agent's roles have
+# propagated, fails with "Permission denied while using the Eventarc Service Agent"
+# (hashicorp/terraform-provider-google#25294, open; #14584). So: create each agent explicitly, grant its roles, then
+# wait (time_sleep) before any trigger is created.
 #
 # | agent      | created by                                   | roles here                                         |
 # |------------|----------------------------------------------|----------------------------------------------------|

@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One {@code terraform apply} works on a fresh project (hashicorp/terraform-provider-google#25294): the Eventarc and
+ * The apply works on a fresh project (hashicorp/terraform-provider-google#25294): the Eventarc and
  * Pub/Sub service agents are created with google_project_service_identity (google-beta) and Cloud Storage's with
  * its data source; Eventarc's holds roles/eventarc.serviceAgent; a time_sleep waits on those agents' grants; every
  * function with an event trigger depends on that wait. Also: the APIs include cloudresourcemanager, every Google data
