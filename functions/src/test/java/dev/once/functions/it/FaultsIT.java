@@ -6,6 +6,7 @@ import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Blob;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.FirestoreLedger;
@@ -14,10 +15,13 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Receiver;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.observe.Log;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -82,6 +86,48 @@ class FaultsIT {
     assertOnceThrough(key);
     assertTrue(record(key, "analyse").attempts() >= 2, "retried after the timeout");
     assertTrue(stack.gemini.count("generateContent") - callsBefore >= 2, "the timed-out call was made again");
+  }
+
+  /**
+   * ONCE_MAX_ATTEMPTS=3, and every generateContent carried out, then answered 500 (so it may have been billed): three
+   * deliveries make one call each and fail; the fourth gives up without a call. Its log line says failed, as its
+   * analysis does, with the reason — not rejected, which is bad input — and nothing is billed; the failure is
+   * published and notified once.
+   */
+  @Test
+  void aDocumentGivenUpAtItsCap_isLoggedFailed_asItsAnalysisSays_andNothingIsBilled() {
+    stack.restartWithEnv("DocumentUploaded", Map.of("ONCE_MAX_ATTEMPTS", "3"));
+    long carriedOut = stack.gemini.count("generateContent.carriedOut");
+    try {
+      stack.gemini.ambiguousNext("generateContent", 3, AmbiguousFailure.serverError(500));
+      String key = key(stack.upload("faults/given-up.pdf", InvoicePdf.of("G1"), "application/pdf"));
+      Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the given-up document to be notified");
+      JsonNode gaveUp = Await.value(DEADLINE, () -> lines(key).stream()
+          .filter(line -> line.path("reason").asText().startsWith("gave up after 3 tries")).findFirst(),
+          "the log line of the delivery that gave up");
+
+      assertEquals("failed", gaveUp.path(Log.LABELS).path("outcome").asText(), gaveUp.toString());
+      assertEquals(3, stack.gemini.count("generateContent.carriedOut") - carriedOut, "three paid calls, no fourth");
+      assertEquals(List.of("none→failed", "none→failed", "none→failed", "analyse→failed"), lines(key).stream()
+          .map(line -> line.path(Log.LABELS).path("effect").asText() + "→" + line.path(Log.LABELS).path("outcome")
+              .asText()).toList(), "three failed tries (redelivered), then the give-up (acknowledged): none rejected");
+      var analysis = withKey(stack.documents("analyses"), key);
+      assertEquals(1, analysis.size());
+      assertEquals("failed", analysis.get(0).getString("status"));
+      assertEquals(gaveUp.path("reason").asText(), analysis.get(0).getString("reason"), "the line says why");
+      assertEquals(0, withKey(stack.documents("billing"), key).size(), "nothing billed: the tries' cost is unknown");
+      assertEquals(1, attributed(stack.published(), key).size(), "the failure published once");
+    } finally {
+      stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
+      stack.restartWithEnv("DocumentUploaded", Map.of());
+    }
+  }
+
+  /** DocumentUploaded's event lines for {@code key}, in the order it wrote them. */
+  private static List<JsonNode> lines(String key) {
+    return EventLines.of(stack.function("DocumentUploaded").log(), 0, "DocumentUploaded").stream()
+        .filter(line -> key.equals(line.path("key").asText()))
+        .toList();
   }
 
   @Test
