@@ -47,11 +47,7 @@ final class ObjectUploads {
             request.body()), preconditions);
       }
       case "multipart" -> {
-        String boundary = Multipart.boundary(request.header("Content-Type"));
-        if (boundary == null) {
-          throw HttpError.badRequest("invalid", "Content-Type must be multipart/related with a boundary.");
-        }
-        List<Multipart.Part> parts = Multipart.parse(request.body(), boundary);
+        List<Multipart.Part> parts = Multipart.parse(request.body(), request.header("Content-Type"));
         if (parts.size() != 2) {
           throw HttpError.badRequest("invalid", "A multipart upload has exactly two parts: metadata and media.");
         }
