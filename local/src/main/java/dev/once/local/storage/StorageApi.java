@@ -57,7 +57,15 @@ final class StorageApi extends ApiHandler {
     }
     counters.increment("requests");
     faults.inject(counters, "requests", StorageApi::injectedFailure);
-    route(request, jsonApiPath(path));
+    route(request, jsonApiPath(resumablePath(path)));
+  }
+
+  /**
+   * Cloud Storage also takes uploads under {@code /resumable/upload/storage/v1/...}, the resumable path of the API's
+   * discovery document: gcloud (apitools) starts every resumable upload there.
+   */
+  private static List<String> resumablePath(List<String> path) {
+    return startsWith(path, "resumable", "upload") ? path.subList(1, path.size()) : path;
   }
 
   /**
