@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Google's {@code gcloud storage} CLI pointed at a storage stand-in: the variables that make it talk to the stand-in
- * with no credentials and nothing else on the network ({@link #environment}, what local/README.md tells users), and
- * a runner for tests. gcloud takes about a second a command: tests keep to a handful.
+ * with no credentials and nothing else on the network ({@link #environment}, what local/README.md tells users and
+ * dev/run prints), and a runner for tests. gcloud takes about a second a command: tests keep to a handful.
  */
 public final class GcloudStorage {
   /** What one command printed and how it ended. */
@@ -31,6 +31,13 @@ public final class GcloudStorage {
         throw new IllegalStateException(String.join(" ", command) + " failed (exit " + exitCode + "): " + stderr.strip());
       }
       return this;
+    }
+
+    /** The generation {@code cp --print-created-message} reports for {@code url}: "Created: URL#GENERATION". */
+    public long createdGeneration(String url) {
+      return stderr.lines().filter(l -> l.startsWith("Created: " + url + "#")).findFirst()
+          .map(l -> Long.parseLong(l.substring(l.lastIndexOf('#') + 1).strip()))
+          .orElseThrow(() -> new IllegalStateException("no 'Created: " + url + "#…' in: " + stderr));
     }
   }
 

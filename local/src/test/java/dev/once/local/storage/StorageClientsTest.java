@@ -196,7 +196,7 @@ class StorageClientsTest {
         args.addAll(List.of(file.toString(), url));
         upload = gcloud.run(args.toArray(String[]::new)).orThrow();
       }
-      created.put(step.name(), createdGeneration(upload.stderr(), url));
+      created.put(step.name(), upload.createdGeneration(url));
       assertEquals(expectedProtocol(step.mode()), protocolDelta(before, standIn.counters().snapshot()),
           "the upload protocol gcloud used for " + step.name());
     }
@@ -241,13 +241,6 @@ class StorageClientsTest {
       gcloud.run("rm", "--if-generation-match=" + live, pdf).orThrow();
       assertNull(gcs.get(BlobId.of(BUCKET, plan.get(1).name())), "rm at the live generation removed it");
     }
-  }
-
-  /** The generation {@code cp --print-created-message} reports for {@code url}: "Created: URL#GENERATION". */
-  private static long createdGeneration(String stderr, String url) {
-    return stderr.lines().filter(l -> l.startsWith("Created: " + url + "#")).findFirst()
-        .map(l -> Long.parseLong(l.substring(l.lastIndexOf('#') + 1).strip()))
-        .orElseThrow(() -> new AssertionError("no 'Created: " + url + "#…' in: " + stderr));
   }
 
   /** What the stand-in counts per protocol ({@link ObjectUploads}) for one upload of each mode. */
