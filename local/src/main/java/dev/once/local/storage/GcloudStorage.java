@@ -12,6 +12,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Google's {@code gcloud storage} CLI pointed at a storage stand-in: the variables that make it talk to the stand-in
@@ -33,11 +35,16 @@ public final class GcloudStorage {
       return this;
     }
 
-    /** The generation {@code cp --print-created-message} reports for {@code url}: "Created: URL#GENERATION". */
+    /**
+     * The generation {@code cp --print-created-message} reports for {@code url}: "Created: URL#GENERATION", not
+     * always at the start of a line (gcloud's progress dots may come first on a slow upload).
+     */
     public long createdGeneration(String url) {
-      return stderr.lines().filter(l -> l.startsWith("Created: " + url + "#")).findFirst()
-          .map(l -> Long.parseLong(l.substring(l.lastIndexOf('#') + 1).strip()))
-          .orElseThrow(() -> new IllegalStateException("no 'Created: " + url + "#…' in: " + stderr));
+      Matcher m = Pattern.compile(Pattern.quote("Created: " + url + "#") + "(\\d+)").matcher(stderr);
+      if (!m.find()) {
+        throw new IllegalStateException("no 'Created: " + url + "#…' in: " + stderr);
+      }
+      return Long.parseLong(m.group(1));
     }
   }
 
