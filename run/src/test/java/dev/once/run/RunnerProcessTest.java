@@ -89,7 +89,7 @@ class RunnerProcessTest {
       assertEquals(runner.pid(), StackInfo.read(RunLock.file(logDir)).orElseThrow().pid(), "the lock names the runner");
       // The inbox exists once dev/run says ready, before anything is written to it: gcloud's cp checks it first.
       GcloudStorage gcloud = gcloudAsPrinted(table, logDir);
-      gcloud.run("buckets", "describe", "gs://" + Topology.BUCKET).orThrow();
+      assertEquals("gs://" + Topology.BUCKET + "/", gcloud.run("ls").orThrow().stdout().strip(), "the buckets");
 
       ByteArrayOutputStream secondErr = new ByteArrayOutputStream();
       int second = LocalPipeline.run(new String[] {"--log-dir", logDir.toString()}, ports.asEnvironment(),
