@@ -181,22 +181,7 @@ class StorageClientsTest {
     for (int i = 0; i < plan.size(); i++) {
       Step step = plan.get(i);
       Map<String, Long> before = standIn.counters().snapshot();
-      List<String> args = new ArrayList<>(List.of("cp", "--print-created-message", "--content-type=" + step.contentType()));
-      if (!step.metadata().isEmpty()) {
-        args.add("--custom-metadata=" + String.join(",", step.metadata().entrySet().stream()
-            .map(e -> e.getKey() + "=" + e.getValue()).toList()));
-      }
-      String url = "gs://" + BUCKET + "/" + step.name();
-      GcloudStorage.Result upload;
-      if (step.mode() == Mode.CHUNKED) {
-        args.addAll(List.of("-", url));
-        upload = gcloud.run(step.content(), args.toArray(String[]::new)).orThrow();
-      } else {
-        Path file = Files.write(dir.resolve("f" + i), step.content());
-        args.addAll(List.of(file.toString(), url));
-        upload = gcloud.run(args.toArray(String[]::new)).orThrow();
-      }
-      created.put(step.name(), upload.createdGeneration(url));
+      created.put(step.name(), gcloudUpload(gcloud, step, dir.resolve("f" + i)));
       assertEquals(expectedProtocol(step.mode()), protocolDelta(before, standIn.counters().snapshot()),
           "the upload protocol gcloud used for " + step.name());
     }
@@ -241,6 +226,28 @@ class StorageClientsTest {
       gcloud.run("rm", "--if-generation-match=" + live, pdf).orThrow();
       assertNull(gcs.get(BlobId.of(BUCKET, plan.get(1).name())), "rm at the live generation removed it");
     }
+  }
+
+  /**
+   * {@code gcloud storage cp} of one step, with its content type and custom metadata: from {@code file}, or for a
+   * chunked step from stdin (gcloud streams that in chunks); the generation gcloud reports.
+   */
+  private static long gcloudUpload(GcloudStorage gcloud, Step step, Path file) throws IOException {
+    List<String> args = new ArrayList<>(List.of("cp", "--print-created-message", "--content-type=" + step.contentType()));
+    if (!step.metadata().isEmpty()) {
+      args.add("--custom-metadata=" + String.join(",", step.metadata().entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+    }
+    String url = "gs://" + BUCKET + "/" + step.name();
+    byte[] stdin = null;
+    if (step.mode() == Mode.CHUNKED) {
+      stdin = step.content();
+      args.add("-");
+    } else {
+      args.add(Files.write(file, step.content()).toString());
+    }
+    args.add(url);
+    return gcloud.run(stdin, args.toArray(String[]::new)).orThrow().createdGeneration(url);
   }
 
   /** What the stand-in counts per protocol ({@link ObjectUploads}) for one upload of each mode. */
