@@ -6,6 +6,7 @@ import dev.once.local.stack.LocalStack;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
+import dev.once.local.storage.GcloudStorage;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import java.io.IOException;
@@ -216,6 +217,7 @@ public final class LocalPipeline {
     out.println("  export FIRESTORE_EMULATOR_HOST=" + ports.hostPort(Part.FIRESTORE) + " PUBSUB_EMULATOR_HOST="
         + ports.hostPort(Part.PUBSUB) + " STORAGE_EMULATOR_HOST=" + ports.url(Part.STORAGE)
         + " GOOGLE_CLOUD_PROJECT=" + config.project());
+    out.println("  gcloud storage: " + GcloudStorage.exportLine(ports.url(Part.STORAGE), config.project()));
     out.println("  upload documents to bucket '" + Topology.BUCKET + "' with any Cloud Storage client and those variables;"
         + " dev/demo runs the demo here; dev/inspect KEY shows one key's ledger");
     if (config.reconcileEvery() != null) {

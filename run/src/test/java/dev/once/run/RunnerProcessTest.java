@@ -4,10 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.config.FirestoreClients;
 import dev.once.local.Await;
 import dev.once.local.process.Jvm;
+import dev.once.local.samples.InvoicePdf;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
+import dev.once.local.stack.Topology;
+import dev.once.local.storage.GcloudStorage;
+import dev.once.pipeline.Records;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,19 +23,23 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@code dev/run} as its own process, exactly as the script starts it (the same main, the same classpath): it starts
- * the stack, prints the table and the combined log, refuses a second runner, serves {@code dev/demo}, and on SIGTERM
- * (what Ctrl-C does) stops every process it started and removes its lock.
+ * the stack, prints the table and the combined log, refuses a second runner, serves {@code dev/demo}, takes a PDF
+ * uploaded with {@code gcloud storage} and the variables it prints, and on SIGTERM (what Ctrl-C does) stops every
+ * process it started and removes its lock.
  */
 class RunnerProcessTest {
   private static final Path LOGS = Path.of(System.getProperty("once.logDir", "target/test-run"));
+  private static final Set<String> FINAL = Set.of("analysed", "failed", "rejected");
 
   private static ProcessBuilder runner(Path logDir, Map<String, String> env, String... options) {
     List<String> command = new ArrayList<>(List.of(Jvm.java(), "-Xmx512m",
@@ -56,7 +67,8 @@ class RunnerProcessTest {
   }
 
   @Test
-  void runner_startsEverything_refusesASecondRunner_servesTheDemo_andLeavesNothingBehindOnSigterm() throws Exception {
+  void runner_startsEverything_refusesASecondRunner_servesTheDemoAndGcloud_andLeavesNothingBehindOnSigterm()
+      throws Exception {
     Path logDir = LOGS.resolve("runner-" + System.nanoTime());
     Files.createDirectories(logDir);
     Path output = logDir.resolve("runner.out");
@@ -75,6 +87,9 @@ class RunnerProcessTest {
       }
       assertTrue(table.contains(ports.url(Part.DOCUMENT_UPLOADED) + "/"), table);
       assertEquals(runner.pid(), StackInfo.read(RunLock.file(logDir)).orElseThrow().pid(), "the lock names the runner");
+      // The inbox exists once dev/run says ready, before anything is written to it: gcloud's cp checks it first.
+      GcloudStorage gcloud = gcloudAsPrinted(table, logDir);
+      assertEquals("gs://" + Topology.BUCKET + "/", gcloud.run("ls").orThrow().stdout().strip(), "the buckets");
 
       ByteArrayOutputStream secondErr = new ByteArrayOutputStream();
       int second = LocalPipeline.run(new String[] {"--log-dir", logDir.toString()}, ports.asEnvironment(),
@@ -99,6 +114,7 @@ class RunnerProcessTest {
       assertTrue(log.contains("answered 200"), log);
       assertFalse(log.contains("\tat "), "no stack traces in the combined log");
       assertTrue(read(logDir.resolve("combined.log")).contains("analyse→processed"), "the combined log is kept");
+      gcloudUpload_isAnalysedOnce(gcloud, ports, logDir);
 
       List<Long> children = ProcessHandle.of(runner.pid()).orElseThrow().descendants().map(ProcessHandle::pid).toList();
       // The two emulators and the four functions; the stand-ins, the relay and the notification endpoint run in
@@ -116,6 +132,45 @@ class RunnerProcessTest {
         ProcessHandle.of(runner.pid()).ifPresent(h -> h.descendants().forEach(ProcessHandle::destroyForcibly));
         runner.destroyForcibly();
       }
+    }
+  }
+
+  /** gcloud with the variables dev/run printed, word for word, and a configuration of its own (no account). */
+  private static GcloudStorage gcloudAsPrinted(String table, Path logDir) {
+    String prefix = "gcloud storage: export ";
+    String line = table.lines().map(String::strip).filter(l -> l.startsWith(prefix)).findFirst()
+        .orElseThrow(() -> new AssertionError("no '" + prefix + "…' line in:\n" + table));
+    Map<String, String> env = new LinkedHashMap<>();
+    for (String assignment : line.substring(prefix.length()).split(" ")) {
+      int eq = assignment.indexOf('=');
+      env.put(assignment.substring(0, eq), assignment.substring(eq + 1));
+    }
+    env.put("CLOUDSDK_CONFIG", logDir.resolve("gcloud-config").toString());
+    return new GcloudStorage(env, Duration.ofMinutes(2));
+  }
+
+  /** A PDF copied in with gcloud (content type from its name, as a user's) gets one analysis, and it is analysed. */
+  private static void gcloudUpload_isAnalysedOnce(GcloudStorage gcloud, Ports ports, Path logDir) throws Exception {
+    Path pdf = Files.write(logDir.resolve("invoice.pdf"), InvoicePdf.of("GC-0001"));
+    String name = "gcloud/invoice.pdf";
+    String url = "gs://" + Topology.BUCKET + "/" + name;
+    long generation = gcloud.run("cp", "--print-created-message", pdf.toString(), url).orThrow().createdGeneration(url);
+    String key = "gcs:" + Topology.BUCKET + "/" + name + "#" + generation;
+    try (Firestore db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE))) {
+      Await.until(Duration.ofMinutes(2),
+          () -> analyses(db, key).stream().anyMatch(a -> FINAL.contains(a.getString("status"))),
+          key + " to reach a final status");
+      List<QueryDocumentSnapshot> analyses = analyses(db, key);
+      assertEquals(1, analyses.size(), "one analysis for " + key);
+      assertEquals("analysed", analyses.get(0).getString("status"), key);
+    }
+  }
+
+  private static List<QueryDocumentSnapshot> analyses(Firestore db, String key) {
+    try {
+      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get().get(30, TimeUnit.SECONDS).getDocuments();
+    } catch (Exception e) {
+      throw new IllegalStateException("reading the analyses of " + key, e);
     }
   }
 

@@ -234,6 +234,8 @@ public final class LocalStack implements AutoCloseable {
     Ports ports = plan.ports;
     run("the Cloud Storage stand-in", () -> {
       storage = StorageStandIn.start(StorageStandIn.Options.defaults().withPort(ports.of(Part.STORAGE)));
+      // Terraform creates the bucket before anything uploads; gcloud storage cp checks it exists first.
+      storage.createBucket(Topology.BUCKET);
       plan.progress.accept(Part.STORAGE.title() + " ready on " + storage.baseUrl());
     });
     if (plan.geminiApiKey == null) {

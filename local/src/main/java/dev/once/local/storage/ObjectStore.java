@@ -69,6 +69,13 @@ final class ObjectStore {
     return bucket.created();
   }
 
+  /** Every bucket's creation time, by name. */
+  synchronized NavigableMap<String, Instant> bucketsCreated() {
+    NavigableMap<String, Instant> all = new TreeMap<>();
+    buckets.forEach((name, bucket) -> all.put(name, bucket.created()));
+    return all;
+  }
+
   synchronized Optional<Instant> bucketCreated(String name) {
     return Optional.ofNullable(buckets.get(name)).map(Bucket::created);
   }

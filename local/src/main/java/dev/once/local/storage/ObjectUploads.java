@@ -15,6 +15,8 @@ import java.util.function.Supplier;
  * The three upload protocols of the JSON API: {@code uploadType=media} (body = data, {@code name} in the query),
  * {@code multipart} (JSON metadata part, then the media part; what {@code Storage.create} sends, gzipped), and
  * {@code resumable} (a session, then chunks). A finished upload is a new generation and a finalize notification.
+ * Each protocol is counted ({@code uploads.media|multipart|resumable}, {@code uploads.resumable.chunks}), so a test
+ * can tell which one a client spoke.
  */
 final class ObjectUploads {
   private final ObjectStore store;
@@ -40,6 +42,7 @@ final class ObjectUploads {
     String queryName = request.query("name").orElse(null);
     switch (type) {
       case "media" -> {
+        counters.increment("uploads.media");
         if (queryName == null) {
           throw new HttpError(400, "INVALID_ARGUMENT", "required", "Required");
         }
@@ -47,11 +50,8 @@ final class ObjectUploads {
             request.body()), preconditions);
       }
       case "multipart" -> {
-        String boundary = Multipart.boundary(request.header("Content-Type"));
-        if (boundary == null) {
-          throw HttpError.badRequest("invalid", "Content-Type must be multipart/related with a boundary.");
-        }
-        List<Multipart.Part> parts = Multipart.parse(request.body(), boundary);
+        counters.increment("uploads.multipart");
+        List<Multipart.Part> parts = Multipart.parse(request.body(), request.header("Content-Type"));
         if (parts.size() != 2) {
           throw HttpError.badRequest("invalid", "A multipart upload has exactly two parts: metadata and media.");
         }
@@ -60,6 +60,7 @@ final class ObjectUploads {
             preconditions);
       }
       case "resumable" -> {
+        counters.increment("uploads.resumable");
         byte[] body = request.body();
         ObjectMetadata metadata = body.length == 0 ? ObjectMetadata.EMPTY : ObjectMetadata.from(Json.parse(body));
         String name = metadata.name() != null ? metadata.name() : queryName;
@@ -78,6 +79,7 @@ final class ObjectUploads {
   void resumableChunk(Request request) {
     String id = request.query("upload_id").orElseThrow(() -> HttpError.notFound("Not Found"));
     ResumableUploads.Session session = sessions.get(id);
+    counters.increment("uploads.resumable.chunks");
     byte[] body = request.body();
     ResumableUploads.Range range = ResumableUploads.parseRange(request.header("Content-Range"), body.length);
     synchronized (session) {

@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
 /**
  * The routes of the Cloud Storage JSON API subset that {@code google-cloud-storage} uses over HTTP: uploads
  * (served by {@link ObjectUploads}), object metadata, media download (also of a past generation, with ranges),
- * delete, list, and bucket insert/get. Requests under {@code /_admin/} go to the admin handler instead.
+ * delete, list, and bucket insert/get/list. Requests under {@code /_admin/} go to the admin handler instead.
  */
 final class StorageApi extends ApiHandler {
   private static final Pattern RANGE = Pattern.compile("bytes=(\\d*)-(\\d*)");
@@ -57,7 +57,15 @@ final class StorageApi extends ApiHandler {
     }
     counters.increment("requests");
     faults.inject(counters, "requests", StorageApi::injectedFailure);
-    route(request, jsonApiPath(path));
+    route(request, jsonApiPath(resumablePath(path)));
+  }
+
+  /**
+   * Cloud Storage also takes uploads under {@code /resumable/upload/storage/v1/...}, the resumable path of the API's
+   * discovery document: gcloud (apitools) starts every resumable upload there.
+   */
+  private static List<String> resumablePath(List<String> path) {
+    return startsWith(path, "resumable", "upload") ? path.subList(1, path.size()) : path;
   }
 
   /**
@@ -96,6 +104,10 @@ final class StorageApi extends ApiHandler {
     if (startsWith(path, "storage", "v1", "b")) {
       if (size == 3 && method.equals("POST")) {
         insertBucket(request);
+        return;
+      }
+      if (size == 3 && method.equals("GET")) {
+        listBuckets(request);
         return;
       }
       if (size == 4 && method.equals("GET")) {
@@ -227,6 +239,20 @@ final class StorageApi extends ApiHandler {
       throw new HttpError(400, "INVALID_ARGUMENT", "required", "Required");
     }
     Responses.json(request.exchange(), 200, ObjectResource.bucketJson(name, store.createBucket(name), baseUrl.get()));
+  }
+
+  /** {@code buckets.list} ({@code gcloud storage ls}): GCS requires the project; the stand-in has one, so all of them. */
+  private void listBuckets(Request request) {
+    counters.increment("buckets.list");
+    request.required("project");
+    ObjectNode json = Json.object();
+    json.put("kind", "storage#buckets");
+    var buckets = store.bucketsCreated();
+    if (!buckets.isEmpty()) {
+      ArrayNode items = json.putArray("items");
+      buckets.forEach((name, created) -> items.add(ObjectResource.bucketJson(name, created, baseUrl.get())));
+    }
+    Responses.json(request.exchange(), 200, json);
   }
 
   private void getBucket(Request request, String bucket) {

@@ -103,6 +103,11 @@ class StorageBadInputTest {
   }
 
   @Test
+  void bucketListWithoutProject_is400() throws Exception {
+    assertEquals("required", assertError(send("GET", "/storage/v1/b", null, null), 400).get("reason").asText());
+  }
+
+  @Test
   void nonNumericGeneration_is400() throws Exception {
     send("POST", "/upload/storage/v1/b/bucket-y/o?uploadType=media&name=doc", "text/plain", "x".getBytes());
     assertError(send("GET", "/storage/v1/b/bucket-y/o/doc?generation=latest", null, null), 400);

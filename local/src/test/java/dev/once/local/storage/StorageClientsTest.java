@@ -2,6 +2,8 @@ package dev.once.local.storage;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -16,10 +18,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
@@ -29,9 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The clients users point at the stand-in ({@code STORAGE_EMULATOR_HOST}, as dev/run prints it): Google's Java
- * client and Google's Node.js client, each uploading simply, resumably in one request and resumably in chunks,
- * then reading metadata, downloading and listing. Every answer is checked against what the stand-in stored and
- * notified: content, hashes, generations, custom metadata.
+ * client, Google's Node.js client and Google's {@code gcloud storage} CLI, each uploading simply, resumably in one
+ * request and resumably in chunks, then reading metadata, downloading and listing. Every answer is checked against
+ * what the stand-in stored and notified: content, hashes, generations, custom metadata.
  */
 class StorageClientsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,6 +56,7 @@ class StorageClientsTest {
   @BeforeAll
   static void start() {
     standIn = StorageStandIn.start();
+    standIn.createBucket(BUCKET); // as Terraform and dev/run do; gcloud storage cp checks the bucket exists first
   }
 
   @AfterAll
@@ -151,6 +157,114 @@ class StorageClientsTest {
     Map<String, Long> listing = new TreeMap<>();
     report.path("listing").forEach(f -> listing.put(f.path("name").asText(), Long.parseLong(f.path("generation").asText())));
     assertMatchesTheStandIn(plan, seen, listing);
+  }
+
+  /**
+   * gcloud 528 (the Cloud SDK the project requires) with a fresh configuration and {@link GcloudStorage#environment}:
+   * {@code cp} up (multipart below the resumable threshold, resumable above it, a stream from stdin in 256 KiB
+   * chunks), {@code ls --json}, {@code cp} down, {@code cat}, and {@code --if-generation-match} on {@code cp} and
+   * {@code rm}: a stale generation is refused with GCS's 412 and changes nothing, the live one is removed. Nine
+   * commands, about a second each.
+   */
+  @Test
+  void gcloudStorage_uploadsSimplyAndResumably_listsDownloadsCats_andHonoursGenerationPreconditions(@TempDir Path dir)
+      throws Exception {
+    List<Step> plan = plan("gcloud");
+    Map<String, String> env = new LinkedHashMap<>(GcloudStorage.environment(standIn.baseUrl(), "once-test"));
+    env.put("CLOUDSDK_CONFIG", dir.resolve("gcloud-config").toString()); // no account, nothing of the user's
+    env.put("CLOUDSDK_STORAGE_RESUMABLE_THRESHOLD", "524288"); // the 700 kB files go resumable, the small one not
+    env.put("CLOUDSDK_STORAGE_UPLOAD_CHUNK_SIZE", Integer.toString(CHUNK)); // a stream goes in chunks of this size
+    GcloudStorage gcloud = new GcloudStorage(env, Duration.ofMinutes(2));
+    String folder = "gs://" + BUCKET + "/clients/gcloud/";
+
+    Map<String, Long> created = new LinkedHashMap<>();
+    for (int i = 0; i < plan.size(); i++) {
+      Step step = plan.get(i);
+      Map<String, Long> before = standIn.counters().snapshot();
+      created.put(step.name(), gcloudUpload(gcloud, step, dir.resolve("f" + i)));
+      assertEquals(expectedProtocol(step.mode()), protocolDelta(before, standIn.counters().snapshot()),
+          "the upload protocol gcloud used for " + step.name());
+    }
+
+    JsonNode listed = JSON.readTree(gcloud.run("ls", "--json", folder).orThrow().stdout());
+    Path downloads = Files.createDirectories(dir.resolve("down"));
+    gcloud.run("cp", folder + "invoice.pdf", folder + "chunked.bin", downloads + "/").orThrow();
+    byte[] catted = gcloud.run("cat", "gs://" + BUCKET + "/" + plan.get(0).name()).orThrow().stdout()
+        .getBytes(StandardCharsets.UTF_8);
+    Map<String, byte[]> downloaded = Map.of(plan.get(0).name(), catted,
+        plan.get(1).name(), Files.readAllBytes(downloads.resolve("invoice.pdf")),
+        plan.get(2).name(), Files.readAllBytes(downloads.resolve("chunked.bin")));
+    Map<String, Seen> byName = new HashMap<>();
+    Map<String, Long> listing = new TreeMap<>();
+    for (JsonNode entry : listed) {
+      JsonNode o = entry.path("metadata");
+      String name = o.path("name").asText();
+      Map<String, String> metadata = new TreeMap<>();
+      o.path("metadata").properties().forEach(e -> metadata.put(e.getKey(), e.getValue().asText()));
+      long generation = Long.parseLong(o.path("generation").asText());
+      listing.put(name, generation);
+      byName.put(name, new Seen(name, created.getOrDefault(name, -1L), generation,
+          Long.parseLong(o.path("size").asText()), o.path("md5Hash").asText(), o.path("crc32c").asText(),
+          o.path("contentType").asText(), metadata, downloaded.get(name)));
+    }
+    List<Seen> seen = plan.stream().map(step -> byName.get(step.name())).filter(Objects::nonNull).toList();
+    assertMatchesTheStandIn(plan, seen, listing);
+
+    String pdf = folder + "invoice.pdf";
+    long live = created.get(plan.get(1).name());
+    GcloudStorage.Result staleCopy = gcloud.run("cp", "--if-generation-match=" + (live - 1),
+        dir.resolve("f0").toString(), pdf);
+    assertEquals(1, staleCopy.exitCode(), staleCopy.stderr());
+    assertTrue(staleCopy.stderr().contains("HTTPError 412"), staleCopy.stderr());
+    GcloudStorage.Result staleRemove = gcloud.run("rm", "--if-generation-match=" + (live - 1), pdf);
+    assertEquals(1, staleRemove.exitCode(), staleRemove.stderr());
+    assertTrue(staleRemove.stderr().contains("HTTPError 412"), staleRemove.stderr());
+    assertEquals(1, standIn.notifications().stream().filter(n -> n.name().equals(plan.get(1).name())).count(),
+        "the refused copy wrote nothing");
+    try (Storage gcs = StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
+      assertEquals(live, gcs.get(BlobId.of(BUCKET, plan.get(1).name())).getGeneration(), "the refused rm removed nothing");
+      gcloud.run("rm", "--if-generation-match=" + live, pdf).orThrow();
+      assertNull(gcs.get(BlobId.of(BUCKET, plan.get(1).name())), "rm at the live generation removed it");
+    }
+  }
+
+  /**
+   * {@code gcloud storage cp} of one step, with its content type and custom metadata: from {@code file}, or for a
+   * chunked step from stdin (gcloud streams that in chunks); the generation gcloud reports.
+   */
+  private static long gcloudUpload(GcloudStorage gcloud, Step step, Path file) throws IOException {
+    List<String> args = new ArrayList<>(List.of("cp", "--print-created-message", "--content-type=" + step.contentType()));
+    if (!step.metadata().isEmpty()) {
+      args.add("--custom-metadata=" + String.join(",", step.metadata().entrySet().stream()
+          .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+    }
+    String url = "gs://" + BUCKET + "/" + step.name();
+    byte[] stdin = null;
+    if (step.mode() == Mode.CHUNKED) {
+      stdin = step.content();
+      args.add("-");
+    } else {
+      args.add(Files.write(file, step.content()).toString());
+    }
+    args.add(url);
+    return gcloud.run(stdin, args.toArray(String[]::new)).orThrow().createdGeneration(url);
+  }
+
+  /** What the stand-in counts per protocol ({@link ObjectUploads}) for one upload of each mode. */
+  private static Map<String, Long> expectedProtocol(Mode mode) {
+    return switch (mode) {
+      case SIMPLE -> Map.of("uploads.multipart", 1L, "uploads.resumable", 0L, "uploads.resumable.chunks", 0L);
+      case RESUMABLE -> Map.of("uploads.multipart", 0L, "uploads.resumable", 1L, "uploads.resumable.chunks", 1L);
+      case CHUNKED -> Map.of("uploads.multipart", 0L, "uploads.resumable", 1L, "uploads.resumable.chunks", 3L);
+    };
+  }
+
+  private static Map<String, Long> protocolDelta(Map<String, Long> before, Map<String, Long> after) {
+    Map<String, Long> delta = new HashMap<>();
+    for (String name : List.of("uploads.multipart", "uploads.resumable", "uploads.resumable.chunks")) {
+      delta.put(name, after.getOrDefault(name, 0L) - before.getOrDefault(name, 0L));
+    }
+    return delta;
   }
 
   /** Each object written once (one notification), and everything the client read back is what was written. */

@@ -189,6 +189,20 @@ class StorageStandInTest {
   }
 
   @Test
+  void bucketList_namesEveryBucket_createdOrWrittenTo() {
+    String created = bucket();
+    String written = bucket();
+    standIn.createBucket(created);
+    storage.create(BlobInfo.newBuilder(written, "doc").build(), bytes("x"));
+
+    List<String> names = new ArrayList<>();
+    storage.list().iterateAll().forEach(b -> names.add(b.getName()));
+
+    assertTrue(names.containsAll(List.of(created, written)), names.toString());
+    assertEquals(names.stream().sorted().toList(), names, "by name, as GCS lists them");
+  }
+
+  @Test
   void reader_streamsAPastGeneration() throws Exception {
     String bucket = bucket();
     byte[] big = new byte[300_000];
