@@ -19,7 +19,6 @@ import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
@@ -306,15 +305,13 @@ final class DocumentFlow {
     return records.get().deferred(call.key, call.document, reason, since);
   }
 
-  /** The job an earlier try may have made, looked for since the earliest of them; a failed look costs nothing. */
+  /** The job an earlier try may have made, if one may have; a failed look costs nothing and is tried again. */
   private Optional<BatchJob> earlierJob(Attempt attempt, IdempotencyKey key) {
-    Optional<Instant> since = attempt.earlierTriesThatMayHaveRun().stream().map(Call::at)
-        .filter(java.util.Objects::nonNull).min(Instant::compareTo);
-    if (since.isEmpty()) {
+    if (attempt.earlierTriesThatMayHaveRun().isEmpty()) {
       return Optional.empty();
     }
     try {
-      return batchJobs.get().findSubmitted(key, since.get());
+      return batchJobs.get().findSubmitted(key);
     } catch (RuntimeException e) {
       throw new NotPerformed("could not look for the batch job an earlier try may have made: "
           + GeminiErrors.describe(e), e);

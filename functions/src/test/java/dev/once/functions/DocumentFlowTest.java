@@ -151,7 +151,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     BatchJob made = BatchJob.builder().name("batches/job-1").build();
     when(batchJobs.submit(KEY, PDF, "application/pdf"))
         .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
-    when(batchJobs.findSubmitted(eq(KEY), any())).thenReturn(java.util.Optional.of(made));
+    when(batchJobs.findSubmitted(KEY)).thenReturn(java.util.Optional.of(made));
     DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
 
     assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
@@ -159,7 +159,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
     assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
     verify(batchJobs, times(1)).submit(any(), any(), anyString());
-    verify(batchJobs, times(1)).findSubmitted(eq(KEY), any());
+    verify(batchJobs, times(1)).findSubmitted(KEY);
     assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
   }
 
@@ -167,7 +167,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
   void aFirstSubmission_looksForNoEarlierJob() throws Exception {
     when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
     handle(flow(DocumentFlow.Mode.BATCH), INVOICE);
-    verify(batchJobs, never()).findSubmitted(any(), any());
+    verify(batchJobs, never()).findSubmitted(any());
   }
 
   @Test

@@ -52,9 +52,13 @@ final class BatchJobs {
     return List.copyOf(jobs.keySet());
   }
 
-  /** Newest first; the page token is the sequence number of the last job on the previous page. */
+  /**
+   * Oldest first; the page token is the sequence number of the last job on the previous page. Google documents no
+   * order for batches.list, and the pipeline must not depend on one: listing oldest first breaks code that assumes
+   * newest first (stopping at the first job older than what it looks for), as a silent assumption should be broken.
+   */
   synchronized Page list(int pageSize, String pageToken) {
-    long after = Long.MAX_VALUE;
+    long after = 0;
     if (pageToken != null && !pageToken.isEmpty()) {
       try {
         after = Long.parseLong(new String(java.util.Base64.getUrlDecoder().decode(pageToken), StandardCharsets.UTF_8));
@@ -63,8 +67,8 @@ final class BatchJobs {
       }
     }
     long bound = after;
-    List<BatchJob> ordered = jobs.values().stream().filter(j -> j.sequence < bound)
-        .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence).reversed()).toList();
+    List<BatchJob> ordered = jobs.values().stream().filter(j -> j.sequence > bound)
+        .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence)).toList();
     List<BatchJob.Snapshot> page = ordered.stream().limit(pageSize).map(BatchJob::snapshot).toList();
     String next = ordered.size() > pageSize
         ? java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
