@@ -307,7 +307,7 @@ final class DocumentFlow {
 
   /** The job an earlier try may have made, if one may have; a failed look costs nothing and is tried again. */
   private Optional<BatchJob> earlierJob(Attempt attempt, IdempotencyKey key) {
-    if (attempt.earlierTriesThatMayHaveRun().isEmpty()) {
+    if (attempt.earlierTriesThatMayHaveRun() == 0) {
       return Optional.empty();
     }
     try {

@@ -163,6 +163,33 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
   }
 
+  /**
+   * The record keeps its last 10 tries only: after 9 tries that certainly did nothing (the look for the job failed),
+   * the history no longer shows the first, which may have made a job. Its counter of tries that may have run does.
+   */
+  @Test
+  void aSubmissionRetriedPastTheTriesTheHistoryKeeps_stillAdoptsTheJobTheFirstTryMayHaveMade() throws Exception {
+    BatchJob made = BatchJob.builder().name("batches/job-1").build();
+    when(batchJobs.submit(KEY, PDF, "application/pdf"))
+        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
+    ServerException listingDown = new ServerException(503, "UNAVAILABLE", "batches.list is down");
+    when(batchJobs.findSubmitted(KEY)).thenThrow(listingDown, listingDown, listingDown, listingDown, listingDown,
+        listingDown, listingDown, listingDown, listingDown).thenReturn(java.util.Optional.of(made));
+    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
+
+    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
+    for (int i = 0; i < 9; i++) {
+      assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
+    }
+    Report eleventh = handle(flow, INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, eleventh.outcome());
+    assertEquals(11, eleventh.attempts());
+    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+    verify(batchJobs, times(10)).findSubmitted(KEY);
+    assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
+  }
+
   @Test
   void aFirstSubmission_looksForNoEarlierJob() throws Exception {
     when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
