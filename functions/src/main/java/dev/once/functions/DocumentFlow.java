@@ -216,7 +216,7 @@ final class DocumentFlow {
     } catch (NotPerformed e) {
       throw new NotPerformed(e.getMessage(), e, reservation.release());
     } catch (RuntimeException e) {
-      throw classified(key, document, e, reservation);
+      throw classified(key, document, e, reservation, GeminiErrors::refusedBeforeWork);
     }
     long cost = records.get().costMicroUsd(analysis, false).orElse(reservation.microUsd());
     call.details.put("costMicroUsd", cost);
@@ -250,7 +250,9 @@ final class DocumentFlow {
       } catch (NotPerformed e) {
         throw new NotPerformed(e.getMessage(), e, reservation.release());
       } catch (RuntimeException e) {
-        throw classified(key, document, e, reservation);
+        // Only an answer proving no job was made frees the try; any other leaves it counted, so the retry first
+        // looks for the job (a 503 or a 429 from batches.create does not say that nothing was created).
+        throw classified(key, document, e, reservation, GeminiErrors::certainlyNotCreated);
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
@@ -319,17 +321,17 @@ final class DocumentFlow {
   }
 
   /**
-   * What a Gemini failure means: the document's fault is refused for good; a refusal before any work (nothing
-   * billed) releases the try without counting it; either takes the reservation back. Anything else may have been
-   * billed, and is rethrown as such: its reservation stays.
+   * What a Gemini failure means: the document's fault is refused for good; a failure {@code notPerformed} proves
+   * happened before any work (nothing billed, no job made) releases the try without counting it; either takes the
+   * reservation back. Anything else may have been billed, and is rethrown as such: its reservation stays.
    */
   private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e,
-      Reservation reservation) throws PermanentFailure {
+      Reservation reservation, java.util.function.Predicate<Throwable> notPerformed) throws PermanentFailure {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
       throw new PermanentFailure(reason, records.get().rejected(key, document, reason).and(reservation.release()));
     }
-    if (GeminiErrors.refusedBeforeWork(e)) {
+    if (notPerformed.test(e)) {
       return new NotPerformed(GeminiErrors.describe(e), e, reservation.release());
     }
     return e;
