@@ -336,7 +336,7 @@ class GeminiStandInTest {
   }
 
   @Test
-  void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andWebhooksOnlyForGooglesEvents() {
+  void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andAWebhookForEachEnd() {
     String hook = "/outcomes-" + System.nanoTime();
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
         .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString()).build()).build();
@@ -356,12 +356,13 @@ class GeminiStandInTest {
     assertEquals(JobState.Known.JOB_STATE_CANCELLED,
         client.batches.get(cancelled, null).state().orElseThrow().knownEnum());
     assertTrue(client.batches.get(failed, null).dest().isEmpty(), "a failed job has no output");
-    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 2, "two webhooks");
+    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 3, "three webhooks");
     Set<String> types = new HashSet<>();
     receiver.receivedOn(hook).forEach(r -> types.add(Json.parseTrusted(r.text()).get("type").asText()));
-    assertEquals(Set.of("batch.failed", "batch.expired"), types, "Google's API has no event for a cancelled job");
-    standIn.finish(expired, null); // anything still queued would be delivered by now: the cancelled job sent nothing
-    assertEquals(2, receiver.receivedOn(hook).size());
+    assertEquals(Set.of("batch.failed", "batch.expired", "batch.cancelled"), types,
+        "the newer webhook API announces a cancelled job too");
+    standIn.finish(expired, null); // an ended job is left alone: no second webhook
+    assertEquals(3, receiver.receivedOn(hook).size());
   }
 
   @Test
