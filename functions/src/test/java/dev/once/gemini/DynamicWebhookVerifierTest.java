@@ -360,6 +360,7 @@ class DynamicWebhookVerifierTest {
         GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NORMAL));
         Client client = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(gemini.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.JWT); // the format Google documents first
       String webhookUrl = hooks.url("/gemini-webhook").toString();
       String job = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),

@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -221,8 +222,14 @@ class GeminiStandInTest {
     assertEquals(before + 2, standIn.count("generateContent"));
   }
 
+  @AfterEach
+  void defaultSignature() {
+    standIn.dynamicSignature(DynamicSignature.V1A);
+  }
+
   @Test
   void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() throws Exception {
+    standIn.dynamicSignature(DynamicSignature.JWT); // Google's documented format; v1a is the default
     String hook = "/hook-" + System.nanoTime();
     BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
             InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
@@ -260,7 +267,7 @@ class GeminiStandInTest {
 
     Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
-    // The job named its own URI: a dynamic webhook, signed with an RS256 JWT the stand-in's JWKS verifies.
+    // The job named its own URI: a dynamic webhook, here signed with an RS256 JWT the stand-in's JWKS verifies.
     SignedJWT token = SignedJWT.parse(webhook.header("webhook-signature"));
     JWK key = JWKSet.load(standIn.jwksUrl().toURL()).getKeyByKeyId(token.getHeader().getKeyID());
     assertEquals(JWSAlgorithm.RS256, token.getHeader().getAlgorithm());
@@ -284,6 +291,27 @@ class GeminiStandInTest {
     assertEquals("t-7", event.get("data").get("user_metadata").get("tenant").asText());
   }
 
+  /** The only format live dynamic deliveries were reported to carry (googleapis/python-genai#2927). */
+  @Test
+  void aDynamicDelivery_isSignedV1aByDefault() throws Exception {
+    try (Receiver hooks = Receiver.start(); GeminiStandIn fresh = GeminiStandIn.start();
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String job = toFresh.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("v1a", null)).build()).build(),
+          CreateBatchJobConfig.builder().displayName("v1a").webhookConfig(WebhookConfig.builder()
+              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      fresh.finish(job, null);
+
+      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
+      String signature = own.header("webhook-signature");
+      assertEquals(fresh.dynamicWebhookSigner().v1a(own.header("webhook-id"),
+          Long.parseLong(own.header("webhook-timestamp")), own.body()), signature, "v1a over id.timestamp.body");
+      assertTrue(signature.startsWith("v1a,"), signature);
+    }
+  }
+
   @Test
   void aJobsOwnUri_getsADynamicJwtDelivery_aRegisteredUrl_anHmacOne() throws Exception {
     try (Receiver hooks = Receiver.start();
@@ -295,6 +323,7 @@ class GeminiStandInTest {
               InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
           CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
               .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
 
       Receiver.Received registered = Await.value(Duration.ofSeconds(10),
