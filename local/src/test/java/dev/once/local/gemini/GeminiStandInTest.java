@@ -344,6 +344,23 @@ class GeminiStandInTest {
     }
   }
 
+  /** The cookbook: "the list API currently doesn't return inlined_responses"; batches.get does. */
+  @Test
+  void batchesList_showsNoInlinedResponses_whichOnlyGettingTheJobReturns() {
+    String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+            InlinedRequest.builder().contents(prompt("listed", null)).build()).build(),
+        CreateBatchJobConfig.builder().displayName("listed").build()).name().orElseThrow();
+    standIn.finish(job, BatchState.SUCCEEDED);
+
+    BatchJob listed = java.util.stream.StreamSupport.stream(
+            client.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build()).spliterator(), false)
+        .filter(j -> j.name().orElseThrow().equals(job)).findFirst().orElseThrow();
+
+    assertEquals(JobState.Known.JOB_STATE_SUCCEEDED, listed.state().orElseThrow().knownEnum());
+    assertTrue(listed.dest().flatMap(d -> d.inlinedResponses()).isEmpty(), "listed: " + listed.dest());
+    assertEquals(1, client.batches.get(job, null).dest().orElseThrow().inlinedResponses().orElseThrow().size());
+  }
+
   @Test
   void batchesList_pagesWithPageSizeAndPageToken_oldestFirst_soNoCallerCanRelyOnNewestFirst() {
     List<String> mine = new ArrayList<>();
