@@ -15,6 +15,12 @@ import java.util.List;
  */
 record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String fileName, long requestCount,
     List<URI> webhookUris, JsonNode webhookUserMetadata) {
+  /**
+   * The inline requests of one batch together stay under 20 MB (Batch API guide: inline requests suit "smaller
+   * batches that keep the total request size under 20MB"; larger ones go through an input file). Checked on the
+   * requests themselves, whatever the stand-in's body limit is set to.
+   */
+  static final long MAX_INLINE_BYTES = 20L * 1024 * 1024;
 
   static BatchRequest parse(JsonNode body, GeminiFiles files) {
     JsonNode batch = body.get("batch");
@@ -38,11 +44,16 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
         throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
       }
       inlined = new ArrayList<>();
+      long inlineBytes = 0;
       for (int i = 0; i < requests.size(); i++) {
         JsonNode item = requests.get(i);
         if (!item.isObject() || !item.path("request").isObject()) {
           throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests[" + i
               + "].request: request is not specified\n");
+        }
+        inlineBytes += dev.once.local.http.Json.text(item).getBytes(StandardCharsets.UTF_8).length;
+        if (inlineBytes > MAX_INLINE_BYTES) {
+          throw HttpError.tooLarge(MAX_INLINE_BYTES);
         }
         inlined.add(item.deepCopy());
       }

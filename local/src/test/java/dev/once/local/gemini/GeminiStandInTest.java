@@ -344,6 +344,57 @@ class GeminiStandInTest {
     }
   }
 
+  /** Google's Batch API limit: 100 concurrent batch jobs per project; the 101st is refused 429 and makes nothing. */
+  @Test
+  void theHundredAndFirstConcurrentJob_isRefused429_untilOneEnds() {
+    try (GeminiStandIn fresh = GeminiStandIn.start();
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      BatchJobSource source = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt("one of many", null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("one of many").build();
+      List<String> running = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        running.add(toFresh.batches.create(MODEL, source, config).name().orElseThrow());
+      }
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, source, config));
+
+      assertEquals(429, refused.code());
+      assertEquals("RESOURCE_EXHAUSTED", refused.status());
+      assertEquals(100, fresh.count("batchGenerateContent.carriedOut"), "the refused one made nothing");
+      fresh.finish(running.get(0), BatchState.SUCCEEDED);
+      toFresh.batches.create(MODEL, source, config);
+      assertEquals(101, fresh.count("batchGenerateContent.carriedOut"), "an ended job frees its place");
+    }
+  }
+
+  /** Batch API guide: inline requests keep "the total request size under 20MB"; beyond, an input file. */
+  @Test
+  void inlineRequestsOverTwentyMegabytes_areRefused_evenWhenTheBodyLimitIsRaised() {
+    try (GeminiStandIn fresh = GeminiStandIn.start(GeminiStandIn.Options.defaults()
+            .withMaxRequestBytes(64L * 1024 * 1024));
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .timeout(60_000).retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String half = "x".repeat(11 * 1024 * 1024);
+      BatchJobSource tooLarge = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build(),
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("too large").build();
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, tooLarge, config));
+
+      assertEquals(400, refused.code());
+      assertEquals("INVALID_ARGUMENT", refused.status());
+      assertTrue(refused.message().contains("payload size exceeds the limit: 20971520 bytes"), refused.message());
+      assertEquals(0, fresh.count("batchGenerateContent.carriedOut"));
+      BatchJobSource fits = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      toFresh.batches.create(MODEL, fits, config);
+      assertEquals(1, fresh.count("batchGenerateContent.carriedOut"), "one 11 MB request fits");
+    }
+  }
+
   /** The cookbook: "the list API currently doesn't return inlined_responses"; batches.get does. */
   @Test
   void batchesList_showsNoInlinedResponses_whichOnlyGettingTheJobReturns() {
