@@ -8,7 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@code batchGenerateContent} body, checked as the API checks it: {@code batch.inputConfig} holds exactly one of
+ * A {@code batchGenerateContent} body, checked as the API checks it: a {@code batch.displayName} (required), and
+ * {@code batch.inputConfig} holding exactly one of
  * {@code requests.requests[]} (each with a {@code request}, optionally {@code metadata}) or {@code fileName}; an
  * optional {@code webhookConfig} has absolute http(s) {@code uris} and an object {@code userMetadata}. The
  * requests' contents are not checked here: a bad one fails alone, in the job's results.
@@ -80,8 +81,12 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
         throw invalid("Invalid value at 'batch.webhook_config.user_metadata': expected an object.");
       }
     }
+    // "batch.displayName: Required. The user-defined name of this batch." (API reference, models.batchGenerateContent)
     JsonNode displayName = batch.get("displayName");
-    return new BatchRequest(displayName == null || displayName.isNull() ? null : displayName.asText(),
+    if (displayName == null || !displayName.isTextual() || displayName.asText().isBlank()) {
+      throw invalid("* BatchGenerateContentRequest.batch.display_name: display_name is required\n");
+    }
+    return new BatchRequest(displayName.asText(),
         inlined == null ? null : List.copyOf(inlined),
         fileName == null ? null : fileName.asText(), count, List.copyOf(uris), userMetadata);
   }

@@ -321,7 +321,7 @@ class GeminiStandInTest {
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
       both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
@@ -417,7 +417,8 @@ class GeminiStandInTest {
     List<String> mine = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       mine.add(client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(), null).name().orElseThrow());
+          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(),
+          CreateBatchJobConfig.builder().displayName("list " + i).build()).name().orElseThrow());
     }
     long listsBefore = standIn.count("batches.list");
 
@@ -435,7 +436,7 @@ class GeminiStandInTest {
   @Test
   void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andAWebhookForEachEnd() {
     String hook = "/outcomes-" + System.nanoTime();
-    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("outcomes")
         .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString()).build()).build();
     BatchJobSource source = BatchJobSource.builder().inlinedRequests(
         InlinedRequest.builder().contents(prompt("x", null)).build()).build();
@@ -478,7 +479,7 @@ class GeminiStandInTest {
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
       standIn.finish(job, null);
@@ -503,7 +504,7 @@ class GeminiStandInTest {
       flaky.answerNext(503);
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
       standIn.finish(job, null);
 
@@ -525,7 +526,8 @@ class GeminiStandInTest {
     String input = uploaded.name().orElseThrow();
     assertTrue(input.startsWith("files/"));
 
-    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(), null)
+    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(),
+        CreateBatchJobConfig.builder().displayName("from a file").build())
         .name().orElseThrow();
     standIn.completeAll();
     String output = client.batches.get(job, null).dest().orElseThrow().fileName().orElseThrow();
