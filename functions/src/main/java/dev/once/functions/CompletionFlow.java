@@ -161,8 +161,9 @@ final class CompletionFlow {
   /**
    * Why a job no document waits for is not completed. Another application's job (no display name of ours) is refused
    * for good. One of ours is either early — the submission that made it has not committed yet, or a retried try will
-   * adopt it — and is retried later; or a stray second job (its document's analysis names another job, or is
-   * finished), which is refused, never billed or published, and cancelled if it still runs.
+   * adopt it (its document has no analysis yet, or is deferred) — and is retried later; or a stray second job (its
+   * document's analysis names another job, or is finished), which is refused, never billed or published, and
+   * cancelled if it still runs.
    */
   private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws PermanentFailure {
     Optional<String> documentId = found.flatMap(BatchJobs::documentId);
@@ -174,6 +175,10 @@ final class CompletionFlow {
     Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
     if (analysis.isEmpty()) {
       return new NotFinished(name + " is a job of this pipeline whose submission is not recorded yet");
+    }
+    if (!analysis.get().disowns(name)) {
+      return new NotFinished(name + " is a job of " + analysis.get().documentKey() + ", deferred: its next try adopts"
+          + " the job an earlier try made");
     }
     String reason = "batch job " + name + " is a stray second job of " + analysis.get().documentKey()
         + ", whose analysis names " + (analysis.get().job() == null ? "no job" : analysis.get().job());

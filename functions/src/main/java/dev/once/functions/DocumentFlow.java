@@ -19,7 +19,6 @@ import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
@@ -220,7 +219,7 @@ final class DocumentFlow {
     } catch (NotPerformed e) {
       throw new NotPerformed(e.getMessage(), e, reservation.release());
     } catch (RuntimeException e) {
-      throw classified(key, document, e, reservation);
+      throw classified(key, document, e, reservation, GeminiErrors::refusedBeforeWork);
     }
     long cost = records.get().costMicroUsd(analysis, false).orElse(reservation.microUsd());
     call.details.put("costMicroUsd", cost);
@@ -254,7 +253,9 @@ final class DocumentFlow {
       } catch (NotPerformed e) {
         throw new NotPerformed(e.getMessage(), e, reservation.release());
       } catch (RuntimeException e) {
-        throw classified(key, document, e, reservation);
+        // Only an answer proving no job was made frees the try; any other leaves it counted, so the retry first
+        // looks for the job (a 503 or a 429 from batches.create does not say that nothing was created).
+        throw classified(key, document, e, reservation, GeminiErrors::certainlyNotCreated);
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
@@ -309,15 +310,13 @@ final class DocumentFlow {
     return records.get().deferred(call.key, call.document, reason, since);
   }
 
-  /** The job an earlier try may have made, looked for since the earliest of them; a failed look costs nothing. */
+  /** The job an earlier try may have made, if one may have; a failed look costs nothing and is tried again. */
   private Optional<BatchJob> earlierJob(Attempt attempt, IdempotencyKey key) {
-    Optional<Instant> since = attempt.earlierTriesThatMayHaveRun().stream().map(Call::at)
-        .filter(java.util.Objects::nonNull).min(Instant::compareTo);
-    if (since.isEmpty()) {
+    if (attempt.earlierTriesThatMayHaveRun() == 0) {
       return Optional.empty();
     }
     try {
-      return batchJobs.get().findSubmitted(key, since.get());
+      return batchJobs.get().findSubmitted(key);
     } catch (RuntimeException e) {
       throw new NotPerformed("could not look for the batch job an earlier try may have made: "
           + GeminiErrors.describe(e), e);
@@ -325,17 +324,17 @@ final class DocumentFlow {
   }
 
   /**
-   * What a Gemini failure means: the document's fault is refused for good; a refusal before any work (nothing
-   * billed) releases the try without counting it; either takes the reservation back. Anything else may have been
-   * billed, and is rethrown as such: its reservation stays.
+   * What a Gemini failure means: the document's fault is refused for good; a failure {@code notPerformed} proves
+   * happened before any work (nothing billed, no job made) releases the try without counting it; either takes the
+   * reservation back. Anything else may have been billed, and is rethrown as such: its reservation stays.
    */
   private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e,
-      Reservation reservation) throws PermanentFailure {
+      Reservation reservation, java.util.function.Predicate<Throwable> notPerformed) throws PermanentFailure {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
       throw new PermanentFailure(reason, records.get().rejected(key, document, reason).and(reservation.release()));
     }
-    if (GeminiErrors.refusedBeforeWork(e)) {
+    if (notPerformed.test(e)) {
       return new NotPerformed(GeminiErrors.describe(e), e, reservation.release());
     }
     return e;

@@ -295,9 +295,10 @@ final class ReconcileFlow {
   }
 
   /**
-   * A running job of this pipeline that its document's analysis does not name is a stray second job (an earlier try
-   * made it, and the retry did not find it): cancelled, so it is not paid for to the end. Only jobs older than
-   * {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
+   * A running job of this pipeline that its document's analysis disowns is a stray second job (an earlier try made
+   * it, and the retry did not find it): cancelled, so it is not paid for to the end. A deferred document's is not: its
+   * next try adopts it. Only jobs older than {@link #STRAY_AFTER} are looked at (one read each), so a submission still
+   * committing is never taken for one.
    */
   private void cancelIfStray(BatchJob job, Summary summary) {
     Optional<String> documentId = BatchJobs.documentId(job);
@@ -307,7 +308,7 @@ final class ReconcileFlow {
     }
     try {
       Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
-      if (analysis.isPresent() && !job.name().get().equals(analysis.get().job())) {
+      if (analysis.isPresent() && analysis.get().disowns(job.name().get())) {
         batchJobs.get().cancel(job.name().get());
         summary.cancelled++;
         Log.write("WARNING", "cancelled a stray second batch job", Map.of("function", GeminiReconciler.NAME,

@@ -23,15 +23,23 @@ import java.util.Set;
 /**
  * One Gemini webhook delivery: the signature (static webhooks) or token (dynamic ones) is verified on the raw body
  * bytes before anything is parsed, then a completion event is handed to the completion flow. Answers: 200 processed,
- * duplicate, rejected or ignored; 202 in flight or pending; 401 bad or stale signature or token; 400 signed but
- * malformed; 413 above 1 MiB; 405 not a POST; 503 only when its own dependencies fail (Google's keys among them), so
- * Gemini retries. Gemini disables endpoints that fail often, so an event another delivery holds is a 202, and the
- * reconciler is the safety net. Refusals before authentication are logged as {@code unauthenticated}: internet noise
- * must not page anyone.
+ * duplicate, rejected or ignored; 202 in flight or pending; 401 bad or stale signature or token; 413 above 1 MiB; 405
+ * not a POST; 503 only when its own dependencies fail (Google's keys among them), so Gemini retries. Gemini disables
+ * endpoints that fail often, so an event another delivery holds is a 202, a signed delivery this code cannot read (not
+ * JSON, no type, no usable job name: a format Google changed) is logged as {@code rejected} and answered 200
+ * {@code ignored} — a 400 would be retried for 24 hours and count toward disabling the webhook, and resending the
+ * same bytes cannot help — and the reconciler is the safety net. Refusals before authentication are logged as
+ * {@code unauthenticated}: internet noise must not page anyone.
  */
 final class WebhookHandler {
   static final int MAX_BODY_BYTES = 1024 * 1024;
-  static final Set<String> COMPLETION_TYPES = Set.of("batch.succeeded", "batch.failed", "batch.expired", "batch.cancelled");
+  /**
+   * The events that end a job. {@code batch.completed} is what Google's own cookbook worker handles for success, beside
+   * the API reference's {@code batch.succeeded}; {@code batch.cancelled} is in the newer webhook API. The completion
+   * reads the job's state from Gemini, so the name only decides whether to look.
+   */
+  static final Set<String> COMPLETION_TYPES =
+      Set.of("batch.succeeded", "batch.completed", "batch.failed", "batch.expired", "batch.cancelled");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String function;
@@ -73,11 +81,11 @@ final class WebhookHandler {
       event = null;
     }
     if (event == null) {
-      malformed(response, started, "the body is not a JSON object");
+      unreadable(response, started, "the body is not a JSON object", null);
       return;
     }
     if (!(event.get("type") instanceof String type)) {
-      malformed(response, started, "the event has no type");
+      unreadable(response, started, "the event has no type", null);
       return;
     }
     if (!COMPLETION_TYPES.contains(type)) {
@@ -89,8 +97,7 @@ final class WebhookHandler {
     try {
       jobKey = GeminiCompletionKeys.of(event);
     } catch (InvalidKey e) {
-      log(OutcomeLabel.REJECTED, null, started, Map.of("reason", e.getMessage()));
-      HttpAnswer.send(response, 400, "malformed", Map.of("reason", "the event names no batch job"));
+      unreadable(response, started, "the event names no usable batch job", e.getMessage());
       return;
     }
     complete(jobKey, response, started);
@@ -113,9 +120,13 @@ final class WebhookHandler {
     HttpAnswer.send(response, report.inFlight() ? 202 : 200, report.outcome().label(), Map.of("key", jobKey.value()));
   }
 
-  private void malformed(HttpResponse response, long started, String reason) throws IOException {
-    log(OutcomeLabel.REJECTED, null, started, Map.of("reason", reason));
-    HttpAnswer.send(response, 400, "malformed", Map.of("reason", reason));
+  /**
+   * A signed delivery this code cannot read: logged (with {@code detail}, which may quote the body, in the log only),
+   * and acknowledged so that Gemini neither retries it nor counts it toward disabling the webhook.
+   */
+  private void unreadable(HttpResponse response, long started, String reason, String detail) throws IOException {
+    log(OutcomeLabel.REJECTED, null, started, Map.of("reason", detail == null ? reason : reason + ": " + detail));
+    HttpAnswer.send(response, 200, "ignored", Map.of("reason", reason));
   }
 
   private void log(OutcomeLabel outcome, String key, long started, Map<String, ?> details) {

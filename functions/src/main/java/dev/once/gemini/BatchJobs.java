@@ -26,10 +26,16 @@ public final class BatchJobs {
    * submission can find the job an earlier try made, and a completion can tell whose job it is.
    */
   public static final String DISPLAY_NAME_PREFIX = "once ";
-  /** How far back, before the earliest earlier try, a job of a retried submission is looked for (clock skew). */
-  static final java.time.Duration LOOK_BACK = java.time.Duration.ofMinutes(2);
-  /** At most this many pages of jobs are listed to find one (newest first). */
-  static final int FIND_PAGES = 20;
+  /**
+   * Jobs asked for per page when looking for one: Google's list methods coerce a page size above their maximum down
+   * to it (AIP-158), so asking for many costs nothing and saves calls.
+   */
+  static final int FIND_PAGE_SIZE = 1000;
+  /**
+   * Past this many pages the look is given up as unfinished (an error, so the caller tries again later), never as
+   * "no job": a project with more jobs than this is not what batch mode is sized for.
+   */
+  static final int FIND_MAX_PAGES = 500;
 
   private static final Set<JobState.Known> TERMINAL = Set.of(
       JobState.Known.JOB_STATE_SUCCEEDED,
@@ -82,32 +88,45 @@ public final class BatchJobs {
   }
 
   /**
-   * The job an earlier try of this document's submission made, if Gemini has one: the newest with the document's
-   * display name created since {@code since} (less {@link #LOOK_BACK}), looking at most {@link #FIND_PAGES} pages
-   * of the listing, newest first. What a retried submission adopts instead of creating a second paid job.
+   * The job an earlier try of this document's submission made, if Gemini has one: a job with the document's display
+   * name, looked for through the whole listing. What a retried submission adopts instead of creating a second paid
+   * job, so nothing here may rest on what Google does not document: {@code batches.list} documents neither an order
+   * nor, on the Gemini Developer API, a filter (the SDK refuses {@code filter} outside Vertex AI), so no page can tell
+   * that the rest holds no such job; only the last page can. What is documented is that the listing pages through
+   * the project's jobs and that {@code displayName} is set by the caller and required ("Required. The user-defined
+   * name of this batch.", ai.google.dev/api/batch-mode). Should several jobs carry the name (a stray from before
+   * adoption existed), the oldest is adopted, whatever the listing's order; the reconciler cancels the others.
+   *
+   * @throws IllegalStateException when the listing is longer than {@link #FIND_MAX_PAGES} pages: not finding the
+   *     job there proves nothing
    */
-  public Optional<BatchJob> findSubmitted(IdempotencyKey documentKey, java.time.Instant since) {
+  public Optional<BatchJob> findSubmitted(IdempotencyKey documentKey) {
     String wanted = displayName(documentKey);
-    java.time.Instant oldest = since.minus(LOOK_BACK);
-    Pager<BatchJob> pager = list(50);
+    Optional<BatchJob> oldest = Optional.empty();
+    Pager<BatchJob> pager = list(FIND_PAGE_SIZE);
     for (int page = 1; ; page++) {
       for (BatchJob job : pager.page()) {
-        if (job.displayName().map(wanted::equals).orElse(false)) {
-          return Optional.of(job);
+        if (job.displayName().map(wanted::equals).orElse(false) && (oldest.isEmpty() || older(job, oldest.get()))) {
+          oldest = Optional.of(job);
         }
-        if (job.createTime().map(created -> created.isBefore(oldest)).orElse(false)) {
-          return Optional.empty();
-        }
-      }
-      if (page >= FIND_PAGES) {
-        return Optional.empty();
       }
       try {
         pager.nextPage();
       } catch (IndexOutOfBoundsException lastPage) {
-        return Optional.empty();
+        return oldest;
+      }
+      if (page >= FIND_MAX_PAGES) {
+        throw new IllegalStateException("the batch jobs' listing has more than " + FIND_MAX_PAGES
+            + " pages: the job an earlier try may have made cannot be ruled out");
       }
     }
+  }
+
+  private static boolean older(BatchJob job, BatchJob than) {
+    java.time.Instant created = job.createTime().orElse(java.time.Instant.MAX);
+    java.time.Instant other = than.createTime().orElse(java.time.Instant.MAX);
+    return created.isBefore(other)
+        || created.equals(other) && job.name().orElse("").compareTo(than.name().orElse("")) < 0;
   }
 
   /** Cancels a job still running (a stray second job); Gemini answers an ended one with an error, ignored here. */

@@ -16,7 +16,9 @@ import java.util.Locale;
  *   <li><b>Refused before any work</b> (nothing billed, so the try does not use up the cap): any 4xx, Google answering
  *       the request without generating (429 RESOURCE_EXHAUSTED among them), and 503 UNAVAILABLE, which the API
  *       answers before generation when a model is overloaded. A timeout, a reset, a 500 or 504 may have come after
- *       tokens were generated and billed: those count.
+ *       tokens were generated and billed: those count. This is about a generateContent's bill only.
+ *   <li><b>Certainly not created</b> (batches.create): far fewer answers prove that no job exists
+ *       ({@link #certainlyNotCreated}); a 503 or a 429 does not.
  * </ul>
  */
 public final class GeminiErrors {
@@ -27,6 +29,10 @@ public final class GeminiErrors {
   /** Words of messages about what the request configures: never the document's fault, whatever else they say. */
   private static final List<String> ABOUT_THE_CONFIGURATION = List.of("api key", "api_key", "schema", "model",
       "generation_config", "generationconfig", "mime_type", "mimetype", "field");
+
+  /** The statuses of a 400 that refuse batches.create outright ({@link #certainlyNotCreated}). */
+  private static final java.util.Set<String> CREATE_REFUSALS_400 =
+      java.util.Set.of("INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE");
 
   private GeminiErrors() {}
 
@@ -48,6 +54,31 @@ public final class GeminiErrors {
   public static boolean refusedBeforeWork(Throwable error) {
     ApiException api = api(error);
     return api != null && (api.code() >= 400 && api.code() < 500 || api.code() == 503);
+  }
+
+  /**
+   * batches.create answered that it made nothing. Only a refusal whose canonical meaning rules out the job (the
+   * status text must match the code: a bare 4xx from a proxy proves nothing): INVALID_ARGUMENT, "arguments that are
+   * problematic regardless of the state of the system"; FAILED_PRECONDITION and OUT_OF_RANGE, "the operation was
+   * rejected"; UNAUTHENTICATED and PERMISSION_DENIED, no caller allowed to execute it; NOT_FOUND, the model it would be
+   * made under does not exist (google.rpc.Code, googleapis/google/rpc/code.proto). Nothing else is proof:
+   * RESOURCE_EXHAUSTED says nothing of what was done, UNAVAILABLE is "not always safe to retry" for a non-idempotent
+   * call (code.proto again) and may come from a front end while the backend goes on, DEADLINE_EXCEEDED "may be
+   * returned even if the operation has completed successfully", and an answer lost to a timeout or a reset says
+   * nothing at all. Those count as tries that may have made a job, so the retry looks for it first.
+   */
+  public static boolean certainlyNotCreated(Throwable error) {
+    ApiException api = api(error);
+    if (api == null) {
+      return false;
+    }
+    return switch (api.code()) {
+      case 400 -> CREATE_REFUSALS_400.contains(String.valueOf(api.status()));
+      case 401 -> "UNAUTHENTICATED".equals(api.status());
+      case 403 -> "PERMISSION_DENIED".equals(api.status());
+      case 404 -> "NOT_FOUND".equals(api.status());
+      default -> false;
+    };
   }
 
   public static String describe(Throwable error) {

@@ -34,7 +34,16 @@ public final class RecordQueries {
    * What a document's analysis says, as far as a completion or a deferral must know: whose job it waits for, if any;
    * since when it waits for budget, if it does.
    */
-  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {}
+  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {
+    /**
+     * Whether a job made for this document is a stray second job: the analysis names another job, or the document is
+     * done without it. Not while the document is deferred: a deferred document's next try adopts the job an earlier
+     * try made and lost the answer of (the reconciler resumes it), and until then its analysis names no job.
+     */
+    public boolean disowns(String job) {
+      return !job.equals(this.job) && !Records.DEFERRED.equals(status);
+    }
+  }
 
   /** The analysis of the document with this id (one read), or empty when it has none. */
   public Optional<AnalysisState> analysis(String documentId) {

@@ -161,6 +161,32 @@ class CompletionFlowTest {
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
+  /**
+   * A finished job of ours no document waits for: a stray second job when its document's analysis names another job
+   * or is done, refused once and never billed; the job a deferred document's next try will adopt, left for then.
+   */
+  @Test
+  void aJobOfOursNoDocumentWaitsFor_isRefusedAsAStray_unlessItsDocumentIsDeferred() {
+    BatchJob ours = BatchJob.builder().name(JOB).displayName(BatchJobs.displayName(DOCUMENT))
+        .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(ours));
+    when(queries.submittedTo(JOB)).thenReturn(List.of());
+    when(queries.analysis(DOCUMENT.documentId()))
+        .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.DEFERRED, null, null)));
+
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
+    assertEquals(dev.once.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
+        .orElseThrow().state(), "released, to be completed once the document adopted it");
+
+    when(queries.analysis(DOCUMENT.documentId()))
+        .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.SUBMITTED, "batches/job-0", null)));
+    assertEquals(OutcomeLabel.REJECTED, flow.complete(JOB_KEY).outcome());
+
+    verify(batchJobs, never()).results(any());
+    assertTrue(ledger.collection(Records.BILLING).isEmpty());
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+  }
+
   @Test
   void anAnswerForADocumentWhoseAnalysisNamesAnotherJob_isNeverBilled() {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);

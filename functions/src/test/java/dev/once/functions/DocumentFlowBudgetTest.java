@@ -226,7 +226,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     BatchJob made = BatchJob.builder().name("batches/job-1").build();
     when(batchJobs.submit(any(), eq(PDF), eq("application/pdf")))
         .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
-    when(batchJobs.findSubmitted(any(), any())).thenReturn(Optional.of(made));
+    when(batchJobs.findSubmitted(any())).thenReturn(Optional.of(made));
     DocumentFlow flow = flow(DocumentFlow.Mode.BATCH, 1_000_000);
     assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, document(1)));
 

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.google.cloud.firestore.Firestore;
@@ -21,6 +24,8 @@ import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
+import dev.once.local.http.AmbiguousFailure;
+import dev.once.pipeline.MessagePublisher;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.gemini.WebhookMode;
 import dev.once.pipeline.DocumentSource;
@@ -35,6 +40,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The reconciler finds the pipeline's own waiting documents by itself, so a finished job is completed even when
@@ -225,6 +232,66 @@ class ReconcileFlowTest {
     assertTrue(run.rejected >= 1, "the foreign job is refused once: " + run.toMap());
     assertEquals(downloads, gemini.count("files.download"), "its responses file was never downloaded");
     assertEquals(0, reconciler(Duration.ofDays(29), 50, 20).run().rejected, "and never looked at again");
+  }
+
+  /**
+   * A deferred document resumed by the reconciler, whose batches.create is carried out and its answer lost: until the
+   * document's next try adopts the job, the analysis names no job. That job is not a stray — neither cancelled while
+   * it runs nor refused once it has ended — so the adopting try's document is completed from it: one job, one bill,
+   * one publication.
+   */
+  @ParameterizedTest(name = "the job ended before the document was resumed again: {0}")
+  @ValueSource(booleans = {false, true})
+  void aResumedDocumentWhoseSubmissionAnswerWasLost_isCompletedFromTheJobItMade(boolean endedFirst) throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/reconcile/lost-" + endedFirst + "-" + System.nanoTime() + ".pdf#1");
+    clients.ledger.commit(clients.records.get().deferred(key,
+        new DocumentSource("inbox", "lost.pdf", 1, "application/pdf", 10, null, null), "over budget",
+        Instant.now().minusSeconds(60)));
+    MessagePublisher publisher = mock(MessagePublisher.class);
+    when(publisher.publish(any(), any(), any())).thenReturn("m-1");
+    Duration[] shift = {Duration.ZERO};
+    ReconcileFlow reconciler = resumingReconciler(publisher, () -> Instant.now().plus(shift[0]));
+    long made = gemini.count("batchGenerateContent.carriedOut");
+    List<String> before = gemini.batchNames();
+
+    gemini.ambiguousNext("batchGenerateContent", 1, AmbiguousFailure.RESET);
+    assertEquals(1, reconciler.run().failed, "resumed; batches.create carried out, its answer lost");
+    String job = gemini.batchNames().stream().filter(name -> !before.contains(name)).findFirst().orElseThrow();
+    if (endedFirst) {
+      gemini.finish(job, BatchState.SUCCEEDED);
+    }
+    shift[0] = ReconcileFlow.STRAY_AFTER.plusMinutes(1); // old enough to be looked at as a possible stray
+    ReconcileFlow.Summary adopting = reconciler.run();
+    assertEquals(1, adopting.deferredResumed, "the next try adopted the job: " + adopting.toMap());
+    assertEquals(0, adopting.cancelled, adopting.toMap().toString());
+    assertEquals(job, analysis(key).getString("job"));
+    gemini.finish(job, BatchState.SUCCEEDED);
+    ReconcileFlow.Summary completing = reconciler.run();
+
+    assertEquals(BatchState.SUCCEEDED, gemini.state(job), "never cancelled");
+    assertEquals(1, gemini.count("batchGenerateContent.carriedOut") - made, "one job for the document, ever");
+    assertEquals("analysed", analysis(key).getString("status"), completing.toMap().toString());
+    assertTrue(clients.firestore.get().collection("billing").document(key.documentId()).get().get().exists());
+    verify(publisher, times(1)).publish(any(), any(), eq(Map.of("idempotency_key", key.value())));
+    verify(publisher, times(1)).publish(any(), any(), any());
+  }
+
+  private static com.google.cloud.firestore.DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
+    return clients.firestore.get().collection("analyses").document(key.documentId()).get().get();
+  }
+
+  /** The reconciler of a batch-mode deployment, documents read from a mocked inbox, results published to a mock. */
+  private static ReconcileFlow resumingReconciler(MessagePublisher publisher, InstantSource clock) throws Exception {
+    ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r");
+    DocumentReader inbox = mock(DocumentReader.class);
+    when(inbox.read(any(), any(Long.class))).thenReturn("%PDF-1.4 lost".getBytes(StandardCharsets.US_ASCII));
+    DocumentFlow documents = new DocumentFlow(clients.once, clients.records, clients.queries, Budget.NONE,
+        clients.estimator, () -> inbox, clients.analyzer, clients.batchJobs, publication, DocumentFlow.Mode.BATCH,
+        1 << 20, new DocumentFlow.PaidCalls(Duration.ofSeconds(10), 5));
+    CompletionFlow completion = new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
+        publication);
+    return new ReconcileFlow(clients.batchJobs, clients.queries, completion, () -> documents, Budget.NONE,
+        new ReconcileFlow.Limits(50, 20, Duration.ofMinutes(1), Duration.ofDays(29), 100, 100), clock);
   }
 
   private record Submitted(IdempotencyKey document, String job) {}

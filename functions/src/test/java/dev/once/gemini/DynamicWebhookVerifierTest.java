@@ -360,6 +360,7 @@ class DynamicWebhookVerifierTest {
         GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NORMAL));
         Client client = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(gemini.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.JWT); // the format Google documents first
       String webhookUrl = hooks.url("/gemini-webhook").toString();
       String job = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),
@@ -386,7 +387,8 @@ class DynamicWebhookVerifierTest {
       gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.V1A);
       String second = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder().uris(webhookUrl).build()).build())
+          CreateBatchJobConfig.builder().displayName("once-doc-2").webhookConfig(WebhookConfig.builder().uris(webhookUrl)
+              .build()).build())
           .name().orElseThrow();
       gemini.finish(second, null);
       Receiver.Received v1a = Await.value(Duration.ofSeconds(10), () -> hooks.receivedOn("/gemini-webhook").stream()

@@ -48,6 +48,22 @@ class GeminiErrorsTest {
   }
 
   @Test
+  void onlyARefusalWhoseCanonicalMeaningRulesOutTheJob_provesBatchesCreateMadeNone() {
+    for (String[] proof : new String[][] {{"400", "INVALID_ARGUMENT"}, {"400", "FAILED_PRECONDITION"},
+        {"400", "OUT_OF_RANGE"}, {"401", "UNAUTHENTICATED"}, {"403", "PERMISSION_DENIED"}, {"404", "NOT_FOUND"}}) {
+      assertTrue(GeminiErrors.certainlyNotCreated(
+          new RuntimeException(new ApiException(Integer.parseInt(proof[0]), proof[1], "m"))), String.join(" ", proof));
+    }
+    for (String[] ambiguous : new String[][] {{"429", "RESOURCE_EXHAUSTED"}, {"503", "UNAVAILABLE"}, {"500", "INTERNAL"},
+        {"504", "DEADLINE_EXCEEDED"}, {"409", "ABORTED"}, {"408", ""}, {"400", ""}, {"403", "X"}, {"404", "null"},
+        {"499", "CANCELLED"}}) {
+      assertFalse(GeminiErrors.certainlyNotCreated(new ApiException(Integer.parseInt(ambiguous[0]), ambiguous[1], "m")),
+          String.join(" ", ambiguous));
+    }
+    assertFalse(GeminiErrors.certainlyNotCreated(new java.io.UncheckedIOException(new java.net.SocketTimeoutException())));
+  }
+
+  @Test
   void aBadKeyOrProject_isNeverTheDocumentsFault_soNoDocumentIsLostToIt() {
     assertFalse(GeminiErrors.isPermanent(new ApiException(400, "INVALID_ARGUMENT",
         "API key not valid. Please pass a valid API key.")));

@@ -1,10 +1,8 @@
 package dev.once.guard;
 
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import java.time.Duration;
-import java.util.List;
 
 /** The delivery that holds the claim, as its effect sees it: which try this is, and its lease. */
 public final class Attempt {
@@ -28,12 +26,14 @@ public final class Attempt {
   }
 
   /**
-   * The tries before this one that may have carried the effect out (failed after their request left, or abandoned
-   * by a holder that died), as far as the record keeps them: where a retry first looks for what they did.
+   * How many tries before this one may have carried the effect out (failed after their request left, or abandoned by
+   * a holder that died): where a retry first looks for what they did. Read from the record's {@code spent} counter,
+   * which counts every try, not from its history of tries, which keeps the latest few only: after enough tries that
+   * certainly did nothing, the history no longer shows an early one that may have been paid for.
    */
-  public List<Call> earlierTriesThatMayHaveRun() {
+  public int earlierTriesThatMayHaveRun() {
     Claim claim = hold.claim();
-    return claim.calls().stream().filter(call -> call.number() < claim.attempts() && call.spent()).toList();
+    return claim.exhausted() ? claim.spent() : Math.max(0, claim.spent() - 1);
   }
 
   /** The fencing token this delivery holds the claim with. */

@@ -48,9 +48,13 @@ import picocli.CommandLine.ParentCommand;
     exitCodeList = {"0:done", "1:no such webhook", "3:the Gemini API failed or refused, or did not answer in time",
         "64:usage error (GEMINI_API_KEY missing)"})
 public final class WebhookCommand implements Runnable {
-  /** The batch events the pipeline completes jobs on (GeminiWebhook ignores the others). */
+  /**
+   * The batch events the pipeline completes jobs on (GeminiWebhook ignores the others). {@code batch.cancelled} is in
+   * the newer webhook API; google-genai 2.0.0 has no constant for it yet, hence {@code of}.
+   */
   static final List<WebhookSubscribedEvent> BATCH_EVENTS = List.of(WebhookSubscribedEvent.BATCH_SUCCEEDED,
-      WebhookSubscribedEvent.BATCH_FAILED, WebhookSubscribedEvent.BATCH_EXPIRED);
+      WebhookSubscribedEvent.BATCH_FAILED, WebhookSubscribedEvent.BATCH_EXPIRED,
+      WebhookSubscribedEvent.of("batch.cancelled"));
 
   /** https://ai.google.dev/api/webhooks: "This API is in Beta. Endpoints are under /v1beta/." */
   static final String API_VERSION = "v1beta";

@@ -93,7 +93,7 @@ class DynamicWebhookIT {
     List<WebhookDelivery> deliveries = deliveries(job);
     assertEquals(2, deliveries.size(), deliveries.toString());
     for (WebhookDelivery delivery : deliveries) {
-      assertTrue(delivery.dynamic(), "sent to the job's own URI, signed with a token: " + delivery);
+      assertTrue(delivery.dynamic(), "sent to the job's own URI, signed as a dynamic webhook: " + delivery);
       assertEquals(URI.create(stack.webhookUrl()), delivery.target());
       assertEquals(200, delivery.status(), delivery.toString());
     }
@@ -111,10 +111,13 @@ class DynamicWebhookIT {
     assertEquals(1, stack.notifiedWith(key).size(), "one notification");
   }
 
-  /** What live dynamic deliveries were reported to carry instead of a JWT (python-genai issue 2927). */
+  /**
+   * The stand-in signs v1a by default (what live dynamic deliveries were reported to carry, python-genai issue 2927);
+   * a delivery signed as Google's documentation shows, with a JWT, completes its job too.
+   */
   @Test
-  void aV1aSignedDelivery_completesItsJobOnce() {
-    stack.gemini.dynamicSignature(DynamicSignature.V1A);
+  void aJwtSignedDelivery_completesItsJobOnce() {
+    stack.gemini.dynamicSignature(DynamicSignature.JWT);
     try {
       Blob blob = stack.upload("dynamic/acme-0102.pdf", InvoicePdf.of("0102"), "application/pdf");
       String key = key(blob);
@@ -125,7 +128,7 @@ class DynamicWebhookIT {
       assertEquals(List.of("processed"), webhookOutcomes("gemini:" + job));
       assertEquals(1, withKey(stack.documents("billing"), key).size(), "one bill");
     } finally {
-      stack.gemini.dynamicSignature(DynamicSignature.JWT);
+      stack.gemini.dynamicSignature(DynamicSignature.V1A);
     }
   }
 

@@ -23,6 +23,12 @@ import java.util.function.Consumer;
  * outside the lock.
  */
 final class BatchJobs {
+  /**
+   * Jobs a project may have running at once (Gemini API rate limits, Batch API: "Concurrent batch requests: 100");
+   * one more is refused 429 RESOURCE_EXHAUSTED, as Google refuses quota, and made nothing.
+   */
+  static final int MAX_CONCURRENT_JOBS = 100;
+
   private final Map<String, BatchJob> jobs = new LinkedHashMap<>();
   private final GeminiFiles files;
   private final Consumer<BatchJob.Snapshot> onEnd;
@@ -38,6 +44,10 @@ final class BatchJobs {
 
   synchronized BatchJob.Snapshot create(String model, String displayName, List<JsonNode> inlinedRequests,
       String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata) {
+    if (jobs.values().stream().filter(j -> !j.state.isTerminal()).count() >= MAX_CONCURRENT_JOBS) {
+      throw new HttpError(429, "RESOURCE_EXHAUSTED", "rateLimitExceeded", "Resource has been exhausted: the project"
+          + " already has " + MAX_CONCURRENT_JOBS + " batch jobs pending or running (concurrent batch requests).");
+    }
     BatchJob job = new BatchJob(++sequence, Ids.random(20), model, displayName, inlinedRequests, inputFile,
         requestCount, webhookUris, webhookUserMetadata, now(), defaultOutcome);
     jobs.put(job.name(), job);
@@ -52,9 +62,13 @@ final class BatchJobs {
     return List.copyOf(jobs.keySet());
   }
 
-  /** Newest first; the page token is the sequence number of the last job on the previous page. */
+  /**
+   * Oldest first; the page token is the sequence number of the last job on the previous page. Google documents no
+   * order for batches.list, and the pipeline must not depend on one: listing oldest first breaks code that assumes
+   * newest first (stopping at the first job older than what it looks for), as a silent assumption should be broken.
+   */
   synchronized Page list(int pageSize, String pageToken) {
-    long after = Long.MAX_VALUE;
+    long after = 0;
     if (pageToken != null && !pageToken.isEmpty()) {
       try {
         after = Long.parseLong(new String(java.util.Base64.getUrlDecoder().decode(pageToken), StandardCharsets.UTF_8));
@@ -63,8 +77,8 @@ final class BatchJobs {
       }
     }
     long bound = after;
-    List<BatchJob> ordered = jobs.values().stream().filter(j -> j.sequence < bound)
-        .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence).reversed()).toList();
+    List<BatchJob> ordered = jobs.values().stream().filter(j -> j.sequence > bound)
+        .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence)).toList();
     List<BatchJob.Snapshot> page = ordered.stream().limit(pageSize).map(BatchJob::snapshot).toList();
     String next = ordered.size() > pageSize
         ? java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(

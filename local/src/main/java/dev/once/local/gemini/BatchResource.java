@@ -14,6 +14,19 @@ final class BatchResource {
   private BatchResource() {}
 
   static ObjectNode toJson(BatchJob.Snapshot job) {
+    return toJson(job, true);
+  }
+
+  /**
+   * A job as {@code batches.list} shows it: without its inlined responses, as Google's cookbook says ("the list API
+   * currently doesn't return inlined_responses"), so a caller must get the job to read them. A responses file is
+   * still named.
+   */
+  static ObjectNode listed(BatchJob.Snapshot job) {
+    return toJson(job, false);
+  }
+
+  private static ObjectNode toJson(BatchJob.Snapshot job, boolean inlinedResponses) {
     ObjectNode operation = Json.object();
     operation.put("name", job.name());
     ObjectNode metadata = operation.putObject("metadata");
@@ -38,7 +51,7 @@ final class BatchResource {
       stats.put("pendingRequestCount", Long.toString(job.requestCount()));
     }
     metadata.put("state", job.state().wireName());
-    ObjectNode output = output(job);
+    ObjectNode output = output(job, inlinedResponses);
     if (output != null) {
       metadata.set("output", output);
     }
@@ -57,8 +70,8 @@ final class BatchResource {
     return operation;
   }
 
-  private static ObjectNode output(BatchJob.Snapshot job) {
-    if (job.state() != BatchState.SUCCEEDED) {
+  private static ObjectNode output(BatchJob.Snapshot job, boolean inlinedResponses) {
+    if (job.state() != BatchState.SUCCEEDED || job.responsesFile() == null && !inlinedResponses) {
       return null;
     }
     ObjectNode output = Json.object();

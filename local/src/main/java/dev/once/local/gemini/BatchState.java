@@ -16,15 +16,15 @@ public enum BatchState {
   }
 
   /**
-   * Whether the end is announced by a webhook: the Gemini API's events are {@code batch.succeeded},
-   * {@code batch.failed} and {@code batch.expired} (its webhooks reference, "subscribed_events"); a cancelled job is
-   * only found by asking for it.
+   * Whether the end is announced by a webhook: every end is. The Gemini API's webhooks reference lists
+   * {@code batch.succeeded}, {@code batch.failed} and {@code batch.expired} ("subscribed_events"); the newer webhook
+   * API adds {@code batch.cancelled}, so a cancelled job is announced too.
    */
   public boolean hasWebhookEvent() {
-    return isTerminal() && this != CANCELLED;
+    return isTerminal();
   }
 
-  /** {@code batch.succeeded}, {@code batch.failed} or {@code batch.expired}. */
+  /** {@code batch.succeeded}, {@code batch.failed}, {@code batch.expired} or {@code batch.cancelled}. */
   public String webhookType() {
     if (!hasWebhookEvent()) {
       throw new IllegalStateException(this + " sends no webhook");

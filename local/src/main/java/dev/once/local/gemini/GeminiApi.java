@@ -213,7 +213,7 @@ final class GeminiApi extends ApiHandler {
     ObjectNode body = Json.object();
     if (!page.jobs().isEmpty()) {
       ArrayNode operations = body.putArray("operations");
-      page.jobs().forEach(job -> operations.add(BatchResource.toJson(job)));
+      page.jobs().forEach(job -> operations.add(BatchResource.listed(job)));
     }
     if (page.nextPageToken() != null) {
       body.put("nextPageToken", page.nextPageToken());

@@ -121,7 +121,11 @@ public final class GeminiStandIn implements StandIn {
   private final ScheduledExecutorService ticker;
   private final LocalServer server;
   private volatile WebhookMode webhookMode;
-  private volatile DynamicSignature dynamicSignature = DynamicSignature.JWT;
+  /**
+   * v1a by default: the only format live dynamic deliveries were reported to carry (googleapis/python-genai#2927);
+   * the JWT Google's documentation shows is signed on request.
+   */
+  private volatile DynamicSignature dynamicSignature = DynamicSignature.V1A;
 
   private GeminiStandIn(Options options) {
     this.options = options;

@@ -47,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -221,8 +222,14 @@ class GeminiStandInTest {
     assertEquals(before + 2, standIn.count("generateContent"));
   }
 
+  @AfterEach
+  void defaultSignature() {
+    standIn.dynamicSignature(DynamicSignature.V1A);
+  }
+
   @Test
   void batch_createGetComplete_returnsInlinedResponsesWithMetadata_andSendsASignedWebhook() throws Exception {
+    standIn.dynamicSignature(DynamicSignature.JWT); // Google's documented format; v1a is the default
     String hook = "/hook-" + System.nanoTime();
     BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
             InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
@@ -260,7 +267,7 @@ class GeminiStandInTest {
 
     Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
-    // The job named its own URI: a dynamic webhook, signed with an RS256 JWT the stand-in's JWKS verifies.
+    // The job named its own URI: a dynamic webhook, here signed with an RS256 JWT the stand-in's JWKS verifies.
     SignedJWT token = SignedJWT.parse(webhook.header("webhook-signature"));
     JWK key = JWKSet.load(standIn.jwksUrl().toURL()).getKeyByKeyId(token.getHeader().getKeyID());
     assertEquals(JWSAlgorithm.RS256, token.getHeader().getAlgorithm());
@@ -284,6 +291,27 @@ class GeminiStandInTest {
     assertEquals("t-7", event.get("data").get("user_metadata").get("tenant").asText());
   }
 
+  /** The only format live dynamic deliveries were reported to carry (googleapis/python-genai#2927). */
+  @Test
+  void aDynamicDelivery_isSignedV1aByDefault() throws Exception {
+    try (Receiver hooks = Receiver.start(); GeminiStandIn fresh = GeminiStandIn.start();
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String job = toFresh.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+              InlinedRequest.builder().contents(prompt("v1a", null)).build()).build(),
+          CreateBatchJobConfig.builder().displayName("v1a").webhookConfig(WebhookConfig.builder()
+              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      fresh.finish(job, null);
+
+      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+          () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
+      String signature = own.header("webhook-signature");
+      assertEquals(fresh.dynamicWebhookSigner().v1a(own.header("webhook-id"),
+          Long.parseLong(own.header("webhook-timestamp")), own.body()), signature, "v1a over id.timestamp.body");
+      assertTrue(signature.startsWith("v1a,"), signature);
+    }
+  }
+
   @Test
   void aJobsOwnUri_getsADynamicJwtDelivery_aRegisteredUrl_anHmacOne() throws Exception {
     try (Receiver hooks = Receiver.start();
@@ -293,8 +321,9 @@ class GeminiStandInTest {
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+      both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
 
       Receiver.Received registered = Await.value(Duration.ofSeconds(10),
@@ -315,12 +344,81 @@ class GeminiStandInTest {
     }
   }
 
+  /** Google's Batch API limit: 100 concurrent batch jobs per project; the 101st is refused 429 and makes nothing. */
   @Test
-  void batchesList_pagesWithPageSizeAndPageToken_newestFirst() {
+  void theHundredAndFirstConcurrentJob_isRefused429_untilOneEnds() {
+    try (GeminiStandIn fresh = GeminiStandIn.start();
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      BatchJobSource source = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt("one of many", null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("one of many").build();
+      List<String> running = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        running.add(toFresh.batches.create(MODEL, source, config).name().orElseThrow());
+      }
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, source, config));
+
+      assertEquals(429, refused.code());
+      assertEquals("RESOURCE_EXHAUSTED", refused.status());
+      assertEquals(100, fresh.count("batchGenerateContent.carriedOut"), "the refused one made nothing");
+      fresh.finish(running.get(0), BatchState.SUCCEEDED);
+      toFresh.batches.create(MODEL, source, config);
+      assertEquals(101, fresh.count("batchGenerateContent.carriedOut"), "an ended job frees its place");
+    }
+  }
+
+  /** Batch API guide: inline requests keep "the total request size under 20MB"; beyond, an input file. */
+  @Test
+  void inlineRequestsOverTwentyMegabytes_areRefused_evenWhenTheBodyLimitIsRaised() {
+    try (GeminiStandIn fresh = GeminiStandIn.start(GeminiStandIn.Options.defaults()
+            .withMaxRequestBytes(64L * 1024 * 1024));
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .timeout(60_000).retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String half = "x".repeat(11 * 1024 * 1024);
+      BatchJobSource tooLarge = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build(),
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("too large").build();
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, tooLarge, config));
+
+      assertEquals(400, refused.code());
+      assertEquals("INVALID_ARGUMENT", refused.status());
+      assertTrue(refused.message().contains("payload size exceeds the limit: 20971520 bytes"), refused.message());
+      assertEquals(0, fresh.count("batchGenerateContent.carriedOut"));
+      BatchJobSource fits = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      toFresh.batches.create(MODEL, fits, config);
+      assertEquals(1, fresh.count("batchGenerateContent.carriedOut"), "one 11 MB request fits");
+    }
+  }
+
+  /** The cookbook: "the list API currently doesn't return inlined_responses"; batches.get does. */
+  @Test
+  void batchesList_showsNoInlinedResponses_whichOnlyGettingTheJobReturns() {
+    String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
+            InlinedRequest.builder().contents(prompt("listed", null)).build()).build(),
+        CreateBatchJobConfig.builder().displayName("listed").build()).name().orElseThrow();
+    standIn.finish(job, BatchState.SUCCEEDED);
+
+    BatchJob listed = java.util.stream.StreamSupport.stream(
+            client.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build()).spliterator(), false)
+        .filter(j -> j.name().orElseThrow().equals(job)).findFirst().orElseThrow();
+
+    assertEquals(JobState.Known.JOB_STATE_SUCCEEDED, listed.state().orElseThrow().knownEnum());
+    assertTrue(listed.dest().flatMap(d -> d.inlinedResponses()).isEmpty(), "listed: " + listed.dest());
+    assertEquals(1, client.batches.get(job, null).dest().orElseThrow().inlinedResponses().orElseThrow().size());
+  }
+
+  @Test
+  void batchesList_pagesWithPageSizeAndPageToken_oldestFirst_soNoCallerCanRelyOnNewestFirst() {
     List<String> mine = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       mine.add(client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(), null).name().orElseThrow());
+          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(),
+          CreateBatchJobConfig.builder().displayName("list " + i).build()).name().orElseThrow());
     }
     long listsBefore = standIn.count("batches.list");
 
@@ -331,15 +429,14 @@ class GeminiStandInTest {
 
     assertEquals(new HashSet<>(seen).size(), seen.size(), "no job listed twice");
     assertTrue(seen.containsAll(mine), seen + " contains " + mine);
-    assertEquals(List.of(mine.get(2), mine.get(1), mine.get(0)),
-        seen.stream().filter(mine::contains).toList(), "newest first");
+    assertEquals(mine, seen.stream().filter(mine::contains).toList(), "oldest first: Google documents no order");
     assertEquals(listsBefore + (seen.size() + 1) / 2, standIn.count("batches.list"));
   }
 
   @Test
-  void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andWebhooksOnlyForGooglesEvents() {
+  void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andAWebhookForEachEnd() {
     String hook = "/outcomes-" + System.nanoTime();
-    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("outcomes")
         .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString()).build()).build();
     BatchJobSource source = BatchJobSource.builder().inlinedRequests(
         InlinedRequest.builder().contents(prompt("x", null)).build()).build();
@@ -357,12 +454,13 @@ class GeminiStandInTest {
     assertEquals(JobState.Known.JOB_STATE_CANCELLED,
         client.batches.get(cancelled, null).state().orElseThrow().knownEnum());
     assertTrue(client.batches.get(failed, null).dest().isEmpty(), "a failed job has no output");
-    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 2, "two webhooks");
+    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(hook).size() == 3, "three webhooks");
     Set<String> types = new HashSet<>();
     receiver.receivedOn(hook).forEach(r -> types.add(Json.parseTrusted(r.text()).get("type").asText()));
-    assertEquals(Set.of("batch.failed", "batch.expired"), types, "Google's API has no event for a cancelled job");
-    standIn.finish(expired, null); // anything still queued would be delivered by now: the cancelled job sent nothing
-    assertEquals(2, receiver.receivedOn(hook).size());
+    assertEquals(Set.of("batch.failed", "batch.expired", "batch.cancelled"), types,
+        "the newer webhook API announces a cancelled job too");
+    standIn.finish(expired, null); // an ended job is left alone: no second webhook
+    assertEquals(3, receiver.receivedOn(hook).size());
   }
 
   @Test
@@ -381,7 +479,7 @@ class GeminiStandInTest {
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
       standIn.finish(job, null);
@@ -406,7 +504,7 @@ class GeminiStandInTest {
       flaky.answerNext(503);
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
       standIn.finish(job, null);
 
@@ -428,7 +526,8 @@ class GeminiStandInTest {
     String input = uploaded.name().orElseThrow();
     assertTrue(input.startsWith("files/"));
 
-    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(), null)
+    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(),
+        CreateBatchJobConfig.builder().displayName("from a file").build())
         .name().orElseThrow();
     standIn.completeAll();
     String output = client.batches.get(job, null).dest().orElseThrow().fileName().orElseThrow();
