@@ -169,6 +169,8 @@ public final class InMemoryLedger implements Ledger {
         return Optional.empty();
       }
       Claim created = create(nextId, claim.key(), next.effect(), next.options());
+      // One commit, one time, as in Firestore: the next claim is created when the completion is written.
+      store.records.get(nextId).createdAt = store.records.get(claim.recordId()).updatedAt;
       return Optional.of(claim.writtenAt() == null ? created.renewed(created.leaseExpiresAt(), null, created.lease()) : created);
     }
   }
