@@ -40,4 +40,25 @@ class FirestoreLedgerLostAnswerTest {
       assertEquals(RecordState.DONE, ledger.lookup(key, "publish").orElseThrow().state(), "which its holder completes");
     }
   }
+
+  /** The same, the commit picked by what its body holds (how the ambiguous-failure matrix targets one document). */
+  @Test
+  void aCompletionPickedByItsBody_losesItsAnswerOnce_onAConnectionInUse() throws Exception {
+    try (TcpProxy proxy = TcpProxy.start(FirestoreEmulator.shared().hostPort());
+        Firestore db = FirestoreClients.forEmulator(TestFirestore.PROJECT, proxy.hostPort())) {
+      FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/picked-" + System.nanoTime() + ".pdf#1");
+      Claim claim = ((ClaimResult.Acquired) ledger.claim(key, "analyse", ClaimOptions.DEFAULTS)).claim();
+      proxy.dropAnswerOnceToRequestHolding(key.value(), "DONE");
+
+      SideWrites analysis = writes -> writes.set("analyses", key.documentId(), Map.of("key", key.value()));
+      Claim next = ledger.complete(claim, Map.of(), analysis, NextClaim.of("publish")).orElseThrow();
+      ledger.complete(next, Map.of(), analysis);
+
+      assertEquals(1, proxy.counters().get("picked"), "one request picked, the completion");
+      assertEquals(1, proxy.counters().get("answersDropped"), "one answer lost, the completion's, resent once");
+      assertEquals(RecordState.DONE, ledger.lookup(key, "analyse").orElseThrow().state());
+      assertEquals(RecordState.DONE, ledger.lookup(key, "publish").orElseThrow().state());
+    }
+  }
 }
