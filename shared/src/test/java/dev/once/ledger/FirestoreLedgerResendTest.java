@@ -51,6 +51,16 @@ class FirestoreLedgerResendTest {
     return faults.calls(COMMIT);
   }
 
+  /** What went over the wire since {@code before} (from {@link #onTheWire()}): commits and transactions begun. */
+  private String since(int[] before) {
+    int[] now = onTheWire();
+    return (now[0] - before[0]) + " commits, " + (now[1] - before[1]) + " transactions";
+  }
+
+  private int[] onTheWire() {
+    return new int[] {commits(), faults.calls("BeginTransaction")};
+  }
+
   private LedgerRecord record(String effect) {
     return other.lookup(KEY, effect).orElseThrow();
   }
@@ -159,9 +169,15 @@ class FirestoreLedgerResendTest {
   void aRenewalWhoseAnswerIsLost_keepsTheClaim_withTheLongerLease_andRetentionFromIt() {
     Claim claim = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS));
     LedgerRecord claimed = record(EFFECT);
+    // Resent, the one-write renewal fails its update-time precondition and the token transaction finds its nonce;
+    // the claim is fenced by its token from then on, so the late one is a transaction whose body runs again.
+    Map<Status.Code, String> wire = Map.of(Status.Code.UNAVAILABLE, "3 commits, 1 transactions",
+        Status.Code.DEADLINE_EXCEEDED, "2 commits, 2 transactions");
     for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
+      int[] before = onTheWire();
       faults.loseNext(COMMIT, 1, how);
       claim = ledger.renew(claim, Duration.ofMinutes(20));
+      assertEquals(wire.get(how), since(before), how.toString());
     }
     LedgerRecord renewed = record(EFFECT);
     assertEquals(1, renewed.token());
@@ -185,13 +201,17 @@ class FirestoreLedgerResendTest {
   void aCompletionWithSideWritesAndAChainedClaim_answerLostOnceTwiceOrLate_landsOnce_andHandsOverTheNextClaim() {
     List<List<Status.Code>> losses = List.of(List.of(Status.Code.UNAVAILABLE),
         List.of(Status.Code.UNAVAILABLE, Status.Code.UNAVAILABLE), List.of(Status.Code.DEADLINE_EXCEEDED));
+    List<String> wire = List.of("3 commits, 1 transactions", "4 commits, 1 transactions", "2 commits, 1 transactions");
     for (int i = 0; i < losses.size(); i++) {
       IdempotencyKey key = IdempotencyKey.of("gcs:inbox/chained-" + i + ".pdf#1");
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
       losses.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
+      int[] before = onTheWire();
 
       Claim next = ledger.complete(claim, Map.of("status", "analysed"), counted("bill-" + i), NextClaim.of("publish"))
           .orElseThrow(() -> new AssertionError("the chained claim is this holder's"));
+
+      assertEquals(wire.get(i), since(before), losses.get(i).toString());
 
       LedgerRecord done = other.lookup(key, EFFECT).orElseThrow();
       assertEquals(RecordState.DONE, done.state(), losses.get(i).toString());
@@ -213,8 +233,11 @@ class FirestoreLedgerResendTest {
     expiredClaim();
     Claim claim = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS));
     faults.loseNext(COMMIT, 1, Status.Code.UNAVAILABLE).loseNext(COMMIT, 1, Status.Code.DEADLINE_EXCEEDED);
+    int[] before = onTheWire();
 
     ledger.complete(claim, Map.of(), counted("bill"), null);
+
+    assertEquals("3 commits, 2 transactions", since(before), "the commit, its resend, the body run again");
 
     assertEquals(RecordState.DONE, record(EFFECT).state());
     assertEquals(2, record(EFFECT).token());
@@ -227,8 +250,12 @@ class FirestoreLedgerResendTest {
       IdempotencyKey key = IdempotencyKey.of("gcs:inbox/refused-" + how + ".pdf#1");
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
       faults.loseNext(COMMIT, 1, how);
+      int[] before = onTheWire();
 
       ledger.reject(claim, "not an invoice", counted("refused-" + how));
+
+      assertEquals(how == Status.Code.UNAVAILABLE ? "3 commits, 1 transactions" : "2 commits, 1 transactions",
+          since(before), how.toString());
 
       LedgerRecord rejected = other.lookup(key, EFFECT).orElseThrow();
       assertEquals(RecordState.REJECTED, rejected.state());
@@ -246,8 +273,12 @@ class FirestoreLedgerResendTest {
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
       claimed = other.lookup(key, EFFECT).orElseThrow();
       faults.loseNext(COMMIT, 1, how);
+      int[] before = onTheWire();
 
       ledger.release(claim, "deferred: over the budget", false, counted("given-back-" + how));
+
+      assertEquals(how == Status.Code.UNAVAILABLE ? "3 commits, 1 transactions" : "2 commits, 1 transactions",
+          since(before), how.toString());
 
       LedgerRecord released = other.lookup(key, EFFECT).orElseThrow();
       assertEquals(RecordState.CLAIMED, released.state());
@@ -267,8 +298,13 @@ class FirestoreLedgerResendTest {
     for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
       long token = record(EFFECT).token();
       faults.loseNext(COMMIT, 1, how);
+      int[] before = onTheWire();
 
       ledger.forceRelease(KEY, EFFECT, token, "ops@example.com", "stuck", true);
+
+      // Resent, the transaction's commit is refused as closed and one read finds the nonce; late, the body runs again.
+      assertEquals(how == Status.Code.UNAVAILABLE ? "2 commits, 1 transactions" : "2 commits, 2 transactions",
+          since(before), how.toString());
 
       LedgerRecord released = record(EFFECT);
       assertEquals(token + 1, released.token(), "moved on once: " + how);
