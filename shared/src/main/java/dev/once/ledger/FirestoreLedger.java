@@ -357,8 +357,8 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
     Map<String, Object> fields = written();
-    // The token moves on: a release resent by the client (its answer lost) is then refused, not applied twice with
-    // its writes (a reservation given back twice), as the token fence would otherwise let it be.
+    // The token moves on: a release resent by the client (its answer lost) finds its nonce and is done, and the token
+    // would refuse it regardless; it is never applied twice with its writes (a reservation given back twice).
     fields.put(TOKEN, claim.token() + 1);
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
     fields.put(ERROR, truncate(error));
