@@ -73,6 +73,7 @@ resource "google_firestore_field" "ledger_unindexed" {
     "releasedBy",
     "releasedAt",
     "releaseReason",
+    "nonce",
   ])
 
   project    = var.project_id

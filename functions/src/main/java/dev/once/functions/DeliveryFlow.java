@@ -63,7 +63,10 @@ final class DeliveryFlow {
     String fingerprint = fingerprint(message.data());
     Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
     Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
-      Notifier.Result result = notifier.get().notify(key.value(), body(key, message));
+      Notifier endpoint = notifier.get();
+      // A notification is seen outside: a holder whose lease may run out during the POST must not send it.
+      attempt.ensureLease(endpoint.timeout());
+      Notifier.Result result = endpoint.notify(key.value(), body(key, message));
       return switch (result) {
         case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
         case Notifier.Result.Refused refused -> throw new PermanentFailure(

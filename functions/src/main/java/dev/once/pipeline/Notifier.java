@@ -55,6 +55,11 @@ public final class Notifier {
         .build();
   }
 
+  /** How long one POST may take, its answer read: the least lease a holder needs before sending it. */
+  public Duration timeout() {
+    return timeout;
+  }
+
   public Result notify(String idempotencyKey, byte[] json) {
     HttpRequest request = HttpRequest.newBuilder(endpoint)
         .timeout(timeout)

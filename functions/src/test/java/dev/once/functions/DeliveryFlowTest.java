@@ -14,13 +14,16 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import dev.once.function.Report;
+import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.LedgerConfig;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Notifier;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -37,6 +40,10 @@ class DeliveryFlowTest {
   private final MessagePublisher publisher = mock(MessagePublisher.class);
   private final DeliveryFlow flow = new DeliveryFlow(new Once(ledger), () -> notifier, () -> publisher, () -> DEAD_LETTER);
 
+  {
+    when(notifier.timeout()).thenReturn(Duration.ofSeconds(10));
+  }
+
   private Report deliver(PubSubEvents.Message message) {
     return flow.deliver(message, DeliveryFlow.key(message));
   }
@@ -49,6 +56,20 @@ class DeliveryFlowTest {
     assertEquals(OutcomeLabel.DUPLICATE, deliver(RESULT).outcome());
 
     verify(notifier, times(1)).notify(anyString(), any());
+  }
+
+  @Test
+  void aHolderWhoseLeaseCannotCoverThePost_doesNotSendIt_andTheClaimIsLeftToItsNewHolder() {
+    // The POST may take longer than the lease left, and the claim was released by an operator meanwhile: the
+    // renewal that would cover the POST is refused, so the notification is not sent by a holder that lost it.
+    when(notifier.timeout()).thenAnswer(asked -> {
+      ledger.forceRelease(DeliveryFlow.key(RESULT), Effects.NOTIFY, 1, "operator", "stuck", true);
+      return LedgerConfig.defaults().lease().plusMinutes(1);
+    });
+
+    assertThrows(NotPerformed.class, () -> deliver(RESULT));
+
+    verify(notifier, never()).notify(anyString(), any());
   }
 
   @Test

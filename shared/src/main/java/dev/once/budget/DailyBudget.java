@@ -11,6 +11,7 @@ import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -28,7 +29,10 @@ import java.util.function.Function;
  * budget on the first read is refused without a write or a wait. Nothing is one transaction: that would serialise every call on the
  * day's counters. While the day is less than half used (by the spend this instance last read, this call's estimate
  * included), a reservation skips the first read and the turns: the read could only say yes, and the second read still
- * decides; so a call costs one increment and one read of the day, and two reads nearer the edge.
+ * decides; so a call costs one increment and one read of the day, and two reads nearer the edge. The increment and
+ * the step-back are each committed with a marker document of their own ({@link SpendCounters#commitOnce}): the store's
+ * client resends a commit whose answer was lost, and an increment applied twice would hold, or give back, an
+ * estimate twice. Settling and releasing ride on the ledger's fenced commits, which a resend cannot apply twice.
  *
  * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
  * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
@@ -87,13 +91,17 @@ public final class DailyBudget implements Budget {
       throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
     }
     Reservation reservation = new Reservation(today, SpendCounters.shardOf(key), microUsd);
+    // Names this reservation's own commits (its marker documents), so a commit resent after its answer was lost
+    // is not counted twice.
+    String id = UUID.randomUUID().toString();
     DaySpend after;
     if (!farFromTheEdge) {
       turns.lock();
     }
     try {
       try {
-        counters.commit(reservation.reserve());
+        counters.commitOnce(reservation.reserve(), SpendCounters.marker(today, reservation.shard(), id + "-reserved"),
+            today);
       } catch (RuntimeException e) {
         // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
         throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
@@ -101,11 +109,11 @@ public final class DailyBudget implements Budget {
       try {
         after = read(today);
       } catch (NotPerformed e) {
-        stepBack(reservation);
+        stepBack(reservation, id);
         throw e;
       }
       if (after.totalMicroUsd() > limitMicroUsd) {
-        stepBack(reservation);
+        stepBack(reservation, id);
       }
     } finally {
       if (!farFromTheEdge) {
@@ -158,9 +166,10 @@ public final class DailyBudget implements Budget {
   }
 
   /** Takes the estimate off again; if that fails, it stays (the counter is high, never low), and the call is not made. */
-  private void stepBack(Reservation reservation) {
+  private void stepBack(Reservation reservation, String id) {
     try {
-      counters.commit(reservation.release());
+      counters.commitOnce(reservation.release(),
+          SpendCounters.marker(reservation.day(), reservation.shard(), id + "-stepped-back"), reservation.day());
     } catch (RuntimeException e) {
       throw new NotPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
           + e.getMessage(), e);

@@ -17,7 +17,9 @@ import java.util.Map;
  * {@code spentMicroUsd} and {@code reservedMicroUsd}, changed only by atomic increments. Firestore sustains about one
  * write a second on one document; a call writes its counter twice (reserve, settle), and calls spread over the counters
  * by their key, so the day takes about {@value #SHARDS} / 2 calls a second sustained, and bursts far beyond. Reading the
- * day is one call for all of them ({@value #SHARDS} document reads). Also what an operator's tool reads.
+ * day is one call for all of them ({@value #SHARDS} document reads). Also what an operator's tool reads. A commit
+ * outside the ledger's fenced ones (a reservation, its step-back) creates a marker beside the counters
+ * ({@link #commitOnce}), so that, resent by the store's client after its answer was lost, it is not added twice.
  */
 public final class SpendCounters {
   public static final String COLLECTION = "budget";
@@ -49,8 +51,36 @@ public final class SpendCounters {
     return new DaySpend(day, spent, reserved);
   }
 
-  void commit(SideWrites writes) {
-    ledger.commit(writes);
+  /**
+   * Commits {@code writes} (increments, which a second application would add again) with a marker document
+   * {@code marker} created in the same commit. The store's client resends a commit whose answer was lost; resent
+   * after it was applied, the commit now fails (the marker exists) and adds nothing, and any failure is followed by
+   * one read: a marker that exists means the commit was applied, so it succeeded. Markers stay beside the counters
+   * (one small document per reservation and per step-back); nothing reads them but this.
+   */
+  void commitOnce(SideWrites writes, String marker, LocalDate day) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put(DAY, day.toString());
+    fields.put(UPDATED_AT, DocumentWrites.serverTime());
+    try {
+      ledger.commit(writes.and(documents -> documents.create(COLLECTION, marker, fields)));
+    } catch (RuntimeException e) {
+      boolean applied;
+      try {
+        applied = !ledger.read(COLLECTION, List.of(marker)).isEmpty();
+      } catch (RuntimeException unreadable) {
+        e.addSuppressed(unreadable);
+        throw e;
+      }
+      if (!applied) {
+        throw e;
+      }
+    }
+  }
+
+  /** The id of a marker of one commit to a counter (a reservation, a step-back): never a counter's id. */
+  static String marker(LocalDate day, int shard, String commitId) {
+    return id(day, shard) + "_" + commitId;
   }
 
   /** The counter a key's reservations go to: spread evenly, and the same for every try of one key. */

@@ -3,7 +3,6 @@ package dev.once.guard;
 import com.google.api.gax.grpc.GrpcStatusCode;
 import com.google.api.gax.rpc.InternalException;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.LeaseLost;
 import dev.once.ledger.LedgerUnavailable;
 import io.grpc.Status;
 import java.io.IOException;
@@ -33,25 +32,24 @@ final class CrashPoints {
       List.of(System.getProperty("once.fault.answer-lost", "").split(","));
 
   /**
-   * How a commit's answer is lost, and what the ledger's caller then sees: what the Firestore client does, tried
-   * against the emulator through a TCP proxy that drops the commit's answer.
+   * How a commit's answer is lost, and what the ledger's caller then sees when the ledger cannot tell either (it
+   * checks for its own write after a failure, and that check failed too): the guard's last resort, its own read. A
+   * reset is not here: the client resends the commit and the ledger recognises its own write, which tests make
+   * happen on the wire (the proxy's {@code dropAnswerOnceToRequestHolding}) rather than at this point.
    */
   enum LostAnswer {
     /** It came after the ledger's bound on the call: the ledger gives up waiting. */
     LATE,
-    /** The connection was reset: the client resends the commit (it retries UNAVAILABLE), whose precondition fails. */
-    RESET,
     /** A 5xx: INTERNAL, which the client does not retry. */
     SERVER_ERROR;
 
-    /** {@code once.fault.answer-lost.late}, {@code .reset}, {@code .server-error}: the keys that lose it so. */
+    /** {@code once.fault.answer-lost.late}, {@code .server-error}: the keys that lose it so. */
     final Pattern keys = keys("once.fault.answer-lost." + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
 
     RuntimeException failure(String effect, IdempotencyKey key) {
       String what = "the commit completing " + effect + " for " + key + " (injected: it was applied, its answer lost)";
       return switch (this) {
         case LATE -> new LedgerUnavailable("Firestore did not answer in time to " + what, null);
-        case RESET -> new LeaseLost("cannot complete " + what + ": the resent commit found the claim finished");
         case SERVER_ERROR -> new InternalException("INTERNAL: " + what, null, GrpcStatusCode.of(Status.Code.INTERNAL),
             false);
       };

@@ -206,11 +206,12 @@ public final class Once {
     } catch (RuntimeException unanswered) {
       // A commit that failed may have been applied: its answer lost, or resent by the client and refused as a stale
       // write (LeaseLost). Find out before anything is retried.
-      if (!committedAnyway(held)) {
+      Optional<LedgerRecord> done = committedAnyway(held);
+      if (done.isEmpty()) {
         throw unanswered instanceof LeaseLost lost ? lost : releaseAndRethrow(held, unanswered, true, SideWrites.NONE);
       }
       next = Optional.empty();
-      releaseFollowing(held, policy);
+      releaseFollowing(held, done.get(), policy);
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
@@ -218,29 +219,36 @@ public final class Once {
     return new Processed(completion.result(), held.attempts(), next);
   }
 
-  /** Whether {@code held}'s completion is the record's (done, with this holder's token): only its commit can be. */
-  private boolean committedAnyway(Claim held) {
+  /** The record when {@code held}'s completion is its (done, with this holder's token): only its commit can be. */
+  private Optional<LedgerRecord> committedAnyway(Claim held) {
     try {
       return ledger.lookup(held.key(), held.effect())
-          .filter(record -> record.state() == RecordState.DONE && record.token() == held.token()).isPresent();
+          .filter(record -> record.state() == RecordState.DONE && record.token() == held.token());
     } catch (RuntimeException unreadable) {
-      return false;
+      return Optional.empty();
     }
   }
 
   /**
-   * The claim of the effect that follows, which the applied commit made for this holder, is given up at once, so
-   * this delivery claims it again now instead of every delivery waiting out its lease.
+   * The claim of the effect that follows, when the applied commit made it for this holder, is given up at once, so
+   * this delivery claims it again now instead of every delivery waiting out its lease. Only that claim: one made in
+   * the same commit was created at the commit's time, the completion's last write. A claim an earlier holder made
+   * (the commit completed alone) or another delivery made since belongs to a live holder, and is left alone.
    */
-  private void releaseFollowing(Claim held, Policy policy) {
+  private void releaseFollowing(Claim held, LedgerRecord done, Policy policy) {
     if (policy.then() == null) {
       return;
     }
     try {
-      ledger.forceRelease(held.key(), policy.then(), 1, "once",
-          "the commit that claimed it applied but lost its answer; claimed again by the same delivery", true);
+      Optional<LedgerRecord> following = ledger.lookup(held.key(), policy.then())
+          .filter(record -> record.state() == RecordState.CLAIMED && record.token() == 1
+              && record.createdAt() != null && record.createdAt().equals(done.updatedAt()));
+      if (following.isPresent()) {
+        ledger.forceRelease(held.key(), policy.then(), 1, "once",
+            "the commit that claimed it applied but lost its answer; claimed again by the same delivery", true);
+      }
     } catch (RuntimeException gone) {
-      // Not there or already taken over: the next effect is claimed as usual either way.
+      // Unreadable, or taken over meanwhile: the next effect is claimed as usual either way.
     }
   }
 

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -50,6 +51,10 @@ import java.util.regex.Pattern;
  *   <li><b>Release</b> keeps the record {@code CLAIMED} with {@code leaseExpiresAt} set to the release's own
  *       commit time, so the next delivery takes over at once, with {@code attempts} and the last {@code error}.
  *   <li><b>Retention</b>: {@code expireAt} (the TTL field) is the last write's time plus the retention period.
+ *   <li><b>Resent writes</b>: the client resends a commit whose answer was lost, and runs a transaction's body again
+ *       when its commit failed. Every write of a record carries a fresh {@code nonce}, so a write that finds the
+ *       record already bearing its own nonce knows it was applied: a resent claim is its creator's own, not another
+ *       holder's; a resent takeover, completion, rejection, renewal or release is done, not lost.
  * </ul>
  */
 public final class FirestoreLedger implements Ledger {
@@ -72,6 +77,8 @@ public final class FirestoreLedger implements Ledger {
   static final String RELEASE_REASON = "releaseReason";
   static final String CALLS = "calls";
   static final String SPENT = "spent";
+  /** The id of the write that last changed the record: how a resent write recognises its own application. */
+  static final String NONCE = "nonce";
 
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
@@ -133,23 +140,53 @@ public final class FirestoreLedger implements Ledger {
     for (int round = 0; round < CREATE_ROUNDS; round++) {
       Instant now = serverClock.now();
       Duration lease = options.leaseOr(config.lease());
+      String nonce = nonce();
       try {
-        WriteResult written = await(ref.create(newClaim(key, effect, options, now, now.plus(lease))), "create the claim");
+        WriteResult written = await(ref.create(newClaim(key, effect, options, now, now.plus(lease), nonce)),
+            "create the claim");
         serverClock.observe(written.getUpdateTime());
         return new Acquired(firstClaim(key, effect, ref.getId(), now, lease, Times.instant(written.getUpdateTime())));
       } catch (RuntimeException e) {
-        // ABORTED: a transaction (a takeover) holds the record, so it exists; read it like any existing record.
-        if (!StatusCodes.is(e, "ALREADY_EXISTS") && !StatusCodes.is(e, "ABORTED")) {
+        // ALREADY_EXISTS may be this very create, resent by the client after its answer was lost; any other failure
+        // may have been applied too. ABORTED: a transaction (a takeover) holds the record, so it exists.
+        boolean exists = StatusCodes.is(e, "ALREADY_EXISTS") || StatusCodes.is(e, "ABORTED");
+        DocumentSnapshot snapshot = readAfter(ref, e, exists);
+        if (snapshot.exists() && nonce.equals(snapshot.getString(NONCE))) {
+          Instant writtenAt = Times.instant(snapshot.getUpdateTime());
+          return new Acquired(firstClaim(key, effect, ref.getId(), now, lease, writtenAt));
+        }
+        if (snapshot.exists()) {
+          return judge(ref, toRecord(snapshot), options);
+        }
+        if (!exists) {
           throw e;
         }
-      }
-      Optional<LedgerRecord> existing = lookup(key, effect);
-      if (existing.isPresent()) {
-        return judge(ref, existing.get(), options);
       }
       // The record vanished between our create and our read (TTL deletion): create again.
     }
     throw new LedgerUnavailable("the ledger record " + ref.getId() + " kept appearing and vanishing", null);
+  }
+
+  /**
+   * The record after a write to it failed with {@code failure}. When the failure says nothing of the record (not
+   * {@code expected}) and the read fails too, the write's own failure is what the caller sees.
+   */
+  private DocumentSnapshot readAfter(DocumentReference ref, RuntimeException failure, boolean expected) {
+    try {
+      DocumentSnapshot snapshot = await(ref.get(), "read the ledger record");
+      serverClock.observe(snapshot.getReadTime());
+      return snapshot;
+    } catch (RuntimeException unreadable) {
+      if (expected) {
+        throw unreadable;
+      }
+      failure.addSuppressed(unreadable);
+      throw failure;
+    }
+  }
+
+  private static String nonce() {
+    return UUID.randomUUID().toString();
   }
 
   /** The claim a new record gives its creator: token 1, its first try running. */
@@ -160,8 +197,9 @@ public final class FirestoreLedger implements Ledger {
   }
 
   private Map<String, Object> newClaim(
-      IdempotencyKey key, String effect, ClaimOptions options, Instant now, Instant leaseExpiresAt) {
+      IdempotencyKey key, String effect, ClaimOptions options, Instant now, Instant leaseExpiresAt, String nonce) {
     Map<String, Object> fields = new HashMap<>();
+    fields.put(NONCE, nonce);
     fields.put(KEY, key.value());
     fields.put(EFFECT, effect);
     fields.put(STATE, RecordState.CLAIMED.name());
@@ -192,16 +230,34 @@ public final class FirestoreLedger implements Ledger {
    * at once (16 concurrent takeovers of one record hung every Firestore call of the process).
    */
   private ClaimResult takeOver(DocumentReference ref, IdempotencyKey key, String effect, ClaimOptions options) {
+    // One nonce for every run of the body: a run after a commit whose answer was lost finds it on the record.
+    String nonce = nonce();
+    Duration lease = options.leaseOr(config.lease());
+    try {
+      return takeOver(ref, key, effect, options, nonce, lease);
+    } catch (RuntimeException e) {
+      // Its commit applied, the answer lost and the commit resent: the transaction is closed by then, and the client
+      // reports the resend's INVALID_ARGUMENT. The record bearing the nonce says it was applied.
+      return bearing(ref, nonce, e)
+          .map(snapshot -> (ClaimResult) new Acquired(asWritten(toRecord(snapshot), key, effect, lease)))
+          .orElseThrow(() -> e);
+    }
+  }
+
+  private ClaimResult takeOver(DocumentReference ref, IdempotencyKey key, String effect, ClaimOptions options,
+      String nonce, Duration lease) {
     return await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
       serverClock.observe(snapshot.getReadTime());
       Instant readTime = Times.instant(snapshot.getReadTime());
-      Duration lease = options.leaseOr(config.lease());
       if (!snapshot.exists()) {
         // Deleted meanwhile (TTL): claim it afresh, inside this transaction.
-        tx.create(ref, newClaim(key, effect, options, readTime, readTime.plus(lease)));
+        tx.create(ref, newClaim(key, effect, options, readTime, readTime.plus(lease), nonce));
         return (ClaimResult) new Acquired(firstClaim(key, effect, ref.getId(), readTime, lease, null));
       }
       LedgerRecord record = toRecord(snapshot);
+      if (nonce.equals(snapshot.getString(NONCE))) {
+        return new Acquired(asWritten(record, key, effect, lease));
+      }
       ClaimResult settled = ClaimResult.settled(record, options.fingerprint());
       if (!(settled instanceof ClaimResult.Expired)) {
         return settled;
@@ -215,6 +271,7 @@ public final class FirestoreLedger implements Ledger {
       fields.put(LEASE_EXPIRES_AT, Times.timestamp(readTime.plus(lease)));
       fields.put(EXPIRE_AT, Times.timestamp(readTime.plus(config.retention())));
       fields.put(UPDATED_AT, FieldValue.serverTimestamp());
+      fields.put(NONCE, nonce);
       if (record.fingerprint() == null && options.fingerprint() != null) {
         fields.put(FINGERPRINT, options.fingerprint());
       }
@@ -223,12 +280,24 @@ public final class FirestoreLedger implements Ledger {
     }, MoreExecutors.directExecutor()), takeoverOptions), "take over an expired claim");
   }
 
+  /**
+   * The claim a takeover (or a claim made inside its transaction) wrote, read back from the record by a run of its
+   * transaction's body after the commit's answer was lost; fenced by its token, as every takeover's claim.
+   */
+  private static Claim asWritten(LedgerRecord record, IdempotencyKey key, String effect, Duration lease) {
+    List<Call> calls = record.calls();
+    // A takeover handed over exhausted records no try: its last one is not this holder's running one.
+    boolean exhausted = calls.isEmpty() || !Call.RUNNING.equals(calls.get(calls.size() - 1).outcome())
+        || calls.get(calls.size() - 1).number() != record.attempts();
+    return new Claim(key, effect, record.recordId(), record.token(), record.attempts(), record.leaseExpiresAt(), null,
+        lease, calls, record.spent(), exhausted, record.error());
+  }
+
   @Override
   public Claim renew(Claim claim, Duration lease) {
     Instant leaseExpiresAt = now().plus(lease);
-    Map<String, Object> fields = new HashMap<>();
+    Map<String, Object> fields = written();
     fields.put(LEASE_EXPIRES_AT, Times.timestamp(leaseExpiresAt));
-    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     Fenced written = fence(claim, fields, SideWrites.NONE, null, "renew");
     return claim.renewed(leaseExpiresAt, written.recordWrittenAt(), lease);
   }
@@ -246,17 +315,35 @@ public final class FirestoreLedger implements Ledger {
     Instant now = now();
     Duration lease = next.options().leaseOr(config.lease());
     try {
-      Fenced written = fence(claim, fields, writes,
-          new Create(nextRef, newClaim(claim.key(), next.effect(), next.options(), now, now.plus(lease))), "complete");
+      Fenced written = fence(claim, fields, writes, new Create(nextRef,
+          newClaim(claim.key(), next.effect(), next.options(), now, now.plus(lease), nonce())), "complete");
       return Optional.of(firstClaim(claim.key(), next.effect(), nextRef.getId(), now, lease, written.nextWrittenAt()));
     } catch (RuntimeException e) {
       if (!StatusCodes.is(e, "ALREADY_EXISTS")) {
         throw e;
       }
+      if (appliedAlready(claim.recordId(), fields, e)) {
+        // This commit, resent after its answer was lost, found the next claim it had made itself.
+        return Optional.of(firstClaim(claim.key(), next.effect(), nextRef.getId(), now, lease, null));
+      }
       // An earlier holder got as far as the next effect: complete alone; the next effect is claimed as usual.
       fence(claim, fields, writes, null, "complete");
       return Optional.empty();
     }
+  }
+
+  /** Whether the record bears the nonce of {@code fields}: the write was applied (its answer lost). */
+  private boolean appliedAlready(String recordId, Map<String, Object> fields, RuntimeException failure) {
+    return bearing(records.document(recordId), (String) fields.get(NONCE), failure).isPresent();
+  }
+
+  /**
+   * The record, read after a write to it failed with {@code failure}, when it bears {@code nonce}: the write was
+   * applied and its answer lost. When the read fails too, {@code failure} is thrown.
+   */
+  private Optional<DocumentSnapshot> bearing(DocumentReference ref, String nonce, RuntimeException failure) {
+    DocumentSnapshot snapshot = readAfter(ref, failure, false);
+    return snapshot.exists() && nonce.equals(snapshot.getString(NONCE)) ? Optional.of(snapshot) : Optional.empty();
   }
 
   @Override
@@ -269,13 +356,12 @@ public final class FirestoreLedger implements Ledger {
 
   @Override
   public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
-    Map<String, Object> fields = new HashMap<>();
-    // The token moves on: a release resent by the client (its answer lost) is then refused, not applied twice with
-    // its writes (a reservation given back twice), as the token fence would otherwise let it be.
+    Map<String, Object> fields = written();
+    // The token moves on: a release resent by the client (its answer lost) finds its nonce and is done, and the token
+    // would refuse it regardless; it is never applied twice with its writes (a reservation given back twice).
     fields.put(TOKEN, claim.token() + 1);
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
     fields.put(ERROR, truncate(error));
-    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     fields.put(CALLS, calls(claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED,
         truncate(error, MAX_CALL_ERROR_CHARS))));
     fields.put(SPENT, (long) (mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1));
@@ -285,10 +371,9 @@ public final class FirestoreLedger implements Ledger {
   @Override
   public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
       boolean evenIfLive) {
-    Map<String, Object> fields = new HashMap<>();
+    Map<String, Object> fields = written();
     fields.put(TOKEN, token + 1);
     fields.put(LEASE_EXPIRES_AT, FieldValue.serverTimestamp());
-    fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASED_BY, by);
     fields.put(RELEASED_AT, FieldValue.serverTimestamp());
     fields.put(RELEASE_REASON, truncate(reason));
@@ -349,12 +434,23 @@ public final class FirestoreLedger implements Ledger {
   }
 
   private Map<String, Object> finishing(RecordState state) {
-    calibrate();
-    Map<String, Object> fields = new HashMap<>();
+    Map<String, Object> fields = written();
     fields.put(STATE, state.name());
     fields.put(FINISHED_AT, FieldValue.serverTimestamp());
+    return fields;
+  }
+
+  /**
+   * What every write of a holder's record sets: its time, its retention (from this write: README's "last write +
+   * retention"), and a fresh nonce by which the write, resent by the client or its transaction run again after its
+   * answer was lost, recognises that it was applied.
+   */
+  private Map<String, Object> written() {
+    calibrate();
+    Map<String, Object> fields = new HashMap<>();
     fields.put(UPDATED_AT, FieldValue.serverTimestamp());
     fields.put(EXPIRE_AT, Times.timestamp(serverClock.now().plus(config.retention())));
+    fields.put(NONCE, nonce());
     return fields;
   }
 
@@ -368,7 +464,9 @@ public final class FirestoreLedger implements Ledger {
    * Writes {@code fields}, {@code writes} and {@code create} in one commit, only while {@code claim}'s holder holds
    * it: by the claim's update time (one write) when it has one, else by its token in a transaction. A failed update
    * time is not proof of a lost claim: this holder's own earlier write may have moved it (a renewal applied whose
-   * answer was lost), so the token decides then. Tokens move on with every takeover and every operator's release.
+   * answer was lost), or this very write may have (resent by the client after its answer was lost), so the token
+   * transaction decides then, and recognises this write by its nonce. Tokens move on with every takeover and every
+   * operator's release.
    */
   private Fenced fence(Claim claim, Map<String, Object> fields, SideWrites writes, Create create, String action) {
     DocumentReference ref = records.document(claim.recordId());
@@ -385,7 +483,7 @@ public final class FirestoreLedger implements Ledger {
         return new Fenced(Times.instant(results.get(0).getUpdateTime()),
             create == null ? null : Times.instant(results.get(1).getUpdateTime()));
       } catch (RuntimeException e) {
-        if (!StatusCodes.is(e, "FAILED_PRECONDITION") && !StatusCodes.is(e, "NOT_FOUND")) {
+        if (!StatusCodes.is(e, "FAILED_PRECONDITION") && !StatusCodes.is(e, "NOT_FOUND") && !mayHaveApplied(e)) {
           throw e;
         }
       }
@@ -403,8 +501,26 @@ public final class FirestoreLedger implements Ledger {
   private boolean heldByToken(String recordId, long token, Predicate<DocumentSnapshot> also, Map<String, Object> fields,
       SideWrites writes, Create create, String action) {
     DocumentReference ref = records.document(recordId);
+    try {
+      return heldByToken(ref, token, also, fields, writes, create, action);
+    } catch (RuntimeException e) {
+      // As for a takeover: a commit applied whose answer was lost comes back as a closed transaction.
+      if (e instanceof LeaseLost || !appliedAlready(recordId, fields, e)) {
+        throw e;
+      }
+      return true;
+    }
+  }
+
+  private boolean heldByToken(DocumentReference ref, long token, Predicate<DocumentSnapshot> also,
+      Map<String, Object> fields, SideWrites writes, Create create, String action) {
     return await(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
       serverClock.observe(snapshot.getReadTime());
+      if (snapshot.exists() && Objects.equals(snapshot.getString(NONCE), fields.get(NONCE))) {
+        // This write was applied already: the one-write commit, or this transaction's own, lost its answer and was
+        // resent (refused by its precondition) or is being run again.
+        return true;
+      }
       if (!snapshot.exists()
           || !RecordState.CLAIMED.name().equals(snapshot.getString(STATE))
           || !Objects.equals(snapshot.getLong(TOKEN), token)
@@ -418,6 +534,16 @@ public final class FirestoreLedger implements Ledger {
       writes.addTo(new FirestoreWrites(db, tx));
       return true;
     }, MoreExecutors.directExecutor()), takeoverOptions), action + " the claim");
+  }
+
+  /**
+   * A failure after which the commit may have been applied, its answer lost: the token transaction then finds out (the
+   * record bears the write's nonce), or makes the write itself, which the first commit's update-time precondition
+   * keeps from landing a second time should it still arrive.
+   */
+  private static boolean mayHaveApplied(RuntimeException e) {
+    return e instanceof LedgerUnavailable || StatusCodes.is(e, "DEADLINE_EXCEEDED") || StatusCodes.is(e, "UNAVAILABLE")
+        || StatusCodes.is(e, "INTERNAL");
   }
 
   static LeaseLost leaseLost(Claim claim, String action) {

@@ -21,6 +21,11 @@ import java.util.function.Consumer;
  * commit, values Firestore cannot hold refused — for the unit tests of functions that use the library. The same
  * contract tests run against both. Its clock is the store's ("server") clock: tests move time by passing one they
  * control. Not for production: nothing is shared between instances.
+ *
+ * <p>What it cannot model: a write applied whose answer is lost. Every call here is answered, so nothing is resent —
+ * no create resent that meets its own record, no transaction body run again, no increment applied twice — and it
+ * keeps no {@code nonce}. The tests of those cases ({@code *Resend*}) run the real Firestore client against the
+ * emulator with the answers lost on the wire; a test here can only throw after a call, as {@code OnceTest} does.
  */
 public final class InMemoryLedger implements Ledger {
   private final LedgerConfig config;
@@ -144,6 +149,7 @@ public final class InMemoryLedger implements Ledger {
       Instant leaseExpiresAt = readTime().plus(lease);
       stored.leaseExpiresAt = leaseExpiresAt;
       stored.updatedAt = writeTime(clock.instant());
+      stored.expireAt = stored.updatedAt.plus(config.retention());
       return claim.renewed(leaseExpiresAt, claim.writtenAt() == null ? null : stored.updatedAt, lease);
     }
   }
@@ -163,6 +169,8 @@ public final class InMemoryLedger implements Ledger {
         return Optional.empty();
       }
       Claim created = create(nextId, claim.key(), next.effect(), next.options());
+      // One commit, one time, as in Firestore: the next claim is created when the completion is written.
+      store.records.get(nextId).createdAt = store.records.get(claim.recordId()).updatedAt;
       return Optional.of(claim.writtenAt() == null ? created.renewed(created.leaseExpiresAt(), null, created.lease()) : created);
     }
   }
@@ -187,6 +195,7 @@ public final class InMemoryLedger implements Ledger {
       stored.calls = claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED, FirestoreLedger.truncate(error, 300));
       stored.spent = mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1;
       stored.updatedAt = now;
+      stored.expireAt = now.plus(config.retention());
     }
   }
 
@@ -203,6 +212,7 @@ public final class InMemoryLedger implements Ledger {
       stored.token = token + 1;
       stored.leaseExpiresAt = now;
       stored.updatedAt = now;
+      stored.expireAt = now.plus(config.retention());
       stored.releasedBy = by;
       stored.releasedAt = now;
       stored.releaseReason = FirestoreLedger.truncate(reason);

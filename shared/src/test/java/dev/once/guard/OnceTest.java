@@ -473,6 +473,25 @@ class OnceTest {
   }
 
   @Test
+  void aCompletionAloneWhoseAnswerIsLost_leavesTheNextEffectsLiveClaim_toItsHolder() {
+    Claim publishing = assertInstanceOf(ClaimResult.Acquired.class, ledger.claim(KEY, "publish")).claim();
+    Ledger answerLost = new ForwardingLedger(ledger) {
+      @Override
+      public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
+        super.complete(claim, outcome, writes, next); // the next effect exists: completed alone
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+      }
+    };
+    assertInstanceOf(Processed.class, new Once(answerLost).runCommitted(KEY, "analyse",
+        Policy.DEFAULT.then("publish"), attempt -> Completion.of(Map.of("status", "analysed"), SideWrites.NONE)));
+
+    LedgerRecord publish = ledger.lookup(KEY, "publish").orElseThrow();
+    assertEquals(null, publish.released(), "not released: this commit did not make it");
+    assertEquals(publishing.token(), publish.token());
+    assertTrue(publish.leaseLive(), "its holder still holds it");
+  }
+
+  @Test
   void aCommitResentByTheClient_andRefusedAsStale_isTheHoldersOwn_soNotALostLease() {
     Ledger resent = new ForwardingLedger(ledger) {
       @Override

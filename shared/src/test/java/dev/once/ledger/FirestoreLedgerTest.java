@@ -8,7 +8,6 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.ClaimResult.Busy;
-import dev.once.local.Await;
 import dev.once.testing.TestFirestore;
 import java.time.Clock;
 import java.time.Duration;
@@ -37,19 +36,9 @@ class FirestoreLedgerTest extends LedgerContract {
     return new FirestoreLedger(db, config.withLease(lease));
   }
 
-  /** Waits (with a deadline) until Firestore's own clock, read from its answers, has moved on by {@code duration}. */
   @Override
   void passTime(Duration duration) {
-    Instant until = serverNow().plus(duration);
-    Await.until(duration.plusSeconds(15), () -> !serverNow().isBefore(until), "Firestore's clock to pass " + until);
-  }
-
-  private Instant serverNow() {
-    try {
-      return Times.instant(db.collection("probe").document("clock").get().get().getReadTime());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    TestFirestore.passTime(duration);
   }
 
   @Override

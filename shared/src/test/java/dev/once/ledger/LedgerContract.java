@@ -220,6 +220,21 @@ abstract class LedgerContract {
   }
 
   @Test
+  void renewalAndRelease_moveExpireAt_toTheirOwnTimePlusRetention() {
+    Ledger ledger = ledger();
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
+    Instant claimed = ledger.lookup(KEY, EFFECT).orElseThrow().expireAt();
+    passTime(Duration.ofMillis(1100));
+    claim = ledger.renew(claim, LONG_LEASE);
+    Instant renewed = ledger.lookup(KEY, EFFECT).orElseThrow().expireAt();
+    assertTrue(renewed.isAfter(claimed.plusSeconds(1)), "renewed: " + claimed + " → " + renewed);
+    passTime(Duration.ofMillis(1100));
+    ledger.release(claim, "deferred: over the budget", false, SideWrites.NONE);
+    Instant released = ledger.lookup(KEY, EFFECT).orElseThrow().expireAt();
+    assertTrue(released.isAfter(renewed.plusSeconds(1)), "released: " + renewed + " → " + released);
+  }
+
+  @Test
   void lookup_reportsStateAttemptsLeaseAndError() {
     Ledger ledger = ledger();
     assertTrue(ledger.lookup(KEY, EFFECT).isEmpty());

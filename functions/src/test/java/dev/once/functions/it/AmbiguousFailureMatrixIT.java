@@ -10,6 +10,7 @@ import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
+import dev.once.local.net.TcpProxy;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
 import java.io.IOException;
@@ -69,7 +70,18 @@ class AmbiguousFailureMatrixIT {
   private static final List<MatrixTally> TABLE = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, CompletableFuture<Void>> BATCH_CELLS = new LinkedHashMap<>();
 
+  /**
+   * The ways a completing commit loses its answer at the ledger's fault point ({@code CrashPoints.answerLost}): a
+   * late answer and a 500 cannot be made on the wire without breaking the HTTP/2 connection's header compression.
+   * A reset is made on the wire, by a proxy in front of Firestore ({@link #firestore}, {@link #batchFirestore}).
+   */
+  private static final List<Kind> ATTHEFAULTPOINT = List.of(Kind.LATE, Kind.SERVER_ERROR);
+
   private static MatrixStack sync;
+  /** Between the sync stack's DocumentUploaded and Firestore. */
+  private static TcpProxy firestore;
+  /** Between the batch stack's GeminiWebhook and GeminiReconciler and Firestore (from its commit cell on). */
+  private static TcpProxy batchFirestore;
   private static MatrixStack batch;
   private static ExecutorService batchThread;
   private static Path faultLog;
@@ -115,10 +127,15 @@ class AmbiguousFailureMatrixIT {
     CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
         config.batch()), true));
     sync = MatrixStack.start(config);
-    sync.stack.restart("DocumentUploaded", answerLost("complete:analyse", kind -> "gcs:inbox/"
+    // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the reset cell's completing
+    // commits on the wire; the late and 500 cells' commits fail at the fault point (see commitCompletingTheAnalysis).
+    firestore = TcpProxy.start(sync.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
+    sync.stack.restartWithEnv("DocumentUploaded", Map.of("FIRESTORE_EMULATOR_HOST", firestore.hostPort()));
+    sync.stack.restart("DocumentUploaded", answerLost("complete:analyse", ATTHEFAULTPOINT, kind -> "gcs:inbox/"
         + folder(commitCell(kind)) + "/.*"));
     warm(sync, false);
     batch = batchStarting.join();
+    batchFirestore = TcpProxy.start(batch.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
     batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
     for (Kind kind : Kind.values()) {
       inBackground("batches.create " + kind, () -> batchesCreateCell(kind));
@@ -156,6 +173,11 @@ class AmbiguousFailureMatrixIT {
     Path table = faultLog.resolveSibling("ambiguous-failure-matrix.md");
     Files.write(table, rows, StandardCharsets.UTF_8);
     System.out.println("ambiguous-failure matrix, per document (" + table + "):\n" + String.join("\n", rows));
+    for (TcpProxy proxy : new TcpProxy[] {firestore, batchFirestore}) {
+      if (proxy != null) {
+        proxy.close();
+      }
+    }
     for (MatrixStack matrix : new MatrixStack[] {sync, batch}) {
       if (matrix != null) {
         matrix.close();
@@ -287,9 +309,10 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes the analysis (the analysis, the bill and the publish claim in one) applied, its answer
-   * lost: the holder finds the analysis done with one read, so Gemini is never called again, and gives up the publish
-   * claim that commit made, so the same delivery publishes at once. The three ways run side by side (the fault point
-   * targets keys).
+   * lost, so Gemini is never called again and the same delivery publishes at once. Reset: on the wire, by the proxy
+   * in front of Firestore (the real client resends the commit, and the ledger recognises its own completion by its
+   * nonce and hands over the publish claim). Late and 500: at the ledger's fault point (the holder finds the analysis
+   * done with one read and gives up the publish claim that commit made). The three ways run side by side.
    */
   @Order(5)
   @Test
@@ -297,23 +320,35 @@ class AmbiguousFailureMatrixIT {
     Instant started = Instant.now();
     long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
     Map<Kind, List<String>> cells = new LinkedHashMap<>();
+    long pickedBefore = firestore.counters().get("picked");
+    for (int i = 0; i < DOCUMENTS; i++) {
+      // The commit completing this document's analysis: its analysis and bill carry its key, its record turns DONE.
+      firestore.dropAnswerOnceToRequestHolding(String.format("%s/doc-%02d.pdf#", folder(commitCell(Kind.RESET)), i),
+          "DONE");
+    }
     for (Kind kind : Kind.values()) {
       cells.put(kind, sync.upload(commitCell(kind)));
     }
     sync.settle(cells.values().stream().flatMap(List::stream).toList(), false);
+    firestore.stopDroppingAnswers();
     assertEquals(3L * DOCUMENTS, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
         "one paid call per document");
     for (Map.Entry<Kind, List<String>> cell : cells.entrySet()) {
       List<String> keys = cell.getValue();
-      int faults = answersLost("complete:analyse", keys);
+      boolean onTheWire = !ATTHEFAULTPOINT.contains(cell.getKey());
+      int faults = onTheWire ? (int) (firestore.counters().get("picked") - pickedBefore)
+          : answersLost("complete:analyse", keys);
       MatrixTally tally = tally("Firestore commit completing analyse", cell.getKey().label, faults, started,
           sync.measure(keys, false));
       assertEquals(DOCUMENTS, faults, "one lost answer per document");
       assertSyncOutcomes(tally);
       for (String key : keys) {
         assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "one try, one Gemini call for " + key);
-        assertEquals(List.of("abandoned", "done"), sync.outcomes(key, "publish"),
-            "the publish claim the commit made, given up and claimed again by the same delivery: " + key);
+        // On the wire the client resends the commit, and the ledger recognises its own completion (its nonce) and
+        // hands over the publish claim that commit made; at the fault point the guard finds it done with one read
+        // and gives that claim up, so the same delivery claims it again at once.
+        assertEquals(onTheWire ? List.of("done") : List.of("abandoned", "done"), sync.outcomes(key, "publish"),
+            "the publish claim the commit made, held on or claimed again by the same delivery: " + key);
       }
     }
   }
@@ -399,8 +434,9 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes a batch job (every document's analysis and bill, and the job's publish claim) applied,
-   * its answer lost: the holder finds it done with one read and gives up the publish claim the commit made, so the
-   * same delivery publishes at once. The three ways side by side, over 30 jobs.
+   * its answer lost, so the same delivery publishes at once: reset on the wire (the ledger recognises its own
+   * completion and hands over the publish claim), late and 500 at the fault point (the holder finds it done with one
+   * read and gives up the publish claim the commit made). The three ways side by side, over 30 jobs.
    */
   private static void commitCompletingABatchJobCells() {
     Instant started = Instant.now();
@@ -410,24 +446,33 @@ class AmbiguousFailureMatrixIT {
       cells.put(kind, batch.upload("commit-complete-" + kind.label));
       jobs.put(kind, batch.submittedJobs(cells.get(kind)));
     }
-    List<String> flags = answerLost("complete:complete", kind -> "gemini:batches/(" + jobs.get(kind).values()
-        .stream().map(job -> job.substring("batches/".length())).collect(Collectors.joining("|")) + ")");
-    batch.stack.restart("GeminiWebhook", flags);
-    batch.stack.restart("GeminiReconciler", flags);
+    List<String> flags = answerLost("complete:complete", ATTHEFAULTPOINT, kind -> "gemini:batches/("
+        + jobs.get(kind).values().stream().map(job -> job.substring("batches/".length()))
+        .collect(Collectors.joining("|")) + ")");
+    // The commit completing a job: its record turns DONE and the publish claim it makes carries the job's key.
+    jobs.get(Kind.RESET).values().forEach(job -> batchFirestore.dropAnswerOnceToRequestHolding("gemini:" + job, "DONE"));
+    long pickedBefore = batchFirestore.counters().get("picked");
+    for (String function : List.of("GeminiWebhook", "GeminiReconciler")) {
+      batch.stack.restartWithEnv(function, Map.of("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort()));
+      batch.stack.restart(function, flags);
+    }
     jobs.values().forEach(cell -> batch.finish(cell.values()));
     batch.settle(cells.values().stream().flatMap(List::stream).toList(), true);
+    batchFirestore.stopDroppingAnswers();
 
     for (Kind kind : Kind.values()) {
       List<String> jobKeys = jobs.get(kind).values().stream().map(job -> "gemini:" + job).toList();
-      int faults = answersLost("complete:complete", jobKeys);
+      boolean onTheWire = !ATTHEFAULTPOINT.contains(kind);
+      int faults = onTheWire ? (int) (batchFirestore.counters().get("picked") - pickedBefore)
+          : answersLost("complete:complete", jobKeys);
       MatrixTally tally = tally("Firestore commit completing a batch job", kind.label, faults, started,
           batch.measure(cells.get(kind), true));
       assertEquals(DOCUMENTS, faults, "one lost answer per job");
       assertBatchOutcomes(tally);
       for (String jobKey : jobKeys) {
         assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
-        assertEquals(List.of("abandoned", "done"), batch.outcomes(jobKey, "publish"),
-            "the publish claim the commit made, given up and claimed again by the same delivery: " + jobKey);
+        assertEquals(onTheWire ? List.of("done") : List.of("abandoned", "done"), batch.outcomes(jobKey, "publish"),
+            "the publish claim the commit made, held on or claimed again by the same delivery: " + jobKey);
       }
     }
   }
@@ -480,9 +525,9 @@ class AmbiguousFailureMatrixIT {
   }
 
   /** JVM flags making the commit completing {@code point}'s effect lose its answer, for the keys of each way. */
-  private static List<String> answerLost(String point, Function<Kind, String> keys) {
+  private static List<String> answerLost(String point, List<Kind> kinds, Function<Kind, String> keys) {
     List<String> flags = new ArrayList<>(List.of("-Donce.fault.answer-lost=" + point, "-Donce.crash.log=" + faultLog));
-    for (Kind kind : Kind.values()) {
+    for (Kind kind : kinds) {
       flags.add(kind.answerLostProperty() + "=" + keys.apply(kind));
     }
     return flags;

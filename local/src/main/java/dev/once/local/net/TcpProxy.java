@@ -13,8 +13,11 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,12 +33,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       connection reset, so the client sees a failure for work that was done. For HTTP/2 (gRPC, which the Google
  *       clients speak to the emulators) connection-level frames still pass, so the connection comes up; the first
  *       complete answer on a stream is what triggers the reset. For HTTP/1.x the first byte of the answer does.</li>
+ *   <li>{@link #dropAnswerOnceToRequestHolding(String...)}: the same for one HTTP/2 request picked by what its body
+ *       holds (a Firestore commit naming a document and a value), so a test can lose the answer of one write among
+ *       a function's many calls: the request is relayed and carried out, and at the end of its answer the connection
+ *       is reset instead. gRPC bodies are protobuf, in which strings stand as their UTF-8 bytes.</li>
  *   <li>{@link #resetConnectionFrom(InetSocketAddress)}: resets one client's connection on the server's request;
  *       how {@code LocalServer} lets a stand-in answer with a TCP RST.</li>
  * </ul>
  * Counters: {@code connections} (relayed), {@code refused} (dropped while cut), {@code answersDropped} (connections
  * reset after the server answered a request on them: at least one request carried out, its answer lost),
- * {@code resets} (connections reset on the server's request).
+ * {@code picked} (requests picked by {@link #dropAnswerOnceToRequestHolding}: each loses its answer, at its own end
+ * or with its connection when another's answer ended first), {@code resets} (connections reset on the server's
+ * request).
  */
 public final class TcpProxy implements AutoCloseable {
   private static final byte[] HTTP2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
@@ -54,6 +63,8 @@ public final class TcpProxy implements AutoCloseable {
   private volatile long dropUntilNanos = System.nanoTime();
   private volatile boolean cut;
   private volatile boolean closed;
+  /** Requests whose answer is to be lost, each once: all of its byte strings in one request's body. */
+  private final List<List<byte[]>> targets = new CopyOnWriteArrayList<>();
 
   /**
    * One relayed connection. {@code http2} tells whether the client opened with the HTTP/2 preface; {@code
@@ -66,6 +77,8 @@ public final class TcpProxy implements AutoCloseable {
     final boolean dropAnswers;
     final CountDownLatch protocolKnown = new CountDownLatch(1);
     volatile boolean http2;
+    /** HTTP/2 streams whose answer this link loses: requests that matched a target. */
+    final Set<Integer> doomed = ConcurrentHashMap.newKeySet();
 
     Link(Socket client, Socket upstream, boolean dropAnswers) {
       this.client = client;
@@ -139,10 +152,19 @@ public final class TcpProxy implements AutoCloseable {
     dropUntilNanos = System.nanoTime() + window.toNanos();
   }
 
-  /** Disarms {@link #dropAnswersOfNext} and {@link #dropAnswersFor}. */
+  /**
+   * The next HTTP/2 request whose body holds every one of {@code parts} (as UTF-8) is carried out and loses its
+   * answer: where the answer ends, the connection is reset. Once; arm it again for another request.
+   */
+  public void dropAnswerOnceToRequestHolding(String... parts) {
+    targets.add(java.util.Arrays.stream(parts).map(part -> part.getBytes(StandardCharsets.UTF_8)).toList());
+  }
+
+  /** Disarms {@link #dropAnswersOfNext}, {@link #dropAnswersFor} and {@link #dropAnswerOnceToRequestHolding}. */
   public void stopDroppingAnswers() {
     dropNextConnections.set(0);
     dropUntilNanos = System.nanoTime();
+    targets.clear();
   }
 
   /**
@@ -202,19 +224,28 @@ public final class TcpProxy implements AutoCloseable {
     return link.dropAnswers || System.nanoTime() - dropUntilNanos < 0;
   }
 
-  /** Client to server, unchanged; decides from the client's first bytes whether it speaks HTTP/2. */
+  /**
+   * Client to server, unchanged; decides from the client's first bytes whether it speaks HTTP/2, and then reads its
+   * frames as they pass, for requests to lose the answer of.
+   */
   private void pumpRequests(Link link) {
     byte[] buffer = new byte[16 * 1024];
     int matched = 0; // bytes of the HTTP/2 preface seen so far; -1 once the client said something else
+    RequestFrames frames = new RequestFrames(link);
     try (InputStream in = link.client.getInputStream(); OutputStream out = link.upstream.getOutputStream()) {
       int read;
       while ((read = in.read(buffer)) >= 0) {
+        int framesFrom = 0;
         for (int i = 0; i < read && matched >= 0 && matched < HTTP2_PREFACE.length; i++) {
           matched = buffer[i] == HTTP2_PREFACE[matched] ? matched + 1 : -1;
+          framesFrom = i + 1;
         }
         if (matched < 0 || matched == HTTP2_PREFACE.length) {
           link.http2 = matched > 0;
           link.protocolKnown.countDown();
+        }
+        if (matched == HTTP2_PREFACE.length) {
+          frames.feed(buffer, framesFrom, read - framesFrom);
         }
         out.write(buffer, 0, read);
         out.flush();
@@ -225,6 +256,69 @@ public final class TcpProxy implements AutoCloseable {
       link.protocolKnown.countDown();
       reset(link);
     }
+  }
+
+  /**
+   * The client's HTTP/2 frames, reassembled from the bytes relayed: each stream's DATA is kept until a target's
+   * byte strings are all in it (the stream is then doomed, the target spent) or the stream ends.
+   */
+  private final class RequestFrames {
+    private final Link link;
+    private final java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+    private final Map<Integer, java.io.ByteArrayOutputStream> bodies = new java.util.HashMap<>();
+
+    RequestFrames(Link link) {
+      this.link = link;
+    }
+
+    void feed(byte[] bytes, int from, int length) {
+      pending.write(bytes, from, length);
+      byte[] all = pending.toByteArray();
+      int at = 0;
+      while (all.length - at >= 9) {
+        int size = ((all[at] & 0xff) << 16) | ((all[at + 1] & 0xff) << 8) | (all[at + 2] & 0xff);
+        if (all.length - at < 9 + size) {
+          break;
+        }
+        int type = all[at + 3] & 0xff;
+        int flags = all[at + 4] & 0xff;
+        int stream = ((all[at + 5] & 0x7f) << 24) | ((all[at + 6] & 0xff) << 16) | ((all[at + 7] & 0xff) << 8)
+            | (all[at + 8] & 0xff);
+        if (type == HTTP2_DATA && stream != 0 && (!targets.isEmpty() || bodies.containsKey(stream))) {
+          bodies.computeIfAbsent(stream, s -> new java.io.ByteArrayOutputStream()).write(all, at + 9, size);
+          match(stream, bodies.get(stream).toByteArray());
+        }
+        if ((type == HTTP2_DATA || type == HTTP2_HEADERS) && (flags & HTTP2_END_STREAM) != 0) {
+          bodies.remove(stream);
+        }
+        at += 9 + size;
+      }
+      pending.reset();
+      pending.write(all, at, all.length - at);
+    }
+
+    private void match(int stream, byte[] body) {
+      for (List<byte[]> target : targets) {
+        if (target.stream().allMatch(part -> indexOf(body, part) >= 0) && targets.remove(target)) {
+          link.doomed.add(stream);
+          counters.increment("picked");
+          return;
+        }
+      }
+    }
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
   }
 
   /** Server to client: forwarded, unless this link is dropping answers. */
@@ -277,7 +371,7 @@ public final class TcpProxy implements AutoCloseable {
       if (payload.length < length) {
         return;
       }
-      if (stream != 0 && dropping(link)) {
+      if (stream != 0 && (dropping(link) || link.doomed.contains(stream))) {
         boolean ended = type == HTTP2_RST_STREAM
             || ((type == HTTP2_DATA || type == HTTP2_HEADERS) && (flags & HTTP2_END_STREAM) != 0);
         if (ended) {
