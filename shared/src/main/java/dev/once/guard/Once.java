@@ -9,7 +9,6 @@ import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
-import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
@@ -68,7 +67,7 @@ public final class Once {
    * be claimed.
    */
   public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
-    String id = FirestoreLedger.recordId(key, effect);
+    String id = Ledger.recordId(key, effect);
     Optional<ClaimResult> known = settled.get(id, fingerprint);
     if (known.isPresent()) {
       return Optional.of(answer(key, effect, known.get()));
@@ -115,7 +114,7 @@ public final class Once {
 
   /** As {@link #run}, for an effect whose writes commit with its completion. */
   public Outcome runCommitted(IdempotencyKey key, String effect, Policy policy, CommittedEffect action) {
-    String id = FirestoreLedger.recordId(key, effect);
+    String id = Ledger.recordId(key, effect);
     Optional<ClaimResult> known = settled.get(id, policy.fingerprint());
     if (known.isPresent()) {
       return answer(key, effect, known.get());

@@ -43,7 +43,7 @@ final class FirestoreWrites implements DocumentWrites {
     return db.collection(collection).document(id);
   }
 
-  /** The fields with the store's own values (server time, increments) as Firestore's sentinels. */
+  /** The fields with the store's own values (server time, increments) as Firestore's sentinels, times as its own. */
   static Map<String, Object> resolve(Map<String, Object> fields) {
     Map<String, Object> resolved = new LinkedHashMap<>();
     fields.forEach((name, value) -> resolved.put(name, resolveValue(value)));
@@ -54,6 +54,9 @@ final class FirestoreWrites implements DocumentWrites {
   private static Object resolveValue(Object value) {
     if (value == Special.SERVER_TIME) {
       return FieldValue.serverTimestamp();
+    }
+    if (value instanceof java.time.Instant instant) {
+      return Times.timestamp(instant);
     }
     if (value instanceof Increment increment) {
       return FieldValue.increment(increment.amount());

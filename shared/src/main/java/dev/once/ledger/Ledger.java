@@ -89,6 +89,11 @@ public interface Ledger {
   /** The store's time as this instance best tells it (asking the store once if this instance never did). */
   Instant now();
 
+  /** The id of (key, effect)'s record, in every store: a hash, because keys hold '/' and arbitrary user text. */
+  static String recordId(IdempotencyKey key, String effect) {
+    return LedgerStateMachine.recordId(key, effect);
+  }
+
   /** A ledger built on first use: an instance that never handles an event never builds its store's client. */
   static Ledger lazy(Supplier<? extends Ledger> factory) {
     return new LazyLedger(factory);

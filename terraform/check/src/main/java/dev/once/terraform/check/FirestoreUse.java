@@ -30,7 +30,8 @@ import java.util.Set;
  * field names are resolved from string literals and {@code static final String} constants, through local
  * variables, fields and a method's parameters (by the arguments of its calls in the same file). A collection named
  * through an accessor {@code x.collection()} is the configured ledger collection ({@code LedgerConfig.collection()},
- * whose default is {@code OnceSetting.ONCE_COLLECTION}'s).
+ * whose default is {@code OnceSetting.ONCE_COLLECTION}'s), and so is the collection of a ledger record built as a
+ * {@code RecordWrite}.
  */
 public final class FirestoreUse {
   /** How a query uses one field. */
@@ -119,6 +120,9 @@ public final class FirestoreUse {
       if (isDocumentWrite(call)) {
         opened.addAll(collectionOf(source, call, 0));
       }
+      if (isRecordWrite(call)) {
+        opened.add(ledgerCollection);
+      }
       if (isQueryCall(call) && isTopOfChain(call)) {
         addQuery(source, call);
       }
@@ -137,6 +141,15 @@ public final class FirestoreUse {
    */
   private static boolean isDocumentWrite(MethodCallExpr call) {
     return DOCUMENT_WRITES.contains(call.getNameAsString()) && call.getArguments().size() == 3 && call.getScope().isPresent();
+  }
+
+  /**
+   * A write of a ledger record through the library's store, {@code RecordWrite.create(id, fields)} (also
+   * {@code update}): the file that builds it writes the configured ledger collection, whichever store opens it.
+   */
+  private static boolean isRecordWrite(MethodCallExpr call) {
+    return (call.getNameAsString().equals("create") || call.getNameAsString().equals("update"))
+        && call.getScope().map(scope -> scope.toString().equals("RecordWrite")).orElse(false);
   }
 
   /**

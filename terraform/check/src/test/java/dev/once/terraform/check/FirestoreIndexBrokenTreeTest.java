@@ -35,7 +35,7 @@ class FirestoreIndexBrokenTreeTest {
 
   @Test
   void anUnqueriedLedgerFieldNotExempted_isReported() {
-    assertOneFinding(CODE.findings(MONOTONIC_FIELD_INDEXED.config()), "shared/src/main/java/dev/once/ledger/FirestoreLedger.java",
+    assertOneFinding(CODE.findings(MONOTONIC_FIELD_INDEXED.config()), "shared/src/main/java/dev/once/ledger/LedgerStateMachine.java",
         "idempotency.leaseExpiresAt", "no query needs it, but it is not exempted", "500 writes per second",
         "google_firestore_field.ledger_unindexed");
   }
