@@ -1,5 +1,5 @@
-# The (default) database the code opens (it names no database), the ledger's TTL policy and index exemptions,
-# and rules that shut out the client SDKs.
+# The (default) database the code opens (it names no database), the TTL policies of the ledger and of the spending
+# guard's markers, index exemptions, and rules that shut out the client SDKs.
 
 resource "google_firestore_database" "default" {
   project     = var.project_id
@@ -182,7 +182,21 @@ resource "google_firestore_field" "billing_unindexed" {
   index_config {}
 }
 
-# The spending guard's counters (shared/…/budget/SpendCounters.java): read by id only, changed by increments.
+# TTL: Firestore deletes a spending guard's marker (one per reservation and per step-back, beside the counters) some
+# time after its expireAt, a day after its commit: it only has to outlive the client's resends of that commit. The
+# counters have no expireAt and are kept: they are what each day cost. Never queried, so exempted too.
+resource "google_firestore_field" "budget_expire_at" {
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "budget"
+  field      = "expireAt"
+
+  ttl_config {}
+  index_config {}
+}
+
+# The spending guard's counters and markers (shared/…/budget/SpendCounters.java): read by id only, changed by
+# increments (the markers: created once).
 resource "google_firestore_field" "budget_unindexed" {
   for_each = toset([
     "day",

@@ -4,6 +4,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
+import java.time.Duration;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -28,6 +29,13 @@ public final class SpendCounters {
   static final String SPENT = "spentMicroUsd";
   static final String RESERVED = "reservedMicroUsd";
   static final String UPDATED_AT = "updatedAt";
+  /** A marker's expiry, the field of the collection's TTL policy (terraform/firestore.tf); counters have none. */
+  public static final String EXPIRE_AT = "expireAt";
+  /**
+   * How long a marker is kept: it only has to outlive the client's resends of its commit (within the call's
+   * deadline, seconds), and the TTL service deletes it within a day or so after this.
+   */
+  static final Duration MARKER_RETENTION = Duration.ofDays(1);
 
   private final Ledger ledger;
 
@@ -55,13 +63,15 @@ public final class SpendCounters {
    * Commits {@code writes} (increments, which a second application would add again) with a marker document
    * {@code marker} created in the same commit. The store's client resends a commit whose answer was lost; resent
    * after it was applied, the commit now fails (the marker exists) and adds nothing, and any failure is followed by
-   * one read: a marker that exists means the commit was applied, so it succeeded. Markers stay beside the counters
-   * (one small document per reservation and per step-back); nothing reads them but this.
+   * one read: a marker that exists means the commit was applied, so it succeeded. Markers lie beside the counters
+   * (one small document per reservation and per step-back) until their {@code expireAt}, a day on, when Firestore's
+   * TTL policy deletes them; nothing reads them but this. The counters are kept: they are what a day cost.
    */
   void commitOnce(SideWrites writes, String marker, LocalDate day) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put(DAY, day.toString());
     fields.put(UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(EXPIRE_AT, ledger.now().plus(MARKER_RETENTION));
     try {
       ledger.commit(writes.and(documents -> documents.create(COLLECTION, marker, fields)));
     } catch (RuntimeException e) {

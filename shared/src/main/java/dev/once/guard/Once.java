@@ -195,7 +195,6 @@ public final class Once {
     Optional<Claim> next;
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
-      CrashPoints.answerLost("complete", claim.effect(), claim.key()); // tests only: applied, then its answer lost
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.

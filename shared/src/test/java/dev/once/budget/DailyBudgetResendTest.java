@@ -1,10 +1,13 @@
 package dev.once.budget;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.guard.Deferral;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
@@ -19,11 +22,14 @@ import dev.once.testing.TestFirestore;
 import io.grpc.Status;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -115,6 +121,37 @@ class DailyBudgetResendTest {
       assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE));
 
       assertEquals(new DaySpend(day().day(), 0, 950), day(), "taken off once: " + loss);
+    }
+  }
+
+  @Test
+  void theMarkersExpireADayAfterTheirCommit_theCountersNever() throws Exception {
+    DailyBudget budget = budget(1_000);
+    budget.reserve(key("first"), 100, reason -> SideWrites.NONE);
+    new DailyBudget(other, 1_000, ZoneOffset.UTC, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+    Instant now = other.now();
+    assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)); // and steps back
+
+    Map<String, Instant> markers = new TreeMap<>();
+    int counters = 0;
+    for (QueryDocumentSnapshot document : TestFirestore.client().collection(SpendCounters.COLLECTION).get().get()) {
+      if (document.contains(SpendCounters.RESERVED)) {
+        counters++;
+        assertEquals(null, document.get(SpendCounters.EXPIRE_AT), "a counter is kept: " + document.getId());
+      } else {
+        Timestamp expireAt = document.getTimestamp(SpendCounters.EXPIRE_AT);
+        assertNotNull(expireAt, "a marker expires: " + document.getId());
+        markers.put(document.getId(), expireAt.toDate().toInstant());
+      }
+    }
+    assertTrue(counters >= 1);
+    assertEquals(3, markers.keySet().stream().filter(id -> id.endsWith("-reserved")).count(), markers::toString);
+    assertEquals(1, markers.keySet().stream().filter(id -> id.endsWith("-stepped-back")).count(), markers::toString);
+    assertEquals(4, markers.size(), "three reservations and a step-back: " + markers);
+    for (Instant expireAt : markers.values()) {
+      Duration kept = Duration.between(now, expireAt);
+      assertTrue(kept.compareTo(Duration.ofDays(1).minusMinutes(1)) > 0 && kept.compareTo(Duration.ofDays(1)
+          .plusMinutes(1)) < 0, "a day on: " + kept);
     }
   }
 

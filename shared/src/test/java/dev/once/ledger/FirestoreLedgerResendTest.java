@@ -26,6 +26,15 @@ class FirestoreLedgerResendTest {
   private static final String EFFECT = "analyse";
   private static final String COMMIT = "Commit";
   private static final Duration SHORT_LEASE = Duration.ofMillis(1500);
+  /** How a write's answer is lost: once and twice to UNAVAILABLE (the client resends), once late (it does not). */
+  private static final List<List<Status.Code>> LOSSES = List.of(List.of(Status.Code.UNAVAILABLE),
+      List.of(Status.Code.UNAVAILABLE, Status.Code.UNAVAILABLE), List.of(Status.Code.DEADLINE_EXCEEDED));
+  /**
+   * What each of {@link #LOSSES} costs a holder's one-write commit (fenced by its update time): resent until its
+   * precondition fails, then one token transaction finds the nonce; late, not resent.
+   */
+  private static final List<String> ONE_WRITE = List.of("3 commits, 1 transactions", "4 commits, 1 transactions",
+      "2 commits, 1 transactions");
   private static final LostAnswers faults = new LostAnswers();
   private static final Firestore lossy = LostAnswers.client(faults);
 
@@ -71,7 +80,14 @@ class FirestoreLedgerResendTest {
 
   /** A record whose first holder's lease has run out: the next claim is a takeover. */
   private void expiredClaim() {
-    acquired(new FirestoreLedger(TestFirestore.client(), config.withLease(SHORT_LEASE)).claim(KEY, EFFECT));
+    expiredClaims(KEY);
+  }
+
+  private void expiredClaims(IdempotencyKey... keys) {
+    FirestoreLedger shortLeases = new FirestoreLedger(TestFirestore.client(), config.withLease(SHORT_LEASE));
+    for (IdempotencyKey key : keys) {
+      acquired(shortLeases.claim(key, EFFECT));
+    }
     TestFirestore.passTime(SHORT_LEASE.plusMillis(100));
   }
 
@@ -138,6 +154,18 @@ class FirestoreLedgerResendTest {
   }
 
   @Test
+  void aTakeoverWhoseTransactionsCommitAnswerIsLostTwice_isResentTwice_andTheTakersOwn() {
+    expiredClaim();
+    int[] before = onTheWire();
+    faults.letThrough(COMMIT, 1).loseNext(COMMIT, 2, Status.Code.UNAVAILABLE);
+
+    Claim claim = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS));
+
+    assertEquals("4 commits, 1 transactions", since(before), "the create, the takeover's commit and two resends");
+    assertTakenOverOnce(claim);
+  }
+
+  @Test
   void aTakeoverWhoseCommitAnswerIsLostTwice_theLastLate_runsItsBodyAgain_andIsTheTakersOwn() {
     expiredClaim();
     int before = commits();
@@ -170,14 +198,14 @@ class FirestoreLedgerResendTest {
     Claim claim = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS));
     LedgerRecord claimed = record(EFFECT);
     // Resent, the one-write renewal fails its update-time precondition and the token transaction finds its nonce;
-    // the claim is fenced by its token from then on, so the late one is a transaction whose body runs again.
-    Map<Status.Code, String> wire = Map.of(Status.Code.UNAVAILABLE, "3 commits, 1 transactions",
-        Status.Code.DEADLINE_EXCEEDED, "2 commits, 2 transactions");
-    for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
+    // the claim is fenced by its token from then on: lost twice, the transaction's commit is resent twice and
+    // refused as closed, then one read finds the nonce; late, the transaction's body runs again.
+    List<String> wire = List.of("3 commits, 1 transactions", "3 commits, 1 transactions", "2 commits, 2 transactions");
+    for (int i = 0; i < LOSSES.size(); i++) {
       int[] before = onTheWire();
-      faults.loseNext(COMMIT, 1, how);
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
       claim = ledger.renew(claim, Duration.ofMinutes(20));
-      assertEquals(wire.get(how), since(before), how.toString());
+      assertEquals(wire.get(i), since(before), LOSSES.get(i).toString());
     }
     LedgerRecord renewed = record(EFFECT);
     assertEquals(1, renewed.token());
@@ -199,25 +227,22 @@ class FirestoreLedgerResendTest {
 
   @Test
   void aCompletionWithSideWritesAndAChainedClaim_answerLostOnceTwiceOrLate_landsOnce_andHandsOverTheNextClaim() {
-    List<List<Status.Code>> losses = List.of(List.of(Status.Code.UNAVAILABLE),
-        List.of(Status.Code.UNAVAILABLE, Status.Code.UNAVAILABLE), List.of(Status.Code.DEADLINE_EXCEEDED));
-    List<String> wire = List.of("3 commits, 1 transactions", "4 commits, 1 transactions", "2 commits, 1 transactions");
-    for (int i = 0; i < losses.size(); i++) {
+    for (int i = 0; i < LOSSES.size(); i++) {
       IdempotencyKey key = IdempotencyKey.of("gcs:inbox/chained-" + i + ".pdf#1");
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
-      losses.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
       int[] before = onTheWire();
 
       Claim next = ledger.complete(claim, Map.of("status", "analysed"), counted("bill-" + i), NextClaim.of("publish"))
           .orElseThrow(() -> new AssertionError("the chained claim is this holder's"));
 
-      assertEquals(wire.get(i), since(before), losses.get(i).toString());
+      assertEquals(ONE_WRITE.get(i), since(before), LOSSES.get(i).toString());
 
       LedgerRecord done = other.lookup(key, EFFECT).orElseThrow();
-      assertEquals(RecordState.DONE, done.state(), losses.get(i).toString());
+      assertEquals(RecordState.DONE, done.state(), LOSSES.get(i).toString());
       assertEquals(1, done.token());
       assertEquals(List.of(Call.DONE), outcomes(done));
-      assertEquals(1, applied("bill-" + i), "the side write landed once: " + losses.get(i));
+      assertEquals(1, applied("bill-" + i), "the side write landed once: " + LOSSES.get(i));
       LedgerRecord publish = other.lookup(key, "publish").orElseThrow();
       assertEquals(RecordState.CLAIMED, publish.state());
       assertEquals(1, publish.token());
@@ -245,71 +270,117 @@ class FirestoreLedgerResendTest {
   }
 
   @Test
-  void aRejectionWhoseAnswerIsLost_landsOnce_andIsNotALostLease() {
-    for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
-      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/refused-" + how + ".pdf#1");
+  void aTakenOverClaimsRejectionAndRelease_theirTransactionsCommitAnswersLost_landOnce() {
+    IdempotencyKey refused = IdempotencyKey.of("gcs:inbox/refused-taken.pdf#1");
+    IdempotencyKey released = IdempotencyKey.of("gcs:inbox/released-taken.pdf#1");
+    expiredClaims(refused, released);
+    Claim toRefuse = acquired(ledger.claim(refused, EFFECT, ClaimOptions.DEFAULTS));
+    Claim toRelease = acquired(ledger.claim(released, EFFECT, ClaimOptions.DEFAULTS));
+    List<LedgerRecord> taken = List.of(other.lookup(refused, EFFECT).orElseThrow(),
+        other.lookup(released, EFFECT).orElseThrow());
+
+    faults.loseNext(COMMIT, 1, Status.Code.UNAVAILABLE).loseNext(COMMIT, 1, Status.Code.DEADLINE_EXCEEDED);
+    int[] before = onTheWire();
+    ledger.reject(toRefuse, "not an invoice", counted("refused-taken"));
+    assertEquals("3 commits, 2 transactions", since(before), "the commit, its resend, the body run again");
+
+    faults.loseNext(COMMIT, 1, Status.Code.UNAVAILABLE).loseNext(COMMIT, 1, Status.Code.DEADLINE_EXCEEDED);
+    before = onTheWire();
+    ledger.release(toRelease, "deferred: over the budget", false, counted("released-taken"));
+    assertEquals("3 commits, 2 transactions", since(before), "the commit, its resend, the body run again");
+
+    LedgerRecord rejected = other.lookup(refused, EFFECT).orElseThrow();
+    assertEquals(RecordState.REJECTED, rejected.state());
+    assertEquals(2, rejected.token());
+    assertEquals(2, rejected.attempts());
+    assertEquals(2, rejected.spent());
+    assertEquals(List.of(Call.ABANDONED, Call.REJECTED), outcomes(rejected));
+    assertEquals(1, applied("refused-taken"));
+    assertTrue(rejected.expireAt().isAfter(taken.get(0).expireAt()));
+    LedgerRecord given = other.lookup(released, EFFECT).orElseThrow();
+    assertEquals(RecordState.CLAIMED, given.state());
+    assertEquals(3, given.token(), "moved on once by the release");
+    assertEquals(2, given.attempts());
+    assertEquals(1, given.spent(), "the try not performed is not counted");
+    assertEquals(List.of(Call.ABANDONED, Call.NOT_PERFORMED), outcomes(given));
+    assertTrue(!given.leaseLive());
+    assertEquals(1, applied("released-taken"));
+    assertTrue(given.expireAt().isAfter(taken.get(1).expireAt()));
+  }
+
+  @Test
+  void aRejectionWhoseAnswerIsLostOnceTwiceOrLate_landsOnce_andIsNotALostLease() {
+    for (int i = 0; i < LOSSES.size(); i++) {
+      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/refused-" + i + ".pdf#1");
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
-      faults.loseNext(COMMIT, 1, how);
+      LedgerRecord claimed = other.lookup(key, EFFECT).orElseThrow();
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
       int[] before = onTheWire();
 
-      ledger.reject(claim, "not an invoice", counted("refused-" + how));
+      ledger.reject(claim, "not an invoice", counted("refused-" + i));
 
-      assertEquals(how == Status.Code.UNAVAILABLE ? "3 commits, 1 transactions" : "2 commits, 1 transactions",
-          since(before), how.toString());
-
+      String how = LOSSES.get(i).toString();
+      assertEquals(ONE_WRITE.get(i), since(before), how);
       LedgerRecord rejected = other.lookup(key, EFFECT).orElseThrow();
-      assertEquals(RecordState.REJECTED, rejected.state());
+      assertEquals(RecordState.REJECTED, rejected.state(), how);
       assertEquals("not an invoice", rejected.error());
+      assertEquals(1, rejected.token());
+      assertEquals(1, rejected.attempts());
+      assertEquals(1, rejected.spent());
       assertEquals(List.of(Call.REJECTED), outcomes(rejected));
-      assertEquals(1, applied("refused-" + how));
+      assertEquals(1, applied("refused-" + i), "its writes landed once: " + how);
+      assertTrue(rejected.expireAt().isAfter(claimed.expireAt()), "expireAt moves with the rejection: " + how);
     }
   }
 
   @Test
-  void aReleaseWhoseAnswerIsLost_landsOnce_andIsNotALostLease() {
-    LedgerRecord claimed = null;
-    for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
-      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/released-" + how + ".pdf#1");
+  void aReleaseWhoseAnswerIsLostOnceTwiceOrLate_landsOnce_andIsNotALostLease() {
+    for (int i = 0; i < LOSSES.size(); i++) {
+      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/released-" + i + ".pdf#1");
       Claim claim = acquired(ledger.claim(key, EFFECT, ClaimOptions.DEFAULTS));
-      claimed = other.lookup(key, EFFECT).orElseThrow();
-      faults.loseNext(COMMIT, 1, how);
+      LedgerRecord claimed = other.lookup(key, EFFECT).orElseThrow();
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
       int[] before = onTheWire();
 
-      ledger.release(claim, "deferred: over the budget", false, counted("given-back-" + how));
+      ledger.release(claim, "deferred: over the budget", false, counted("given-back-" + i));
 
-      assertEquals(how == Status.Code.UNAVAILABLE ? "3 commits, 1 transactions" : "2 commits, 1 transactions",
-          since(before), how.toString());
-
+      String how = LOSSES.get(i).toString();
+      assertEquals(ONE_WRITE.get(i), since(before), how);
       LedgerRecord released = other.lookup(key, EFFECT).orElseThrow();
       assertEquals(RecordState.CLAIMED, released.state());
-      assertEquals(2, released.token(), "moved on once");
+      assertEquals(2, released.token(), "moved on once: " + how);
       assertEquals(1, released.attempts());
       assertEquals(0, released.spent(), "a try not performed is not counted");
       assertEquals(List.of(Call.NOT_PERFORMED), outcomes(released));
       assertTrue(!released.leaseLive());
-      assertEquals(1, applied("given-back-" + how), "its writes landed once");
-      assertTrue(released.expireAt().isAfter(claimed.expireAt()), "expireAt moves with the release");
+      assertEquals(1, applied("given-back-" + i), "its writes landed once: " + how);
+      assertTrue(released.expireAt().isAfter(claimed.expireAt()), "expireAt moves with the release: " + how);
     }
   }
 
   @Test
-  void anOperatorsReleaseWhoseAnswerIsLost_isDone_notRefused() {
+  void anOperatorsReleaseWhoseAnswerIsLostOnceTwiceOrLate_isDone_notRefused() {
     acquired(other.claim(KEY, EFFECT, ClaimOptions.DEFAULTS));
-    for (Status.Code how : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
-      long token = record(EFFECT).token();
-      faults.loseNext(COMMIT, 1, how);
-      int[] before = onTheWire();
+    // Resent, the transaction's commit is refused as closed and one read finds the nonce; late, the body runs again.
+    List<String> wire = List.of("2 commits, 1 transactions", "3 commits, 1 transactions", "2 commits, 2 transactions");
+    for (int i = 0; i < LOSSES.size(); i++) {
+      LedgerRecord before = record(EFFECT);
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
+      int[] sent = onTheWire();
 
-      ledger.forceRelease(KEY, EFFECT, token, "ops@example.com", "stuck", true);
+      ledger.forceRelease(KEY, EFFECT, before.token(), "ops@example.com", "stuck " + i, true);
 
-      // Resent, the transaction's commit is refused as closed and one read finds the nonce; late, the body runs again.
-      assertEquals(how == Status.Code.UNAVAILABLE ? "2 commits, 1 transactions" : "2 commits, 2 transactions",
-          since(before), how.toString());
-
+      String how = LOSSES.get(i).toString();
+      assertEquals(wire.get(i), since(sent), how);
       LedgerRecord released = record(EFFECT);
-      assertEquals(token + 1, released.token(), "moved on once: " + how);
+      assertEquals(before.token() + 1, released.token(), "moved on once: " + how);
+      assertEquals(1, released.attempts(), "an operator's release is not a try");
+      assertEquals(1, released.spent());
+      assertEquals(List.of(Call.RUNNING), outcomes(released), "the holder's try, left as it was");
       assertEquals("ops@example.com", released.released().by());
+      assertEquals("stuck " + i, released.released().reason());
       assertTrue(!released.leaseLive());
+      assertTrue(released.expireAt().isAfter(before.expireAt()), "expireAt moves with the release: " + how);
     }
   }
 }

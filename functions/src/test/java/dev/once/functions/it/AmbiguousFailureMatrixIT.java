@@ -10,7 +10,6 @@ import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
-import dev.once.local.net.TcpProxy;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
 import java.io.IOException;
@@ -24,15 +23,12 @@ import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -46,7 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Issue 11's matrix: every external call on a document's way, carried out by the other side while its caller sees an
  * error — the answer after the caller's deadline, the connection reset, a 5xx. The calls: Gemini generateContent
  * (sync); batches.create, batches.get and the results download (batch); the Pub/Sub publish; the notify POST; and the
- * Firestore commit that completes a claim (applied, its answer lost). Ten documents per cell, every function under the
+ * Firestore commit that completes a claim (applied, its answer lost on the wire: {@link FirestoreFaults}). Ten documents per cell, every function under the
  * real invoker; each cell counts, per document, the Gemini calls that may have been billed, the batch jobs, bills,
  * analyses, messages on the results topic (copies included) and notifications, asserts them exactly, and prints its
  * row of the table BENCHMARKS.md keeps (also written to {@code target/it-logs/ambiguous-failure-matrix.md}).
@@ -70,21 +66,14 @@ class AmbiguousFailureMatrixIT {
   private static final List<MatrixTally> TABLE = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, CompletableFuture<Void>> BATCH_CELLS = new LinkedHashMap<>();
 
-  /**
-   * The ways a completing commit loses its answer at the ledger's fault point ({@code CrashPoints.answerLost}): a
-   * late answer and a 500 cannot be made on the wire without breaking the HTTP/2 connection's header compression.
-   * A reset is made on the wire, by a proxy in front of Firestore ({@link #firestore}, {@link #batchFirestore}).
-   */
-  private static final List<Kind> ATTHEFAULTPOINT = List.of(Kind.LATE, Kind.SERVER_ERROR);
 
   private static MatrixStack sync;
   /** Between the sync stack's DocumentUploaded and Firestore. */
-  private static TcpProxy firestore;
+  private static FirestoreFaults firestore;
   /** Between the batch stack's GeminiWebhook and GeminiReconciler and Firestore (from its commit cell on). */
-  private static TcpProxy batchFirestore;
+  private static FirestoreFaults batchFirestore;
   private static MatrixStack batch;
   private static ExecutorService batchThread;
-  private static Path faultLog;
 
   /** How a call the other side carried out fails for its caller. */
   enum Kind {
@@ -105,18 +94,18 @@ class AmbiguousFailureMatrixIT {
       };
     }
 
-    /** The system property naming the keys whose completing commit loses its answer this way. */
-    String answerLostProperty() {
-      return "-Donce.fault.answer-lost." + name().toLowerCase(Locale.ROOT).replace('_', '-');
+    /**
+     * The failure of a Firestore commit: a late answer as the client reports it when its deadline passes,
+     * {@code DEADLINE_EXCEEDED} (504 in Google's error model), at once instead of after the ledger's 30 s bound on a
+     * call (either way the ledger sees a call that may have been applied); a reset; INTERNAL.
+     */
+    AmbiguousFailure onFirestore() {
+      return this == LATE ? AmbiguousFailure.serverError(504) : after(Duration.ZERO);
     }
   }
 
   @BeforeAll
-  static void start() throws IOException {
-    faultLog = Path.of(System.getProperty("once.logDir", "target/it-logs"),
-        "ambiguous-failure-matrix-" + ProcessHandle.current().pid() + ".faults").toAbsolutePath();
-    Files.createDirectories(faultLog.getParent());
-    Files.deleteIfExists(faultLog);
+  static void start() {
     // Short bounds, so late answers come within seconds; a short lease, so a claim left behind by a lost answer is
     // taken over seconds later; a patient relay, as Eventarc is.
     PipelineStack.Config config = new PipelineStack.Config("sync", LEASE_SECONDS,
@@ -127,15 +116,13 @@ class AmbiguousFailureMatrixIT {
     CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
         config.batch()), true));
     sync = MatrixStack.start(config);
-    // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the reset cell's completing
-    // commits on the wire; the late and 500 cells' commits fail at the fault point (see commitCompletingTheAnalysis).
-    firestore = TcpProxy.start(sync.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
+    // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the commit cells' completing
+    // commits on the wire (see commitCompletingTheAnalysis).
+    firestore = new FirestoreFaults(sync.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
     sync.stack.restartWithEnv("DocumentUploaded", Map.of("FIRESTORE_EMULATOR_HOST", firestore.hostPort()));
-    sync.stack.restart("DocumentUploaded", answerLost("complete:analyse", ATTHEFAULTPOINT, kind -> "gcs:inbox/"
-        + folder(commitCell(kind)) + "/.*"));
     warm(sync, false);
     batch = batchStarting.join();
-    batchFirestore = TcpProxy.start(batch.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
+    batchFirestore = new FirestoreFaults(batch.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
     batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
     for (Kind kind : Kind.values()) {
       inBackground("batches.create " + kind, () -> batchesCreateCell(kind));
@@ -170,10 +157,11 @@ class AmbiguousFailureMatrixIT {
     List<String> rows = new ArrayList<>(List.of(MatrixTally.HEADER));
     TABLE.stream().sorted(Comparator.comparing((MatrixTally t) -> CALLS.indexOf(t.call())))
         .map(MatrixTally::row).forEach(rows::add);
-    Path table = faultLog.resolveSibling("ambiguous-failure-matrix.md");
+    Path table = Path.of(System.getProperty("once.logDir", "target/it-logs"), "ambiguous-failure-matrix.md");
+    Files.createDirectories(table.getParent());
     Files.write(table, rows, StandardCharsets.UTF_8);
     System.out.println("ambiguous-failure matrix, per document (" + table + "):\n" + String.join("\n", rows));
-    for (TcpProxy proxy : new TcpProxy[] {firestore, batchFirestore}) {
+    for (FirestoreFaults proxy : new FirestoreFaults[] {firestore, batchFirestore}) {
       if (proxy != null) {
         proxy.close();
       }
@@ -309,46 +297,42 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes the analysis (the analysis, the bill and the publish claim in one) applied, its answer
-   * lost, so Gemini is never called again and the same delivery publishes at once. Reset: on the wire, by the proxy
-   * in front of Firestore (the real client resends the commit, and the ledger recognises its own completion by its
-   * nonce and hands over the publish claim). Late and 500: at the ledger's fault point (the holder finds the analysis
-   * done with one read and gives up the publish claim that commit made). The three ways run side by side.
+   * lost on the wire by the proxy in front of Firestore, so Gemini is never called again and the same delivery
+   * publishes at once: reset, the real client resends the commit; late and 500, the ledger checks its token in a
+   * transaction. Either way the ledger recognises its own completion by its nonce and hands over the publish claim
+   * it made. The three ways run side by side.
    */
   @Order(5)
   @Test
-  void commitCompletingTheAnalysis() throws IOException {
+  void commitCompletingTheAnalysis() {
     Instant started = Instant.now();
     long paidBefore = sync.stack.gemini.count("generateContent.carriedOut");
     Map<Kind, List<String>> cells = new LinkedHashMap<>();
-    long pickedBefore = firestore.counters().get("picked");
-    for (int i = 0; i < DOCUMENTS; i++) {
-      // The commit completing this document's analysis: its analysis and bill carry its key, its record turns DONE.
-      firestore.dropAnswerOnceToRequestHolding(String.format("%s/doc-%02d.pdf#", folder(commitCell(Kind.RESET)), i),
-          "DONE");
+    for (Kind kind : Kind.values()) {
+      for (int i = 0; i < DOCUMENTS; i++) {
+        // The commit completing this document's analysis: its analysis and bill carry its key, its record turns DONE.
+        firestore.failOnceCommitHolding(kind.onFirestore(),
+            String.format("%s/doc-%02d.pdf#", folder(commitCell(kind)), i), "DONE");
+      }
     }
     for (Kind kind : Kind.values()) {
       cells.put(kind, sync.upload(commitCell(kind)));
     }
     sync.settle(cells.values().stream().flatMap(List::stream).toList(), false);
-    firestore.stopDroppingAnswers();
+    firestore.stop();
     assertEquals(3L * DOCUMENTS, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
         "one paid call per document");
     for (Map.Entry<Kind, List<String>> cell : cells.entrySet()) {
       List<String> keys = cell.getValue();
-      boolean onTheWire = !ATTHEFAULTPOINT.contains(cell.getKey());
-      int faults = onTheWire ? (int) (firestore.counters().get("picked") - pickedBefore)
-          : answersLost("complete:analyse", keys);
+      int faults = firestore.failed(cell.getKey().onFirestore());
       MatrixTally tally = tally("Firestore commit completing analyse", cell.getKey().label, faults, started,
           sync.measure(keys, false));
       assertEquals(DOCUMENTS, faults, "one lost answer per document");
       assertSyncOutcomes(tally);
       for (String key : keys) {
         assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "one try, one Gemini call for " + key);
-        // On the wire the client resends the commit, and the ledger recognises its own completion (its nonce) and
-        // hands over the publish claim that commit made; at the fault point the guard finds it done with one read
-        // and gives that claim up, so the same delivery claims it again at once.
-        assertEquals(onTheWire ? List.of("done") : List.of("abandoned", "done"), sync.outcomes(key, "publish"),
-            "the publish claim the commit made, held on or claimed again by the same delivery: " + key);
+        assertEquals(List.of("done"), sync.outcomes(key, "publish"),
+            "the publish claim the commit made, handed over to the same delivery: " + key);
       }
     }
   }
@@ -434,9 +418,8 @@ class AmbiguousFailureMatrixIT {
 
   /**
    * The commit that completes a batch job (every document's analysis and bill, and the job's publish claim) applied,
-   * its answer lost, so the same delivery publishes at once: reset on the wire (the ledger recognises its own
-   * completion and hands over the publish claim), late and 500 at the fault point (the holder finds it done with one
-   * read and gives up the publish claim the commit made). The three ways side by side, over 30 jobs.
+   * its answer lost on the wire, so the same delivery publishes at once: the ledger recognises its own completion and
+   * hands over the publish claim. The three ways side by side, over 30 jobs.
    */
   private static void commitCompletingABatchJobCells() {
     Instant started = Instant.now();
@@ -446,33 +429,27 @@ class AmbiguousFailureMatrixIT {
       cells.put(kind, batch.upload("commit-complete-" + kind.label));
       jobs.put(kind, batch.submittedJobs(cells.get(kind)));
     }
-    List<String> flags = answerLost("complete:complete", ATTHEFAULTPOINT, kind -> "gemini:batches/("
-        + jobs.get(kind).values().stream().map(job -> job.substring("batches/".length()))
-        .collect(Collectors.joining("|")) + ")");
     // The commit completing a job: its record turns DONE and the publish claim it makes carries the job's key.
-    jobs.get(Kind.RESET).values().forEach(job -> batchFirestore.dropAnswerOnceToRequestHolding("gemini:" + job, "DONE"));
-    long pickedBefore = batchFirestore.counters().get("picked");
+    jobs.forEach((kind, cell) -> cell.values()
+        .forEach(job -> batchFirestore.failOnceCommitHolding(kind.onFirestore(), "gemini:" + job, "DONE")));
     for (String function : List.of("GeminiWebhook", "GeminiReconciler")) {
       batch.stack.restartWithEnv(function, Map.of("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort()));
-      batch.stack.restart(function, flags);
     }
     jobs.values().forEach(cell -> batch.finish(cell.values()));
     batch.settle(cells.values().stream().flatMap(List::stream).toList(), true);
-    batchFirestore.stopDroppingAnswers();
+    batchFirestore.stop();
 
     for (Kind kind : Kind.values()) {
       List<String> jobKeys = jobs.get(kind).values().stream().map(job -> "gemini:" + job).toList();
-      boolean onTheWire = !ATTHEFAULTPOINT.contains(kind);
-      int faults = onTheWire ? (int) (batchFirestore.counters().get("picked") - pickedBefore)
-          : answersLost("complete:complete", jobKeys);
+      int faults = batchFirestore.failed(kind.onFirestore());
       MatrixTally tally = tally("Firestore commit completing a batch job", kind.label, faults, started,
           batch.measure(cells.get(kind), true));
       assertEquals(DOCUMENTS, faults, "one lost answer per job");
       assertBatchOutcomes(tally);
       for (String jobKey : jobKeys) {
         assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
-        assertEquals(onTheWire ? List.of("done") : List.of("abandoned", "done"), batch.outcomes(jobKey, "publish"),
-            "the publish claim the commit made, held on or claimed again by the same delivery: " + jobKey);
+        assertEquals(List.of("done"), batch.outcomes(jobKey, "publish"),
+            "the publish claim the commit made, handed over to the same delivery: " + jobKey);
       }
     }
   }
@@ -522,25 +499,6 @@ class AmbiguousFailureMatrixIT {
 
   private static String commitCell(Kind kind) {
     return "commit-analyse-" + kind.label;
-  }
-
-  /** JVM flags making the commit completing {@code point}'s effect lose its answer, for the keys of each way. */
-  private static List<String> answerLost(String point, List<Kind> kinds, Function<Kind, String> keys) {
-    List<String> flags = new ArrayList<>(List.of("-Donce.fault.answer-lost=" + point, "-Donce.crash.log=" + faultLog));
-    for (Kind kind : kinds) {
-      flags.add(kind.answerLostProperty() + "=" + keys.apply(kind));
-    }
-    return flags;
-  }
-
-  /** How many of {@code keys} had the commit completing {@code point}'s effect lose its answer (the fault log). */
-  private static int answersLost(String point, List<String> keys) {
-    try {
-      List<String> lines = Files.readAllLines(faultLog, StandardCharsets.UTF_8);
-      return (int) keys.stream().filter(key -> lines.contains("answer-lost " + point + " " + key)).count();
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    }
   }
 
   private static MatrixTally tally(String call, String failure, int faults, Instant started,

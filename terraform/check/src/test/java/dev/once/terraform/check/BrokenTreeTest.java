@@ -285,6 +285,19 @@ class BrokenTreeTest {
     assertTrue(findings.get(1).toString().contains("no TTL policy on idempotency.expireAt"), findings::toString);
   }
 
+  private static final Copy MARKER_TTL_ON_OTHER_FIELD = Copy.replacing("firestore.tf",
+      "collection = \"budget\"\n  field      = \"expireAt\"", "collection = \"budget\"\n  field      = \"expiresAt\"");
+
+  @Test
+  void aMarkerTtlOnAnotherField_isReported() {
+    List<Finding> findings = LedgerCheck.forCode().findings(MARKER_TTL_ON_OTHER_FIELD.config());
+    assertEquals(2, findings.size(), findings::toString);
+    assertTrue(findings.get(0).toString().startsWith(
+        "firestore.tf: google_firestore_field.budget_expire_at: puts a TTL policy on budget.expiresAt"), findings::toString);
+    assertTrue(findings.get(1).toString().contains("no TTL policy on budget.expireAt: the spending guard's markers"),
+        findings::toString);
+  }
+
   private static final Copy OTHER_COLLECTION = Copy.replacing("main.tf",
       "ledger_collection = \"idempotency\"", "ledger_collection = \"ledger\"");
 
