@@ -323,8 +323,8 @@ final class ReconcileFlow {
   /**
    * A running job of this pipeline that its document's analysis disowns is a stray second job (an earlier try made
    * it, and the retry did not find it): cancelled, so it is not paid for to the end. A deferred document's is not: its
-   * next try adopts it. Only jobs older than
-   * {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
+   * next try adopts it. Only jobs older than {@link #STRAY_AFTER} are looked at (one read each), so a submission still
+   * committing is never taken for one.
    */
   private void cancelIfStray(BatchJob job, Summary summary) {
     Optional<String> documentId = BatchJobs.documentId(job);

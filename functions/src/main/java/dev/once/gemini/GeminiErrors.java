@@ -30,6 +30,10 @@ public final class GeminiErrors {
   private static final List<String> ABOUT_THE_CONFIGURATION = List.of("api key", "api_key", "schema", "model",
       "generation_config", "generationconfig", "mime_type", "mimetype", "field");
 
+  /** The statuses of a 400 that refuse batches.create outright ({@link #certainlyNotCreated}). */
+  private static final java.util.Set<String> CREATE_REFUSALS_400 =
+      java.util.Set.of("INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE");
+
   private GeminiErrors() {}
 
   public static boolean isPermanent(Throwable error) {
@@ -76,9 +80,6 @@ public final class GeminiErrors {
       default -> false;
     };
   }
-
-  private static final java.util.Set<String> CREATE_REFUSALS_400 =
-      java.util.Set.of("INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE");
 
   public static String describe(Throwable error) {
     ApiException api = api(error);

@@ -12,6 +12,7 @@ import com.google.genai.types.InlinedRequest;
 import com.google.genai.types.Part;
 import dev.once.config.Settings;
 import dev.once.key.IdempotencyKey;
+import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -63,9 +64,11 @@ class BatchJobsTest {
         "a document no try made a job for: none, once the last page is read");
   }
 
+  /** Another team's job, ended (a project has at most 100 running, and its listing holds the ended ones too). */
   private static void foreignJob(String displayName) {
-    client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(InlinedRequest.builder()
+    String name = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(InlinedRequest.builder()
             .contents(List.of(Content.fromParts(Part.fromText("hello")))).build()).build(),
-        CreateBatchJobConfig.builder().displayName(displayName).build());
+        CreateBatchJobConfig.builder().displayName(displayName).build()).name().orElseThrow();
+    gemini.finish(name, BatchState.SUCCEEDED);
   }
 }

@@ -387,7 +387,8 @@ class DynamicWebhookVerifierTest {
       gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.V1A);
       String second = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder().uris(webhookUrl).build()).build())
+          CreateBatchJobConfig.builder().displayName("once-doc-2").webhookConfig(WebhookConfig.builder().uris(webhookUrl)
+              .build()).build())
           .name().orElseThrow();
       gemini.finish(second, null);
       Receiver.Received v1a = Await.value(Duration.ofSeconds(10), () -> hooks.receivedOn("/gemini-webhook").stream()

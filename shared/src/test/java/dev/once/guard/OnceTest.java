@@ -261,6 +261,34 @@ class OnceTest {
     assertEquals("not_performed", record.calls().get(0).outcome());
   }
 
+  /**
+   * The record keeps its latest tries only; what a retry learns of the earlier ones that may have run must not depend
+   * on that: after a failed try and more tries that certainly did nothing than the history keeps, it still sees one.
+   */
+  @Test
+  void anAttempt_countsTheEarlierTriesThatMayHaveRun_pastWhatTheHistoryKeeps() {
+    java.util.List<Integer> seen = new java.util.ArrayList<>();
+    assertThrows(IllegalStateException.class, () -> once.run(KEY, "analyse", attempt -> {
+      seen.add(attempt.earlierTriesThatMayHaveRun());
+      throw new IllegalStateException("timed out: it may have run");
+    }));
+    for (int i = 0; i < 12; i++) {
+      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
+        seen.add(attempt.earlierTriesThatMayHaveRun());
+        throw new NotPerformed("refused before any work", null);
+      }));
+    }
+    once.run(KEY, "analyse", attempt -> {
+      seen.add(attempt.earlierTriesThatMayHaveRun());
+      return Map.of();
+    });
+
+    assertEquals(0, seen.get(0), "the first try has none before it");
+    assertEquals(java.util.Collections.nCopies(13, 1), seen.subList(1, 14), "each later one sees the first");
+    assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().calls().stream().noneMatch(c -> c.number() == 1),
+        "though the history no longer holds it");
+  }
+
   @Test
   void aNotPerformedTry_commitsItsWritesWithTheRelease() {
     assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {

@@ -23,6 +23,12 @@ import java.util.function.Consumer;
  * outside the lock.
  */
 final class BatchJobs {
+  /**
+   * Jobs a project may have running at once (Gemini API rate limits, Batch API: "Concurrent batch requests: 100");
+   * one more is refused 429 RESOURCE_EXHAUSTED, as Google refuses quota, and made nothing.
+   */
+  static final int MAX_CONCURRENT_JOBS = 100;
+
   private final Map<String, BatchJob> jobs = new LinkedHashMap<>();
   private final GeminiFiles files;
   private final Consumer<BatchJob.Snapshot> onEnd;
@@ -38,6 +44,10 @@ final class BatchJobs {
 
   synchronized BatchJob.Snapshot create(String model, String displayName, List<JsonNode> inlinedRequests,
       String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata) {
+    if (jobs.values().stream().filter(j -> !j.state.isTerminal()).count() >= MAX_CONCURRENT_JOBS) {
+      throw new HttpError(429, "RESOURCE_EXHAUSTED", "rateLimitExceeded", "Resource has been exhausted: the project"
+          + " already has " + MAX_CONCURRENT_JOBS + " batch jobs pending or running (concurrent batch requests).");
+    }
     BatchJob job = new BatchJob(++sequence, Ids.random(20), model, displayName, inlinedRequests, inputFile,
         requestCount, webhookUris, webhookUserMetadata, now(), defaultOutcome);
     jobs.put(job.name(), job);

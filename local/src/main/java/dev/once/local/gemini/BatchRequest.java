@@ -8,13 +8,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A {@code batchGenerateContent} body, checked as the API checks it: {@code batch.inputConfig} holds exactly one of
+ * A {@code batchGenerateContent} body, checked as the API checks it: a {@code batch.displayName} (required), and
+ * {@code batch.inputConfig} holding exactly one of
  * {@code requests.requests[]} (each with a {@code request}, optionally {@code metadata}) or {@code fileName}; an
  * optional {@code webhookConfig} has absolute http(s) {@code uris} and an object {@code userMetadata}. The
  * requests' contents are not checked here: a bad one fails alone, in the job's results.
  */
 record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String fileName, long requestCount,
     List<URI> webhookUris, JsonNode webhookUserMetadata) {
+  /**
+   * The inline requests of one batch together stay under 20 MB (Batch API guide: inline requests suit "smaller
+   * batches that keep the total request size under 20MB"; larger ones go through an input file). Checked on the
+   * requests themselves, whatever the stand-in's body limit is set to.
+   */
+  static final long MAX_INLINE_BYTES = 20L * 1024 * 1024;
 
   static BatchRequest parse(JsonNode body, GeminiFiles files) {
     JsonNode batch = body.get("batch");
@@ -38,11 +45,16 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
         throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
       }
       inlined = new ArrayList<>();
+      long inlineBytes = 0;
       for (int i = 0; i < requests.size(); i++) {
         JsonNode item = requests.get(i);
         if (!item.isObject() || !item.path("request").isObject()) {
           throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests[" + i
               + "].request: request is not specified\n");
+        }
+        inlineBytes += dev.once.local.http.Json.text(item).getBytes(StandardCharsets.UTF_8).length;
+        if (inlineBytes > MAX_INLINE_BYTES) {
+          throw HttpError.tooLarge(MAX_INLINE_BYTES);
         }
         inlined.add(item.deepCopy());
       }
@@ -69,8 +81,12 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
         throw invalid("Invalid value at 'batch.webhook_config.user_metadata': expected an object.");
       }
     }
+    // "batch.displayName: Required. The user-defined name of this batch." (API reference, models.batchGenerateContent)
     JsonNode displayName = batch.get("displayName");
-    return new BatchRequest(displayName == null || displayName.isNull() ? null : displayName.asText(),
+    if (displayName == null || !displayName.isTextual() || displayName.asText().isBlank()) {
+      throw invalid("* BatchGenerateContentRequest.batch.display_name: display_name is required\n");
+    }
+    return new BatchRequest(displayName.asText(),
         inlined == null ? null : List.copyOf(inlined),
         fileName == null ? null : fileName.asText(), count, List.copyOf(uris), userMetadata);
   }

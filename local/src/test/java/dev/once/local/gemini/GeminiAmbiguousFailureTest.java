@@ -161,7 +161,8 @@ class GeminiAmbiguousFailureTest {
           client.files.upload("{\"key\":\"a\",\"request\":{\"contents\":[{\"parts\":[{\"text\":\"a\"}]}]}}\n"
               .getBytes(java.nio.charset.StandardCharsets.UTF_8),
               com.google.genai.types.UploadFileConfig.builder().mimeType("application/jsonl").build())
-              .name().orElseThrow()).build(), null).name().orElseThrow();
+              .name().orElseThrow()).build(), CreateBatchJobConfig.builder().displayName("file").build())
+          .name().orElseThrow();
       standIn.completeAll();
 
       standIn.ambiguousNext("batches.get", 1, AmbiguousFailure.RESET);
@@ -197,7 +198,8 @@ class GeminiAmbiguousFailureTest {
   @Test
   void cancel_endsARunningJob() {
     try (Client client = client(10_000, false)) {
-      String job = client.batches.create(MODEL, oneRequest("stray"), null).name().orElseThrow();
+      String job = client.batches.create(MODEL, oneRequest("stray"),
+          CreateBatchJobConfig.builder().displayName("stray").build()).name().orElseThrow();
       standIn.advance();
       assertEquals(BatchState.RUNNING, standIn.state(job));
 

@@ -124,10 +124,16 @@ class GeminiBadInputTest {
   void badBatchRequests_are400() throws Exception {
     String batch = "/v1beta/models/gemini-2.5-flash:batchGenerateContent";
     assertError(post(batch, "right-key", "{}"), 400, "INVALID_ARGUMENT");
-    assertError(post(batch, "right-key", "{\"batch\":{\"inputConfig\":{}}}"), 400, "INVALID_ARGUMENT");
+    assertError(post(batch, "right-key", "{\"batch\":{\"displayName\":\"x\",\"inputConfig\":{}}}"), 400,
+        "INVALID_ARGUMENT");
+    // "Required. The user-defined name of this batch." (API reference)
+    assertError(post(batch, "right-key", "{\"batch\":{\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":"
+        + VALID + "}]}}}}"), 400, "INVALID_ARGUMENT");
+    assertError(post(batch, "right-key", "{\"batch\":{\"displayName\":\" \",\"inputConfig\":{\"requests\":"
+        + "{\"requests\":[{\"request\":" + VALID + "}]}}}}"), 400, "INVALID_ARGUMENT");
     assertError(post(batch, "right-key",
-        "{\"batch\":{\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID + "}]}},"
-            + "\"webhookConfig\":{\"uris\":[\"not a url\"]}}}"), 400, "INVALID_ARGUMENT");
+        "{\"batch\":{\"displayName\":\"x\",\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID
+            + "}]}},\"webhookConfig\":{\"uris\":[\"not a url\"]}}}"), 400, "INVALID_ARGUMENT");
     assertError(get("/v1beta/batches?pageToken=%25%25%25"), 400, "INVALID_ARGUMENT");
     assertError(get("/v1beta/batches?pageSize=-1"), 400, "INVALID_ARGUMENT");
   }
@@ -135,7 +141,8 @@ class GeminiBadInputTest {
   @Test
   void adminEndpoints_driveTheClockAndReportCounters() throws Exception {
     HttpResponse<String> created = post("/v1beta/models/gemini-2.5-flash:batchGenerateContent", "right-key",
-        "{\"batch\":{\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID + "}]}}}}");
+        "{\"batch\":{\"displayName\":\"admin\",\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID
+            + "}]}}}}");
     String name = Json.parseTrusted(created.body()).get("name").asText();
     assertEquals("BATCH_STATE_PENDING", Json.parseTrusted(created.body()).get("metadata").get("state").asText());
 

@@ -321,7 +321,7 @@ class GeminiStandInTest {
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
       both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
@@ -341,6 +341,57 @@ class GeminiStandInTest {
       Await.until(Duration.ofSeconds(5), () -> both.webhookDeliveries().size() == 2, "both recorded");
       assertEquals(Set.of(true, false),
           both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(java.util.stream.Collectors.toSet()));
+    }
+  }
+
+  /** Google's Batch API limit: 100 concurrent batch jobs per project; the 101st is refused 429 and makes nothing. */
+  @Test
+  void theHundredAndFirstConcurrentJob_isRefused429_untilOneEnds() {
+    try (GeminiStandIn fresh = GeminiStandIn.start();
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      BatchJobSource source = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt("one of many", null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("one of many").build();
+      List<String> running = new ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        running.add(toFresh.batches.create(MODEL, source, config).name().orElseThrow());
+      }
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, source, config));
+
+      assertEquals(429, refused.code());
+      assertEquals("RESOURCE_EXHAUSTED", refused.status());
+      assertEquals(100, fresh.count("batchGenerateContent.carriedOut"), "the refused one made nothing");
+      fresh.finish(running.get(0), BatchState.SUCCEEDED);
+      toFresh.batches.create(MODEL, source, config);
+      assertEquals(101, fresh.count("batchGenerateContent.carriedOut"), "an ended job frees its place");
+    }
+  }
+
+  /** Batch API guide: inline requests keep "the total request size under 20MB"; beyond, an input file. */
+  @Test
+  void inlineRequestsOverTwentyMegabytes_areRefused_evenWhenTheBodyLimitIsRaised() {
+    try (GeminiStandIn fresh = GeminiStandIn.start(GeminiStandIn.Options.defaults()
+            .withMaxRequestBytes(64L * 1024 * 1024));
+        Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
+            .timeout(60_000).retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
+      String half = "x".repeat(11 * 1024 * 1024);
+      BatchJobSource tooLarge = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build(),
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("too large").build();
+
+      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, tooLarge, config));
+
+      assertEquals(400, refused.code());
+      assertEquals("INVALID_ARGUMENT", refused.status());
+      assertTrue(refused.message().contains("payload size exceeds the limit: 20971520 bytes"), refused.message());
+      assertEquals(0, fresh.count("batchGenerateContent.carriedOut"));
+      BatchJobSource fits = BatchJobSource.builder().inlinedRequests(
+          InlinedRequest.builder().contents(prompt(half, null)).build()).build();
+      toFresh.batches.create(MODEL, fits, config);
+      assertEquals(1, fresh.count("batchGenerateContent.carriedOut"), "one 11 MB request fits");
     }
   }
 
@@ -366,7 +417,8 @@ class GeminiStandInTest {
     List<String> mine = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       mine.add(client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(), null).name().orElseThrow());
+          InlinedRequest.builder().contents(prompt("list " + i, null)).build()).build(),
+          CreateBatchJobConfig.builder().displayName("list " + i).build()).name().orElseThrow());
     }
     long listsBefore = standIn.count("batches.list");
 
@@ -384,7 +436,7 @@ class GeminiStandInTest {
   @Test
   void plannedOutcomes_andCancel_endJobsWithTheMatchingState_andAWebhookForEachEnd() {
     String hook = "/outcomes-" + System.nanoTime();
-    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("outcomes")
         .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString()).build()).build();
     BatchJobSource source = BatchJobSource.builder().inlinedRequests(
         InlinedRequest.builder().contents(prompt("x", null)).build()).build();
@@ -427,7 +479,7 @@ class GeminiStandInTest {
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
       standIn.finish(job, null);
@@ -452,7 +504,7 @@ class GeminiStandInTest {
       flaky.answerNext(503);
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
-          CreateBatchJobConfig.builder().webhookConfig(WebhookConfig.builder()
+          CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
       standIn.finish(job, null);
 
@@ -474,7 +526,8 @@ class GeminiStandInTest {
     String input = uploaded.name().orElseThrow();
     assertTrue(input.startsWith("files/"));
 
-    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(), null)
+    String job = client.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(),
+        CreateBatchJobConfig.builder().displayName("from a file").build())
         .name().orElseThrow();
     standIn.completeAll();
     String output = client.batches.get(job, null).dest().orElseThrow().fileName().orElseThrow();
