@@ -83,6 +83,23 @@ final class BatchSubmitter {
     this.clock = clock;
   }
 
+  /**
+   * What an upload runs after queueing its document: two small reads (the oldest queued document, and a count of the
+   * queue up to a job's worth) tell whether a job is due before a job's worth of documents is read. A job full by
+   * bytes alone is left to the reconciler's run.
+   */
+  int submitIfDue() {
+    List<RecordQueries.Queued> oldest = queries.get().queued(1);
+    if (oldest.isEmpty()) {
+      return 0;
+    }
+    boolean waitedEnough = !oldest.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
+    if (!waitedEnough && queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments()) {
+      return 0;
+    }
+    return submitDue();
+  }
+
   /** Submits the jobs that are due, up to {@link #MAX_JOBS_PER_CALL}; returns how many it submitted. */
   int submitDue() {
     int submitted = 0;

@@ -200,7 +200,7 @@ final class DocumentFlow {
    */
   private void gatherDue() {
     try {
-      submitter.get().submitDue();
+      submitter.get().submitIfDue();
     } catch (RuntimeException e) {
       Log.write("WARNING", "could not submit the batch jobs due; the reconciler will",
           Map.of("error", String.valueOf(e)));

@@ -127,6 +127,22 @@ public final class RecordQueries {
     return found;
   }
 
+  /**
+   * How many documents are queued, counted up to {@code limit} (an aggregation: one read per thousand entries), so
+   * an upload can tell a full job's worth is waiting without reading it.
+   */
+  public long queuedCount(int limit) {
+    try {
+      return db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED).limit(limit).count().get()
+          .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getCount();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while counting the queued documents", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not count the queued documents: " + e, e);
+    }
+  }
+
   /** A document whose batch job has not been completed yet, as its analysis says. */
   public record Pending(IdempotencyKey documentKey, String job) {}
 

@@ -237,6 +237,23 @@ class BatchSubmitterTest {
   }
 
   @Test
+  void anUpload_readsAJobsWorthOfTheQueue_onlyWhenAJobIsDue() {
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofSeconds(10))));
+    when(queries.queuedCount(3)).thenReturn(2L);
+    assertEquals(0, submitter.submitIfDue());
+    verify(queries, never()).queued(3);
+
+    when(queries.queuedCount(3)).thenReturn(3L);
+    submitter.submitIfDue();
+    verify(queries, times(1)).queued(3);
+
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(5))));
+    when(queries.queuedCount(3)).thenReturn(1L);
+    submitter.submitIfDue();
+    verify(queries, times(2)).queued(3);
+  }
+
+  @Test
   void noRoomForAnotherJob_leavesTheQueueAlone() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(1, 10, Duration.ofMinutes(6))));
     when(gatherings.open(anyString(), eq(90))).thenReturn(false);

@@ -174,7 +174,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
     assertEquals(OutcomeLabel.PROCESSED, first.outcome());
     assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
-    verify(submitter, times(1)).submitDue();
+    verify(submitter, times(1)).submitIfDue();
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("queued", analysis.get("status"));
@@ -184,7 +184,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
   @Test
   void aSubmitterThatFails_leavesTheDocumentQueued_forTheReconciler() throws Exception {
-    when(submitter.submitDue()).thenThrow(new IllegalStateException("Firestore unavailable"));
+    when(submitter.submitIfDue()).thenThrow(new IllegalStateException("Firestore unavailable"));
 
     assertEquals(OutcomeLabel.PROCESSED, handle(flow(DocumentFlow.Mode.BATCH), INVOICE).outcome());
     assertEquals("queued", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("status"));
