@@ -33,6 +33,13 @@ resource "google_firestore_database" "default" {
 #   analyses.status    where status == … order by __name__  (Records.pendingSubmissions; __name__ is implicit)
 #   analyses (status, deferredAt)  where status == "deferred" order by deferredAt  (RecordQueries.deferred: the
 #                      reconciler resumes deferred documents oldest first; composite index below)
+#   analyses (status, queuedAt)  where status == "queued" order by queuedAt  (RecordQueries.queued: batch mode's
+#                      queue, oldest first; composite index below)
+#   analyses.batch     where batch ==                       (RecordQueries.gatheredIn: a gathering's documents)
+#   gatherings (inFlight, openedAt)  where inFlight == true and openedAt <= …  (Gatherings.open: the jobs in flight
+#                      opened before one, counted; composite index below)
+#   gatherings.inFlight, gatherings.state  where inFlight == / state ==  (Gatherings: the jobs in flight, counted;
+#                      the submissions to resume)
 #   analyses.key       where key ==                         (the demo's StackClient)
 #   billing.key        where key ==                         (once inspect, the demo)
 #   idempotency.state  where state == "CLAIMED" order by __name__  (once stuck), ascending only, below
@@ -141,6 +148,23 @@ resource "google_firestore_index" "analyses_status_deferred" {
   }
 }
 
+# Batch mode's queue (BatchSubmitter): status == "queued", oldest queuedAt first, a job's worth at a time.
+resource "google_firestore_index" "analyses_status_queued" {
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = "analyses"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "status"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "queuedAt"
+    order      = "ASCENDING"
+  }
+}
+
 resource "google_firestore_field" "analyses_unindexed" {
   for_each = toset([
     "reason",
@@ -152,6 +176,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "updatedAt",
     "deferredAt",
     "reservation",
+    "queuedAt",
+    "size",
   ])
 
   project    = var.project_id
@@ -181,6 +207,41 @@ resource "google_firestore_field" "billing_unindexed" {
 
   index_config {}
 }
+
+# Batch mode's gatherings (functions/…/pipeline/Gatherings.java): the cap on jobs in flight counts those opened
+# before a new one.
+resource "google_firestore_index" "gatherings_in_flight_opened" {
+  project     = var.project_id
+  database    = google_firestore_database.default.name
+  collection  = "gatherings"
+  query_scope = "COLLECTION"
+
+  fields {
+    field_path = "inFlight"
+    order      = "ASCENDING"
+  }
+  fields {
+    field_path = "openedAt"
+    order      = "ASCENDING"
+  }
+}
+
+resource "google_firestore_field" "gatherings_unindexed" {
+  for_each = toset([
+    "openedAt",
+    "job",
+    "documents",
+    "submittedAt",
+  ])
+
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "gatherings"
+  field      = each.value
+
+  index_config {}
+}
+
 
 # TTL: Firestore deletes a spending guard's marker (one per reservation and per step-back, beside the counters) some
 # time after its expireAt, a day after its commit: it only has to outlive the client's resends of that commit. The

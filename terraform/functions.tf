@@ -78,6 +78,11 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       GEMINI_PRICES          = var.gemini_prices
       MAX_DOCUMENT_BYTES     = tostring(var.max_document_bytes)
       ONCE_MAX_ATTEMPTS      = tostring(var.max_attempts)
+      # Batch mode gathers documents into jobs (BatchSubmitter); the reconciler uses the same limits.
+      BATCH_MAX_DOCUMENTS      = tostring(var.batch_max_documents)
+      BATCH_MAX_BYTES          = tostring(var.batch_max_bytes)
+      BATCH_MAX_WAIT_SECONDS   = tostring(var.batch_max_wait_seconds)
+      BATCH_MAX_JOBS_IN_FLIGHT = tostring(var.batch_max_jobs_in_flight)
       # Batch jobs name the webhook's URL (dynamic webhooks), or none (blank: the registered, static one).
       GEMINI_WEBHOOK_URL = var.gemini_webhooks == "dynamic" ? local.webhook_url : ""
       # The spending guard (blank: no cap; the day is UTC unless a zone is given).
@@ -315,6 +320,10 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       ANALYSIS_MODE           = var.analysis_mode
       MAX_DOCUMENT_BYTES      = tostring(var.max_document_bytes)
       ONCE_MAX_ATTEMPTS       = tostring(var.max_attempts)
+      BATCH_MAX_DOCUMENTS      = tostring(var.batch_max_documents)
+      BATCH_MAX_BYTES          = tostring(var.batch_max_bytes)
+      BATCH_MAX_WAIT_SECONDS   = tostring(var.batch_max_wait_seconds)
+      BATCH_MAX_JOBS_IN_FLIGHT = tostring(var.batch_max_jobs_in_flight)
       GEMINI_WEBHOOK_URL      = var.gemini_webhooks == "dynamic" ? local.webhook_url : ""
     }
 

@@ -63,7 +63,7 @@ variable "notify_url" {
 }
 
 variable "analysis_mode" {
-  description = "ANALYSIS_MODE: sync (one generateContent call per document) or batch (one Gemini batch job per document, completed by the webhook or the reconciler)."
+  description = "ANALYSIS_MODE: sync (one generateContent call per document) or batch (documents gathered into Gemini batch jobs of many, completed by the webhook or the reconciler)."
   type        = string
   default     = "sync"
 
@@ -137,6 +137,50 @@ variable "gemini_prices" {
   validation {
     condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)*$", replace(var.gemini_prices, " ", "")))
     error_message = "gemini_prices must look like gemini-2.5-flash=0.30/2.50,gemini-2.5-pro=1.25/10/2.50/15 (or be empty)."
+  }
+}
+
+variable "batch_max_documents" {
+  description = "BATCH_MAX_DOCUMENTS: batch mode, documents per batch job; a full job is submitted at once."
+  type        = number
+  default     = 100
+
+  validation {
+    condition     = var.batch_max_documents == floor(var.batch_max_documents) && var.batch_max_documents >= 1 && var.batch_max_documents <= 150
+    error_message = "batch_max_documents must be a whole number between 1 and 150 (Firestore's 500 writes per commit: three per document when its job completes)."
+  }
+}
+
+variable "batch_max_bytes" {
+  description = "BATCH_MAX_BYTES: batch mode, the documents' bytes per batch job (inlined, base64 adds a third: under Gemini's 20 MB)."
+  type        = number
+  default     = 14680064
+
+  validation {
+    condition     = var.batch_max_bytes == floor(var.batch_max_bytes) && var.batch_max_bytes >= 1 && var.batch_max_bytes <= 15000000
+    error_message = "batch_max_bytes must be a whole number between 1 and 15000000."
+  }
+}
+
+variable "batch_max_wait_seconds" {
+  description = "BATCH_MAX_WAIT_SECONDS: batch mode, a job is submitted once its oldest document has waited this long, full or not (0: at once). The reconciler's schedule adds up to its period."
+  type        = number
+  default     = 300
+
+  validation {
+    condition     = var.batch_max_wait_seconds == floor(var.batch_max_wait_seconds) && var.batch_max_wait_seconds >= 0
+    error_message = "batch_max_wait_seconds must be a whole number, 0 or more."
+  }
+}
+
+variable "batch_max_jobs_in_flight" {
+  description = "BATCH_MAX_JOBS_IN_FLIGHT: batch mode, batch jobs gathering, submitted or running at once; below Gemini's 100 per project, so other users of the project keep some."
+  type        = number
+  default     = 90
+
+  validation {
+    condition     = var.batch_max_jobs_in_flight == floor(var.batch_max_jobs_in_flight) && var.batch_max_jobs_in_flight >= 1 && var.batch_max_jobs_in_flight <= 100
+    error_message = "batch_max_jobs_in_flight must be a whole number between 1 and 100."
   }
 }
 

@@ -20,6 +20,7 @@ import dev.once.guard.Once;
 import dev.once.ledger.FirestoreLedger;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerConfig;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
@@ -43,6 +44,7 @@ final class Clients {
   final Lazy<PriceTable> prices;
   final Lazy<Records> records;
   final Lazy<RecordQueries> queries;
+  final Lazy<Gatherings> gatherings;
   final Lazy<Storage> storage;
   final Lazy<com.google.genai.Client> gemini;
   final Lazy<InvoiceAnalyzer> analyzer;
@@ -66,6 +68,7 @@ final class Clients {
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
+    this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));

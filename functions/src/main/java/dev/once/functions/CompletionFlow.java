@@ -18,6 +18,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
@@ -50,11 +51,13 @@ final class CompletionFlow {
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<Records> records;
   private final Supplier<RecordQueries> queries;
+  private final Supplier<Gatherings> gatherings;
   private final ResultPublication publication;
 
   CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, Supplier<RecordQueries> queries,
-      ResultPublication publication) {
+      Supplier<Gatherings> gatherings, ResultPublication publication) {
     this.once = once;
+    this.gatherings = gatherings;
     this.batchJobs = batchJobs;
     this.records = records;
     this.queries = queries;
@@ -148,6 +151,9 @@ final class CompletionFlow {
       outcome.put("costMicroUsd", cost);
       outcome.put("model", model);
     }
+    // The gathering the job was made for is no longer in flight: its place goes to the next job.
+    submitted.stream().map(RecordQueries.Submitted::gathering).filter(java.util.Objects::nonNull).distinct()
+        .forEach(gathering -> writes.add(Gatherings.done(gathering)));
     return Completion.of(outcome, SideWrites.all(writes));
   }
 
@@ -166,6 +172,10 @@ final class CompletionFlow {
    * cancelled if it still runs.
    */
   private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws PermanentFailure {
+    Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
+    if (gathering.isPresent()) {
+      return noDocumentWaitsFor(gathering.get(), name, found.get());
+    }
     Optional<String> documentId = found.flatMap(BatchJobs::documentId);
     if (documentId.isEmpty()) {
       throw new PermanentFailure(found.isEmpty()
@@ -186,6 +196,27 @@ final class CompletionFlow {
       batchJobs.get().cancel(name);
       Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
           "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
+    }
+    throw new PermanentFailure(reason);
+  }
+
+  /**
+   * A gathered job no document waits for: early while its gathering's submission has not committed (it is still
+   * open: its next try adopts the job), else a stray second job of it (the gathering names another), refused and
+   * cancelled if it still runs.
+   */
+  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws PermanentFailure {
+    Gatherings.State state = gatherings.get().state(gathering);
+    if (Gatherings.OPEN.equals(state.state())) {
+      return new NotFinished(name + " is the job of the gathering " + gathering + ", whose submission is not"
+          + " recorded yet");
+    }
+    String reason = "batch job " + name + " is no job the gathering " + gathering + " waits for (it names "
+        + (state.job() == null ? "no job" : state.job()) + ")";
+    if (state.state() != null && !name.equals(state.job()) && !BatchJobs.isTerminal(job)) {
+      batchJobs.get().cancel(name);
+      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
+          "gatheringJob", String.valueOf(state.job())));
     }
     throw new PermanentFailure(reason);
   }

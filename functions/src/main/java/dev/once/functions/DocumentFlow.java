@@ -1,11 +1,9 @@
 package dev.once.functions;
 
-import com.google.genai.types.BatchJob;
 import dev.once.budget.Budget;
 import dev.once.budget.Reservation;
 import dev.once.function.Report;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
 import dev.once.gemini.InvoiceAnalyzer;
@@ -39,17 +37,18 @@ import java.util.function.Supplier;
 
 /**
  * A document uploaded: validate it, then analyse it once — the {@code analyse} effect, whichever the mode (sync:
- * generateContent, recording the analysis and its bill in the commit that completes the claim; batch: submit one
- * batch job, whose completion records them later) — then, in sync mode or for a refused document, publish the
+ * generateContent, recording the analysis and its bill in the commit that completes the claim; batch: queue it for a
+ * batch job of many documents ({@link BatchSubmitter}), whose completion records them later) — then, in sync mode or for a refused document, publish the
  * result once. The pre-check reads the last record of the mode's chain only, so a duplicate costs one read and
  * builds neither the Storage nor the Gemini client.
  *
  * <p>Every paid call may have happened when it failed: each try is recorded before it is made, the SDK never repeats
  * one, and a document is given up (failed, published as such) after {@code maxTries} tries that may have been billed;
- * refusals Google does not bill do not count. A retried batch submission adopts the job an earlier try made.
+ * refusals Google does not bill do not count. In batch mode the paid call is the job's ({@link BatchSubmitter}).
  *
  * <p>With a daily budget, each paid call first reserves its estimated cost ({@link CostEstimator}); the commit that
- * records its answer settles the reservation to the bill (for a batch job, the job's completion does), a refusal
+ * records its answer settles the reservation to the bill (in batch mode, reserved when the document is queued, the
+ * job's completion does), a refusal
  * before any work releases it, and a call that may have been billed keeps it. A document the day's budget cannot take
  * is deferred: recorded as such, acknowledged, and resumed by the reconciler ({@link #resume}).
  */
@@ -77,7 +76,7 @@ final class DocumentFlow {
   private final Supplier<CostEstimator> estimator;
   private final Supplier<DocumentReader> reader;
   private final Supplier<InvoiceAnalyzer> analyzer;
-  private final Supplier<BatchJobs> batchJobs;
+  private final Supplier<BatchSubmitter> submitter;
   private final ResultPublication publication;
   private final Mode mode;
   private final long maxBytes;
@@ -85,7 +84,7 @@ final class DocumentFlow {
 
   DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
       Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
-      Supplier<BatchJobs> batchJobs, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
+      Supplier<BatchSubmitter> submitter, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
     this.once = once;
     this.records = records;
     this.queries = queries;
@@ -93,7 +92,7 @@ final class DocumentFlow {
     this.estimator = estimator;
     this.reader = reader;
     this.analyzer = analyzer;
-    this.batchJobs = batchJobs;
+    this.submitter = submitter;
     this.publication = publication;
     this.mode = mode;
     this.maxBytes = maxBytes;
@@ -133,7 +132,7 @@ final class DocumentFlow {
     Outcome analysed = analysedBefore
         ? earlier.get()
         : once.runCommitted(key, Effects.ANALYSE, policy(key, document),
-            attempt -> sync ? analyse(attempt, call) : submit(attempt, call));
+            attempt -> sync ? analyse(attempt, call) : queue(call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     if (analysed instanceof Outcome.Rejected rejected) {
       report = report.with("reason", rejected.reason()); // refused or given up: the log line says why
@@ -159,6 +158,9 @@ final class DocumentFlow {
       return call.largerThanADay ? report.with(LARGER_THAN_A_DAY, true) : report;
     }
     if (summary == null) {
+      if (!sync && analysed instanceof Outcome.Processed) {
+        gatherDue();
+      }
       return report;
     }
     // Analysed before: most likely published before too, which one read tells, without a claim's failed write.
@@ -186,9 +188,26 @@ final class DocumentFlow {
         || analysed instanceof Outcome.Duplicate duplicate && !isSubmission(duplicate.result());
   }
 
-  /** The outcome of a batch submission (its job), as opposed to a result, which always has a status. */
+  /**
+   * The outcome of a batch mode analysis (queued; or, before gathering, its own job), as opposed to a result, which
+   * always has a status.
+   */
   private static boolean isSubmission(Map<String, Object> outcome) {
-    return outcome.containsKey("job") && !outcome.containsKey("status");
+    return outcome.containsKey("queued") || outcome.containsKey("job") && !outcome.containsKey("status");
+  }
+
+  /**
+   * A document was just queued: submit the jobs now due (a full one, or one whose oldest document waited long
+   * enough), so a burst does not wait for the reconciler. Its failure is the reconciler's to make good: the document
+   * is queued, and its event done.
+   */
+  private void gatherDue() {
+    try {
+      submitter.get().submitIfDue();
+    } catch (RuntimeException e) {
+      Log.write("WARNING", "could not submit the batch jobs due; the reconciler will",
+          Map.of("error", String.valueOf(e)));
+    }
   }
 
   /** One document's paid call, and what its log line says of it: {@code costMicroUsd}, {@code model}. */
@@ -229,38 +248,14 @@ final class DocumentFlow {
   }
 
   /**
-   * One batch job per document, ever: a retry whose earlier tries may have created a job (they timed out, were
-   * reset, or died) first looks for it by its display name and adopts it, instead of paying for a second one. An
-   * adopted job reserves nothing: the try that made it kept its reservation.
+   * Batch mode: the document is validated, its cost reserved (or it is deferred), and it is queued, in the commit
+   * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
-  private Completion submit(Attempt attempt, Paid call) throws PermanentFailure, Deferral {
-    IdempotencyKey key = call.key;
-    DocumentSource document = call.document;
-    refuseEarly(key, document);
-    Optional<BatchJob> adopted = earlierJob(attempt, key);
-    BatchJob job;
-    Reservation reservation = Reservation.NONE;
-    if (adopted.isPresent()) {
-      job = adopted.get();
-      Log.info("adopted the batch job an earlier try made", Map.of("key", key.value(), "job",
-          job.name().orElse("?"), "attempt", attempt.number()));
-    } else {
-      byte[] content = readValid(key, document);
-      reservation = reserve(call, content, true);
-      try {
-        attempt.ensureLease(paid.timeout());
-        job = batchJobs.get().submit(key, content, mimeType(document));
-      } catch (NotPerformed e) {
-        throw new NotPerformed(e.getMessage(), e, reservation.release());
-      } catch (RuntimeException e) {
-        // Only an answer proving no job was made frees the try; any other leaves it counted, so the retry first
-        // looks for the job (a 503 or a 429 from batches.create does not say that nothing was created).
-        throw classified(key, document, e, reservation, GeminiErrors::certainlyNotCreated);
-      }
-    }
-    String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
-    return Completion.of(Map.of("job", name, "mode", "batch"),
-        records.get().submitted(key, document, name, reservation));
+  private Completion queue(Paid call) throws PermanentFailure, Deferral {
+    byte[] content = readValid(call.key, call.document);
+    Reservation reservation = reserve(call, content, true);
+    return Completion.of(Map.of("queued", true, "mode", "batch"),
+        records.get().queued(call.key, call.document, content.length, reservation));
   }
 
   /**
@@ -308,19 +303,6 @@ final class DocumentFlow {
       }
     }
     return records.get().deferred(call.key, call.document, reason, since);
-  }
-
-  /** The job an earlier try may have made, if one may have; a failed look costs nothing and is tried again. */
-  private Optional<BatchJob> earlierJob(Attempt attempt, IdempotencyKey key) {
-    if (attempt.earlierTriesThatMayHaveRun() == 0) {
-      return Optional.empty();
-    }
-    try {
-      return batchJobs.get().findSubmitted(key);
-    } catch (RuntimeException e) {
-      throw new NotPerformed("could not look for the batch job an earlier try may have made: "
-          + GeminiErrors.describe(e), e);
-    }
   }
 
   /**

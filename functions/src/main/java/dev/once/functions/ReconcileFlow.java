@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  * each job looked up by name. Listed jobs that ended longer ago than the ledger keeps its records are left alone:
  * their records may have expired, and completing them again would bill them again. A waiting document's job is
  * completed whatever its age: the document was never completed, since a completion moves it on in its commit.
- * Last, with what is left of the time budget, documents deferred for want of budget are resumed, oldest first, as
+ * Then, in batch mode, queued documents are gathered into jobs ({@link BatchSubmitter}): after the completions, which
+ * free places among the jobs in flight. Last, with what is left of the time budget, documents deferred for want of budget are resumed, oldest first, as
  * long as the day's budget takes them (none when it is used up: one read says so).
  */
 final class ReconcileFlow {
@@ -61,6 +62,9 @@ final class ReconcileFlow {
     int pages;
     /** Deferred documents that went on (analysed, submitted, or refused) because budget was available again. */
     int deferredResumed;
+    /** Batch jobs gathered from queued documents and submitted, and gatherings whose interrupted submission resumed. */
+    int jobsSubmitted;
+    int gatheringsResumed;
     boolean truncated;
 
     Map<String, Object> toMap() {
@@ -77,6 +81,8 @@ final class ReconcileFlow {
       map.put("pending_checked", pendingChecked);
       map.put("pages", pages);
       map.put("deferred_resumed", deferredResumed);
+    map.put("jobs_submitted", jobsSubmitted);
+    map.put("gatherings_resumed", gatheringsResumed);
       map.put("truncated", truncated);
       return map;
     }
@@ -92,12 +98,15 @@ final class ReconcileFlow {
   private final Supplier<RecordQueries> queries;
   private final CompletionFlow completion;
   private final Supplier<DocumentFlow> documents;
+  private final Supplier<BatchSubmitter> submitter;
   private final Budget spending;
   private final Limits limits;
   private final InstantSource clock;
 
   ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, CompletionFlow completion,
-      Supplier<DocumentFlow> documents, Budget spending, Limits limits, InstantSource clock) {
+      Supplier<DocumentFlow> documents, Supplier<BatchSubmitter> submitter, Budget spending, Limits limits,
+      InstantSource clock) {
+    this.submitter = submitter;
     this.batchJobs = batchJobs;
     this.queries = queries;
     this.completion = completion;
@@ -126,8 +135,25 @@ final class ReconcileFlow {
       summary.truncated = true;
       return summary;
     }
+    // After the completions, which free places for jobs in flight.
+    submitJobs(summary);
     resumeDeferred(summary, deadline);
     return summary;
+  }
+
+  /**
+   * Batch mode's gathering: interrupted submissions first (their documents waited longest), then the jobs due (full, or
+   * whose oldest document waited long enough). A failure ends this pass only; the next run tries again.
+   */
+  private void submitJobs(Summary summary) {
+    try {
+      summary.gatheringsResumed += submitter.get().resumeUnsubmitted();
+      summary.jobsSubmitted += submitter.get().submitDue();
+    } catch (RuntimeException e) {
+      summary.failed++;
+      Log.error("the reconciler could not submit the batch jobs due",
+          Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
+    }
   }
 
   /**

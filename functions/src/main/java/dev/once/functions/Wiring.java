@@ -13,6 +13,7 @@ import dev.once.gemini.WebhookVerifier;
 import dev.once.ledger.LedgerConfig;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
+import dev.once.pipeline.RecordQueries;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.DateTimeException;
@@ -22,6 +23,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Builds each function's flow from the instance's clients. Every setting the function needs is read here, when
@@ -40,6 +42,10 @@ final class Wiring {
   static final int RESUME_PER_RUN = 100;
   /** The message of the spending guard's log lines, which the budget metrics and alerts read (observability.tf). */
   static final String BUDGET_LOG_MESSAGE = "gemini budget";
+  /** Gemini's concurrent batch jobs per project (ai.google.dev rate limits, Batch API). */
+  static final int GEMINI_MAX_JOBS = 100;
+  /** The documents' bytes a job may inline: 15 MB, a third more in base64, is under Gemini's 20 MB. */
+  static final long MAX_INLINED_BYTES = 15_000_000;
   /** No day's budget above a million dollars: a typo, not a budget. */
   static final BigDecimal MAX_BUDGET_USD = BigDecimal.valueOf(1_000_000);
 
@@ -54,9 +60,49 @@ final class Wiring {
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
+    Lazy<DocumentReader> reader = Lazy.of(() -> new DocumentReader(clients.storage.get()));
+    BatchSubmitter submitter = mode == DocumentFlow.Mode.BATCH ? batchSubmitter(clients, reader, InstantSource.system()) : null;
     return new DocumentFlow(clients.once, clients.records, clients.queries, budget(clients), clients.estimator,
-        Lazy.of(() -> new DocumentReader(clients.storage.get())), clients.analyzer, clients.batchJobs,
-        resultPublication(clients), mode, maxBytes, paid);
+        reader, clients.analyzer, () -> submitter, resultPublication(clients), mode, maxBytes, paid);
+  }
+
+  /** Batch mode's gathering of queued documents into jobs, with its BATCH_* settings checked. */
+  static BatchSubmitter batchSubmitter(Clients clients, Supplier<DocumentReader> reader, InstantSource clock) {
+    Settings settings = clients.settings;
+    int maxDocuments = atMost(settings, PipelineSetting.BATCH_MAX_DOCUMENTS, RecordQueries.MAX_DOCUMENTS_PER_JOB);
+    long maxBytes = settings.positiveLong(PipelineSetting.BATCH_MAX_BYTES);
+    if (maxBytes > MAX_INLINED_BYTES) {
+      throw new InvalidSetting(PipelineSetting.BATCH_MAX_BYTES, "must be at most " + MAX_INLINED_BYTES
+          + " (base64 makes a third more of them, under Gemini's 20 MB of inlined requests), got " + maxBytes);
+    }
+    Duration maxWait = Duration.ofSeconds(nonNegative(settings, PipelineSetting.BATCH_MAX_WAIT_SECONDS));
+    int maxInFlight = atMost(settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
+    BatchSubmitter.Limits limits = new BatchSubmitter.Limits(maxDocuments, maxBytes, maxWait, maxInFlight,
+        settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
+        settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
+    return new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records, reader,
+        clients.batchJobs, resultPublication(clients), limits, clock);
+  }
+
+  private static int atMost(Settings settings, PipelineSetting setting, int most) {
+    int value = settings.positiveInt(setting);
+    if (value > most) {
+      throw new InvalidSetting(setting, "must be at most " + most + ", got " + value);
+    }
+    return value;
+  }
+
+  private static long nonNegative(Settings settings, PipelineSetting setting) {
+    String value = settings.required(setting);
+    try {
+      long parsed = Long.parseLong(value);
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidSetting(setting, "must be a whole number of seconds, 0 or more, got \"" + value + "\"");
   }
 
   /**
@@ -117,7 +163,7 @@ final class Wiring {
   static CompletionFlow completionFlow(Clients clients) {
     checkLedger(clients.settings);
     checkGemini(clients);
-    return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
+    return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
         resultPublication(clients));
   }
 
@@ -153,8 +199,11 @@ final class Wiring {
     Duration maxAge = clients.settings.days(OnceSetting.ONCE_RETENTION_DAYS).minus(Duration.ofDays(1));
     // It resumes deferred documents itself, as DocumentUploaded would analyse them: the same flow and settings.
     DocumentFlow documents = documentFlow(clients);
+    // Whatever the mode: gatherings left by a batch revision are still submitted after a switch to sync.
+    BatchSubmitter submitter = batchSubmitter(clients, Lazy.of(() -> new DocumentReader(clients.storage.get())),
+        InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients), () -> documents,
-        budget(clients),
+        () -> submitter, budget(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN, RESUME_PER_RUN),
         InstantSource.system());

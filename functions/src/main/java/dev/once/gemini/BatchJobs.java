@@ -16,7 +16,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Gemini batch jobs of the batch mode: one job per document, then its state and results. */
+/**
+ * Gemini batch jobs of the batch mode: a job of many documents ({@link #submit(String, List)}), then its state and
+ * results. Jobs made before gathering existed hold one document each ({@link #documentId}).
+ */
 public final class BatchJobs {
   /** Metadata naming the document, on the request (echoed on its response) and on the job's webhook. */
   public static final String DOCUMENT_KEY = "document_key";
@@ -26,6 +29,11 @@ public final class BatchJobs {
    * submission can find the job an earlier try made, and a completion can tell whose job it is.
    */
   public static final String DISPLAY_NAME_PREFIX = "once ";
+  /**
+   * A gathered job's display name is this and its gathering's id: the one name every try of its submission gives it,
+   * so a retry adopts the job an earlier try made ({@link #findGathered(String)}).
+   */
+  public static final String GATHERING_PREFIX = "once job ";
   /**
    * Jobs asked for per page when looking for one: Google's list methods coerce a page size above their maximum down
    * to it (AIP-158), so asking for many costs nothing and saves calls.
@@ -59,6 +67,41 @@ public final class BatchJobs {
    * Creates the job. batches.create is not idempotent, so it runs inside a claim and the SDK must not repeat it
    * on its own (its default retries POSTs on 5xx and timeouts, which could create two jobs).
    */
+  /** One document of a job: its key (echoed on its answer), its content and type. */
+  public record Request(IdempotencyKey documentKey, byte[] content, String mimeType) {}
+
+  /**
+   * Creates a job of these documents' requests, inlined, named after its gathering. Not idempotent, like
+   * {@link #submit(IdempotencyKey, byte[], String)}: run inside a claim, without the SDK's own retries.
+   */
+  public BatchJob submit(String gatheringId, List<Request> requests) {
+    WebhookConfig.Builder webhook = WebhookConfig.builder();
+    webhookUrl.ifPresent(webhook::uris);
+    List<InlinedRequest> inlined = requests.stream().map(request -> InlinedRequest.builder()
+        .contents(List.of(InvoicePrompt.content(request.content(), request.mimeType())))
+        .config(InvoicePrompt.config().build())
+        .metadata(Map.of(DOCUMENT_KEY, request.documentKey().value()))
+        .build()).toList();
+    CreateBatchJobConfig config = CreateBatchJobConfig.builder()
+        .displayName(gatheringName(gatheringId))
+        .webhookConfig(webhook.build())
+        .httpOptions(GeminiClients.noRetries())
+        .build();
+    return client.batches.create(model, BatchJobSource.builder().inlinedRequests(inlined).build(), config);
+  }
+
+  public static String gatheringName(String gatheringId) {
+    return GATHERING_PREFIX + gatheringId;
+  }
+
+  /** The id of the gathering a gathered job was made for, read from its display name; empty for any other job. */
+  public static Optional<String> gatheringId(BatchJob job) {
+    return job.displayName()
+        .filter(name -> name.startsWith(GATHERING_PREFIX))
+        .map(name -> name.substring(GATHERING_PREFIX.length()))
+        .filter(id -> id.matches("[0-9a-f]{32}"));
+  }
+
   public BatchJob submit(IdempotencyKey documentKey, byte[] document, String mimeType) {
     WebhookConfig.Builder webhook = WebhookConfig.builder();
     webhookUrl.ifPresent(webhook::uris); // a dynamic webhook: no project-level registration needed
@@ -101,7 +144,15 @@ public final class BatchJobs {
    *     job there proves nothing
    */
   public Optional<BatchJob> findSubmitted(IdempotencyKey documentKey) {
-    String wanted = displayName(documentKey);
+    return findNamed(displayName(documentKey));
+  }
+
+  /** The job an earlier try of this gathering's submission made, if Gemini has one: as for a document's, above. */
+  public Optional<BatchJob> findGathered(String gatheringId) {
+    return findNamed(gatheringName(gatheringId));
+  }
+
+  private Optional<BatchJob> findNamed(String wanted) {
     Optional<BatchJob> oldest = Optional.empty();
     Pager<BatchJob> pager = list(FIND_PAGE_SIZE);
     for (int page = 1; ; page++) {

@@ -10,6 +10,8 @@ public final class Effects {
    * even when its deliveries reach revisions of both modes.
    */
   public static final String ANALYSE = "analyse";
+  /** The submission of a gathered batch job (batch mode): its one batches.create, keyed by its gathering. */
+  public static final String SUBMIT = "submit";
   /** The completion of a batch job: its analyses and billing records. */
   public static final String COMPLETE = "complete";
   /** The publication of a result on the results topic. */
@@ -20,7 +22,7 @@ public final class Effects {
   public static final String DEAD_LETTER = "dead-letter";
 
   /** In the order an event meets them. */
-  public static final List<String> ALL = List.of(ANALYSE, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
+  public static final List<String> ALL = List.of(ANALYSE, SUBMIT, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
 
   private Effects() {}
 }

@@ -19,8 +19,11 @@ import java.util.concurrent.TimeoutException;
 
 /** What the pipeline reads back of its own documents ({@link Records}): every query it runs, bounded. */
 public final class RecordQueries {
-  /** One document per job here; the bound keeps a foreign or corrupted job from reading the collection. */
-  static final int MAX_DOCUMENTS_PER_JOB = 100;
+  /**
+   * At most this many documents per job ({@code BATCH_MAX_DOCUMENTS} is bounded by it); the bound keeps a foreign or
+   * corrupted job from reading the collection.
+   */
+  public static final int MAX_DOCUMENTS_PER_JOB = 150;
   /** How long a query may take before it is an error. */
   private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -66,7 +69,8 @@ public final class RecordQueries {
    * A document a batch job was submitted for, with the source recorded at submission and the day's budget it reserved
    * ({@link Reservation#NONE} when none), which the job's completion settles.
    */
-  public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation) {}
+  public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation,
+      String gathering) {}
 
   /**
    * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
@@ -79,10 +83,64 @@ public final class RecordQueries {
       String key = doc.getString("key");
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
-            Reservation.fromMap(doc.get("reservation"))));
+            Reservation.fromMap(doc.get("reservation")), doc.getString("batch")));
       }
     }
     return found;
+  }
+
+  /**
+   * The documents gathered into {@code gathering} (a query on the analyses' {@code batch} field): the requests of its
+   * job, with their sources.
+   */
+  public List<Submitted> gatheredIn(String gathering) {
+    List<Submitted> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : read(db.collection(Records.ANALYSES).whereEqualTo("batch", gathering)
+        .limit(MAX_DOCUMENTS_PER_JOB), "the documents of the gathering " + gathering)) {
+      String key = doc.getString("key");
+      DocumentSource source = Records.source(doc.get("source"));
+      if (key != null && source != null) {
+        found.add(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")), gathering));
+      }
+    }
+    return found;
+  }
+
+  /** A document waiting to be gathered into a batch job: its size, and since when it waits. */
+  public record Queued(String documentId, long size, Instant queuedAt) {}
+
+  /**
+   * Up to {@code limit} queued documents, oldest first: an equality and an ordering on another field, so a composite
+   * index (status, queuedAt), which terraform/firestore.tf declares.
+   */
+  public List<Queued> queued(int limit) {
+    List<Queued> found = new ArrayList<>();
+    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED)
+        .orderBy("queuedAt").limit(limit);
+    for (QueryDocumentSnapshot doc : read(oldestFirst, "the queued documents")) {
+      Instant queuedAt = instant(doc.getTimestamp("queuedAt"));
+      Long size = doc.getLong("size");
+      if (queuedAt != null && size != null) {
+        found.add(new Queued(doc.getId(), size, queuedAt));
+      }
+    }
+    return found;
+  }
+
+  /**
+   * How many documents are queued, counted up to {@code limit} (an aggregation: one read per thousand entries), so
+   * an upload can tell a full job's worth is waiting without reading it.
+   */
+  public long queuedCount(int limit) {
+    try {
+      return db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED).limit(limit).count().get()
+          .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getCount();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while counting the queued documents", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not count the queued documents: " + e, e);
+    }
   }
 
   /** A document whose batch job has not been completed yet, as its analysis says. */

@@ -26,6 +26,10 @@ public final class Records {
   public static final String ANALYSED = "analysed";
   public static final String FAILED = "failed";
   public static final String REJECTED = "rejected";
+  /** Batch mode: validated and reserved for, waiting to be gathered into a job ({@code size}, {@code queuedAt}). */
+  public static final String QUEUED = "queued";
+  /** Batch mode: assigned to a gathering ({@code batch}: its id), whose job is being submitted. */
+  public static final String GATHERED = "gathered";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
 
@@ -73,6 +77,34 @@ public final class Records {
       fields.put("reservation", reservation.toMap());
     }
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A document waiting to be gathered into a batch job, with its size (a job's bytes are bounded) and the day's budget
+   * it reserved, which the job's completion settles. Replaces whatever was there (a deferral at most: it is written in
+   * the commit that completes the document's claim); {@code queuedAt} is the commit's time, so the oldest document
+   * of the queue says when a job is due.
+   */
+  public SideWrites queued(IdempotencyKey documentKey, DocumentSource source, long size, Reservation reservation) {
+    Map<String, Object> fields = base(documentKey, QUEUED);
+    fields.put("mode", "batch");
+    fields.put("source", source.toMap());
+    fields.put("size", size);
+    fields.put("queuedAt", DocumentWrites.serverTime());
+    if (!reservation.none()) {
+      fields.put("reservation", reservation.toMap());
+    }
+    return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A gathered document whose job was made: it now waits for that job, keeping its source, size and reservation.
+   * Fixed values, so applied twice it lands once.
+   */
+  public SideWrites submittedIn(IdempotencyKey documentKey, String job) {
+    Map<String, Object> fields = base(documentKey, SUBMITTED);
+    fields.put("job", job);
+    return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
   }
 
   /** What an answer cost, in millionths of a USD (batch jobs at half price); empty when the model has no price. */

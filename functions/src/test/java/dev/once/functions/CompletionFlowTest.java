@@ -33,6 +33,7 @@ import dev.once.ledger.InMemoryLedger;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.ledger.SideWrites;
@@ -53,13 +54,14 @@ class CompletionFlowTest {
   private final InMemoryLedger ledger = new InMemoryLedger();
   private final BatchJobs batchJobs = mock(BatchJobs.class);
   private final RecordQueries queries = mock(RecordQueries.class);
+  private final Gatherings gatherings = mock(Gatherings.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
   private final CompletionFlow flow;
 
   CompletionFlowTest() {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries,
+    flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
         new ResultPublication(once, () -> publisher, () -> TOPIC));
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
   }
@@ -72,7 +74,7 @@ class CompletionFlowTest {
   void aSucceededJob_isCompletedOnce_billingAndPublishingItsDocument_andTheRepeatCostsNoGeminiCall() {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
         Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
@@ -95,7 +97,7 @@ class CompletionFlowTest {
         .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
         Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
@@ -113,7 +115,7 @@ class CompletionFlowTest {
     Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
         .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved, null)));
 
     flow.complete(JOB_KEY);
 
@@ -134,7 +136,7 @@ class CompletionFlowTest {
   @Test
   void aFailedJob_failsItsDocuments_billingNothing() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
 
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
 
@@ -192,7 +194,7 @@ class CompletionFlowTest {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     IdempotencyKey stranger = IdempotencyKey.of("gcs:inbox/other.pdf#9");
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(stranger.value()),
         Optional.of(new Analysis("gemini-2.5-flash", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
 

@@ -209,9 +209,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   }
 
   @Test
-  void aBatchSubmission_reservesAtBatchPrice_andRecordsItsReservationForTheJobsCompletion() throws Exception {
-    when(batchJobs.submit(any(), eq(PDF), eq("application/pdf")))
-        .thenReturn(BatchJob.builder().name("batches/job-1").build());
+  void aQueuedDocument_reservesAtBatchPrice_andRecordsItsReservationForTheJobsCompletion() throws Exception {
     Report report = handle(flow(DocumentFlow.Mode.BATCH, 1_000_000), document(1));
 
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
@@ -219,20 +217,6 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     assertEquals(ESTIMATE / 2, recorded.microUsd());
     assertEquals(LocalDate.parse("2026-11-30"), recorded.day());
     assertEquals(ESTIMATE / 2, spend("2026-11-30").reservedMicroUsd(), "reserved until the job completes");
-  }
-
-  @Test
-  void anAdoptedJob_reservesNothingMore_theTryThatMadeItKeptItsReservation() throws Exception {
-    BatchJob made = BatchJob.builder().name("batches/job-1").build();
-    when(batchJobs.submit(any(), eq(PDF), eq("application/pdf")))
-        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
-    when(batchJobs.findSubmitted(any())).thenReturn(Optional.of(made));
-    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH, 1_000_000);
-    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, document(1)));
-
-    assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(1)).outcome());
-    assertEquals(ESTIMATE / 2, spend("2026-11-30").reservedMicroUsd(), "the first try's estimate, once");
-    assertTrue(Reservation.fromMap(analysis(document(1)).get("reservation")).none());
   }
 
   @Test

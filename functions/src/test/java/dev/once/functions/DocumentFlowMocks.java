@@ -9,7 +9,6 @@ import static org.mockito.Mockito.when;
 import dev.once.budget.Budget;
 import dev.once.config.Settings;
 import dev.once.function.Report;
-import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
@@ -37,7 +36,7 @@ abstract class DocumentFlowMocks {
   final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
   final DocumentReader reader = mock(DocumentReader.class);
   final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
-  final BatchJobs batchJobs = mock(BatchJobs.class);
+  final BatchSubmitter submitter = mock(BatchSubmitter.class);
   final MessagePublisher publisher = mock(MessagePublisher.class);
   final RecordQueries queries = mock(RecordQueries.class);
   final CostEstimator estimator = mock(CostEstimator.class);
@@ -56,7 +55,7 @@ abstract class DocumentFlowMocks {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
-        () -> analyzer, () -> batchJobs, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
+        () -> analyzer, () -> submitter, new ResultPublication(once, () -> publisher, () -> TOPIC), mode, 1024,
         new DocumentFlow.PaidCalls(Duration.ofSeconds(60), 3));
   }
 

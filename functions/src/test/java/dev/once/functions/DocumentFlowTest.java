@@ -152,99 +152,6 @@ class DocumentFlowTest extends DocumentFlowMocks {
   }
 
   @Test
-  void aRetriedSubmission_adoptsTheJobAnEarlierTryMade_insteadOfPayingForASecond() throws Exception {
-    BatchJob made = BatchJob.builder().name("batches/job-1").build();
-    when(batchJobs.submit(KEY, PDF, "application/pdf"))
-        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
-    when(batchJobs.findSubmitted(KEY)).thenReturn(java.util.Optional.of(made));
-    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
-
-    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
-    Report retried = handle(flow, INVOICE);
-
-    assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
-    verify(batchJobs, times(1)).submit(any(), any(), anyString());
-    verify(batchJobs, times(1)).findSubmitted(KEY);
-    assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
-  }
-
-  /**
-   * The record keeps its last 10 tries only: after 9 tries that certainly did nothing (the look for the job failed),
-   * the history no longer shows the first, which may have made a job. Its counter of tries that may have run does.
-   */
-  @Test
-  void aSubmissionRetriedPastTheTriesTheHistoryKeeps_stillAdoptsTheJobTheFirstTryMayHaveMade() throws Exception {
-    BatchJob made = BatchJob.builder().name("batches/job-1").build();
-    when(batchJobs.submit(KEY, PDF, "application/pdf"))
-        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out")));
-    ServerException listingDown = new ServerException(503, "UNAVAILABLE", "batches.list is down");
-    when(batchJobs.findSubmitted(KEY)).thenThrow(listingDown, listingDown, listingDown, listingDown, listingDown,
-        listingDown, listingDown, listingDown, listingDown).thenReturn(java.util.Optional.of(made));
-    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
-
-    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
-    for (int i = 0; i < 9; i++) {
-      assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
-    }
-    Report eleventh = handle(flow, INVOICE);
-
-    assertEquals(OutcomeLabel.PROCESSED, eleventh.outcome());
-    assertEquals(11, eleventh.attempts());
-    verify(batchJobs, times(1)).submit(any(), any(), anyString());
-    verify(batchJobs, times(10)).findSubmitted(KEY);
-    assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
-  }
-
-  /**
-   * An answer from batches.create that does not prove nothing was created (an overloaded front end's 503, a 429, a 500,
-   * a 409, a 404 without its canonical status) counts as a try that may have made the job: the retry looks first.
-   */
-  @ParameterizedTest(name = "{0} {1}")
-  @CsvSource({"503, UNAVAILABLE", "429, RESOURCE_EXHAUSTED", "500, INTERNAL", "409, ABORTED", "404, ''"})
-  void aSubmissionAnsweredAmbiguously_isRetriedOnlyAfterLookingForTheJobItMayHaveMade(int code, String status)
-      throws Exception {
-    BatchJob made = BatchJob.builder().name("batches/job-1").build();
-    when(batchJobs.submit(KEY, PDF, "application/pdf"))
-        .thenThrow(new ApiException(code, status, "the answer does not say whether the job exists"));
-    when(batchJobs.findSubmitted(KEY)).thenReturn(java.util.Optional.of(made));
-    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
-
-    assertThrows(ApiException.class, () -> handle(flow, INVOICE));
-    assertEquals(1, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().spent(), "it may have run");
-    Report retried = handle(flow, INVOICE);
-
-    assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
-    verify(batchJobs, times(1)).submit(any(), any(), anyString());
-    verify(batchJobs, times(1)).findSubmitted(KEY);
-    assertEquals("batches/job-1", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("job"));
-  }
-
-  /** A validation or an identity refusal proves the job was never made: released unperformed, nothing looked for. */
-  @ParameterizedTest(name = "{0} {1}")
-  @CsvSource({"400, INVALID_ARGUMENT", "400, FAILED_PRECONDITION", "401, UNAUTHENTICATED", "403, PERMISSION_DENIED",
-      "404, NOT_FOUND"})
-  void aSubmissionRefusedBeforeAnythingWasMade_isRetriedWithoutALook(int code, String status) throws Exception {
-    when(batchJobs.submit(KEY, PDF, "application/pdf"))
-        .thenThrow(new ApiException(code, status, "API key not valid. Please pass a valid API key."))
-        .thenReturn(BatchJob.builder().name("batches/job-1").build());
-    DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
-
-    assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
-    assertEquals(0, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().spent(), "certainly not performed");
-    assertEquals(OutcomeLabel.PROCESSED, handle(flow, INVOICE).outcome());
-
-    verify(batchJobs, never()).findSubmitted(any());
-    verify(batchJobs, times(2)).submit(any(), any(), anyString());
-  }
-
-  @Test
-  void aFirstSubmission_looksForNoEarlierJob() throws Exception {
-    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
-    handle(flow(DocumentFlow.Mode.BATCH), INVOICE);
-    verify(batchJobs, never()).findSubmitted(any());
-  }
-
-  @Test
   void aFailedPublication_isRetriedAlone_withoutASecondGeminiCall() throws Exception {
     when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
     when(publisher.publish(eq(TOPIC), any(), anyMap()))
@@ -261,8 +168,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
   }
 
   @Test
-  void batchMode_submitsOneJob_recordsTheDocumentAsSubmitted_andPublishesNothingYet() throws Exception {
-    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
+  void batchMode_queuesTheDocument_asksForTheJobsDue_andPublishesNothingYet() throws Exception {
     DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
 
     Report first = handle(flow, INVOICE);
@@ -270,23 +176,31 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
     assertEquals(OutcomeLabel.PROCESSED, first.outcome());
     assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
-    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+    verify(submitter, times(1)).submitIfDue();
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
-    assertEquals(Map.of("submitted", "batches/job-1"), Map.of(analysis.get("status"), analysis.get("job")));
+    assertEquals("queued", analysis.get("status"));
+    assertEquals((long) PDF.length, analysis.get("size"));
+    assertTrue(analysis.containsKey("queuedAt"));
+  }
+
+  @Test
+  void aSubmitterThatFails_leavesTheDocumentQueued_forTheReconciler() throws Exception {
+    when(submitter.submitIfDue()).thenThrow(new IllegalStateException("Firestore unavailable"));
+
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow(DocumentFlow.Mode.BATCH), INVOICE).outcome());
+    assertEquals("queued", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("status"));
   }
 
   @Test
   void theSameGeneration_withOtherContent_isAConflict_andNotAnalysedAgain() throws Exception {
-    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
     DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
-    when(batchJobs.submit(KEY, PDF, "application/pdf")).thenReturn(BatchJob.builder().name("batches/job-1").build());
     handle(flow, INVOICE);
     DocumentSource forged = new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "b3RoZXI=", null);
 
     Report report = handle(flow, forged);
 
     assertEquals(OutcomeLabel.CONFLICT, report.outcome());
-    verify(batchJobs, times(1)).submit(any(), any(), anyString());
+    verify(reader, times(1)).read(any(), any(Long.class));
   }
 }

@@ -235,14 +235,14 @@ class ReconcileFlowTest {
   }
 
   /**
-   * A deferred document resumed by the reconciler, whose batches.create is carried out and its answer lost: until the
-   * document's next try adopts the job, the analysis names no job. That job is not a stray — neither cancelled while
-   * it runs nor refused once it has ended — so the adopting try's document is completed from it: one job, one bill,
-   * one publication.
+   * A deferred document resumed by the reconciler is queued and gathered into a job, whose batches.create is carried
+   * out and its answer lost: the gathering stays open, its job recorded nowhere. That job is not a stray — neither
+   * cancelled while it runs nor refused once it has ended — and a later run resumes the gathering, whose next try
+   * adopts the job by its display name: one job, one bill, one publication.
    */
-  @ParameterizedTest(name = "the job ended before the document was resumed again: {0}")
+  @ParameterizedTest(name = "the job ended before the gathering was resumed: {0}")
   @ValueSource(booleans = {false, true})
-  void aResumedDocumentWhoseSubmissionAnswerWasLost_isCompletedFromTheJobItMade(boolean endedFirst) throws Exception {
+  void aGatheringWhoseSubmissionAnswerWasLost_isResumed_andAdoptsTheJobItMade(boolean endedFirst) throws Exception {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/reconcile/lost-" + endedFirst + "-" + System.nanoTime() + ".pdf#1");
     clients.ledger.commit(clients.records.get().deferred(key,
         new DocumentSource("inbox", "lost.pdf", 1, "application/pdf", 10, null, null), "over budget",
@@ -255,15 +255,17 @@ class ReconcileFlowTest {
     List<String> before = gemini.batchNames();
 
     gemini.ambiguousNext("batchGenerateContent", 1, AmbiguousFailure.RESET);
-    assertEquals(1, reconciler.run().failed, "resumed; batches.create carried out, its answer lost");
+    assertEquals(1, reconciler.run().deferredResumed, "resumed and queued; batches.create carried out, its answer lost");
     String job = gemini.batchNames().stream().filter(name -> !before.contains(name)).findFirst().orElseThrow();
+    assertEquals("gathered", analysis(key).getString("status"));
     if (endedFirst) {
       gemini.finish(job, BatchState.SUCCEEDED);
     }
-    shift[0] = ReconcileFlow.STRAY_AFTER.plusMinutes(1); // old enough to be looked at as a possible stray
+    shift[0] = ReconcileFlow.STRAY_AFTER.plusMinutes(1); // past the submission's lease, and old enough for a stray
     ReconcileFlow.Summary adopting = reconciler.run();
-    assertEquals(1, adopting.deferredResumed, "the next try adopted the job: " + adopting.toMap());
+    assertEquals(1, adopting.gatheringsResumed, "the next try adopted the job: " + adopting.toMap());
     assertEquals(0, adopting.cancelled, adopting.toMap().toString());
+    assertEquals(0, adopting.rejected, adopting.toMap().toString());
     assertEquals(job, analysis(key).getString("job"));
     gemini.finish(job, BatchState.SUCCEEDED);
     ReconcileFlow.Summary completing = reconciler.run();
@@ -285,12 +287,16 @@ class ReconcileFlowTest {
     ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r");
     DocumentReader inbox = mock(DocumentReader.class);
     when(inbox.read(any(), any(Long.class))).thenReturn("%PDF-1.4 lost".getBytes(StandardCharsets.US_ASCII));
+    BatchSubmitter submitter = new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records,
+        () -> inbox, clients.batchJobs, publication,
+        new BatchSubmitter.Limits(100, 1 << 20, Duration.ZERO, 90, Duration.ofSeconds(10), 1 << 20), clock);
     DocumentFlow documents = new DocumentFlow(clients.once, clients.records, clients.queries, Budget.NONE,
-        clients.estimator, () -> inbox, clients.analyzer, clients.batchJobs, publication, DocumentFlow.Mode.BATCH,
+        clients.estimator, () -> inbox, clients.analyzer, () -> submitter, publication, DocumentFlow.Mode.BATCH,
         1 << 20, new DocumentFlow.PaidCalls(Duration.ofSeconds(10), 5));
     CompletionFlow completion = new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
-        publication);
-    return new ReconcileFlow(clients.batchJobs, clients.queries, completion, () -> documents, Budget.NONE,
+        clients.gatherings, publication);
+    return new ReconcileFlow(clients.batchJobs, clients.queries, completion, () -> documents, () -> submitter,
+        Budget.NONE,
         new ReconcileFlow.Limits(50, 20, Duration.ofMinutes(1), Duration.ofDays(29), 100, 100), clock);
   }
 
@@ -328,7 +334,10 @@ class ReconcileFlowTest {
 
   private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
       java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
-    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents, budget,
+    BatchSubmitter submitter = Wiring.batchSubmitter(clients,
+        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
+    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents,
+        () -> submitter, budget,
         new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
   }
 }

@@ -28,6 +28,17 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
   static final Duration RELAY_MAX_BACKOFF = Duration.ofSeconds(5);
   /** With the real API in batch mode no webhook can reach this machine: the reconciler is the only way. */
   static final Duration REAL_BATCH_RECONCILE = Duration.ofSeconds(60);
+  /**
+   * With the stand-in in batch mode, the runner plays Cloud Scheduler this often, so a job that is not full is still
+   * submitted once its oldest document has waited {@link #BATCH_MAX_WAIT_SECONDS}.
+   */
+  static final Duration LOCAL_BATCH_RECONCILE = Duration.ofSeconds(10);
+  /**
+   * Local batch jobs are small, so a handful of uploads shows them shared: the demo's two accepted samples fill one
+   * job; documents uploaded by hand wait at most 10 s (and the reconciler's period) for company.
+   */
+  static final String BATCH_MAX_DOCUMENTS = "2";
+  static final String BATCH_MAX_WAIT_SECONDS = "10";
 
   static final String USAGE = """
       usage: dev/run [--mode sync|batch] [--demo] [--log-dir DIR]
@@ -39,7 +50,8 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
                   ran twice or an event was lost (the demo always uses the Gemini stand-in)
         --log-dir where every part's log goes (default target/run)
         GEMINI_API_KEY set: the functions call the real Gemini API and no stand-in runs.
-        ONCE_RECONCILE_SECONDS: call the reconciler this often (default: every 60 s with the real API in batch mode).""";
+        ONCE_RECONCILE_SECONDS: call the reconciler this often (default in batch mode: every 60 s with the real API,
+          10 s with the stand-in, which also submits the batch jobs that waited long enough).""";
 
   public boolean realGemini() {
     return geminiApiKey != null;
@@ -52,7 +64,9 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
   public LocalStack.Builder stack() {
     LocalStack.Builder stack = LocalStack.builder(project, logDir).ports(ports).geminiTick(GEMINI_TICK)
         .relayRetry(RetryPolicy.defaults().withBackoff(Duration.ofMillis(200), RELAY_MAX_BACKOFF))
-        .env("ANALYSIS_MODE", mode.value());
+        .env("ANALYSIS_MODE", mode.value())
+        .env("BATCH_MAX_DOCUMENTS", BATCH_MAX_DOCUMENTS)
+        .env("BATCH_MAX_WAIT_SECONDS", BATCH_MAX_WAIT_SECONDS);
     return realGemini() ? stack.realGemini(geminiApiKey) : stack;
   }
 
@@ -89,6 +103,8 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
       }
     } else if (realKey != null && mode == Mode.BATCH) {
       reconcile = REAL_BATCH_RECONCILE;
+    } else if (!demo && mode == Mode.BATCH) {
+      reconcile = LOCAL_BATCH_RECONCILE;
     }
     return new RunConfig(mode, Ports.fromEnvironment(env), Path.of(cli.get("log-dir", DEFAULT_LOG_DIR.toString())),
         PROJECT, realKey, reconcile, demo, Settings.of(env).required(OnceSetting.ONCE_COLLECTION));

@@ -367,8 +367,9 @@ class AmbiguousFailureMatrixIT {
   }
 
   /**
-   * batches.create carried out, then failed: the retried submission finds the job by its display name and adopts
-   * it. One job per document, ever; one bill.
+   * batches.create carried out, then failed: the upload acknowledges its event with the document queued, and the
+   * reconciler resumes the gathering's submission, which finds the job by its display name and adopts it. One job
+   * per document (jobs of one here), ever; one bill.
    */
   private static void batchesCreateCell(Kind kind) {
     Instant started = Instant.now();
@@ -387,7 +388,7 @@ class AmbiguousFailureMatrixIT {
     assertEquals(DOCUMENTS, faults, "every injected failure was met");
     assertBatchOutcomes(tally);
     assertEquals(DOCUMENTS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "no second job");
-    assertFailedThenDone(batch, keys, "analyse", faults);
+    assertFailedThenDone(batch, batch.submissionsOf(keys), "submit", faults);
   }
 
   /** batches.get carried out, then failed: the completion is retried (webhook, reconciler) and lands once. */

@@ -110,7 +110,13 @@ final class MatrixStack implements AutoCloseable {
   /** The batch job each document's analysis names (document key → job), once every document's is recorded. */
   Map<String, String> submittedJobs(List<String> keys) {
     Map<String, String> jobs = new LinkedHashMap<>();
+    // Batch mode: a submission whose batches.create failed ambiguously is resumed by the reconciler (Cloud Scheduler).
+    Instant[] reconciled = {Instant.now()};
     Await.until(SETTLE, atMostEvery(Duration.ofMillis(250), () -> {
+      if (Instant.now().isAfter(reconciled[0].plus(RECONCILE_EVERY))) {
+        reconciled[0] = Instant.now();
+        stack.reconcileIfUp();
+      }
       for (QueryDocumentSnapshot analysis : withKeys(Records.ANALYSES, keys)) {
         if (analysis.getString("job") != null) {
           jobs.put(analysis.getString("key"), analysis.getString("job"));
@@ -119,6 +125,12 @@ final class MatrixStack implements AutoCloseable {
       return jobs.size() == keys.size();
     }), "a batch job submitted for every document");
     return jobs;
+  }
+
+  /** The ledger keys of the submissions of the gatherings these documents joined ({@code batch:{id}}). */
+  List<String> submissionsOf(List<String> keys) {
+    return withKeys(Records.ANALYSES, keys).stream().map(analysis -> "batch:" + analysis.getString("batch"))
+        .distinct().toList();
   }
 
   /** The Gemini stand-in ends these jobs, each with its answers; their webhooks follow. */
@@ -170,11 +182,22 @@ final class MatrixStack implements AutoCloseable {
     return documents.stream().collect(Collectors.groupingBy(d -> d.getString("key"), Collectors.counting()));
   }
 
-  /** The Gemini stand-in's jobs (every one it ever made), counted by the document their display name names. */
+  /**
+   * The Gemini stand-in's jobs (every one it ever made), counted by the document their display name names: the
+   * document itself, or the gathering whose jobs hold every document that joined it ({@code batch}).
+   */
   private Map<String, Long> jobsByDocument() {
     Map<String, Long> jobs = new HashMap<>();
+    Map<String, Long> byGathering = new HashMap<>();
     for (BatchJob job : gemini.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build())) {
       BatchJobs.documentId(job).ifPresent(id -> jobs.merge(id, 1L, Long::sum));
+      BatchJobs.gatheringId(job).ifPresent(id -> byGathering.merge(id, 1L, Long::sum));
+    }
+    for (QueryDocumentSnapshot analysis : stack.documents(Records.ANALYSES)) {
+      String gathering = analysis.getString("batch");
+      if (gathering != null && byGathering.containsKey(gathering)) {
+        jobs.merge(analysis.getId(), byGathering.get(gathering), Long::sum);
+      }
     }
     return jobs;
   }

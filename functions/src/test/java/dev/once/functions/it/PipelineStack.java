@@ -170,9 +170,14 @@ final class PipelineStack implements AutoCloseable {
     return storm;
   }
 
+  /**
+   * Batch mode makes a job of each document as soon as it is queued (BATCH_MAX_DOCUMENTS 1), the per-job behaviour
+   * most suites test (a completion, its webhook, its crashes); a test of gathering sets its own limits
+   * ({@link Config#extraEnv}, applied after these).
+   */
   private static LocalStack.Builder builder(String project, String name) {
     return LocalStack.builder(project, Path.of(System.getProperty("once.logDir", "target/it-logs"),
-        "stack-" + ProcessHandle.current().pid() + "-" + name));
+        "stack-" + ProcessHandle.current().pid() + "-" + name)).env("BATCH_MAX_DOCUMENTS", "1");
   }
 
   private static final Map<Config, PipelineStack> SHARED = new HashMap<>();

@@ -1,0 +1,146 @@
+package dev.once.functions;
+
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.bench.BenchStack;
+import dev.once.config.Settings;
+import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.PriceTable;
+import dev.once.gemini.Usage;
+import dev.once.local.gemini.BatchState;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.pipeline.DocumentSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * dev/bench batch (issue 23): a burst of documents in batch mode, through the real flows wired as the entry points
+ * wire them ({@link Wiring}), in this process against the emulator and the Gemini stand-in (with Google's limits:
+ * 100 concurrent jobs, 20 MB inline). Prints the jobs made and documents per job, the longest wait of a document
+ * before its job was made, the Firestore calls per document (counted on the functions' own channel, {@link
+ * FirestoreCalls}), Gemini's cost per document against sync pricing of the same answers, and how long each job's
+ * completion takes — which is, today, what the webhook's answer waits for (it completes before it answers).
+ */
+public final class BatchBench {
+  private static final int DOCUMENTS = Integer.getInteger("once.bench.documents", 1000);
+  private static final int UPLOADERS = 8;
+  private static final int PER_JOB = 100;
+  private static final Duration MAX_WAIT = Duration.ofSeconds(5);
+  private static final Duration DEADLINE = Duration.ofMinutes(10);
+
+  public static void main(String[] args) throws Exception {
+    try (BenchStack stack = BenchStack.start()) {
+      new BatchBench().run(stack);
+    }
+  }
+
+  private void run(BenchStack stack) throws Exception {
+    FirestoreCalls calls = new FirestoreCalls();
+    com.google.cloud.firestore.Firestore counted =
+        FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
+    Map<String, String> env = new HashMap<>(stack.environment());
+    env.put("ANALYSIS_MODE", "batch");
+    env.put("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB));
+    env.put("BATCH_MAX_WAIT_SECONDS", String.valueOf(MAX_WAIT.toSeconds()));
+    Clients clients = new Clients(Settings.of(env), () -> counted);
+    DocumentFlow flow = Wiring.documentFlow(clients);
+    BatchSubmitter submitter = Wiring.batchSubmitter(clients,
+        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), java.time.InstantSource.system());
+    CompletionFlow completion = Wiring.completionFlow(clients);
+    long jobsBefore = stack.gemini().count("batchGenerateContent");
+
+    List<DocumentSource> documents = new ArrayList<>();
+    for (int i = 0; i < DOCUMENTS; i++) {
+      documents.add(CostBench.source(stack.upload("batch-bench/invoice-" + i + ".pdf", InvoicePdf.of("B-" + i))));
+    }
+    FirestoreCalls.Snapshot start = calls.snapshot();
+    Instant burst = Instant.now();
+    ExecutorService uploads = Executors.newFixedThreadPool(UPLOADERS);
+    List<Future<?>> handled = new ArrayList<>();
+    for (DocumentSource document : documents) {
+      handled.add(uploads.submit(() -> flow.handle(document, DocumentFlow.key(document))));
+    }
+    for (Future<?> done : handled) {
+      done.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+    }
+    uploads.shutdown();
+    Duration burstTook = Duration.between(burst, Instant.now());
+    // What is left is not a full job: the reconciler (Cloud Scheduler) submits it once its oldest waited MAX_WAIT.
+    Instant deadline = Instant.now().plus(DEADLINE);
+    while (!clients.queries.get().queued(1).isEmpty()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("documents still queued after " + DEADLINE);
+      }
+      Thread.sleep(500); // the reconciler's schedule, shortened: a bench, not a test
+      submitter.resumeUnsubmitted();
+      submitter.submitDue();
+    }
+    long jobs = stack.gemini().count("batchGenerateContent") - jobsBefore;
+    List<QueryDocumentSnapshot> analyses = mine(stack);
+    Duration longestWait = Duration.ZERO;
+    for (QueryDocumentSnapshot analysis : analyses) {
+      Instant queued = analysis.getTimestamp("queuedAt").toDate().toInstant();
+      Instant submitted = analysis.getTimestamp("updatedAt").toDate().toInstant();
+      Duration waited = Duration.between(queued, submitted);
+      longestWait = waited.compareTo(longestWait) > 0 ? waited : longestWait;
+    }
+    FirestoreCalls.Snapshot queuing = calls.snapshot().since(start);
+
+    List<String> names = analyses.stream().map(a -> a.getString("job")).distinct().toList();
+    names.forEach(name -> stack.gemini().finish(name, BatchState.SUCCEEDED));
+    FirestoreCalls.Snapshot beforeCompletion = calls.snapshot();
+    List<Long> completionMs = new ArrayList<>();
+    for (String name : names) {
+      long t0 = System.nanoTime();
+      completion.complete(GeminiCompletionKeys.ofName(name));
+      completionMs.add((System.nanoTime() - t0) / 1_000_000);
+    }
+    FirestoreCalls.Snapshot completing = calls.snapshot().since(beforeCompletion);
+    Collections.sort(completionMs);
+
+    long batchCost = 0;
+    long syncCost = 0;
+    PriceTable prices = clients.prices.get();
+    for (QueryDocumentSnapshot bill : stack.db.collection("billing").get().get().getDocuments()) {
+      if (bill.getString("key") == null || !bill.getString("key").contains("/batch-bench/")) {
+        continue;
+      }
+      Usage usage = new Usage(bill.getLong("promptTokens"), bill.getLong("outputTokens"), bill.getLong("totalTokens"));
+      batchCost += bill.getLong("costMicroUsd");
+      syncCost += prices.costMicroUsd(bill.getString("model"), usage, false).orElse(0L);
+    }
+
+    System.out.printf("batch mode, a burst of %d documents (%d uploaders), jobs of up to %d, submitted after %d s at"
+        + " the latest; Gemini stand-in with Google's limits%n%n", DOCUMENTS, UPLOADERS, PER_JOB, MAX_WAIT.toSeconds());
+    System.out.printf("%-52s %s%n", "burst handled (queued) in", burstTook.toMillis() + " ms");
+    System.out.printf("%-52s %d (%.1f documents per job)%n", "batch jobs created", jobs, (double) DOCUMENTS / jobs);
+    System.out.printf("%-52s %.1f s%n", "longest wait of a document before its job was made",
+        longestWait.toMillis() / 1000.0);
+    System.out.printf("%-52s %.2f reads, %.2f commits (%s)%n", "Firestore calls per document, queue to submission",
+        (double) queuing.reads() / DOCUMENTS, (double) queuing.commitCount() / DOCUMENTS, queuing.calls());
+    System.out.printf("%-52s %.2f reads, %.2f commits (%s)%n", "Firestore calls per document, completion",
+        (double) completing.reads() / DOCUMENTS, (double) completing.commitCount() / DOCUMENTS, completing.calls());
+    System.out.printf("%-52s %.1f µUSD batch, %.1f µUSD sync (%.2fx)%n", "Gemini cost per document",
+        (double) batchCost / DOCUMENTS, (double) syncCost / DOCUMENTS, (double) batchCost / syncCost);
+    System.out.printf("%-52s p50 %d ms, p99 %d ms, max %d ms (%d jobs; the webhook answers after it)%n",
+        "completion of a job of " + PER_JOB, completionMs.get(completionMs.size() / 2),
+        completionMs.get(Math.min(completionMs.size() - 1, (int) Math.ceil(completionMs.size() * 0.99) - 1)),
+        completionMs.get(completionMs.size() - 1), completionMs.size());
+    if (clients.publisher.isBuilt()) {
+      clients.publisher.get().close();
+    }
+  }
+
+  private static List<QueryDocumentSnapshot> mine(BenchStack stack) throws Exception {
+    return stack.db.collection("analyses").whereEqualTo("status", "submitted").get().get().getDocuments().stream()
+        .filter(a -> a.getString("key") != null && a.getString("key").contains("/batch-bench/")).toList();
+  }
+}

@@ -1,0 +1,295 @@
+package dev.once.functions;
+
+import com.google.genai.types.BatchJob;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.GeminiErrors;
+import dev.once.guard.Attempt;
+import dev.once.guard.Completion;
+import dev.once.guard.NotPerformed;
+import dev.once.guard.Once;
+import dev.once.guard.Outcome;
+import dev.once.guard.PermanentFailure;
+import dev.once.guard.Policy;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.SideWrites;
+import dev.once.observe.Log;
+import dev.once.pipeline.Effects;
+import dev.once.pipeline.Gatherings;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * Forms batch jobs from queued documents (batch mode): a job is due when the queue holds a full job (documents or
+ * bytes) or its oldest document has waited {@code maxWait}. A due job is a gathering ({@link Gatherings}): opened if
+ * fewer than {@code maxInFlight} jobs are in flight, given the oldest queued documents (each joins one gathering at
+ * most, by a write conditional on its own analysis), then submitted: its documents are read as the job's requests.
+ * Only its opener assigns documents, within moments of opening it; the reconciler resumes a submission only once it
+ * is older than a submission's lease, so no document joins after the requests are read.
+ *
+ * <p>The submission is a paid effect run through {@link Once}, keyed by the gathering's id: one {@code batches.create}
+ * whose display name names the gathering, so a retry after a try that may have made the job (an answer late, reset,
+ * 5xx, 429) adopts it by that name instead of paying for a second. Its commit records the job on every document and
+ * on the gathering. Gemini's refusals that rule the job out free the try; the others leave it counted, and the
+ * gathering waits (the reconciler retries it, looking first): a document is never failed for want of capacity, and no
+ * try counts against a cap, since a retry that looks first cannot pay twice.
+ */
+final class BatchSubmitter {
+  /** The key prefix of a gathering's submission in the ledger. */
+  static final String KEY_PREFIX = "batch:";
+  /** Jobs one call submits at most, so a reconciler run or an upload stays bounded however long the queue. */
+  static final int MAX_JOBS_PER_CALL = 20;
+
+  /**
+   * @param maxDocuments documents per job
+   * @param maxBytes the documents' bytes per job (inlined, base64 adds a third: under Gemini's 20 MB)
+   * @param maxWait how long the oldest queued document waits for a job to fill before one is made anyway
+   * @param maxInFlight jobs open, submitted or running at once (Gemini allows 100 per project)
+   * @param timeout a paid call's timeout, which the submission's lease outlasts (with time to read the documents)
+   */
+  record Limits(int maxDocuments, long maxBytes, Duration maxWait, int maxInFlight, Duration timeout,
+      long maxDocumentBytes) {}
+
+  private final Once once;
+  private final Supplier<Gatherings> gatherings;
+  private final Supplier<RecordQueries> queries;
+  private final Supplier<Records> records;
+  private final Supplier<DocumentReader> reader;
+  private final Supplier<BatchJobs> batchJobs;
+  private final ResultPublication publication;
+  private final Limits limits;
+  private final InstantSource clock;
+
+  BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
+      Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
+      ResultPublication publication, Limits limits, InstantSource clock) {
+    this.once = once;
+    this.gatherings = gatherings;
+    this.queries = queries;
+    this.records = records;
+    this.reader = reader;
+    this.batchJobs = batchJobs;
+    this.publication = publication;
+    this.limits = limits;
+    this.clock = clock;
+  }
+
+  /**
+   * What an upload runs after queueing its document: two small reads (the oldest queued document, and a count of the
+   * queue up to a job's worth) tell whether a job is due before a job's worth of documents is read. A job full by
+   * bytes alone is left to the reconciler's run.
+   */
+  int submitIfDue() {
+    List<RecordQueries.Queued> oldest = queries.get().queued(1);
+    if (oldest.isEmpty()) {
+      return 0;
+    }
+    boolean waitedEnough = !oldest.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
+    if (!waitedEnough && queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments()) {
+      return 0;
+    }
+    return submitDue();
+  }
+
+  /** Submits the jobs that are due, up to {@link #MAX_JOBS_PER_CALL}; returns how many it submitted. */
+  int submitDue() {
+    int submitted = 0;
+    while (submitted < MAX_JOBS_PER_CALL) {
+      List<RecordQueries.Queued> job = dueJob(queries.get().queued(limits.maxDocuments()));
+      if (job.isEmpty()) {
+        break;
+      }
+      // A count first, so a full pipeline costs one read per call; then the opening, which keeps the cap exactly.
+      String id = newId();
+      if (gatherings.get().inFlight() >= limits.maxInFlight() || !gatherings.get().open(id, limits.maxInFlight())) {
+        Log.info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
+        break;
+      }
+      int held = gatherings.get().assign(id, job.stream().map(RecordQueries.Queued::documentId).toList());
+      if (held == 0) {
+        gatherings.get().close(id); // another submitter took these documents: its job is the one due
+        break;
+      }
+      Outcome outcome = submit(id);
+      Log.info("gathered a batch job", Map.of("gathering", id, "documents", held,
+          "outcome", outcome.getClass().getSimpleName()));
+      if (!(outcome instanceof Outcome.Processed)) {
+        break; // Gemini did not take it (no room, an outage): the next call tries again
+      }
+      submitted++;
+    }
+    return submitted;
+  }
+
+  /**
+   * Gatherings whose job is not made yet and that were opened longer ago than a submission's lease: their submitter
+   * stopped (crashed, or Gemini had no room). Submitted again, which adopts the job an earlier try made, if any.
+   */
+  int resumeUnsubmitted() {
+    int resumed = 0;
+    Instant before = clock.instant().minus(lease());
+    for (Gatherings.Unsubmitted gathering : gatherings.get().unsubmitted(limits.maxInFlight())) {
+      if (gathering.openedAt().isBefore(before) && submit(gathering.id()) instanceof Outcome.Processed) {
+        resumed++;
+      }
+    }
+    return resumed;
+  }
+
+  /**
+   * The oldest queued documents that fit one job, if a job is due: the queue (oldest first, at most a job's worth)
+   * holds a full job, or its oldest document waited long enough. Empty when none is due.
+   */
+  List<RecordQueries.Queued> dueJob(List<RecordQueries.Queued> queue) {
+    List<RecordQueries.Queued> job = new ArrayList<>();
+    long bytes = 0;
+    for (RecordQueries.Queued document : queue) {
+      if (!job.isEmpty() && bytes + document.size() > limits.maxBytes()) {
+        return job; // full by bytes: the next one would not fit
+      }
+      job.add(document);
+      bytes += document.size();
+    }
+    boolean full = job.size() >= limits.maxDocuments() || bytes >= limits.maxBytes();
+    boolean waitedEnough = !job.isEmpty()
+        && !job.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
+    return full || waitedEnough ? job : List.of();
+  }
+
+  /**
+   * The gathering's submission, at most one paid job whoever runs it and however often. Its opener has assigned its
+   * documents before; a resumed one (opened longer ago than a submission's lease) gets none added.
+   */
+  Outcome submit(String id) {
+    List<Map<String, Object>> refusals = new ArrayList<>();
+    Outcome outcome = once.runCommitted(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT,
+        Policy.DEFAULT.leaseAtLeast(lease()), attempt -> create(attempt, id, refusals));
+    if (outcome instanceof Outcome.Rejected rejected) {
+      // Gemini refused the job itself: every document of it failed, and each says so (once: publish is guarded).
+      refusals.clear();
+      for (RecordQueries.Submitted document : queries.get().gatheredIn(id)) {
+        refusals.add(ResultMessage.rejected(document.documentKey(), document.source(), rejected.reason()));
+      }
+    }
+    for (Map<String, Object> refusal : refusals) {
+      IdempotencyKey key = IdempotencyKey.of(String.valueOf(refusal.get("key")));
+      publication.publish(key, refusal);
+    }
+    return outcome;
+  }
+
+  private Completion create(Attempt attempt, String id, List<Map<String, Object>> refusals) throws PermanentFailure {
+    List<RecordQueries.Submitted> members = queries.get().gatheredIn(id);
+    if (members.isEmpty()) {
+      // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
+      return Completion.of(Map.of("gathering", id, "documents", 0), Gatherings.done(id));
+    }
+    BatchJob job = earlierJob(attempt, id);
+    List<SideWrites> writes = new ArrayList<>();
+    // An adopted job holds every member: the first try read them all (one it could not read got no answer, and its
+    // completion fails it).
+    List<RecordQueries.Submitted> inJob = new ArrayList<>(members);
+    if (job == null) {
+      List<BatchJobs.Request> requests = new ArrayList<>();
+      for (RecordQueries.Submitted member : members) {
+        String refusal = read(member, requests);
+        if (refusal != null) {
+          inJob.remove(member);
+          writes.add(records.get().rejected(member.documentKey(), member.source(), refusal)
+              .and(member.reservation().release()));
+          refusals.add(ResultMessage.rejected(member.documentKey(), member.source(), refusal));
+        }
+      }
+      if (requests.isEmpty()) {
+        return Completion.of(Map.of("gathering", id, "documents", 0), SideWrites.all(writes).and(Gatherings.done(id)));
+      }
+      attempt.ensureLease(limits.timeout());
+      try {
+        job = batchJobs.get().submit(id, requests);
+      } catch (RuntimeException e) {
+        throw classified(id, members, e);
+      }
+    }
+    String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
+    for (RecordQueries.Submitted member : inJob) {
+      writes.add(records.get().submittedIn(member.documentKey(), name));
+    }
+    writes.add(Gatherings.submitted(id, name, inJob.size()));
+    return Completion.of(Map.of("gathering", id, "job", name, "documents", inJob.size()), SideWrites.all(writes));
+  }
+
+  /** Adds the member's request; returns why it is refused instead (gone, or grown), or throws to try later. */
+  private String read(RecordQueries.Submitted member, List<BatchJobs.Request> requests) {
+    try {
+      byte[] content = reader.get().read(member.source(), limits.maxDocumentBytes());
+      if (content.length == 0) {
+        return "the document is empty";
+      }
+      requests.add(new BatchJobs.Request(member.documentKey(), content, DocumentFlow.mimeType(member.source())));
+      return null;
+    } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
+      return e.getMessage();
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The job an earlier try may have made (null: none may have, or none was), found by its display name. */
+  private BatchJob earlierJob(Attempt attempt, String id) {
+    if (attempt.earlierTriesThatMayHaveRun() == 0) {
+      return null;
+    }
+    try {
+      BatchJob found = batchJobs.get().findGathered(id).orElse(null);
+      if (found != null) {
+        Log.info("adopted the batch job an earlier try made", Map.of("gathering", id,
+            "job", found.name().orElse("?"), "attempt", attempt.number()));
+      }
+      return found;
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not look for the batch job an earlier try may have made: "
+          + GeminiErrors.describe(e), e);
+    }
+  }
+
+  /**
+   * A refusal that rules the job out frees the try (nothing was made); one about the job itself fails its documents,
+   * releasing their reservations; anything else may have made the job, and is rethrown to count as such.
+   */
+  private RuntimeException classified(String id, List<RecordQueries.Submitted> members, RuntimeException e)
+      throws PermanentFailure {
+    String reason = GeminiErrors.describe(e);
+    if (GeminiErrors.isPermanent(e)) {
+      List<SideWrites> writes = new ArrayList<>();
+      for (RecordQueries.Submitted member : members) {
+        writes.add(records.get().rejected(member.documentKey(), member.source(), reason)
+            .and(member.reservation().release()));
+      }
+      throw new PermanentFailure(reason, SideWrites.all(writes).and(Gatherings.done(id)));
+    }
+    if (GeminiErrors.certainlyNotCreated(e)) {
+      return new NotPerformed(reason, e);
+    }
+    return e;
+  }
+
+  private Duration lease() {
+    // Reading the documents (up to a job's bytes from Cloud Storage) comes before the paid call.
+    return limits.timeout().plus(limits.timeout()).plus(DocumentFlow.PAID_LEASE_MARGIN);
+  }
+
+  private static String newId() {
+    UUID uuid = UUID.randomUUID();
+    return HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16)
+        .putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits()).array());
+  }
+}

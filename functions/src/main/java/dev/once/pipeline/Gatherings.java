@@ -1,0 +1,186 @@
+package dev.once.pipeline;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.Precondition;
+import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.ledger.DocumentWrites;
+import dev.once.ledger.SideWrites;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Gatherings ({@code gatherings/{id}}): the batch jobs being formed from queued documents, one record each from the
+ * moment it is opened until its job is completed. A document joins a gathering by a write conditional on the update
+ * time its queued analysis was read at (DESIGN decision 1: no read-then-write transaction), so of two submitters
+ * racing for it one wins and the other's write fails its precondition. Documents are assigned only by the gathering's
+ * opener, before its submission reads them as the job's requests ({@code BatchSubmitter}).
+ *
+ * <p>Every write may be resent by the client (DESIGN decision 16): a resent opening finds its own record (the id is
+ * new), a resent assignment fails its precondition and then finds the document in this gathering, a submission's or
+ * a completion's writes land the same values again.
+ */
+public final class Gatherings {
+  public static final String COLLECTION = "gatherings";
+  /** Values of a gathering's {@code state}. */
+  public static final String OPEN = "open";
+  public static final String SUBMITTED = "submitted";
+  public static final String DONE = "done";
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private final Firestore db;
+
+  public Gatherings(Firestore db) {
+    this.db = db;
+  }
+
+  /**
+   * Records a new gathering, in flight, unless that makes more than {@code maxInFlight}: after its record is
+   * created, the gatherings in flight opened no later than it are counted, and past the cap it closes itself (false).
+   * Of racing openers, each counts those before it, so the first {@code maxInFlight} stay (two opened at the very
+   * same time both count each other: both may back off, never both stay past the cap). Its id is new: an existing
+   * record is this call's, resent.
+   */
+  public boolean open(String id, int maxInFlight) {
+    DocumentReference ref = db.collection(COLLECTION).document(id);
+    try {
+      await(ref.create(Map.of("state", OPEN, "inFlight", true, "openedAt", FieldValue.serverTimestamp())),
+          "open the gathering " + id);
+    } catch (IllegalStateException e) {
+      if (!await(ref.get(), "read the gathering " + id).exists()) {
+        throw e;
+      }
+    }
+    Timestamp opened = await(ref.get(), "read the gathering " + id).getTimestamp("openedAt");
+    long before = await(db.collection(COLLECTION).whereEqualTo("inFlight", true)
+        .whereLessThanOrEqualTo("openedAt", opened).count().get(), "count the jobs in flight").getCount();
+    if (before <= maxInFlight) {
+      return true;
+    }
+    close(id);
+    return false;
+  }
+
+  /** How many gatherings are open or have a job running: what the cap on jobs in flight counts. */
+  public long inFlight() {
+    return await(db.collection(COLLECTION).whereEqualTo("inFlight", true).count().get(), "count the jobs in flight")
+        .getCount();
+  }
+
+  /**
+   * Assigns those of these documents (oldest first) that are still queued to the gathering; returns how many of them
+   * it holds (those assigned before, by a resent write, included). The oldest goes first, alone: a submitter that
+   * loses it to another, which read the same queue, gives up the rest to that one, so a burst read by several
+   * submitters at once makes one full job, not several partial ones. A document another submitter took, or that
+   * changed since it was read, is left to it.
+   */
+  public int assign(String id, List<String> documentIds) {
+    if (documentIds.isEmpty()) {
+      return 0;
+    }
+    DocumentReference[] refs = documentIds.stream()
+        .map(documentId -> db.collection(Records.ANALYSES).document(documentId)).toArray(DocumentReference[]::new);
+    List<DocumentSnapshot> read = await(db.getAll(refs), "read the documents to gather");
+    if (!held(id, read.get(0), join(id, read.get(0)))) {
+      return 0;
+    }
+    List<Future<?>> writes = new ArrayList<>();
+    for (DocumentSnapshot analysis : read.subList(1, read.size())) {
+      writes.add(join(id, analysis));
+    }
+    int held = 1;
+    for (int i = 0; i < writes.size(); i++) {
+      if (held(id, read.get(i + 1), writes.get(i))) {
+        held++;
+      }
+    }
+    return held;
+  }
+
+  /**
+   * The update that moves a queued document into the gathering, conditional on the update time it was read at; null
+   * when it is not queued (it is in a gathering already, or done).
+   */
+  private Future<?> join(String id, DocumentSnapshot analysis) {
+    if (!Records.QUEUED.equals(analysis.getString("status"))) {
+      return null;
+    }
+    return analysis.getReference().update(Map.of("status", Records.GATHERED, "batch", id,
+        "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(analysis.getUpdateTime()));
+  }
+
+  /** Whether the document is in the gathering once its update (if any) is answered. */
+  private boolean held(String id, DocumentSnapshot analysis, Future<?> write) {
+    if (write == null) {
+      return id.equals(analysis.getString("batch"));
+    }
+    try {
+      await(write, "gather a document");
+      return true;
+    } catch (IllegalStateException e) {
+      // Failed its precondition (taken, or this very write resent after it landed), or failed outright: the document
+      // says which.
+      return id.equals(await(analysis.getReference().get(), "read a gathered document").getString("batch"));
+    }
+  }
+
+  /** Closes a gathering that got no document (another submitter took them): no job, and no longer in flight. */
+  public void close(String id) {
+    await(db.collection(COLLECTION).document(id).update(Map.of("state", DONE, "inFlight", false)),
+        "close the gathering " + id);
+  }
+
+  /** A gathering whose job was not made yet: its submission was interrupted, or waits for Gemini's capacity. */
+  public record Unsubmitted(String id, Instant openedAt) {}
+
+  /** Up to {@code limit} gatherings still open, their job not made yet (an equality: automatic indexes). */
+  public List<Unsubmitted> unsubmitted(int limit) {
+    List<Unsubmitted> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : await(db.collection(COLLECTION).whereEqualTo("state", OPEN)
+        .limit(limit).get(), "read the unsubmitted gatherings")) {
+      Timestamp opened = doc.getTimestamp("openedAt");
+      found.add(new Unsubmitted(doc.getId(), opened == null ? Instant.EPOCH : opened.toDate().toInstant()));
+    }
+    return found;
+  }
+
+  /** The gathering's state and job, as a completion must know them; null fields when it has none. */
+  public record State(String state, String job) {}
+
+  public State state(String id) {
+    DocumentSnapshot doc = await(db.collection(COLLECTION).document(id).get(), "read the gathering " + id);
+    return new State(doc.getString("state"), doc.getString("job"));
+  }
+
+  /** In the commit that records its job: the job's name, still in flight. */
+  public static SideWrites submitted(String id, String job, int documents) {
+    return writes -> writes.merge(COLLECTION, id, Map.of("state", SUBMITTED, "job", job, "documents", documents,
+        "submittedAt", DocumentWrites.serverTime()));
+  }
+
+  /** In the commit that completes its job (or gives its documents up): no longer in flight. */
+  public static SideWrites done(String id) {
+    return writes -> writes.merge(COLLECTION, id, Map.of("state", DONE, "inFlight", false));
+  }
+
+  private static <T> T await(Future<T> future, String what) {
+    try {
+      return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while trying to " + what, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("could not " + what + ": " + e, e);
+    }
+  }
+}

@@ -1,0 +1,265 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyInt;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyMap;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
+import static org.mockito.Mockito.when;
+
+import com.google.genai.errors.ApiException;
+import com.google.genai.types.BatchJob;
+import dev.once.budget.Reservation;
+import dev.once.config.Settings;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.PriceTable;
+import dev.once.guard.NotPerformed;
+import dev.once.guard.Once;
+import dev.once.guard.Outcome;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.LedgerConfig;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Gatherings;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Batch mode's gathering against the in-memory ledger, with Firestore's queries, Gemini and Storage mocked: when a job
+ * is due, and that a gathering's submission makes one paid job whatever fails around it.
+ */
+class BatchSubmitterTest {
+  private static final String GATHERING = "0123456789abcdef0123456789abcdef";
+  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+  private static final BatchJob JOB = BatchJob.builder().name("batches/job-1").build();
+
+  private volatile Instant now = Instant.parse("2026-12-01T10:00:00Z");
+  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
+  private final Gatherings gatherings = mock(Gatherings.class);
+  private final RecordQueries queries = mock(RecordQueries.class);
+  private final DocumentReader reader = mock(DocumentReader.class);
+  private final BatchJobs batchJobs = mock(BatchJobs.class);
+  private final MessagePublisher publisher = mock(MessagePublisher.class);
+  private final List<RecordQueries.Submitted> members = IntStream.range(0, 3).mapToObj(BatchSubmitterTest::member)
+      .toList();
+  private final BatchSubmitter submitter;
+
+  BatchSubmitterTest() throws Exception {
+    Once once = new Once(ledger);
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
+        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r"),
+        new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
+    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
+    when(queries.gatheredIn(GATHERING)).thenReturn(members);
+    when(publisher.publish(anyString(), any(), anyMap())).thenReturn("m-1");
+  }
+
+  private static RecordQueries.Submitted member(int i) {
+    return new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/b" + i + ".pdf#1"),
+        new DocumentSource("inbox", "b" + i + ".pdf", 1, "application/pdf", PDF.length, null, null), Reservation.NONE,
+        GATHERING);
+  }
+
+  private RecordQueries.Queued queued(int i, long size, Duration waited) {
+    return new RecordQueries.Queued("doc" + i, size, now.minus(waited));
+  }
+
+  @Test
+  void aJobIsDue_whenFullOfDocuments_orOfBytes_orWhenItsOldestDocumentWaitedLongEnough() {
+    Duration young = Duration.ofSeconds(10);
+    assertEquals(List.of(), submitter.dueJob(List.of(queued(1, 10, young), queued(2, 10, young))), "neither");
+    assertEquals(3, submitter.dueJob(List.of(queued(1, 10, young), queued(2, 10, young), queued(3, 10, young)))
+        .size(), "full of documents");
+    assertEquals(2, submitter.dueJob(List.of(queued(1, 50, young), queued(2, 50, young), queued(3, 50, young)))
+        .size(), "full of bytes: the third would pass 100");
+    assertEquals(1, submitter.dueJob(List.of(queued(1, 10, Duration.ofMinutes(5)))).size(), "waited long enough");
+    assertEquals(1, submitter.dueJob(List.of(queued(1, 500, young))).size(), "one document larger than a job");
+    assertEquals(List.of(), submitter.dueJob(List.of()), "nothing queued");
+  }
+
+  @Test
+  void aGathering_isSubmittedAsOneJobOfAllItsDocuments_recordedOnEach_andOnceOnly() {
+    when(batchJobs.submit(eq(GATHERING), anyList())).thenReturn(JOB);
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+    assertInstanceOf(Outcome.Duplicate.class, submitter.submit(GATHERING));
+
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any());
+    verify(batchJobs, never()).findGathered(any());
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
+      assertEquals(Map.of("submitted", "batches/job-1"), Map.of(analysis.get("status"), analysis.get("job")));
+    }
+    Map<String, Object> gathering = ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow();
+    assertEquals(List.of(Gatherings.SUBMITTED, "batches/job-1", 3),
+        List.of(gathering.get("state"), gathering.get("job"), gathering.get("documents")));
+  }
+
+  @Test
+  void aDueJob_isOpened_givenItsDocuments_thenSubmitted() {
+    when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
+    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
+    when(gatherings.assign(anyString(), eq(List.of("doc0")))).thenReturn(1);
+    when(queries.gatheredIn(anyString())).thenReturn(members);
+    when(batchJobs.submit(anyString(), anyList())).thenReturn(JOB);
+
+    assertEquals(1, submitter.submitDue());
+
+    var order = org.mockito.Mockito.inOrder(gatherings, queries, batchJobs);
+    order.verify(gatherings).open(anyString(), eq(90));
+    order.verify(gatherings).assign(anyString(), eq(List.of("doc0")));
+    order.verify(queries).gatheredIn(anyString());
+    order.verify(batchJobs).submit(anyString(), anyList());
+  }
+
+  @Test
+  void aGatheringThatLostItsDocumentsToAnother_isClosed_withoutASubmission() {
+    when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))));
+    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
+
+    assertEquals(0, submitter.submitDue());
+
+    verify(gatherings, times(1)).close(anyString());
+    verify(queries, never()).gatheredIn(anyString());
+    verify(batchJobs, never()).submit(anyString(), anyList());
+  }
+
+  @Test
+  void theRequestsOfAJob_areItsDocumentsKeyedByTheirKeys() {
+    List<List<BatchJobs.Request>> sent = new ArrayList<>();
+    when(batchJobs.submit(eq(GATHERING), anyList())).thenAnswer(call -> {
+      sent.add(call.getArgument(1));
+      return JOB;
+    });
+    submitter.submit(GATHERING);
+    assertEquals(members.stream().map(RecordQueries.Submitted::documentKey).toList(),
+        sent.get(0).stream().map(BatchJobs.Request::documentKey).toList());
+  }
+
+  /**
+   * An answer from batches.create that does not prove nothing was made (late, reset, 5xx, 429): the retry looks for
+   * the job by the gathering's display name and adopts it, so there is one paid job.
+   */
+  @ParameterizedTest(name = "{0} {1}")
+  @CsvSource({"503, UNAVAILABLE", "429, RESOURCE_EXHAUSTED", "500, INTERNAL", "0, timeout"})
+  void anAmbiguousSubmission_isRetriedOnlyAfterLookingForTheJob_andAdoptsIt(int code, String status) {
+    RuntimeException failure = code == 0
+        ? new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out"))
+        : new ApiException(code, status, "the answer does not say whether the job exists");
+    when(batchJobs.submit(eq(GATHERING), anyList())).thenThrow(failure);
+    when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(JOB));
+
+    assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any());
+    verify(batchJobs, times(1)).findGathered(GATHERING);
+    assertEquals("batches/job-1",
+        ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).orElseThrow().get("job"));
+  }
+
+  /** Gemini without room (429) however often: the documents wait in their gathering, none is failed. */
+  @Test
+  void aJobGeminiHasNoRoomFor_waits_andNoDocumentFails() {
+    when(batchJobs.submit(eq(GATHERING), anyList()))
+        .thenThrow(new ApiException(429, "RESOURCE_EXHAUSTED", "too many concurrent batch jobs"));
+    when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.empty());
+
+    for (int i = 0; i < 12; i++) {
+      assertThrows(ApiException.class, () -> submitter.submit(GATHERING));
+    }
+    verify(batchJobs, times(12)).submit(eq(GATHERING), any());
+    verify(batchJobs, times(11)).findGathered(GATHERING);
+    assertTrue(ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).isEmpty(),
+        "no document failed");
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+  }
+
+  @Test
+  void aRefusalThatRulesTheJobOut_isRetriedWithoutALook() {
+    when(batchJobs.submit(eq(GATHERING), anyList()))
+        .thenThrow(new ApiException(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."))
+        .thenReturn(JOB);
+
+    assertThrows(NotPerformed.class, () -> submitter.submit(GATHERING));
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+    verify(batchJobs, never()).findGathered(any());
+  }
+
+  @Test
+  void aDocumentGoneBeforeItsJobIsMade_isRefusedAndPublished_theOthersGoInTheJob() throws Exception {
+    when(reader.read(eq(members.get(1).source()), any(Long.class)))
+        .thenThrow(new DocumentReader.Gone("the document is gone"));
+    List<List<BatchJobs.Request>> sent = new ArrayList<>();
+    when(batchJobs.submit(eq(GATHERING), anyList())).thenAnswer(call -> {
+      sent.add(call.getArgument(1));
+      return JOB;
+    });
+
+    submitter.submit(GATHERING);
+
+    assertEquals(2, sent.get(0).size());
+    assertEquals("rejected",
+        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+    verify(publisher, times(1)).publish(anyString(), any(),
+        eq(Map.of("idempotency_key", members.get(1).documentKey().value())));
+    verify(publisher, times(1)).publish(anyString(), any(), anyMap());
+  }
+
+  @Test
+  void aGatheringWhoseDocumentsAllWentElsewhere_makesNoJob_andLeavesFlight() {
+    when(queries.gatheredIn(GATHERING)).thenReturn(List.of());
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+    verify(batchJobs, never()).submit(anyString(), anyList());
+    assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
+  }
+
+  @Test
+  void anUpload_readsAJobsWorthOfTheQueue_onlyWhenAJobIsDue() {
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofSeconds(10))));
+    when(queries.queuedCount(3)).thenReturn(2L);
+    assertEquals(0, submitter.submitIfDue());
+    verify(queries, never()).queued(3);
+
+    when(queries.queuedCount(3)).thenReturn(3L);
+    submitter.submitIfDue();
+    verify(queries, times(1)).queued(3);
+
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(5))));
+    when(queries.queuedCount(3)).thenReturn(1L);
+    submitter.submitIfDue();
+    verify(queries, times(2)).queued(3);
+  }
+
+  @Test
+  void noRoomForAnotherJob_leavesTheQueueAlone() {
+    when(queries.queued(anyInt())).thenReturn(List.of(queued(1, 10, Duration.ofMinutes(6))));
+    when(gatherings.open(anyString(), eq(90))).thenReturn(false);
+
+    assertEquals(0, submitter.submitDue());
+    verify(gatherings, never()).assign(anyString(), anyList());
+    verify(batchJobs, never()).submit(anyString(), anyList());
+  }
+}
