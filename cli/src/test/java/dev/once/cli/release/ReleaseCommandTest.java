@@ -128,7 +128,7 @@ class ReleaseCommandTest {
   void usageErrors_areExit64() {
     OnceRunner.Result effect = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "bill", "--reason", "r");
     assertEquals(Exit.USAGE, effect.status(), effect.all());
-    assertTrue(effect.err().contains("EFFECT must be one of analyse, complete, publish, notify, dead-letter"), effect.all());
+    assertTrue(effect.err().contains("EFFECT must be one of analyse, submit, complete, publish, notify, dead-letter"), effect.all());
     OnceRunner.Result reason = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "analyse");
     assertEquals(Exit.USAGE, reason.status(), reason.all());
     assertTrue(reason.err().contains("--reason"), reason.all());
