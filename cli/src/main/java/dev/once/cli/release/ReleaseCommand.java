@@ -44,7 +44,7 @@ public final class ReleaseCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "KEY", description = "the event key, spelled as once inspect takes it")
   private String key;
 
-  @Parameters(index = "1", paramLabel = "EFFECT", description = "analyse, complete, publish, notify or dead-letter")
+  @Parameters(index = "1", paramLabel = "EFFECT", description = "analyse, submit, complete, publish, notify or dead-letter")
   private String effect;
 
   @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "why, for the record")
