@@ -170,24 +170,11 @@ final class BatchSubmitter {
    * documents before; a resumed one (opened longer ago than a submission's lease) gets none added.
    */
   Outcome submit(String id) {
-    List<Map<String, Object>> refusals = new ArrayList<>();
-    Outcome outcome = once.runCommitted(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT,
-        Policy.DEFAULT.leaseAtLeast(lease()), attempt -> create(attempt, id, refusals));
-    if (outcome instanceof Outcome.Rejected rejected) {
-      // Gemini refused the job itself: every document of it failed, and each says so (once: publish is guarded).
-      refusals.clear();
-      for (RecordQueries.Submitted document : queries.get().gatheredIn(id)) {
-        refusals.add(ResultMessage.rejected(document.documentKey(), document.source(), rejected.reason()));
-      }
-    }
-    for (Map<String, Object> refusal : refusals) {
-      IdempotencyKey key = IdempotencyKey.of(String.valueOf(refusal.get("key")));
-      publication.publish(key, refusal);
-    }
-    return outcome;
+    return once.runCommitted(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT, Policy.DEFAULT.leaseAtLeast(lease()),
+        attempt -> create(attempt, id));
   }
 
-  private Completion create(Attempt attempt, String id, List<Map<String, Object>> refusals) throws PermanentFailure {
+  private Completion create(Attempt attempt, String id) throws PermanentFailure {
     List<RecordQueries.Submitted> members = queries.get().gatheredIn(id);
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
@@ -206,7 +193,7 @@ final class BatchSubmitter {
           inJob.remove(member);
           writes.add(records.get().rejected(member.documentKey(), member.source(), refusal)
               .and(member.reservation().release()));
-          refusals.add(ResultMessage.rejected(member.documentKey(), member.source(), refusal));
+          publishRefusal(member, refusal);
         }
       }
       if (requests.isEmpty()) {
@@ -273,6 +260,7 @@ final class BatchSubmitter {
       for (RecordQueries.Submitted member : members) {
         writes.add(records.get().rejected(member.documentKey(), member.source(), reason)
             .and(member.reservation().release()));
+        publishRefusal(member, reason);
       }
       throw new PermanentFailure(reason, SideWrites.all(writes).and(Gatherings.done(id)));
     }
@@ -280,6 +268,21 @@ final class BatchSubmitter {
       return new NotPerformed(reason, e);
     }
     return e;
+  }
+
+  /**
+   * Publishes a member's refusal before the commit that records it: once that commit lands nothing runs this
+   * submission again, so a refusal published after it would be lost with a crash in between. Published first, a
+   * crash only repeats it, which its own publish claim absorbs (the refusal is final: the generation is gone, too
+   * large, or refused by Gemini). Not published now, the submission is not performed and is tried again.
+   */
+  private void publishRefusal(RecordQueries.Submitted member, String reason) {
+    Outcome published = publication.publish(member.documentKey(),
+        ResultMessage.rejected(member.documentKey(), member.source(), reason));
+    if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
+      throw new NotPerformed("could not publish the refusal of " + member.documentKey().value() + " yet: "
+          + published.getClass().getSimpleName(), null);
+    }
   }
 
   private Duration lease() {

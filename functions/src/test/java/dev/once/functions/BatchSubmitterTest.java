@@ -228,6 +228,35 @@ class BatchSubmitterTest {
     verify(publisher, times(1)).publish(anyString(), any(), anyMap());
   }
 
+  /**
+   * A refusal is published before the commit that records it: once that commit lands nothing runs the submission
+   * again, so a crash between the two would have left it unpublished. A publish that fails leaves nothing recorded.
+   */
+  @Test
+  void aRefusal_isPublishedBeforeTheCommitRecordingIt_andAFailedPublishLeavesTheSubmissionToRetry() throws Exception {
+    when(reader.read(eq(members.get(1).source()), any(Long.class)))
+        .thenThrow(new DocumentReader.Gone("the document is gone"));
+    when(batchJobs.submit(eq(GATHERING), anyList())).thenReturn(JOB);
+    String refused = members.get(1).documentKey().documentId();
+    List<Object> statusWhenPublished = new ArrayList<>();
+    when(publisher.publish(anyString(), any(), anyMap()))
+        .thenThrow(new IllegalStateException("Pub/Sub unavailable"))
+        .thenAnswer(call -> {
+          statusWhenPublished.add(ledger.document(Records.ANALYSES, refused).map(d -> d.get("status")).orElse("none"));
+          return "m-2";
+        });
+
+    assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
+    assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(), "nothing recorded while the refusal is unpublished");
+    verify(batchJobs, never()).submit(anyString(), anyList());
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+    assertEquals(List.of("none"), statusWhenPublished, "published before the commit recorded the refusal");
+    assertEquals("rejected", ledger.document(Records.ANALYSES, refused).orElseThrow().get("status"));
+    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList());
+    verify(publisher, times(2)).publish(anyString(), any(), eq(Map.of("idempotency_key", members.get(1).documentKey().value())));
+  }
+
   @Test
   void aGatheringWhoseDocumentsAllWentElsewhere_makesNoJob_andLeavesFlight() {
     when(queries.gatheredIn(GATHERING)).thenReturn(List.of());
