@@ -10,13 +10,11 @@ import com.google.genai.types.Content;
 import com.google.genai.types.CreateBatchJobConfig;
 import com.google.genai.types.InlinedRequest;
 import com.google.genai.types.Part;
-import dev.once.config.Settings;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -34,8 +32,7 @@ class BatchJobsTest {
   @BeforeAll
   static void start() {
     gemini = GeminiStandIn.start();
-    client = GeminiClients.create(Settings.of(Map.of("GEMINI_API_KEY", "test-key", "GEMINI_BASE_URL", gemini.baseUrl(),
-        "GEMINI_TIMEOUT_SECONDS", "10")));
+    client = StandInClient.of(gemini);
   }
 
   @AfterAll

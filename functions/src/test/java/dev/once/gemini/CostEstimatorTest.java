@@ -22,8 +22,7 @@ class CostEstimatorTest {
   @BeforeAll
   static void start() {
     gemini = GeminiStandIn.start();
-    client = GeminiClients.create(Settings.of(Map.of("GEMINI_API_KEY", "test-key", "GEMINI_BASE_URL", gemini.baseUrl(),
-        "GEMINI_TIMEOUT_SECONDS", "10")));
+    client = StandInClient.of(gemini);
   }
 
   @AfterAll
