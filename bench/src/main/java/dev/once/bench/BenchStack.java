@@ -7,7 +7,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.config.FirestoreClients;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.GeminiStandIn;

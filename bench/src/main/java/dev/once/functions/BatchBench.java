@@ -53,7 +53,7 @@ public final class BatchBench {
     Clients clients = new Clients(Settings.of(env), () -> counted);
     DocumentFlow flow = Wiring.documentFlow(clients);
     BatchSubmitter submitter = Wiring.batchSubmitter(clients,
-        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), java.time.InstantSource.system());
+        dev.once.internal.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), java.time.InstantSource.system());
     CompletionFlow completion = Wiring.completionFlow(clients);
     long jobsBefore = stack.gemini().count("batchGenerateContent");
 

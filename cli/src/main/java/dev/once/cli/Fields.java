@@ -1,6 +1,6 @@
 package dev.once.cli;
 
-import dev.once.ledger.FirestoreLedger;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.pipeline.Records;
 
 /**

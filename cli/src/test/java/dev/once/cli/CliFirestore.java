@@ -2,9 +2,9 @@ package dev.once.cli;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
-import dev.once.config.FirestoreClients;
-import dev.once.ledger.FirestoreLedger;
-import dev.once.ledger.LedgerConfig;
+import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.time.Instant;
 import java.util.Map;

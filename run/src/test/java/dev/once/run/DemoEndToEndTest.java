@@ -9,7 +9,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.config.FirestoreClients;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import dev.once.local.Await;

@@ -1,5 +1,7 @@
 package dev.once.budget;
 
+import dev.once.internal.budget.SpendCounters;
+
 import dev.once.ledger.SideWrites;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;
@@ -34,7 +36,7 @@ public record Reservation(LocalDate day, int shard, long microUsd) {
   }
 
   /** The writes that set the estimate aside. */
-  SideWrites reserve() {
+  public SideWrites reserve() {
     return SpendCounters.add(day, shard, microUsd, 0);
   }
 

@@ -1,5 +1,7 @@
 package dev.once.guard;
 
+import dev.once.internal.guard.EffectFailed;
+
 import dev.once.guard.Outcome.Conflict;
 import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
@@ -7,12 +9,12 @@ import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.Claim;
-import dev.once.ledger.ClaimResult;
-import dev.once.ledger.LeaseLost;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimResult;
+import dev.once.internal.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
-import dev.once.ledger.LedgerRecord;
-import dev.once.ledger.RecordState;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;

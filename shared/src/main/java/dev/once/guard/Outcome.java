@@ -1,6 +1,6 @@
 package dev.once.guard;
 
-import dev.once.ledger.Claim;
+import dev.once.internal.ledger.Claim;
 import dev.once.observe.OutcomeLabel;
 import java.time.Instant;
 import java.util.Map;

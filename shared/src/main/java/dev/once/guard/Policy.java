@@ -1,7 +1,7 @@
 package dev.once.guard;
 
-import dev.once.ledger.ClaimOptions;
-import dev.once.ledger.NextClaim;
+import dev.once.internal.ledger.ClaimOptions;
+import dev.once.internal.ledger.NextClaim;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.util.function.Function;

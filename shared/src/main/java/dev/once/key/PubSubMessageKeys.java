@@ -1,5 +1,7 @@
 package dev.once.key;
 
+import dev.once.internal.key.InvalidKey;
+
 import java.util.Map;
 
 /**

@@ -1,5 +1,10 @@
 package dev.once.ledger;
 
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerStateMachine;
+import dev.once.internal.ledger.MemoryStore;
+
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.Optional;

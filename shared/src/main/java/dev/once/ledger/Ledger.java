@@ -1,5 +1,14 @@
 package dev.once.ledger;
 
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimOptions;
+import dev.once.internal.ledger.ClaimResult;
+import dev.once.internal.ledger.LeaseLost;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.LedgerStateMachine;
+import dev.once.internal.ledger.NextClaim;
+
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;

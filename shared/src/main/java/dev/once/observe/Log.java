@@ -1,5 +1,7 @@
 package dev.once.observe;
 
+import dev.once.internal.observe.Trace;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.config.OnceSetting;

@@ -1,5 +1,9 @@
 package dev.once.budget;
 
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
+import dev.once.internal.budget.SpendCounters;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

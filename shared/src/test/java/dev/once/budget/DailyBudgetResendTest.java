@@ -1,5 +1,9 @@
 package dev.once.budget;
 
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
+import dev.once.internal.budget.SpendCounters;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,11 +14,11 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.guard.Deferral;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.Claim;
-import dev.once.ledger.ClaimOptions;
-import dev.once.ledger.ClaimResult;
-import dev.once.ledger.FirestoreLedger;
-import dev.once.ledger.LedgerConfig;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimOptions;
+import dev.once.internal.ledger.ClaimResult;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.testing.LostAnswers;

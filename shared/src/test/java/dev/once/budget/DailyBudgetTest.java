@@ -1,5 +1,9 @@
 package dev.once.budget;
 
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
+import dev.once.internal.budget.SpendCounters;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,7 +15,7 @@ import dev.once.guard.Deferral;
 import dev.once.guard.NotPerformed;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
-import dev.once.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.io.ByteArrayOutputStream;
@@ -199,7 +203,7 @@ class DailyBudgetTest {
     DailyBudget budget = new DailyBudget(new CountingLedger(ledger) {
       @Override
       public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer", null);
       }
     }, 100_000, ZoneOffset.UTC, "gemini budget");
     assertThrows(NotPerformed.class, () -> budget.reserve(KEY, 1, reason -> SideWrites.NONE));

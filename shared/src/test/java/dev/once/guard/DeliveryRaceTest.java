@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.FirestoreLedger;
-import dev.once.ledger.LedgerConfig;
-import dev.once.ledger.RecordState;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.RecordState;
 import dev.once.testing.TestFirestore;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,7 @@
 package dev.once.guard;
 
+import dev.once.internal.guard.EffectFailed;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -14,18 +16,18 @@ import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.Claim;
-import dev.once.ledger.ClaimOptions;
-import dev.once.ledger.Call;
-import dev.once.ledger.ClaimResult;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimOptions;
+import dev.once.internal.ledger.Call;
+import dev.once.internal.ledger.ClaimResult;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.InMemoryLedger;
-import dev.once.ledger.LeaseLost;
+import dev.once.internal.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
-import dev.once.ledger.LedgerConfig;
-import dev.once.ledger.LedgerRecord;
-import dev.once.ledger.NextClaim;
-import dev.once.ledger.RecordState;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.NextClaim;
+import dev.once.internal.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
@@ -337,10 +339,10 @@ class OnceTest {
     Once failing = new Once(new ForwardingLedger(ledger) {
       @Override
       public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer", null);
       }
     });
-    assertThrows(dev.once.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
+    assertThrows(dev.once.internal.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
       throw new Deferral("over the day's budget", SideWrites.NONE);
     }));
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
@@ -457,7 +459,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next);
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     Once lost = new Once(answerLost);
@@ -479,7 +481,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next); // the next effect exists: completed alone
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     assertInstanceOf(Processed.class, new Once(answerLost).runCommitted(KEY, "analyse",

@@ -1,5 +1,7 @@
 package dev.once.key;
 
+import dev.once.internal.key.InvalidKey;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

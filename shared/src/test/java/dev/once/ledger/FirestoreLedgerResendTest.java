@@ -1,5 +1,14 @@
 package dev.once.ledger;
 
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.Call;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimOptions;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.NextClaim;
+import dev.once.internal.ledger.RecordState;
+
 import static dev.once.ledger.LedgerContract.acquired;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

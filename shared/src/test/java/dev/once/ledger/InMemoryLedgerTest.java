@@ -1,5 +1,7 @@
 package dev.once.ledger;
 
+import dev.once.internal.ledger.LedgerConfig;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

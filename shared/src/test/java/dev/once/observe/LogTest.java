@@ -1,5 +1,8 @@
 package dev.once.observe;
 
+import dev.once.internal.observe.EventLog;
+import dev.once.internal.observe.Trace;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

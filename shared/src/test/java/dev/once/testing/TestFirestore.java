@@ -2,7 +2,7 @@ package dev.once.testing;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
-import dev.once.config.FirestoreClients;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.time.Duration;

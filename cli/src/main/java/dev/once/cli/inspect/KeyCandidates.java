@@ -2,7 +2,7 @@ package dev.once.cli.inspect;
 
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.key.InvalidKey;
+import dev.once.internal.key.InvalidKey;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;

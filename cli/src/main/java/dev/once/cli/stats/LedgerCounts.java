@@ -10,7 +10,7 @@ import dev.once.cli.Context;
 import dev.once.cli.Fields;
 import dev.once.cli.Reads;
 import dev.once.guard.Outcome;
-import dev.once.ledger.RecordState;
+import dev.once.internal.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;

@@ -117,7 +117,7 @@ class FirestoreIndexBrokenTreeTest {
       import com.google.cloud.Timestamp;
       import com.google.cloud.firestore.Firestore;
       import com.google.cloud.firestore.Query;
-      import dev.once.ledger.LedgerConfig;
+      import dev.once.internal.ledger.LedgerConfig;
 
       public final class Stuck {
         private static final String STATE = "state";

@@ -1,0 +1,112 @@
+package dev.once.entry;
+
+import dev.once.internal.entry.MalformedEvent;
+import dev.once.internal.entry.Redeliver;
+import dev.once.internal.entry.Report;
+
+import dev.once.key.IdempotencyKey;
+import dev.once.internal.key.InvalidKey;
+import dev.once.internal.observe.EventLog;
+import dev.once.observe.OutcomeLabel;
+import dev.once.internal.observe.Trace;
+import io.cloudevents.CloudEvent;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiFunction;
+
+/**
+ * The body of every CloudEvent function: parse → key → run → one log line → acknowledge or redeliver. A malformed
+ * event, or one no key can be made of, is logged and acknowledged without a ledger write (retrying cannot help); an
+ * event another delivery holds, or a transient failure, is thrown, so the platform delivers it again.
+ *
+ * <pre>{@code
+ * private final EventEntry<Order> entry = EventEntry.of("OrderPlaced", Orders::parse, Orders::key, flow::handle);
+ * public void accept(CloudEvent event) { entry.accept(event); }
+ * }</pre>
+ */
+public final class EventEntry<T> {
+  /** Reads what the event carries, or says why it never can be processed. */
+  @FunctionalInterface
+  public interface Parser<T> {
+    T parse(CloudEvent event) throws MalformedEvent;
+  }
+
+  /** The idempotency key of what the event carries; throws {@link InvalidKey} when there is none. */
+  @FunctionalInterface
+  public interface KeyOf<T> {
+    IdempotencyKey key(T input);
+  }
+
+  /** Runs the event's effects (through {@code Once}) and reports what came of them. */
+  @FunctionalInterface
+  public interface Handler<T> {
+    Report handle(T input, IdempotencyKey key);
+  }
+
+  private final String function;
+  private final Parser<T> parser;
+  private final KeyOf<T> keyOf;
+  private final Handler<T> handler;
+  private final BiFunction<T, CloudEvent, Optional<Trace>> tracer;
+
+  private EventEntry(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler,
+      BiFunction<T, CloudEvent, Optional<Trace>> tracer) {
+    this.function = function;
+    this.parser = parser;
+    this.keyOf = keyOf;
+    this.handler = handler;
+    this.tracer = tracer;
+  }
+
+  public static <T> EventEntry<T> of(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler) {
+    return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event));
+  }
+
+  /** The same entry, taking each event's trace from what it carries (a message attribute, say) before the event's. */
+  public EventEntry<T> tracedBy(BiFunction<T, CloudEvent, Optional<Trace>> carried) {
+    return new EventEntry<>(function, parser, keyOf, handler,
+        (input, event) -> carried.apply(input, event).or(() -> traceOf(event)));
+  }
+
+  public void accept(CloudEvent event) {
+    long started = System.nanoTime();
+    String eventId = String.valueOf(event.getId());
+    T input;
+    try {
+      input = parser.parse(event);
+    } catch (MalformedEvent e) {
+      EventLog.refused(function, e.getMessage(), started, "eventId", eventId);
+      return;
+    }
+    Trace.within(tracer.apply(input, event), () -> {
+      run(input, eventId, started);
+      return null;
+    });
+  }
+
+  private void run(T input, String eventId, long started) {
+    IdempotencyKey key = null;
+    Report report;
+    try {
+      key = keyOf.key(input);
+      report = handler.handle(input, key);
+    } catch (InvalidKey e) {
+      EventLog.refused(function, e.getMessage(), started, "eventId", eventId);
+      return;
+    } catch (RuntimeException e) {
+      EventLog.record(function, key == null ? null : key.value(), "none", OutcomeLabel.FAILED, 0,
+          EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "eventId", eventId));
+      throw e;
+    }
+    report.with("eventId", eventId).log(function, started);
+    if (report.inFlight()) {
+      throw new Redeliver(report.key() + " is being handled by another delivery; redeliver later");
+    }
+  }
+
+  /** The W3C trace context Eventarc sets as the event's {@code traceparent} extension. */
+  private static Optional<Trace> traceOf(CloudEvent event) {
+    Object traceparent = event.getExtension(Trace.TRACEPARENT);
+    return traceparent == null ? Optional.empty() : Trace.fromTraceparent(traceparent.toString());
+  }
+}

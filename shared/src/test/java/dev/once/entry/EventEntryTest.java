@@ -1,0 +1,135 @@
+package dev.once.entry;
+
+import dev.once.internal.entry.MalformedEvent;
+import dev.once.internal.entry.Redeliver;
+import dev.once.internal.entry.Report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
+import dev.once.internal.key.InvalidKey;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.observe.Log;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The CloudEvent entry helper: parse → key → run → one log line → acknowledge or redeliver. */
+class EventEntryTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final Once once = new Once(new InMemoryLedger());
+  private final AtomicInteger runs = new AtomicInteger();
+
+  @BeforeEach
+  void capture() {
+    Log.redirect(new PrintStream(out, true, StandardCharsets.UTF_8));
+  }
+
+  @AfterEach
+  void restore() {
+    Log.redirect(System.out);
+  }
+
+  private List<JsonNode> lines() {
+    return out.toString(StandardCharsets.UTF_8).lines().map(line -> {
+      try {
+        return JSON.readTree(line);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }).toList();
+  }
+
+  private static CloudEvent event(String id, String data) {
+    return CloudEventBuilder.v1().withId(id).withSource(URI.create("//test")).withType("t")
+        .withExtension("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        .withData("text/plain", data.getBytes(StandardCharsets.UTF_8)).build();
+  }
+
+  private final EventEntry<String> entry = EventEntry.of("Orders",
+      event -> {
+        String data = new String(event.getData().toBytes(), StandardCharsets.UTF_8);
+        if (data.isBlank()) {
+          throw new MalformedEvent("no order");
+        }
+        return data;
+      },
+      order -> IdempotencyKey.of("order:" + order),
+      (order, key) -> Report.of(key, "ship", once.run(key, "ship", attempt -> {
+        runs.incrementAndGet();
+        return Map.of();
+      })));
+
+  @Test
+  void aDeliveryAndItsDuplicate_runTheEffectOnce_eachLoggingOneLineWithItsTrace() {
+    entry.accept(event("1", "42"));
+    entry.accept(event("2", "42"));
+    assertEquals(1, runs.get());
+    List<JsonNode> lines = lines();
+    assertEquals(2, lines.size());
+    assertEquals("processed", lines.get(0).path("outcome").asText());
+    assertEquals("duplicate", lines.get(1).path("outcome").asText());
+    assertEquals("order:42", lines.get(1).path("key").asText());
+    assertEquals("2", lines.get(1).path("eventId").asText());
+    assertEquals("00f067aa0ba902b7", lines.get(1).path(Log.SPAN_ID).asText());
+  }
+
+  @Test
+  void aMalformedEvent_isAcknowledgedWithOneLine_andNothingRuns() {
+    entry.accept(event("3", " "));
+    assertEquals(0, runs.get());
+    assertEquals("rejected", lines().get(0).path("outcome").asText());
+    assertEquals("no order", lines().get(0).path("reason").asText());
+  }
+
+  @Test
+  void anEventNoKeyCanBeMadeOf_isAcknowledgedWithOneLine() {
+    EventEntry<String> keyless = EventEntry.of("Orders", event -> "x", order -> {
+      throw new InvalidKey("no key in " + order);
+    }, (order, key) -> {
+      throw new AssertionError("not run");
+    });
+    keyless.accept(event("4", "x"));
+    assertEquals("rejected", lines().get(0).path("outcome").asText());
+  }
+
+  @Test
+  void anEventHeldByAnotherDelivery_isThrownBack_soThePlatformRedelivers() throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("order:7");
+    once.run(key, "ship", attempt -> {
+      Redeliver redeliver = assertThrows(Redeliver.class, () -> entry.accept(event("5", "7")));
+      assertTrue(redeliver.getMessage().contains("order:7"));
+      return Map.of();
+    });
+    assertEquals("in_flight", lines().get(0).path("outcome").asText());
+  }
+
+  @Test
+  void aFailure_isLoggedAndThrown_soThePlatformRedelivers() {
+    EventEntry<String> failing = EventEntry.of("Orders", event -> "9", order -> IdempotencyKey.of("order:9"),
+        (order, key) -> {
+          throw new IllegalStateException("Firestore unavailable");
+        });
+    assertThrows(IllegalStateException.class, () -> failing.accept(event("6", "9")));
+    JsonNode line = lines().get(0);
+    assertEquals("failed", line.path("outcome").asText());
+    assertEquals("order:9", line.path("key").asText());
+    assertFalse(line.path("error").asText().isEmpty());
+  }
+}
