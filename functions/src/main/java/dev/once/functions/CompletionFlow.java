@@ -1,7 +1,7 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.function.Report;
+import dev.once.internal.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
@@ -13,8 +13,8 @@ import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.Claim;
-import dev.once.ledger.LedgerRecord;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.pipeline.Effects;

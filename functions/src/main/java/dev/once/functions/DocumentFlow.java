@@ -2,7 +2,7 @@ package dev.once.functions;
 
 import dev.once.budget.Budget;
 import dev.once.budget.Reservation;
-import dev.once.function.Report;
+import dev.once.internal.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
@@ -17,7 +17,7 @@ import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.ledger.Claim;
+import dev.once.internal.ledger.Claim;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.ledger.SideWrites;

@@ -1,7 +1,7 @@
 package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
-import dev.once.function.EventEntry;
+import dev.once.entry.EventEntry;
 import dev.once.pipeline.DocumentSource;
 import io.cloudevents.CloudEvent;
 

@@ -1,8 +1,8 @@
 package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
-import dev.once.function.EventEntry;
-import dev.once.observe.Trace;
+import dev.once.entry.EventEntry;
+import dev.once.internal.observe.Trace;
 import io.cloudevents.CloudEvent;
 
 /**

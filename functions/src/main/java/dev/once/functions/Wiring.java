@@ -1,16 +1,16 @@
 package dev.once.functions;
 
 import dev.once.budget.Budget;
-import dev.once.budget.DailyBudget;
-import dev.once.config.InvalidSetting;
-import dev.once.config.Lazy;
-import dev.once.config.MissingSetting;
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.config.InvalidSetting;
+import dev.once.internal.config.Lazy;
+import dev.once.internal.config.MissingSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
-import dev.once.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;

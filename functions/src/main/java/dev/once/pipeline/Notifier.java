@@ -1,7 +1,7 @@
 package dev.once.pipeline;
 
-import dev.once.function.IdempotentHttp;
-import dev.once.key.Sha256;
+import dev.once.entry.IdempotentHttp;
+import dev.once.internal.key.Sha256;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.QuerySnapshot;
 import dev.once.budget.Reservation;
 import dev.once.key.IdempotencyKey;
-import dev.once.key.InvalidKey;
+import dev.once.internal.key.InvalidKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -27,7 +27,7 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
-import dev.once.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
-import dev.once.function.Report;
+import dev.once.internal.entry.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.guard.Outcome;

@@ -15,12 +15,12 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.JobState;
-import dev.once.budget.DailyBudget;
-import dev.once.budget.DaySpend;
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
 import dev.once.budget.Reservation;
-import dev.once.budget.SpendCounters;
+import dev.once.internal.budget.SpendCounters;
 import dev.once.config.Settings;
-import dev.once.function.Report;
+import dev.once.internal.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
@@ -177,7 +177,7 @@ class CompletionFlowTest {
         .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.DEFERRED, null, null)));
 
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
-    assertEquals(dev.once.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
+    assertEquals(dev.once.internal.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
         .orElseThrow().state(), "released, to be completed once the document adopted it");
 
     when(queries.analysis(DOCUMENT.documentId()))

@@ -14,7 +14,7 @@ import static org.mockito.Mockito.when;
 import com.google.cloud.firestore.Firestore;
 import dev.once.budget.Budget;
 import dev.once.config.Settings;
-import dev.once.function.Report;
+import dev.once.internal.entry.Report;
 import dev.once.guard.Outcome;
 import dev.once.pipeline.RecordQueries;
 import dev.once.gemini.GeminiCompletionKeys;
@@ -335,7 +335,7 @@ class ReconcileFlowTest {
   private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
       java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
     BatchSubmitter submitter = Wiring.batchSubmitter(clients,
-        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
+        dev.once.internal.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents,
         () -> submitter, budget,
         new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());

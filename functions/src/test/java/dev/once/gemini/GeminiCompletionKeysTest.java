@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
 import dev.once.key.IdempotencyKey;
-import dev.once.key.InvalidKey;
+import dev.once.internal.key.InvalidKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.config.InvalidSetting;
+import dev.once.internal.config.InvalidSetting;
 import dev.once.config.Settings;
 import java.util.Map;
 import java.util.Optional;

@@ -9,9 +9,9 @@ import static org.mockito.Mockito.when;
 
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
-import dev.once.function.IdempotentHttp;
+import dev.once.entry.IdempotentHttp;
 import dev.once.guard.Once;
-import dev.once.key.Sha256;
+import dev.once.internal.key.Sha256;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.local.http.Receiver;
 import java.io.ByteArrayInputStream;

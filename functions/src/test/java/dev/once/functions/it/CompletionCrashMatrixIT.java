@@ -46,7 +46,7 @@ class CompletionCrashMatrixIT {
     stack = PipelineStack.start(new PipelineStack.Config("batch", 3,
         RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)), Map.of()));
     stack.keepAlive();
-    ledger = new dev.once.ledger.FirestoreLedger(stack.db, dev.once.ledger.LedgerConfig.defaults());
+    ledger = new dev.once.firestore.FirestoreLedger(stack.db, dev.once.internal.ledger.LedgerConfig.defaults());
   }
 
   @AfterAll
@@ -91,7 +91,7 @@ class CompletionCrashMatrixIT {
     dev.once.key.IdempotencyKey jobKey = dev.once.gemini.GeminiCompletionKeys.ofName(job);
     // A publication killed before its completion was recorded has already reached the topic (the notification came):
     // its record is finished by the next completion attempt, the webhook's or the reconciler's.
-    awaitReconcilingIfNeeded(() -> ledger.lookup(jobKey, effect).map(r -> r.state() == dev.once.ledger.RecordState.DONE)
+    awaitReconcilingIfNeeded(() -> ledger.lookup(jobKey, effect).map(r -> r.state() == dev.once.internal.ledger.RecordState.DONE)
         .orElse(false), effect + " of " + job + " done");
     Duration recovery = Duration.between(killed, Instant.now());
     System.out.printf("killed %-26s %s recovered %5.1f s after the kill%n", point, key, recovery.toMillis() / 1000.0);

@@ -51,7 +51,7 @@ class CrashMatrixIT {
         RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
         java.util.Map.of("GEMINI_TIMEOUT_SECONDS", "2")));
     stack.keepAlive();
-    ledger = new dev.once.ledger.FirestoreLedger(stack.db, dev.once.ledger.LedgerConfig.defaults());
+    ledger = new dev.once.firestore.FirestoreLedger(stack.db, dev.once.internal.ledger.LedgerConfig.defaults());
   }
 
   @AfterAll
@@ -161,7 +161,7 @@ class CrashMatrixIT {
     java.time.Instant killed = Await.value(PER_DOCUMENT, () -> stack.lastDeath("DocumentUploaded")
         .filter(death -> death.isAfter(sent)), "the kill of " + key + " to be seen");
     Await.until(bound.plus(PER_DOCUMENT), () -> ledger.lookup(dev.once.key.IdempotencyKey.of(key), effect)
-        .map(r -> r.state() == dev.once.ledger.RecordState.DONE).orElse(false), effect + " of " + key + " done");
+        .map(r -> r.state() == dev.once.internal.ledger.RecordState.DONE).orElse(false), effect + " of " + key + " done");
     Duration recovery = Duration.between(killed, java.time.Instant.now());
     System.out.printf("killed %-26s %s recovered %5.1f s after the kill%n", point, key, recovery.toMillis() / 1000.0);
     assertTrue(recovery.compareTo(bound) <= 0, key + " recovered in " + recovery + ", over " + bound);

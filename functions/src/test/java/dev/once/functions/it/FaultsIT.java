@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Blob;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.FirestoreLedger;
-import dev.once.ledger.LedgerConfig;
-import dev.once.ledger.LedgerRecord;
-import dev.once.ledger.RecordState;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.http.AmbiguousFailure;
@@ -65,7 +65,7 @@ class FaultsIT {
     assertEquals(4, analysis.attempts(), "three deliveries released their claim, the fourth completed it");
     assertEquals(1, analysis.spent(), "the refused tries are recorded as not performed: they do not count");
     assertEquals(java.util.List.of("not_performed", "not_performed", "not_performed", "done"),
-        analysis.calls().stream().map(dev.once.ledger.Call::outcome).toList());
+        analysis.calls().stream().map(dev.once.internal.ledger.Call::outcome).toList());
     assertEquals(callsBefore + 4, stack.gemini.count("generateContent"), "one call per delivery, none repeated");
     assertTrue(analysis.error().contains("503"), "the last error is kept: " + analysis.error());
   }

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.FirestoreLedger;
-import dev.once.ledger.LedgerConfig;
-import dev.once.ledger.LedgerRecord;
-import dev.once.ledger.RecordState;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
