@@ -6,14 +6,15 @@ import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.common.util.concurrent.MoreExecutors;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimResult;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.nio.file.Path;
@@ -187,7 +188,7 @@ public final class LedgerBench {
         deliveries.add(() -> {
           Outcome outcome = once.run(key, "bench", attempt -> {
             runs.computeIfAbsent(key.value(), x -> new AtomicInteger()).incrementAndGet();
-            return Map.of();
+            return Completion.of(Map.of());
           });
           outcomes.computeIfAbsent(outcome.label().label(), x -> new AtomicInteger()).incrementAndGet();
         });

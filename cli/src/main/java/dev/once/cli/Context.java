@@ -1,10 +1,10 @@
 package dev.once.cli;
 
 import com.google.cloud.firestore.Firestore;
-import dev.once.internal.firestore.FirestoreClients;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;

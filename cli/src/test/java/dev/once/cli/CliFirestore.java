@@ -2,8 +2,8 @@ package dev.once.cli;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
-import dev.once.internal.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.time.Instant;

@@ -1,8 +1,7 @@
 package dev.once.budget;
 
-import dev.once.internal.budget.DailyBudget;
-
 import dev.once.guard.Deferral;
+import dev.once.internal.budget.DailyBudget;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import java.util.function.Function;

@@ -1,7 +1,6 @@
 package dev.once.budget;
 
 import dev.once.internal.budget.SpendCounters;
-
 import dev.once.ledger.SideWrites;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;

@@ -2,7 +2,6 @@ package dev.once.config;
 
 import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.MissingSetting;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

@@ -3,12 +3,11 @@ package dev.once.entry;
 import dev.once.internal.entry.MalformedEvent;
 import dev.once.internal.entry.Redeliver;
 import dev.once.internal.entry.Report;
-
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.key.InvalidKey;
 import dev.once.internal.observe.EventLog;
-import dev.once.observe.OutcomeLabel;
 import dev.once.internal.observe.Trace;
+import dev.once.key.IdempotencyKey;
+import dev.once.observe.OutcomeLabel;
 import io.cloudevents.CloudEvent;
 import java.util.Map;
 import java.util.Optional;

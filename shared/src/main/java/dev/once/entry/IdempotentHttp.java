@@ -1,7 +1,5 @@
 package dev.once.entry;
 
-import dev.once.internal.entry.HttpAnswer;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.functions.HttpRequest;
@@ -10,12 +8,13 @@ import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.entry.HttpAnswer;
 import dev.once.internal.key.Sha256;
-import dev.once.ledger.SideWrites;
 import dev.once.internal.observe.EventLog;
-import dev.once.observe.OutcomeLabel;
 import dev.once.internal.observe.Trace;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.SideWrites;
+import dev.once.observe.OutcomeLabel;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -222,7 +221,7 @@ public final class IdempotentHttp<T> {
     Ran ran = new Ran();
     Outcome outcome;
     try {
-      outcome = once.runCommitted(key, EFFECT, fingerprint, attempt -> {
+      outcome = once.run(key, EFFECT, fingerprint, attempt -> {
         ran.attempt = attempt.number();
         Answer answer = handler.handle(input, attempt);
         if (answer.status() >= 500) {

@@ -1,12 +1,13 @@
 package dev.once.firestore;
 
+import com.google.cloud.firestore.Firestore;
+import dev.once.config.Settings;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.firestore.FirestoreStore;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerStateMachine;
-import dev.once.ledger.Ledger;
-
-import com.google.cloud.firestore.Firestore;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Ledger;
 import java.time.InstantSource;
 
 /**
@@ -19,6 +20,11 @@ public final class FirestoreLedger extends LedgerStateMachine {
 
   public FirestoreLedger(Firestore db, LedgerConfig config) {
     this(db, config, InstantSource.system());
+  }
+
+  /** The ledger {@code settings} name (project, emulator, collection, lease, cap), connected on first use. */
+  public static Ledger fromSettings(Settings settings) {
+    return Ledger.lazy(() -> new FirestoreLedger(FirestoreClients.create(settings), LedgerConfig.fromSettings(settings)));
   }
 
   /** {@code instanceClock} is this instance's clock, which may be wrong; tests pass a skewed one. */

@@ -3,9 +3,22 @@ package dev.once.guard;
 import dev.once.ledger.SideWrites;
 import java.util.Map;
 
-/** What an effect whose target is Firestore hands back: its result, and the writes to commit with it. */
+/**
+ * What an effect hands back: its result, recorded on the ledger (and answered to every duplicate), and the Firestore
+ * writes that commit in the same commit as that record.
+ */
 public record Completion(Map<String, Object> result, SideWrites writes) {
+  /** A result with no writes beside it. */
+  public static Completion of(Map<String, Object> result) {
+    return new Completion(result, SideWrites.NONE);
+  }
+
   public static Completion of(Map<String, Object> result, SideWrites writes) {
     return new Completion(result, writes);
+  }
+
+  /** This result, with {@code more} committed beside it too. */
+  public Completion committing(SideWrites more) {
+    return new Completion(result, writes.and(more));
   }
 }

@@ -1,20 +1,21 @@
 package dev.once.guard;
 
-import dev.once.internal.guard.EffectFailed;
-
+import dev.once.config.Settings;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Outcome.Conflict;
 import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.guard.EffectFailed;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimResult;
 import dev.once.internal.ledger.LeaseLost;
-import dev.once.ledger.Ledger;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -29,8 +30,7 @@ import java.util.Optional;
  * the try; any other failure releases it as a try that may have run (a cap, {@link Policy#capped}, bounds those) and
  * is rethrown, so the platform redelivers. An external effect (publish, notify) that succeeded but whose completion
  * could not be recorded may run again on redelivery: it is at-least-once, and carries the key so its receiver can drop
- * the copy. An effect whose target is Firestore ({@link #runCommitted}) commits with its completion, so it cannot be
- * doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
+ * the copy. Writes to Firestore commit with the completion ({@link Completion#committing}), so they cannot be doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
  */
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
@@ -38,15 +38,12 @@ public final class Once {
   /** The start of the error a deferred try is released with. */
   public static final String DEFERRED = "deferred: ";
 
-  /** An effect on the outside world; returns what to record as its result. */
+  /**
+   * An effect on the outside world. Returns what to record as its result, with the Firestore writes (if any) that
+   * commit with that record ({@link Completion#committing}): one commit, so those writes cannot be doubled.
+   */
   @FunctionalInterface
   public interface Effect {
-    Map<String, Object> perform(Attempt attempt) throws Exception;
-  }
-
-  /** An effect whose writes go to Firestore in the completing commit. */
-  @FunctionalInterface
-  public interface CommittedEffect {
     Completion perform(Attempt attempt) throws Exception;
   }
 
@@ -55,6 +52,11 @@ public final class Once {
 
   public Once(Ledger ledger) {
     this(ledger, 10_000, Duration.ofMinutes(10));
+  }
+
+  /** A function's one line: the guard over the Firestore ledger {@code settings} name, connected on first use. */
+  public static Once onFirestore(Settings settings) {
+    return new Once(FirestoreLedger.fromSettings(settings));
   }
 
   /** With a cache of at most {@code cachedEntries} final answers, each kept at most {@code cachedFor}. */
@@ -102,20 +104,6 @@ public final class Once {
 
   /** Runs {@code action} unless the effect ran, was refused, or is being run for {@code key}. */
   public Outcome run(IdempotencyKey key, String effect, Policy policy, Effect action) {
-    return runCommitted(key, effect, policy, committed(action));
-  }
-
-  /** {@link #runCommitted(IdempotencyKey, String, Policy, CommittedEffect)} without a payload fingerprint. */
-  public Outcome runCommitted(IdempotencyKey key, String effect, CommittedEffect action) {
-    return runCommitted(key, effect, Policy.DEFAULT, action);
-  }
-
-  public Outcome runCommitted(IdempotencyKey key, String effect, String fingerprint, CommittedEffect action) {
-    return runCommitted(key, effect, Policy.fingerprint(fingerprint), action);
-  }
-
-  /** As {@link #run}, for an effect whose writes commit with its completion. */
-  public Outcome runCommitted(IdempotencyKey key, String effect, Policy policy, CommittedEffect action) {
     String id = Ledger.recordId(key, effect);
     Optional<ClaimResult> known = settled.get(id, policy.fingerprint());
     if (known.isPresent()) {
@@ -130,11 +118,7 @@ public final class Once {
 
   /** Runs {@code action} on a claim an earlier completion took for it ({@link Processed#next()}). */
   public Outcome runHeld(Claim claim, Effect action) {
-    return perform(claim, Policy.DEFAULT, committed(action));
-  }
-
-  private static CommittedEffect committed(Effect action) {
-    return attempt -> Completion.of(action.perform(attempt), SideWrites.NONE);
+    return perform(claim, Policy.DEFAULT, action);
   }
 
   /** A final answer read from the ledger (with the record's own fingerprint) is remembered; nothing else is. */
@@ -161,7 +145,7 @@ public final class Once {
     };
   }
 
-  private Outcome perform(Claim claim, Policy policy, CommittedEffect action) {
+  private Outcome perform(Claim claim, Policy policy, Effect action) {
     if (claim.exhausted()) {
       return giveUp(claim, policy);
     }

@@ -2,7 +2,6 @@ package dev.once.key;
 
 import dev.once.internal.key.InvalidKey;
 import dev.once.internal.key.Sha256;
-
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -1,7 +1,6 @@
 package dev.once.key;
 
 import dev.once.internal.key.InvalidKey;
-
 import java.util.Map;
 
 /**

@@ -4,7 +4,6 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerStateMachine;
 import dev.once.internal.ledger.MemoryStore;
-
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.Optional;

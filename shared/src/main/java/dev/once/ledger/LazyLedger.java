@@ -1,12 +1,11 @@
 package dev.once.ledger;
 
+import dev.once.internal.config.Lazy;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.NextClaim;
-
-import dev.once.internal.config.Lazy;
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;

@@ -8,7 +8,6 @@ import dev.once.internal.ledger.LeaseLost;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.LedgerStateMachine;
 import dev.once.internal.ledger.NextClaim;
-
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;

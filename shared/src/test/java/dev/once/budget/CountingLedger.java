@@ -1,12 +1,12 @@
 package dev.once.budget;
 
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
-import dev.once.ledger.Ledger;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.NextClaim;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,5 @@
 package dev.once.budget;
 
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,13 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Deferral;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
+import dev.once.internal.budget.SpendCounters;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.testing.LostAnswers;

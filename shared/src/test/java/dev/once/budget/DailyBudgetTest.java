@@ -1,9 +1,5 @@
 package dev.once.budget;
 
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,9 +9,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.guard.Deferral;
 import dev.once.guard.NotPerformed;
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.budget.DaySpend;
+import dev.once.internal.budget.SpendCounters;
+import dev.once.internal.ledger.LedgerConfig;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
-import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.io.ByteArrayOutputStream;

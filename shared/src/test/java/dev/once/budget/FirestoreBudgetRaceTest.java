@@ -1,8 +1,8 @@
 package dev.once.budget;
 
 import dev.once.firestore.FirestoreLedger;
-import dev.once.ledger.Ledger;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.ledger.Ledger;
 import dev.once.testing.TestFirestore;
 
 /** The race on Firestore (the emulator): sixteen threads, real reads and increments over gRPC. */

@@ -1,9 +1,5 @@
 package dev.once.entry;
 
-import dev.once.internal.entry.MalformedEvent;
-import dev.once.internal.entry.Redeliver;
-import dev.once.internal.entry.Report;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,9 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.entry.MalformedEvent;
+import dev.once.internal.entry.Redeliver;
+import dev.once.internal.entry.Report;
 import dev.once.internal.key.InvalidKey;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.observe.Log;
 import io.cloudevents.CloudEvent;
@@ -73,7 +73,7 @@ class EventEntryTest {
       order -> IdempotencyKey.of("order:" + order),
       (order, key) -> Report.of(key, "ship", once.run(key, "ship", attempt -> {
         runs.incrementAndGet();
-        return Map.of();
+        return Completion.of(Map.of());
       })));
 
   @Test
@@ -115,7 +115,7 @@ class EventEntryTest {
     once.run(key, "ship", attempt -> {
       Redeliver redeliver = assertThrows(Redeliver.class, () -> entry.accept(event("5", "7")));
       assertTrue(redeliver.getMessage().contains("order:7"));
-      return Map.of();
+      return Completion.of(Map.of());
     });
     assertEquals("in_flight", lines().get(0).path("outcome").asText());
   }

@@ -3,10 +3,10 @@ package dev.once.guard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.key.IdempotencyKey;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import dev.once.testing.TestFirestore;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -106,7 +106,7 @@ class DeliveryRaceTest {
   void concurrentDeliveries_runEachEffectExactlyOnce() throws Exception {
     storm(shuffledDeliveries(1), attempt -> {
       runs.computeIfAbsent(attempt.key().value(), k -> new AtomicInteger()).incrementAndGet();
-      return Map.of("by", Thread.currentThread().getName());
+      return Completion.of(Map.of("by", Thread.currentThread().getName()));
     });
 
     assertTrue(failures.isEmpty(), "no delivery failed: " + failures);
@@ -132,7 +132,7 @@ class DeliveryRaceTest {
         throw new TransientTestFailure();
       }
       successes.computeIfAbsent(attempt.key().value(), k -> new AtomicInteger()).incrementAndGet();
-      return Map.of("attempt", (long) attempt.number());
+      return Completion.of(Map.of("attempt", (long) attempt.number()));
     };
     storm(shuffledDeliveries(2), failFirstTime);
     // Keys whose every delivery came before the release still wait: one more delivery each, as a redelivery.

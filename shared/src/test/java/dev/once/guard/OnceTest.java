@@ -1,7 +1,5 @@
 package dev.once.guard;
 
-import dev.once.internal.guard.EffectFailed;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -15,19 +13,20 @@ import dev.once.guard.Outcome.Duplicate;
 import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.guard.EffectFailed;
+import dev.once.internal.ledger.Call;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.Call;
 import dev.once.internal.ledger.ClaimResult;
-import dev.once.ledger.DocumentWrites;
-import dev.once.ledger.InMemoryLedger;
 import dev.once.internal.ledger.LeaseLost;
-import dev.once.ledger.Ledger;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.NextClaim;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.DocumentWrites;
+import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
@@ -59,9 +58,9 @@ class OnceTest {
     Log.redirect(System.out);
   }
 
-  private Map<String, Object> count(Attempt attempt) {
+  private Completion count(Attempt attempt) {
     runs.incrementAndGet();
-    return Map.of("attempt", (long) attempt.number());
+    return Completion.of(Map.of("attempt", (long) attempt.number()));
   }
 
   @Test
@@ -108,7 +107,7 @@ class OnceTest {
 
   @Test
   void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() {
-    Rejected now = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", attempt -> {
+    Rejected now = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
       throw new PermanentFailure("empty document",
           writes -> writes.create("analyses", "x", Map.of("status", "rejected")));
@@ -117,7 +116,7 @@ class OnceTest {
     assertEquals("empty document", now.reason());
     assertEquals("rejected", ledger.document("analyses", "x").orElseThrow().get("status"));
 
-    Rejected later = assertInstanceOf(Rejected.class, once.runCommitted(KEY, "analyse", attempt -> {
+    Rejected later = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
       return Completion.of(Map.of(), SideWrites.NONE);
     }));
@@ -130,7 +129,7 @@ class OnceTest {
   void resultTheStoreCannotHold_isRejectedOnce_insteadOfRetriedForever() {
     Rejected rejected = assertInstanceOf(Rejected.class, once.run(KEY, "notify", attempt -> {
       runs.incrementAndGet();
-      return Map.of("total", new java.math.BigInteger("10").pow(30));
+      return Completion.of(Map.of("total", new java.math.BigInteger("10").pow(30)));
     }));
     assertTrue(rejected.reason().contains("could not be recorded"), rejected.reason());
     assertInstanceOf(Rejected.class, once.run(KEY, "notify", this::count));
@@ -139,7 +138,7 @@ class OnceTest {
 
   @Test
   void committedEffect_landsWithItsCompletion() {
-    once.runCommitted(KEY, "analyse", attempt -> Completion.of(Map.of("id", "a1"),
+    once.run(KEY, "analyse", attempt -> Completion.of(Map.of("id", "a1"),
         writes -> writes.create("analyses", "a1", Map.of("key", KEY.value()))));
     assertTrue(ledger.document("analyses", "a1").isPresent());
     assertEquals(RecordState.DONE, ledger.lookup(KEY, "analyse").orElseThrow().state());
@@ -210,7 +209,7 @@ class OnceTest {
   void effectThatOutlivesItsLease_cannotComplete_andItsWritesDoNotLand() throws Exception {
     CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch overtaken = new CountDownLatch(1);
-    CompletableFuture<Outcome> stale = CompletableFuture.supplyAsync(() -> once.runCommitted(KEY, "analyse",
+    CompletableFuture<Outcome> stale = CompletableFuture.supplyAsync(() -> once.run(KEY, "analyse",
         attempt -> {
           holding.countDown();
           assertTrue(overtaken.await(30, TimeUnit.SECONDS));
@@ -218,7 +217,7 @@ class OnceTest {
         }));
     assertTrue(holding.await(30, TimeUnit.SECONDS), "the first delivery holds the claim");
     now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
-    assertInstanceOf(Processed.class, once.runCommitted(KEY, "analyse", attempt -> Completion.of(Map.of("by", "current"),
+    assertInstanceOf(Processed.class, once.run(KEY, "analyse", attempt -> Completion.of(Map.of("by", "current"),
         writes -> writes.create("analyses", "current", Map.of()))), "the second delivery takes the expired lease over");
     overtaken.countDown();
     Throwable failure = assertThrows(Exception.class, () -> stale.get(30, TimeUnit.SECONDS)).getCause();
@@ -285,7 +284,7 @@ class OnceTest {
     }
     once.run(KEY, "analyse", attempt -> {
       seen.add(attempt.earlierTriesThatMayHaveRun());
-      return Map.of();
+      return Completion.of(Map.of());
     });
 
     assertEquals(0, seen.get(0), "the first try has none before it");
@@ -310,7 +309,7 @@ class OnceTest {
   void aDeferredEffect_isReleasedAsNotPerformed_withItsWrites_andAcknowledged_thenRunsOnceWhenClaimedAgain() {
     Policy paid = Policy.DEFAULT.capped(1, reason -> SideWrites.NONE);
     for (int i = 0; i < 3; i++) {
-      Outcome outcome = once.runCommitted(KEY, "analyse", paid, attempt -> {
+      Outcome outcome = once.run(KEY, "analyse", paid, attempt -> {
         throw new Deferral("over the day's budget", writes -> writes.merge("analyses", "a1",
             Map.of("status", "deferred", "reason", "over the day's budget")));
       });
@@ -397,14 +396,14 @@ class OnceTest {
       attempt.ensureLease(Duration.ofMinutes(30));
       Instant after = ledger.lookup(KEY, "publish").orElseThrow().leaseExpiresAt();
       assertTrue(after.isAfter(now.plus(Duration.ofMinutes(30))), before + " -> " + after);
-      return Map.of();
+      return Completion.of(Map.of());
     });
     assertEquals(RecordState.DONE, ledger.lookup(KEY, "publish").orElseThrow().state(), "the holder still finishes");
   }
 
   @Test
   void theEffectThatAlwaysFollows_isClaimedByTheCompletingCommit_andRunOnThatClaim() {
-    Processed analysed = assertInstanceOf(Processed.class, once.runCommitted(KEY, "analyse", Policy.DEFAULT.then("publish"),
+    Processed analysed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", Policy.DEFAULT.then("publish"),
         attempt -> Completion.of(Map.of("status", "analysed"), SideWrites.NONE)));
     Claim publish = analysed.next().orElseThrow();
     assertInstanceOf(InFlight.class, once.run(KEY, "publish", this::count), "held since the analysis committed");
@@ -463,7 +462,7 @@ class OnceTest {
       }
     };
     Once lost = new Once(answerLost);
-    Processed analysed = assertInstanceOf(Processed.class, lost.runCommitted(KEY, "analyse", Policy.DEFAULT.then("publish"),
+    Processed analysed = assertInstanceOf(Processed.class, lost.run(KEY, "analyse", Policy.DEFAULT.then("publish"),
         attempt -> {
           runs.incrementAndGet();
           return Completion.of(Map.of("status", "analysed"), SideWrites.NONE);
@@ -484,7 +483,7 @@ class OnceTest {
         throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
-    assertInstanceOf(Processed.class, new Once(answerLost).runCommitted(KEY, "analyse",
+    assertInstanceOf(Processed.class, new Once(answerLost).run(KEY, "analyse",
         Policy.DEFAULT.then("publish"), attempt -> Completion.of(Map.of("status", "analysed"), SideWrites.NONE)));
 
     LedgerRecord publish = ledger.lookup(KEY, "publish").orElseThrow();

@@ -1,17 +1,16 @@
 package dev.once.ledger;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.NextClaim;
 import dev.once.internal.ledger.RecordState;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
-import com.google.cloud.firestore.Firestore;
-import dev.once.internal.firestore.FirestoreClients;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.net.TcpProxy;

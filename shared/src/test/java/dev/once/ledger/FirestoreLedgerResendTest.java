@@ -1,5 +1,10 @@
 package dev.once.ledger;
 
+import static dev.once.ledger.LedgerContract.acquired;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.Call;
 import dev.once.internal.ledger.Claim;
@@ -8,12 +13,6 @@ import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.NextClaim;
 import dev.once.internal.ledger.RecordState;
-
-import static dev.once.ledger.LedgerContract.acquired;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import com.google.cloud.firestore.Firestore;
 import dev.once.key.IdempotencyKey;
 import dev.once.testing.LostAnswers;
 import dev.once.testing.TestFirestore;

@@ -1,18 +1,17 @@
 package dev.once.ledger;
 
-import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Times;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.LedgerConfig;
-
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
-import dev.once.key.IdempotencyKey;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimResult.Busy;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.Times;
+import dev.once.key.IdempotencyKey;
 import dev.once.testing.TestFirestore;
 import java.time.Clock;
 import java.time.Duration;

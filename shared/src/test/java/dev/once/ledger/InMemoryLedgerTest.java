@@ -1,7 +1,6 @@
 package dev.once.ledger;
 
 import dev.once.internal.ledger.LedgerConfig;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

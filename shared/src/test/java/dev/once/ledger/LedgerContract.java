@@ -1,15 +1,5 @@
 package dev.once.ledger;
 
-import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Call;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.NextClaim;
-import dev.once.internal.ledger.RecordState;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -17,12 +7,21 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.key.IdempotencyKey;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.Call;
+import dev.once.internal.ledger.Claim;
+import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult.Acquired;
 import dev.once.internal.ledger.ClaimResult.AlreadyDone;
 import dev.once.internal.ledger.ClaimResult.AlreadyRejected;
 import dev.once.internal.ledger.ClaimResult.Busy;
 import dev.once.internal.ledger.ClaimResult.FingerprintMismatch;
+import dev.once.internal.ledger.ClaimResult;
+import dev.once.internal.ledger.LeaseLost;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.NextClaim;
+import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

@@ -1,14 +1,13 @@
 package dev.once.observe;
 
-import dev.once.internal.observe.EventLog;
-import dev.once.internal.observe.Trace;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.internal.observe.EventLog;
+import dev.once.internal.observe.Trace;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -2,9 +2,9 @@ package dev.once.run.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.gemini.GeminiCompletionKeys;
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.util.ArrayList;

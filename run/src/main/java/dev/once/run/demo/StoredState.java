@@ -1,8 +1,8 @@
 package dev.once.run.demo;
 
 import dev.once.internal.budget.DaySpend;
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.ledger.LedgerRecord;
+import dev.once.key.IdempotencyKey;
 import java.util.Optional;
 
 /** What the demo reads from Firestore about a key: the ledger, and the analyses and billing entries found by key. */

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.once.internal.entry;
 
 import dev.once.guard.Outcome;
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.observe.EventLog;
+import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
 import java.util.Collections;
 import java.util.LinkedHashMap;

@@ -1,11 +1,10 @@
 package dev.once.internal.firestore;
 
-import dev.once.config.OnceSetting;
-import dev.once.config.Settings;
-
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
+import dev.once.config.OnceSetting;
+import dev.once.config.Settings;
 
 /** Builds the Firestore client, honouring FIRESTORE_EMULATOR_HOST. */
 public final class FirestoreClients {

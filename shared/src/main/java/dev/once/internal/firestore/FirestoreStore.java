@@ -1,12 +1,5 @@
 package dev.once.internal.firestore;
 
-import dev.once.internal.ledger.Times;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerUnavailable;
-import dev.once.internal.ledger.RecordStore;
-import dev.once.ledger.SideWrites;
-
 import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
 import com.google.cloud.Timestamp;
@@ -19,7 +12,13 @@ import com.google.cloud.firestore.UpdateBuilder;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.cloud.firestore.WriteResult;
 import com.google.common.util.concurrent.MoreExecutors;
+import dev.once.internal.ledger.LeaseLost;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerUnavailable;
 import dev.once.internal.ledger.RecordStore.Refused.Why;
+import dev.once.internal.ledger.RecordStore;
+import dev.once.internal.ledger.Times;
+import dev.once.ledger.SideWrites;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;

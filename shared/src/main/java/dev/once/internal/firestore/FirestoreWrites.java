@@ -1,13 +1,12 @@
 package dev.once.internal.firestore;
 
-import dev.once.internal.ledger.Times;
-import dev.once.ledger.DocumentWrites;
-
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.SetOptions;
 import com.google.cloud.firestore.UpdateBuilder;
+import dev.once.internal.ledger.Times;
+import dev.once.ledger.DocumentWrites;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.once.internal.firestore;
 
-import dev.once.internal.ledger.Times;
 import com.google.cloud.Timestamp;
+import dev.once.internal.ledger.Times;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

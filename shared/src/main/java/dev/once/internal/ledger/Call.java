@@ -1,7 +1,5 @@
 package dev.once.internal.ledger;
 
-import dev.once.internal.ledger.Times;
-
 import com.google.cloud.Timestamp;
 import java.time.Instant;
 import java.util.HashMap;

@@ -1,7 +1,6 @@
 package dev.once.internal.ledger;
 
 import dev.once.ledger.Ledger;
-
 import java.time.Instant;
 import java.util.Map;
 

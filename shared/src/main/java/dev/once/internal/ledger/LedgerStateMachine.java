@@ -1,16 +1,15 @@
 package dev.once.internal.ledger;
 
-import dev.once.ledger.DocumentWrites;
-import dev.once.ledger.Ledger;
-import dev.once.ledger.SideWrites;
-
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.key.Sha256;
 import dev.once.internal.ledger.ClaimResult.Acquired;
 import dev.once.internal.ledger.RecordStore.Decision;
 import dev.once.internal.ledger.RecordStore.RecordWrite;
 import dev.once.internal.ledger.RecordStore.Refused;
 import dev.once.internal.ledger.RecordStore.Snapshot;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.DocumentWrites;
+import dev.once.ledger.Ledger;
+import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

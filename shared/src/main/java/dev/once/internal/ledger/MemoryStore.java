@@ -1,13 +1,11 @@
 package dev.once.internal.ledger;
 
-import dev.once.internal.ledger.Times;
+import dev.once.internal.ledger.RecordStore.Refused.Why;
+import dev.once.ledger.DocumentWrites.Increment;
+import dev.once.ledger.DocumentWrites.Special;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.SideWrites;
-
-import dev.once.ledger.DocumentWrites.Increment;
-import dev.once.ledger.DocumentWrites.Special;
-import dev.once.internal.ledger.RecordStore.Refused.Why;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;

@@ -2,7 +2,6 @@ package dev.once.internal.ledger;
 
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

@@ -2,7 +2,6 @@ package dev.once.internal.observe;
 
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 

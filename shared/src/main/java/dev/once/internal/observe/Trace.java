@@ -1,7 +1,6 @@
 package dev.once.internal.observe;
 
 import dev.once.observe.Log;
-
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
