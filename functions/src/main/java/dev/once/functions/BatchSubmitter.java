@@ -170,7 +170,7 @@ final class BatchSubmitter {
    * documents before; a resumed one (opened longer ago than a submission's lease) gets none added.
    */
   Outcome submit(String id) {
-    return once.runCommitted(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT, Policy.DEFAULT.leaseAtLeast(lease()),
+    return once.run(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT, Policy.DEFAULT.leaseAtLeast(lease()),
         attempt -> create(attempt, id));
   }
 

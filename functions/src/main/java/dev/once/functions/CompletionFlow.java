@@ -1,7 +1,6 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.internal.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
@@ -12,9 +11,10 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
-import dev.once.key.IdempotencyKey;
+import dev.once.internal.entry.Report;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.LedgerRecord;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
@@ -89,7 +89,7 @@ final class CompletionFlow {
     if (earlier.isPresent()) {
       return earlier.get();
     }
-    Outcome completed = once.runCommitted(jobKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH),
+    Outcome completed = once.run(jobKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH),
         attempt -> completion(jobKey, job.get()));
     Report report = Report.of(jobKey, Effects.COMPLETE, completed);
     List<Map<String, Object>> summaries = switch (completed) {

@@ -4,13 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.internal.entry.Report;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
+import dev.once.internal.entry.Report;
+import dev.once.internal.key.Sha256;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
-import dev.once.internal.key.Sha256;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Notifier;
@@ -67,12 +68,12 @@ final class DeliveryFlow {
       // A notification is seen outside: a holder whose lease may run out during the POST must not send it.
       attempt.ensureLease(endpoint.timeout());
       Notifier.Result result = endpoint.notify(key.value(), body(key, message));
-      return switch (result) {
+      return Completion.of(switch (result) {
         case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
         case Notifier.Result.Refused refused -> throw new PermanentFailure(
             "the notify endpoint refused with " + refused.status() + ": " + refused.body());
         case Notifier.Result.Failed failed -> throw new NotifyFailed("notify failed: " + failed.reason());
-      };
+      });
     }));
     Report report = Report.of(key, Effects.NOTIFY, notified);
     if (notified instanceof Outcome.Rejected rejected) {
@@ -80,7 +81,8 @@ final class DeliveryFlow {
         Map<String, String> attributes = new HashMap<>(message.attributes());
         attributes.put(PubSubMessageKeys.ATTRIBUTE, key.value());
         attributes.put(REASON_ATTRIBUTE, truncate(rejected.reason()));
-        return Map.of("messageId", publisher.get().publish(deadLetterTopic.get(), message.data(), attributes));
+        return Completion.of(
+            Map.of("messageId", publisher.get().publish(deadLetterTopic.get(), message.data(), attributes)));
       }));
     }
     return report;

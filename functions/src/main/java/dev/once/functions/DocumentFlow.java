@@ -2,7 +2,6 @@ package dev.once.functions;
 
 import dev.once.budget.Budget;
 import dev.once.budget.Reservation;
-import dev.once.internal.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
@@ -15,12 +14,13 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
+import dev.once.internal.entry.Report;
+import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.internal.ledger.Claim;
+import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
-import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -131,7 +131,7 @@ final class DocumentFlow {
     Paid call = new Paid(key, document, deferredSince);
     Outcome analysed = analysedBefore
         ? earlier.get()
-        : once.runCommitted(key, Effects.ANALYSE, policy(key, document),
+        : once.run(key, Effects.ANALYSE, policy(key, document),
             attempt -> sync ? analyse(attempt, call) : queue(call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     if (analysed instanceof Outcome.Rejected rejected) {

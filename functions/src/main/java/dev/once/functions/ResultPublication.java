@@ -1,11 +1,12 @@
 package dev.once.functions;
 
 import dev.once.guard.Attempt;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.key.IdempotencyKey;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.observe.Trace;
+import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.ResultMessage;
@@ -34,7 +35,7 @@ final class ResultPublication {
 
   /** One document's result, guarded by the document's key; on {@code held} when an earlier commit claimed it. */
   Outcome publish(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Claim> held) {
-    Once.Effect effect = attempt -> Map.of("messageId", send(attempt, documentKey, summary));
+    Once.Effect effect = attempt -> Completion.of(Map.of("messageId", send(attempt, documentKey, summary)));
     return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(documentKey, Effects.PUBLISH, effect));
   }
 
@@ -48,7 +49,7 @@ final class ResultPublication {
       for (Map<String, Object> summary : summaries) {
         send(attempt, IdempotencyKey.of(String.valueOf(summary.get("key"))), summary);
       }
-      return Map.of("messages", (long) summaries.size());
+      return Completion.of(Map.of("messages", (long) summaries.size()));
     };
     return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(jobKey, Effects.PUBLISH, effect));
   }

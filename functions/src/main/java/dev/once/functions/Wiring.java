@@ -1,15 +1,15 @@
 package dev.once.functions;
 
 import dev.once.budget.Budget;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.config.InvalidSetting;
-import dev.once.internal.config.Lazy;
-import dev.once.internal.config.MissingSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
+import dev.once.internal.budget.DailyBudget;
+import dev.once.internal.config.InvalidSetting;
+import dev.once.internal.config.Lazy;
+import dev.once.internal.config.MissingSetting;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;

@@ -8,13 +8,13 @@ import static org.mockito.Mockito.when;
 
 import dev.once.budget.Budget;
 import dev.once.config.Settings;
-import dev.once.internal.entry.Report;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.internal.entry.Report;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.ledger.InMemoryLedger;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;

@@ -14,22 +14,22 @@ import static org.mockito.Mockito.when;
 import com.google.cloud.firestore.Firestore;
 import dev.once.budget.Budget;
 import dev.once.config.Settings;
-import dev.once.internal.entry.Report;
-import dev.once.guard.Outcome;
-import dev.once.pipeline.RecordQueries;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
+import dev.once.guard.Outcome;
+import dev.once.internal.entry.Report;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
-import dev.once.local.http.AmbiguousFailure;
-import dev.once.pipeline.MessagePublisher;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.gemini.WebhookMode;
+import dev.once.local.http.AmbiguousFailure;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -307,7 +307,7 @@ class ReconcileFlowTest {
     IdempotencyKey document = IdempotencyKey.of("gcs:inbox/reconcile/" + name + "-" + System.nanoTime() + ".pdf#1");
     String job = clients.batchJobs.get().submit(document, "%PDF-1.4 test".getBytes(StandardCharsets.US_ASCII),
         "application/pdf").name().orElseThrow();
-    clients.once.runCommitted(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
+    clients.once.run(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
         clients.records.get().submitted(document,
             new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job,
             dev.once.budget.Reservation.NONE)));

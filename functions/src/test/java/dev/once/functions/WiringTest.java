@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.Settings;
 import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.MissingSetting;
-import dev.once.config.Settings;
 import dev.once.pipeline.PipelineSetting;
 import java.util.HashMap;
 import java.util.Map;

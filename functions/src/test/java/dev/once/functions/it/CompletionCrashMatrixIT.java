@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
-import dev.once.local.http.RetryPolicy;
 import dev.once.local.gemini.BatchState;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.nio.file.Files;

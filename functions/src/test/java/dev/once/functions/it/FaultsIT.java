@@ -8,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Blob;
-import dev.once.key.IdempotencyKey;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.http.AmbiguousFailure;

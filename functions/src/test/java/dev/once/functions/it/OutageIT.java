@@ -4,16 +4,16 @@ import static dev.once.functions.it.PipelineStack.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.key.IdempotencyKey;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
-import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.Receiver;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.net.TcpProxy;
 import dev.once.local.samples.InvoicePdf;
 import java.time.Duration;
