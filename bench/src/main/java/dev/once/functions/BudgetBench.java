@@ -2,7 +2,7 @@ package dev.once.functions;
 
 import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
-import dev.once.internal.entry.Report;
+import dev.once.entry.Report;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.DocumentSource;
 import java.time.Duration;

@@ -2,8 +2,8 @@ package dev.once.functions;
 
 import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
-import dev.once.internal.entry.MalformedEvent;
-import dev.once.internal.entry.Report;
+import dev.once.entry.MalformedEvent;
+import dev.once.entry.Report;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.samples.InvoicePdf;

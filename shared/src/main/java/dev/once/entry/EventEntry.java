@@ -1,8 +1,6 @@
 package dev.once.entry;
 
-import dev.once.internal.entry.MalformedEvent;
 import dev.once.internal.entry.Redeliver;
-import dev.once.internal.entry.Report;
 import dev.once.internal.key.InvalidKey;
 import dev.once.internal.observe.EventLog;
 import dev.once.internal.observe.Trace;

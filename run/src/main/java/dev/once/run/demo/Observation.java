@@ -1,11 +1,11 @@
 package dev.once.run.demo;
 
-import dev.once.local.stack.Topology;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.stack.Part;
+import dev.once.local.stack.Topology;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,5 @@
 package dev.once.internal.budget;
 
-import dev.once.budget.Budget;
-import dev.once.budget.Reservation;
 import dev.once.guard.Deferral;
 import dev.once.guard.NotPerformed;
 import dev.once.key.IdempotencyKey;

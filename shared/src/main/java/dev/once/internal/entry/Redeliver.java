@@ -1,6 +1,5 @@
 package dev.once.internal.entry;
 
-
 /**
  * Thrown by a CloudEvent function so the platform delivers the event again later: another delivery holds the claim
  * (it may finish, or its lease expires and the redelivery takes over).

@@ -1,6 +1,5 @@
 package dev.once.internal.key;
 
-
 /** An event that yields no usable idempotency key: permanent, retrying the same event cannot help. */
 public final class InvalidKey extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;

@@ -1,6 +1,5 @@
 package dev.once.internal.ledger;
 
-
 /**
  * A holder tried to finish a claim it no longer holds: another delivery took it over after its lease expired,
  * or it was finished already. Nothing was written. Transient for the caller: the redelivery finds the record

@@ -1,9 +1,9 @@
 package dev.once.internal.ledger;
 
 import dev.once.internal.ledger.RecordStore.Refused.Why;
+import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.DocumentWrites.Increment;
 import dev.once.ledger.DocumentWrites.Special;
-import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.SideWrites;
 import java.time.Instant;

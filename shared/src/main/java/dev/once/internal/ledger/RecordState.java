@@ -1,6 +1,5 @@
 package dev.once.internal.ledger;
 
-
 /** The life of a ledger record: claimed by one delivery, then done or rejected for good. */
 public enum RecordState {
   CLAIMED,

@@ -1,4 +1,4 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -10,9 +10,6 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Deferral;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;

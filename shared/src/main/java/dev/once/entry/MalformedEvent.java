@@ -1,5 +1,4 @@
-package dev.once.internal.entry;
-
+package dev.once.entry;
 
 /** An event no delivery of which can ever be processed: acknowledged with a log line, never written down. */
 public final class MalformedEvent extends Exception {

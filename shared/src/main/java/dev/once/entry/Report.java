@@ -1,4 +1,4 @@
-package dev.once.internal.entry;
+package dev.once.entry;
 
 import dev.once.guard.Outcome;
 import dev.once.internal.observe.EventLog;

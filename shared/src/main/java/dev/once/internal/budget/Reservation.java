@@ -1,6 +1,5 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
-import dev.once.internal.budget.SpendCounters;
 import dev.once.ledger.SideWrites;
 import java.time.LocalDate;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,9 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.guard.Deferral;
 import dev.once.guard.NotPerformed;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;

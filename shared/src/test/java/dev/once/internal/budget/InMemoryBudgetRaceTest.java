@@ -1,4 +1,4 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.Ledger;

@@ -1,7 +1,6 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
 import dev.once.guard.Deferral;
-import dev.once.internal.budget.DailyBudget;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import java.util.function.Function;

@@ -1,12 +1,9 @@
-package dev.once.budget;
+package dev.once.internal.budget;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.guard.Deferral;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
