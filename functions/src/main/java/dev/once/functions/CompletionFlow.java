@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
+import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
@@ -11,7 +12,6 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
-import dev.once.internal.entry.Report;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;

@@ -1,7 +1,6 @@
 package dev.once.functions;
 
-import dev.once.budget.Budget;
-import dev.once.budget.Reservation;
+import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
@@ -14,7 +13,8 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
-import dev.once.internal.entry.Report;
+import dev.once.internal.budget.Budget;
+import dev.once.internal.budget.Reservation;
 import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;

@@ -2,7 +2,7 @@ package dev.once.functions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.internal.entry.MalformedEvent;
+import dev.once.entry.MalformedEvent;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.Map;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.events.cloud.pubsub.v1.MessagePublishedData;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
-import dev.once.internal.entry.MalformedEvent;
+import dev.once.entry.MalformedEvent;
 import dev.once.observe.Log;
 import io.cloudevents.CloudEvent;
 import java.util.List;

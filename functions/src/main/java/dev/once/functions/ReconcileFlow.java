@@ -2,10 +2,10 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
-import dev.once.budget.Budget;
+import dev.once.entry.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
-import dev.once.internal.entry.Report;
+import dev.once.internal.budget.Budget;
 import dev.once.internal.key.InvalidKey;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.observe.EventLog;

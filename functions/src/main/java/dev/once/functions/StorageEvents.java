@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.events.cloud.storage.v1.StorageObjectData;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
-import dev.once.internal.entry.MalformedEvent;
+import dev.once.entry.MalformedEvent;
 import dev.once.pipeline.DocumentSource;
 import io.cloudevents.CloudEvent;
 import java.nio.ByteBuffer;

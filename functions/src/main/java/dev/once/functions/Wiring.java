@@ -1,11 +1,11 @@
 package dev.once.functions;
 
-import dev.once.budget.Budget;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
+import dev.once.internal.budget.Budget;
 import dev.once.internal.budget.DailyBudget;
 import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.Lazy;

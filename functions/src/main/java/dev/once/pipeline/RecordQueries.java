@@ -5,7 +5,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.QuerySnapshot;
-import dev.once.budget.Reservation;
+import dev.once.internal.budget.Reservation;
 import dev.once.internal.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;

@@ -18,13 +18,13 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
-import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
+import dev.once.internal.budget.Reservation;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;

@@ -13,9 +13,9 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import dev.once.entry.Report;
 import dev.once.guard.NotPerformed;
 import dev.once.guard.Once;
-import dev.once.internal.entry.Report;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.observe.OutcomeLabel;

@@ -6,13 +6,13 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
-import dev.once.budget.Budget;
 import dev.once.config.Settings;
+import dev.once.entry.Report;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
-import dev.once.internal.entry.Report;
+import dev.once.internal.budget.Budget;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.pipeline.DocumentSource;

@@ -12,12 +12,12 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.google.cloud.firestore.Firestore;
-import dev.once.budget.Budget;
 import dev.once.config.Settings;
+import dev.once.entry.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
 import dev.once.guard.Outcome;
-import dev.once.internal.entry.Report;
+import dev.once.internal.budget.Budget;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
@@ -310,7 +310,7 @@ class ReconcileFlowTest {
     clients.once.run(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
         clients.records.get().submitted(document,
             new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job,
-            dev.once.budget.Reservation.NONE)));
+            dev.once.internal.budget.Reservation.NONE)));
     gemini.finish(job, BatchState.SUCCEEDED);
     return new Submitted(document, job);
   }

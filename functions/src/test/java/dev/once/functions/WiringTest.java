@@ -94,7 +94,7 @@ class WiringTest {
 
     Map<String, String> blank = deployed();
     blank.put("GEMINI_DAILY_BUDGET_USD", ""); // what Terraform sets for no cap
-    assertEquals(dev.once.budget.Budget.NONE, Wiring.budget(clients(blank)));
+    assertEquals(dev.once.internal.budget.Budget.NONE, Wiring.budget(clients(blank)));
     Map<String, String> capped = deployed();
     capped.put("GEMINI_DAILY_BUDGET_USD", "25");
     dev.once.internal.budget.DailyBudget budget = (dev.once.internal.budget.DailyBudget) Wiring.budget(clients(capped));
