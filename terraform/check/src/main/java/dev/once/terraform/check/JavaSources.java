@@ -34,7 +34,6 @@ public final class JavaSources {
   public static final Map<String, String> NOT_AGAINST_GOOGLE = Map.of(
       "local", "stand-ins and emulator launchers for tests and dev/run",
       "bench", "benchmarks, run against the emulators",
-      "example", "the README's example function, never deployed by this Terraform",
       "terraform/check", "this check");
 
   private static final Pattern MODULE = Pattern.compile("<module>\\s*([^<\\s]+)\\s*</module>");
