@@ -6,16 +6,12 @@ import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.config.Settings;
+import dev.once.entry.IdempotentHttp;
 import dev.once.entry.IdempotentHttp.Answer;
 import dev.once.entry.IdempotentHttp.BadRequest;
-import dev.once.entry.IdempotentHttp;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Attempt;
 import dev.once.guard.Once;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.DocumentWrites;
-import dev.once.ledger.Ledger;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -58,9 +54,7 @@ public final class CreateCharge implements HttpFunction {
   CreateCharge(Settings settings) {
     payments = URI.create(settings.required(ChargeSetting.PAYMENTS_URL));
     timeout = settings.seconds(ChargeSetting.PAYMENTS_TIMEOUT_SECONDS);
-    Once once = new Once(Ledger.lazy(
-        () -> new FirestoreLedger(FirestoreClients.create(settings), LedgerConfig.fromSettings(settings))));
-    guard = IdempotentHttp.of("CreateCharge", once, Charge::parse, this::charge);
+    guard = IdempotentHttp.of("CreateCharge", Once.onFirestore(settings), Charge::parse, this::charge);
   }
 
   @Override

@@ -9,13 +9,21 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** README's "Write your own effectively-once function" shows CreateCharge as it is: the copy cannot drift. */
+/** README's "Write your own effectively-once function" shows CreateNote as it is: the copy cannot drift. */
 class ReadmeTest {
   private static final Path README = Path.of("..", "README.md");
-  private static final Path SOURCE = Path.of("src/main/java/dev/once/example/CreateCharge.java");
+  private static final Path SOURCE = Path.of("src/main/java/dev/once/example/CreateNote.java");
 
   @Test
-  void readmeShowsCreateCharge_asTheFileIs_withoutItsPackageAndImports() throws IOException {
+  void theFunctionIsAtMostFifteenLines_besidesItsPackageImportsAndComments() throws IOException {
+    long code = withoutPackageAndImports(Files.readAllLines(SOURCE, StandardCharsets.UTF_8)).lines()
+        .map(String::strip).filter(line -> !line.isEmpty() && !line.startsWith("/**") && !line.startsWith("*")
+            && !line.startsWith("//")).count();
+    assertTrue(code <= 15, SOURCE + " has " + code + " lines of code; README promises at most 15");
+  }
+
+  @Test
+  void readmeShowsCreateNote_asTheFileIs_withoutItsPackageAndImports() throws IOException {
     String readme = Files.readString(README, StandardCharsets.UTF_8);
     String code = withoutPackageAndImports(Files.readAllLines(SOURCE, StandardCharsets.UTF_8));
 
