@@ -15,8 +15,8 @@ public final class CodeSettings {
   private CodeSettings() {}
 
   public static List<Setting> all() {
-    List<Setting> all = new ArrayList<>(List.of(OnceSetting.values()));
-    all.addAll(List.of(PipelineSetting.values()));
+    List<Setting> all = new ArrayList<>(OnceSetting.values());
+    all.addAll(PipelineSetting.values());
     return all;
   }
 }
