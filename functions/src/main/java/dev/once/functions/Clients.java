@@ -7,6 +7,7 @@ import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.config.OnceSetting;
+import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
@@ -88,7 +89,7 @@ final class Clients {
   }
 
   /** A topic setting as a full name: ids are resolved in this project. */
-  String topic(PipelineSetting setting) {
+  String topic(Setting setting) {
     try {
       return Topics.fullName(projectId(), settings.required(setting));
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import dev.once.config.OnceSetting;
+import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
@@ -84,7 +85,7 @@ final class Wiring {
         clients.batchJobs, resultPublication(clients), limits, clock);
   }
 
-  private static int atMost(Settings settings, PipelineSetting setting, int most) {
+  private static int atMost(Settings settings, Setting setting, int most) {
     int value = settings.positiveInt(setting);
     if (value > most) {
       throw new InvalidSetting(setting, "must be at most " + most + ", got " + value);
@@ -92,7 +93,7 @@ final class Wiring {
     return value;
   }
 
-  private static long nonNegative(Settings settings, PipelineSetting setting) {
+  private static long nonNegative(Settings settings, Setting setting) {
     String value = settings.required(setting);
     try {
       long parsed = Long.parseLong(value);
@@ -218,7 +219,7 @@ final class Wiring {
     };
   }
 
-  private static URI httpUrl(Settings settings, PipelineSetting setting) {
+  private static URI httpUrl(Settings settings, Setting setting) {
     String url = settings.required(setting);
     URI endpoint;
     try {

@@ -1,58 +1,68 @@
 package dev.once.pipeline;
 
 import dev.once.config.Setting;
+import java.util.List;
 
 /**
  * The invoice pipeline's settings, beside the library's own ({@link dev.once.config.OnceSetting}). Terraform's checks
  * compare both lists with the variables the deployment sets.
  */
-public enum PipelineSetting implements Setting {
-  PUBSUB_EMULATOR_HOST(null, "host:port of a Pub/Sub emulator (local runs and tests only)"),
-  STORAGE_EMULATOR_HOST(null, "http://host:port of a Cloud Storage stand-in (scheme optional; local runs only)"),
-  GEMINI_API_KEY(null, "Gemini API key (from Secret Manager when deployed)"),
-  GEMINI_BASE_URL(null, "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090"),
-  GEMINI_MODEL("gemini-2.5-flash", "model used for analysis and batch jobs"),
-  GEMINI_WEBHOOK_SECRET(null, "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"
-      + " GEMINI_WEBHOOK_URL is set"),
-  GEMINI_WEBHOOK_URL(null, "dynamic webhooks: the webhook function's own URL; batch jobs name it in webhook_config.uris"
-      + " and the webhook accepts tokens made for it (exact match)"),
-  GEMINI_WEBHOOK_JWKS_URL("https://generativelanguage.googleapis.com/.well-known/jwks.json",
-      "where the keys of dynamic webhooks are published"),
-  GEMINI_WEBHOOK_ISSUER("https://generativelanguage.googleapis.com",
-      "iss of dynamic webhook tokens; Google does not document it, so a setting in case it differs"),
-  GEMINI_TIMEOUT_SECONDS("60", "bound on one Gemini call, retries included; a paid call's lease outlasts it"),
-  GEMINI_PRICES(null, "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one"),
-  GEMINI_DAILY_BUDGET_USD(null, "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
-      + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost"),
-  RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),
-  DEAD_LETTER_TOPIC(null, "topic for messages that cannot be delivered, as an id or projects/p/topics/t"),
-  NOTIFY_URL(null, "HTTPS endpoint notified once per result"),
-  NOTIFY_TIMEOUT_SECONDS("10", "bound on one notification request"),
-  MAX_DOCUMENT_BYTES("14680064", "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB"),
-  ANALYSIS_MODE("sync", "sync (generateContent per document) or batch (documents gathered into batch jobs)"),
-  BATCH_MAX_DOCUMENTS("100", "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)"),
-  BATCH_MAX_BYTES("14680064", "batch mode: the documents' bytes per batch job; 14 MiB keeps the inlined requests under"
-      + " Gemini's 20 MB (a job is submitted when it is full)"),
-  BATCH_MAX_WAIT_SECONDS("300", "batch mode: a job is submitted once its oldest document has waited this long, full or"
-      + " not (0: at once)"),
-  BATCH_MAX_JOBS_IN_FLIGHT("90", "batch mode: batch jobs gathering, submitted or running at once, at most 100 (Gemini's"
+public final class PipelineSetting {
+  public static final Setting PUBSUB_EMULATOR_HOST = new Setting("PUBSUB_EMULATOR_HOST", null,
+      "host:port of a Pub/Sub emulator (local runs and tests only)");
+  public static final Setting STORAGE_EMULATOR_HOST = new Setting("STORAGE_EMULATOR_HOST", null,
+      "http://host:port of a Cloud Storage stand-in (scheme optional; local runs only)");
+  public static final Setting GEMINI_API_KEY = new Setting("GEMINI_API_KEY", null,
+      "Gemini API key (from Secret Manager when deployed)");
+  public static final Setting GEMINI_BASE_URL = new Setting("GEMINI_BASE_URL", null,
+      "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090");
+  public static final Setting GEMINI_MODEL = new Setting("GEMINI_MODEL", "gemini-2.5-flash",
+      "model used for analysis and batch jobs");
+  public static final Setting GEMINI_WEBHOOK_SECRET = new Setting("GEMINI_WEBHOOK_SECRET", null,
+      "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"
+      + " GEMINI_WEBHOOK_URL is set");
+  public static final Setting GEMINI_WEBHOOK_URL = new Setting("GEMINI_WEBHOOK_URL", null,
+      "dynamic webhooks: the webhook function's own URL; batch jobs name it in webhook_config.uris"
+      + " and the webhook accepts tokens made for it (exact match)");
+  public static final Setting GEMINI_WEBHOOK_JWKS_URL = new Setting("GEMINI_WEBHOOK_JWKS_URL",
+      "https://generativelanguage.googleapis.com/.well-known/jwks.json", "where the keys of dynamic webhooks are published");
+  public static final Setting GEMINI_WEBHOOK_ISSUER = new Setting("GEMINI_WEBHOOK_ISSUER",
+      "https://generativelanguage.googleapis.com", "iss of dynamic webhook tokens; Google does not document it, so a setting in case it differs");
+  public static final Setting GEMINI_TIMEOUT_SECONDS = new Setting("GEMINI_TIMEOUT_SECONDS", "60",
+      "bound on one Gemini call, retries included; a paid call's lease outlasts it");
+  public static final Setting GEMINI_PRICES = new Setting("GEMINI_PRICES", null,
+      "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one");
+  public static final Setting GEMINI_DAILY_BUDGET_USD = new Setting("GEMINI_DAILY_BUDGET_USD", null,
+      "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
+      + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost");
+  public static final Setting RESULTS_TOPIC = new Setting("RESULTS_TOPIC", null,
+      "topic for analysis results, as an id or projects/p/topics/t");
+  public static final Setting DEAD_LETTER_TOPIC = new Setting("DEAD_LETTER_TOPIC", null,
+      "topic for messages that cannot be delivered, as an id or projects/p/topics/t");
+  public static final Setting NOTIFY_URL = new Setting("NOTIFY_URL", null,
+      "HTTPS endpoint notified once per result");
+  public static final Setting NOTIFY_TIMEOUT_SECONDS = new Setting("NOTIFY_TIMEOUT_SECONDS", "10",
+      "bound on one notification request");
+  public static final Setting MAX_DOCUMENT_BYTES = new Setting("MAX_DOCUMENT_BYTES", "14680064",
+      "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB");
+  public static final Setting ANALYSIS_MODE = new Setting("ANALYSIS_MODE", "sync",
+      "sync (generateContent per document) or batch (documents gathered into batch jobs)");
+  public static final Setting BATCH_MAX_DOCUMENTS = new Setting("BATCH_MAX_DOCUMENTS", "100",
+      "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)");
+  public static final Setting BATCH_MAX_BYTES = new Setting("BATCH_MAX_BYTES", "14680064",
+      "batch mode: the documents' bytes per batch job; 14 MiB keeps the inlined requests under"
+      + " Gemini's 20 MB (a job is submitted when it is full)");
+  public static final Setting BATCH_MAX_WAIT_SECONDS = new Setting("BATCH_MAX_WAIT_SECONDS", "300",
+      "batch mode: a job is submitted once its oldest document has waited this long, full or"
+      + " not (0: at once)");
+  public static final Setting BATCH_MAX_JOBS_IN_FLIGHT = new Setting("BATCH_MAX_JOBS_IN_FLIGHT", "90",
+      "batch mode: batch jobs gathering, submitted or running at once, at most 100 (Gemini's"
       + " limit per project); more documents wait in the queue");
 
-  private final String defaultValue;
-  private final String description;
+  private PipelineSetting() {}
 
-  PipelineSetting(String defaultValue, String description) {
-    this.defaultValue = defaultValue;
-    this.description = description;
-  }
-
-  @Override
-  public String defaultValue() {
-    return defaultValue;
-  }
-
-  @Override
-  public String description() {
-    return description;
+  /** Every one, in order: what Terraform's checks compare with the deployment. */
+  public static List<Setting> values() {
+    return Setting.declaredIn(PipelineSetting.class);
   }
 }
