@@ -30,7 +30,8 @@ import java.util.Optional;
  * the try; any other failure releases it as a try that may have run (a cap, {@link Policy#capped}, bounds those) and
  * is rethrown, so the platform redelivers. An external effect (publish, notify) that succeeded but whose completion
  * could not be recorded may run again on redelivery: it is at-least-once, and carries the key so its receiver can drop
- * the copy. Writes to Firestore commit with the completion ({@link Completion#committing}), so they cannot be doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
+ * the copy. Writes to Firestore commit with the completion ({@link Completion#committing}), so they cannot be
+ * doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
  */
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
@@ -139,7 +140,7 @@ public final class Once {
       case ClaimResult.Acquired acquired -> throw new IllegalArgumentException("an acquired claim is performed");
       case ClaimResult.Expired expired -> throw new IllegalArgumentException("an expired claim is taken over");
       case ClaimResult.AlreadyDone done -> new Duplicate(done.outcome(), done.attempts());
-      case ClaimResult.AlreadyRejected rejected -> new Rejected(rejected.reason(), false);
+      case ClaimResult.AlreadyRejected rejected -> new Rejected(rejected.reason(), false, rejected.gaveUp());
       case ClaimResult.Busy busy -> new InFlight(busy.leaseExpiresAt(), busy.attempts());
       case ClaimResult.FingerprintMismatch mismatch -> conflict(key, effect, mismatch.stored(), mismatch.offered());
     };
@@ -157,9 +158,9 @@ public final class Once {
     } catch (PermanentFailure refused) {
       Claim held = hold.stop();
       ledger.reject(held, refused.getMessage(), refused.writes());
-      settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), policy.fingerprint()),
+      settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), false, policy.fingerprint()),
           policy.fingerprint(), policy.fingerprint() != null);
-      return new Rejected(refused.getMessage(), true);
+      return new Rejected(refused.getMessage(), true, false);
     } catch (Deferral deferral) {
       // Not performed, so not counted; the release commits the deferral's record. A failed release is a transient
       // failure like any other: the event comes again, and the lease runs out meanwhile.
@@ -186,7 +187,7 @@ public final class Once {
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
       String reason = "the result could not be recorded: " + describe(unrecordable);
       ledger.reject(held, reason, SideWrites.NONE);
-      return new Rejected(reason, true);
+      return new Rejected(reason, true, false);
     } catch (RuntimeException unanswered) {
       // A commit that failed may have been applied: its answer lost, or resent by the client and refused as a stale
       // write (LeaseLost). Find out before anything is retried.
@@ -240,8 +241,8 @@ public final class Once {
   private Outcome giveUp(Claim claim, Policy policy) {
     String reason = GAVE_UP + claim.spent() + " tries that may have run"
         + (claim.lastError() == null ? "" : ": " + claim.lastError());
-    ledger.reject(claim, reason, policy.onGiveUp().apply(reason));
-    return new Rejected(reason, true);
+    ledger.reject(claim, reason, true, policy.onGiveUp().apply(reason));
+    return new Rejected(reason, true, true);
   }
 
   private RuntimeException releaseAndRethrow(Claim claim, Exception failure, boolean mayHaveRun, SideWrites writes) {

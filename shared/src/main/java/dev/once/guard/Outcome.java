@@ -58,13 +58,11 @@ public sealed interface Outcome {
     }
   }
 
-  /** The effect is refused for good: {@code now} when this delivery refused it, else earlier. */
-  record Rejected(String reason, boolean now) implements Outcome {
-    /** Refused because its cap of tries that may have run was reached, not for its input. */
-    public boolean gaveUp() {
-      return reason != null && reason.startsWith(Once.GAVE_UP);
-    }
-
+  /**
+   * The effect is refused for good: {@code now} when this delivery refused it, else earlier; {@code gaveUp} when its
+   * cap of tries that may have run was reached, not for its input.
+   */
+  record Rejected(String reason, boolean now, boolean gaveUp) implements Outcome {
     /**
      * Rejected for its input; failed when given up: nothing was wrong with the input, every try failed, and the
      * records say failed too (an analysis given up is {@code failed}), so the log line and the alerts on failures

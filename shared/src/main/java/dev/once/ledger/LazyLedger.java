@@ -42,8 +42,8 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
-  public void reject(Claim claim, String reason, SideWrites writes) {
-    ledger.get().reject(claim, reason, writes);
+  public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
+    ledger.get().reject(claim, reason, gaveUp, writes);
   }
 
   @Override

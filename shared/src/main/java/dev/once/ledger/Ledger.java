@@ -54,8 +54,16 @@ public interface Ledger {
     complete(claim, outcome, writes, null);
   }
 
-  /** Refuses the effect for good, in one commit with {@code writes}. Throws {@link LeaseLost}. */
-  void reject(Claim claim, String reason, SideWrites writes);
+  /**
+   * Refuses the effect for good, in one commit with {@code writes}; {@code gaveUp} when its cap of tries was reached
+   * rather than for its input. Throws {@link LeaseLost}.
+   */
+  void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes);
+
+  /** Refuses the effect for good, for its input. */
+  default void reject(Claim claim, String reason, SideWrites writes) {
+    reject(claim, reason, false, writes);
+  }
 
   /**
    * Gives the lease up after a failure so the next delivery can retry at once, recording the try as failed (it may

@@ -246,7 +246,8 @@ class OnceTest {
     assertEquals(OutcomeLabel.FAILED, gaveUp.label(), "given up: failed, as the caller's record says");
     Rejected later = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
     assertEquals(OutcomeLabel.FAILED, later.label(), "a later delivery meets the same failure");
-    assertEquals(OutcomeLabel.REJECTED, new Rejected("the document is empty", true).label(), "bad input is rejected");
+    assertEquals(OutcomeLabel.REJECTED, new Rejected("the document is empty", true, false).label(),
+        "bad input is rejected");
     assertEquals(3, runs.get());
   }
 
@@ -530,8 +531,8 @@ class OnceTest {
       return inner.complete(claim, outcome, writes, next);
     }
 
-    public void reject(Claim claim, String reason, SideWrites writes) {
-      inner.reject(claim, reason, writes);
+    public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
+      inner.reject(claim, reason, gaveUp, writes);
     }
 
     public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {

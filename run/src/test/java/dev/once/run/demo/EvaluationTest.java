@@ -46,7 +46,7 @@ class EvaluationTest {
       RecordState state = states.get(key + "|" + effect);
       Instant now = Instant.now();
       return Optional.ofNullable(state).map(s -> new LedgerRecord("id", key.value(), effect, s, 1, 1, now, now, null,
-          null, Map.of(), now, now, now, null, java.util.List.of(), 1));
+          null, Map.of(), now, now, now, null, java.util.List.of(), 1, false));
     }
 
     @Override

@@ -17,7 +17,7 @@ public sealed interface ClaimResult {
   record AlreadyDone(Map<String, Object> outcome, int attempts, String fingerprint) implements ClaimResult {}
 
   /** The effect was refused for good earlier. */
-  record AlreadyRejected(String reason, String fingerprint) implements ClaimResult {}
+  record AlreadyRejected(String reason, boolean gaveUp, String fingerprint) implements ClaimResult {}
 
   /** Another delivery holds a live lease: it may still finish, or its lease will expire. */
   record Busy(Instant leaseExpiresAt, int attempts) implements ClaimResult {}
@@ -38,7 +38,7 @@ public sealed interface ClaimResult {
     }
     return switch (record.state()) {
       case DONE -> new AlreadyDone(record.outcome(), record.attempts(), record.fingerprint());
-      case REJECTED -> new AlreadyRejected(record.error(), record.fingerprint());
+      case REJECTED -> new AlreadyRejected(record.error(), record.gaveUp(), record.fingerprint());
       case CLAIMED -> record.leaseLive() ? new Busy(record.leaseExpiresAt(), record.attempts()) : new Expired(record);
     };
   }

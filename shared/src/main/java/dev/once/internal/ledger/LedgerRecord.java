@@ -29,7 +29,8 @@ public record LedgerRecord(
     Instant readTime,
     Released released,
     List<Call> calls,
-    int spent) {
+    int spent,
+    boolean gaveUp) {
 
   public LedgerRecord {
     calls = calls == null ? List.of() : List.copyOf(calls);

@@ -70,6 +70,10 @@ public class LedgerStateMachine implements Ledger {
   public static final String SPENT = "spent";
   /** The id of the write that last changed the record: how a resent write recognises its own application. */
   public static final String NONCE = "nonce";
+  /** On a rejected record: refused because its cap of tries was reached, not for its input. */
+  public static final String GAVE_UP = "gaveUp";
+  /** How a give-up's reason starts, on records written before {@link #GAVE_UP} was. */
+  private static final String LEGACY_GAVE_UP = "gave up after ";
 
   private static final Pattern EFFECT_NAME = Pattern.compile("[a-z][a-z0-9._-]{0,63}");
   private static final int MAX_ERROR_CHARS = 2000;
@@ -326,10 +330,13 @@ public class LedgerStateMachine implements Ledger {
   }
 
   @Override
-  public void reject(Claim claim, String reason, SideWrites writes) {
+  public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
     surfaced(() -> {
       Map<String, Object> fields = finishing(RecordState.REJECTED);
       fields.put(ERROR, truncate(reason, MAX_ERROR_CHARS));
+      if (gaveUp) {
+        fields.put(GAVE_UP, true);
+      }
       fields.put(CALLS, calls(claim.callsEnded(Call.REJECTED, truncate(reason, MAX_CALL_ERROR_CHARS))));
       return fence(claim, fields, writes, null, "reject");
     });
@@ -518,7 +525,13 @@ public class LedgerStateMachine implements Ledger {
             (Instant) fields.get(RELEASED_AT), (String) fields.get(RELEASE_REASON)),
         callsOf(fields.get(CALLS)),
         // Records written before tries were counted: every attempt may have run.
-        spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue());
+        spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue(),
+        gaveUp(fields.get(GAVE_UP), (String) fields.get(ERROR)));
+  }
+
+  /** Whether a rejected record's {@link #GAVE_UP} field (or, on a record older than it, its reason) says given up. */
+  public static boolean gaveUp(Object field, String error) {
+    return field == null ? error != null && error.startsWith(LEGACY_GAVE_UP) : Boolean.TRUE.equals(field);
   }
 
   private static Long number(Object value) {

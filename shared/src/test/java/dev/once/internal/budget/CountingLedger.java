@@ -65,8 +65,8 @@ class CountingLedger implements Ledger {
   }
 
   @Override
-  public void reject(Claim claim, String reason, SideWrites writes) {
-    inner.reject(claim, reason, writes);
+  public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
+    inner.reject(claim, reason, gaveUp, writes);
   }
 
   @Override
