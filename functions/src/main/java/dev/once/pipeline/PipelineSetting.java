@@ -25,6 +25,8 @@ public enum PipelineSetting implements Setting {
   GEMINI_DAILY_BUDGET_USD(null, "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
       + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost"),
   RESULTS_TOPIC(null, "topic for analysis results, as an id or projects/p/topics/t"),
+  BATCH_COMPLETIONS_TOPIC(null, "topic through which the webhook hands finished batch jobs to BatchCompleted, as an id"
+      + " or projects/p/topics/t"),
   DEAD_LETTER_TOPIC(null, "topic for messages that cannot be delivered, as an id or projects/p/topics/t"),
   NOTIFY_URL(null, "HTTPS endpoint notified once per result"),
   NOTIFY_TIMEOUT_SECONDS("10", "bound on one notification request"),
