@@ -1,4 +1,4 @@
-# The four functions. One jar for all four (they share shared/ and its clients; a jar per function would save little).
+# The five functions. One jar for all five (they share shared/ and its clients; a jar per function would save little).
 # Entry points, runtime and environment are literal here so the offline check (terraform/check) can compare them
 # with the code: each entry point must be a class of the right kind, every setting the code reads must be set here
 # (or be one of the few local-only ones), and nothing may be set that the code does not read.
@@ -7,8 +7,10 @@
 #   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE, GEMINI_WEBHOOK_URL), RESULTS_TOPIC,
 #                      the budget
 #   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
-#   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER), Gemini
-#                      (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+#   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER),
+#                      BATCH_COMPLETIONS_TOPIC (its hand-off to BatchCompleted); and, checked at start by the completion
+#                      flow it reads job records through, Gemini (GEMINI_API_KEY, GEMINI_MODEL) and RESULTS_TOPIC
+#   BatchCompleted     Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
 #   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget, and DocumentUploaded's
 #                      analysis settings and Storage: it resumes documents deferred for want of budget
 # Deliberately never set here: FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST, STORAGE_EMULATOR_HOST and
@@ -190,7 +192,7 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
   name        = local.webhook_function_name
   project     = var.project_id
   location    = var.region
-  description = "Receives Gemini batch completion webhooks (static: HMAC-signed; dynamic: Google-signed tokens) and completes each job once."
+  description = "Receives Gemini batch completion webhooks (static: HMAC-signed; dynamic: Google-signed tokens) and hands each finished job to BatchCompleted."
   labels      = local.labels
 
   build_config {
@@ -230,6 +232,8 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
+      # Finished jobs are handed to BatchCompleted: the answer to Gemini does not wait for the completion.
+      BATCH_COMPLETIONS_TOPIC = google_pubsub_topic.batch_completions.id
       # Dynamic webhooks: tokens must be made for this URL (the one batch jobs name) and verify with these keys.
       GEMINI_WEBHOOK_URL      = local.webhook_url
       GEMINI_WEBHOOK_JWKS_URL = var.gemini_webhook_jwks_url
@@ -268,6 +272,83 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
     google_artifact_registry_repository_iam_member.build_writer,
     google_secret_manager_secret_iam_member.gemini_api_key,
     google_secret_manager_secret_iam_member.gemini_webhook_secret,
+  ]
+}
+
+resource "google_cloudfunctions2_function" "batch_completed" {
+  name        = "${var.name_prefix}-batch-completed"
+  project     = var.project_id
+  location    = var.region
+  description = "Completes each finished Gemini batch job once, as the webhook handed it off: records, bills and publishes its documents."
+  labels      = local.labels
+
+  build_config {
+    runtime           = "java21"
+    entry_point       = "dev.once.functions.BatchCompleted"
+    service_account   = google_service_account.build.id
+    docker_repository = google_artifact_registry_repository.functions.id
+    source {
+      storage_source {
+        bucket = google_storage_bucket.sources.name
+        object = google_storage_bucket_object.functions.name
+      }
+    }
+  }
+
+  service_config {
+    service_account_email = google_service_account.function["batch_completed"].email
+    ingress_settings      = "ALLOW_INTERNAL_ONLY" # only Eventarc calls it
+    timeout_seconds       = local.timeout_seconds.batch_completed
+    # 2 GiB: a job's answers are read into memory (inline responses, or its results file).
+    available_memory = "2Gi"
+    available_cpu    = "1"
+    # Four: each completion waits on Gemini, Firestore and Pub/Sub, and holds its job's answers in memory.
+    max_instance_request_concurrency = 4
+    min_instance_count               = 0
+    # Jobs in flight are at most batch_max_jobs_in_flight (100 at Gemini): 10 x 4 completions at once drain them.
+    max_instance_count = 10
+
+    environment_variables = {
+      GOOGLE_CLOUD_PROJECT = var.project_id
+      JAVA_TOOL_OPTIONS    = var.jvm_options # read by the JVM itself, before any code
+      ONCE_COLLECTION      = local.ledger_collection
+      ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
+      ONCE_RETENTION_DAYS  = tostring(var.retention_days)
+      RESULTS_TOPIC          = google_pubsub_topic.results.id
+      GEMINI_MODEL           = var.gemini_model
+      GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
+      GEMINI_PRICES          = var.gemini_prices
+    }
+
+    secret_environment_variables {
+      key        = "GEMINI_API_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.gemini_api_key.secret_id
+      version    = var.gemini_api_key_version
+    }
+  }
+
+  event_trigger {
+    trigger_region        = var.region
+    event_type            = "google.cloud.pubsub.topic.v1.messagePublished"
+    pubsub_topic          = google_pubsub_topic.batch_completions.id
+    retry_policy          = "RETRY_POLICY_RETRY" # a job not finished yet, in flight or failed throws and comes back
+    service_account_email = google_service_account.trigger.email
+  }
+
+  lifecycle {
+    precondition {
+      condition     = var.gemini_timeout_seconds < local.timeout_seconds.batch_completed
+      error_message = "gemini_timeout_seconds (${var.gemini_timeout_seconds}) must be below BatchCompleted's timeout (${local.timeout_seconds.batch_completed} s)."
+    }
+  }
+
+  depends_on = [
+    time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
+    google_project_iam_member.trigger_event_receiver,
+    google_project_iam_member.build,
+    google_artifact_registry_repository_iam_member.build_writer,
+    google_secret_manager_secret_iam_member.gemini_api_key,
   ]
 }
 

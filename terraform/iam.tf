@@ -11,13 +11,16 @@
 # | message_delivered | datastore.user                         | project                 | ledger                               |
 # |                   | pubsub.publisher                       | dead-letter topic       | dead-letter poison messages          |
 # | gemini_webhook    | datastore.user                         | project                 | ledger, analyses, billing            |
-# |                   | secretmanager.secretAccessor           | api key, webhook secret | verify signatures, fetch results     |
+# |                   | secretmanager.secretAccessor           | api key, webhook secret | verify signatures, start-up checks   |
+# |                   | pubsub.publisher                       | batch completions topic | hand finished jobs to BatchCompleted |
+# | batch_completed   | datastore.user                         | project                 | ledger, analyses, billing            |
+# |                   | secretmanager.secretAccessor           | gemini api key          | fetch the job and its results        |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
 # | gemini_reconciler | datastore.user                         | project                 | ledger, analyses, billing            |
 # |                   | storage.objectViewer                   | inbox bucket            | read a deferred document to resume it|
 # |                   | secretmanager.secretAccessor           | gemini api key          | list batch jobs, fetch results       |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
-# | trigger           | run.invoker                            | the two event functions | Eventarc pushes events with its token|
+# | trigger           | run.invoker                            | the event functions     | Eventarc pushes events with its token|
 # |                   | eventarc.eventReceiver                 | project                 | receive Cloud Storage direct events  |
 # | scheduler         | run.invoker                            | reconciler only         | Cloud Scheduler's OIDC token         |
 # | build             | logging.logWriter                      | project                 | build logs                           |
@@ -39,6 +42,7 @@ locals {
     document_uploaded = "DocumentUploaded: analyses uploaded documents with Gemini"
     message_delivered = "MessageDelivered: notifies once per published result"
     gemini_webhook    = "GeminiWebhook: receives Gemini batch completion webhooks"
+    batch_completed   = "BatchCompleted: completes each finished batch job once"
     gemini_reconciler = "GeminiReconciler: polls Gemini batch jobs (safety net for lost webhooks)"
   }
 }
@@ -75,12 +79,12 @@ resource "google_storage_bucket_iam_member" "deferred_document_reader" {
   member = google_service_account.function["gemini_reconciler"].member
 }
 
-# Eventarc delivers to the two event functions with this account's identity token.
+# Eventarc delivers to the three event functions with this account's identity token.
 resource "google_service_account" "trigger" {
   project      = var.project_id
   account_id   = "${var.name_prefix}-trigger"
   display_name = "once Eventarc triggers"
-  description  = "Identity Eventarc uses to push storage and Pub/Sub events to DocumentUploaded and MessageDelivered"
+  description  = "Identity Eventarc uses to push storage and Pub/Sub events to DocumentUploaded, MessageDelivered and BatchCompleted"
 
   depends_on = [google_project_service.apis]
 }
@@ -103,6 +107,14 @@ resource "google_cloud_run_service_iam_member" "trigger_invokes_message_delivere
   project  = var.project_id
   location = var.region
   service  = google_cloudfunctions2_function.message_delivered.name
+  role     = "roles/run.invoker"
+  member   = google_service_account.trigger.member
+}
+
+resource "google_cloud_run_service_iam_member" "trigger_invokes_batch_completed" {
+  project  = var.project_id
+  location = var.region
+  service  = google_cloudfunctions2_function.batch_completed.name
   role     = "roles/run.invoker"
   member   = google_service_account.trigger.member
 }

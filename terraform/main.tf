@@ -21,9 +21,12 @@ locals {
     document_uploaded = 540
     # A Firestore claim, one HTTP notify with its own client timeout, a completion write.
     message_delivered = 120
-    # A completion asks Gemini for the job (bounded by gemini_timeout_seconds), then writes and publishes. Most
-    # answers take well under a second; the bound only has to outlast one slow Gemini call.
+    # A delivery is a signature check, one ledger read and one publish (the hand-off to BatchCompleted): well under
+    # a second. The bound is kept above gemini_timeout_seconds, which the webhook still reads at start.
     gemini_webhook = 180
+    # A completion asks Gemini for the job (bounded by gemini_timeout_seconds), reads its answers, writes and
+    # publishes per document: minutes for a large job. The most an event function may run.
+    batch_completed = 540
     # Lists batch jobs and completes each finished one; bounded below the schedule interval.
     gemini_reconciler = 540
   }

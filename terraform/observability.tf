@@ -21,12 +21,13 @@ locals {
     google_cloudfunctions2_function.document_uploaded.name,
     google_cloudfunctions2_function.message_delivered.name,
     google_cloudfunctions2_function.gemini_webhook.name,
+    google_cloudfunctions2_function.batch_completed.name,
     google_cloudfunctions2_function.gemini_reconciler.name,
   ]
   metric_prefix = replace(var.name_prefix, "-", "_")
   promql_prefix = "logging_googleapis_com:user_${local.metric_prefix}_"
 
-  # Lines of the four functions.
+  # Lines of the five functions.
   function_lines = join(" AND ", [
     "resource.type=\"cloud_run_revision\"",
     "resource.labels.service_name=(${join(" OR ", [for s in local.function_services : "\"${s}\""])})",
@@ -53,7 +54,11 @@ locals {
   # The trigger subscriptions Eventarc creates are named eventarc-REGION-TRIGGER-sub-N (the `subscription` of its
   # push deliveries), where TRIGGER is the last segment of the function's event_trigger.trigger.
   trigger_subscriptions_regex = "eventarc-${var.region}-(${join("|", [
-    for f in [google_cloudfunctions2_function.document_uploaded, google_cloudfunctions2_function.message_delivered] :
+    for f in [
+      google_cloudfunctions2_function.document_uploaded,
+      google_cloudfunctions2_function.message_delivered,
+      google_cloudfunctions2_function.batch_completed,
+    ] :
     reverse(split("/", f.event_trigger[0].trigger))[0]
   ])})-sub-[0-9]+"
 }
@@ -75,7 +80,7 @@ resource "google_logging_metric" "outcomes" {
     labels {
       key         = "function"
       value_type  = "STRING"
-      description = "Function that handled the event (DocumentUploaded, MessageDelivered, GeminiWebhook, GeminiReconciler)."
+      description = "Function that handled the event (DocumentUploaded, MessageDelivered, GeminiWebhook, BatchCompleted, GeminiReconciler)."
     }
     labels {
       key         = "effect"
@@ -375,7 +380,7 @@ resource "google_monitoring_alert_policy" "trigger_backlog" {
   user_labels           = local.labels
 
   conditions {
-    display_name = "oldest unacked event of DocumentUploaded's or MessageDelivered's subscription older than ${var.unacked_age_alert_seconds} s"
+    display_name = "oldest unacked event of an event trigger's subscription older than ${var.unacked_age_alert_seconds} s"
 
     condition_prometheus_query_language {
       query                     = <<-EOT
@@ -395,8 +400,8 @@ resource "google_monitoring_alert_policy" "trigger_backlog" {
     mime_type = "text/markdown"
     content   = <<-EOT
       An event has been waiting in a trigger's subscription for longer than ${var.unacked_age_alert_seconds} s:
-      it is being retried instead of handled. The subscription (its id names the trigger: DocumentUploaded's
-      or MessageDelivered's) holds it for 24 hours; after ${var.max_delivery_attempts} failed deliveries Pub/Sub
+      it is being retried instead of handled. The subscription (its id names the trigger: DocumentUploaded's,
+      MessageDelivered's or BatchCompleted's) holds it for 24 hours; after ${var.max_delivery_attempts} failed deliveries Pub/Sub
       moves it to the dead-letter topic, where the "dead letters waiting" alert takes over.
 
       1. Look for failed or in_flight outcomes of that function (the "events failing" alert usually fires

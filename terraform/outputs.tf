@@ -26,10 +26,11 @@ output "dead_letter_subscription" {
 }
 
 output "triggers" {
-  description = "Eventarc triggers of DocumentUploaded and MessageDelivered; a dead-lettered event is re-driven through its trigger's topic (docs/OPERATIONS.md: dead letters)."
+  description = "Eventarc triggers of DocumentUploaded, MessageDelivered and BatchCompleted; a dead-lettered event is re-driven through its trigger's topic (docs/OPERATIONS.md: dead letters)."
   value = {
     document_uploaded = google_cloudfunctions2_function.document_uploaded.event_trigger[0].trigger
     message_delivered = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger
+    batch_completed   = google_cloudfunctions2_function.batch_completed.event_trigger[0].trigger
   }
 }
 

@@ -1,4 +1,6 @@
 # Results flow from the completion flows to MessageDelivered; the dead-letter topic holds what cannot be delivered.
+# Finished batch jobs flow from GeminiWebhook to BatchCompleted: the webhook answers Gemini within seconds and the
+# completion, which may take minutes, runs under its own trigger's retries.
 
 resource "google_pubsub_topic" "results" {
   name    = "${var.name_prefix}-results"
@@ -6,6 +8,22 @@ resource "google_pubsub_topic" "results" {
   labels  = local.labels
 
   depends_on = [google_project_service.apis]
+}
+
+resource "google_pubsub_topic" "batch_completions" {
+  name    = "${var.name_prefix}-batch-completions"
+  project = var.project_id
+  labels  = local.labels
+
+  depends_on = [google_project_service.apis]
+}
+
+# The webhook hands each finished job off here (BATCH_COMPLETIONS_TOPIC).
+resource "google_pubsub_topic_iam_member" "batch_completions_from_webhook" {
+  project = var.project_id
+  topic   = google_pubsub_topic.batch_completions.name
+  role    = "roles/pubsub.publisher"
+  member  = google_service_account.function["gemini_webhook"].member
 }
 
 resource "google_pubsub_topic" "dead_letter" {
@@ -63,6 +81,7 @@ resource "terraform_data" "trigger_dead_letter" {
   for_each = {
     document_uploaded = google_cloudfunctions2_function.document_uploaded.event_trigger[0].trigger
     message_delivered = google_cloudfunctions2_function.message_delivered.event_trigger[0].trigger
+    batch_completed   = google_cloudfunctions2_function.batch_completed.event_trigger[0].trigger
   }
 
   triggers_replace = [each.value, google_pubsub_topic.dead_letter.id, var.max_delivery_attempts]
@@ -93,9 +112,9 @@ resource "terraform_data" "trigger_dead_letter" {
   depends_on = [google_pubsub_topic_iam_member.dead_letter_from_pubsub_agent]
 }
 
-# Every flow that completes an analysis publishes its result.
+# Every flow that completes an analysis publishes its result (the webhook hands its jobs to BatchCompleted).
 resource "google_pubsub_topic_iam_member" "results_publishers" {
-  for_each = toset(["document_uploaded", "gemini_webhook", "gemini_reconciler"])
+  for_each = toset(["document_uploaded", "batch_completed", "gemini_reconciler"])
 
   project = var.project_id
   topic   = google_pubsub_topic.results.name

@@ -27,7 +27,7 @@ resource "google_secret_manager_secret" "gemini_webhook_secret" {
 
 # Access per secret, not per project: each function reads only the secrets it uses.
 resource "google_secret_manager_secret_iam_member" "gemini_api_key" {
-  for_each = toset(["document_uploaded", "gemini_webhook", "gemini_reconciler"])
+  for_each = toset(["document_uploaded", "gemini_webhook", "batch_completed", "gemini_reconciler"])
 
   project   = var.project_id
   secret_id = google_secret_manager_secret.gemini_api_key.secret_id

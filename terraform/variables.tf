@@ -353,7 +353,7 @@ variable "billing_budget_usd" {
 }
 
 variable "max_delivery_attempts" {
-  description = "Deliveries of one event to DocumentUploaded or MessageDelivered before Pub/Sub moves it to the dead-letter topic. With the 10-600 s backoff set on the trigger subscriptions, 30 attempts take about 4 hours plus the executions themselves, well inside the subscriptions' 24-hour retention (a message older than that is dropped, not dead-lettered)."
+  description = "Deliveries of one event to DocumentUploaded, MessageDelivered or BatchCompleted before Pub/Sub moves it to the dead-letter topic. With the 10-600 s backoff set on the trigger subscriptions, 30 attempts take about 4 hours plus the executions themselves, well inside the subscriptions' 24-hour retention (a message older than that is dropped, not dead-lettered)."
   type        = number
   default     = 30
 

@@ -79,6 +79,16 @@ public final class BenchStack implements AutoCloseable {
     return stack.startInstance(Part.DOCUMENT_UPLOADED, jvmArgs, logName);
   }
 
+  /** An instance of {@code function}: the real invoker serving the deploy jar, with this stack's environment. */
+  public FunctionProcess startInstance(Part function, List<String> jvmArgs, String logName) {
+    return stack.startInstance(function, jvmArgs, logName);
+  }
+
+  /** The secret the stack's static Gemini webhooks are signed with (GEMINI_WEBHOOK_SECRET). */
+  public String webhookSecret() {
+    return stack.webhookSecret();
+  }
+
   /** Uploads a PDF with the real client; returns the stand-in's finalize notification of it. */
   public ObjectFinalized upload(String name, byte[] content) {
     Blob blob = gcs.create(BlobInfo.newBuilder(BUCKET, name).setContentType("application/pdf").build(), content);

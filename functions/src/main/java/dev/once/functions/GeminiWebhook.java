@@ -20,7 +20,8 @@ public final class GeminiWebhook implements HttpFunction {
   }
 
   GeminiWebhook(Clients clients) {
-    handler = new WebhookHandler(NAME, Wiring.webhookSignatures(clients), Wiring.completionFlow(clients));
+    handler = new WebhookHandler(NAME, Wiring.webhookSignatures(clients), Wiring.completionFlow(clients),
+        Wiring.completionHandoff(clients));
   }
 
   @Override

@@ -18,18 +18,23 @@ import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import java.io.IOException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * One Gemini webhook delivery: the signature (static webhooks) or token (dynamic ones) is verified on the raw body
- * bytes before anything is parsed, then a completion event is handed to the completion flow. Answers: 200 processed,
- * duplicate, rejected or ignored; 202 in flight or pending; 401 bad or stale signature or token; 413 above 1 MiB; 405
- * not a POST; 503 only when its own dependencies fail (Google's keys among them), so Gemini retries. Gemini disables
- * endpoints that fail often, so an event another delivery holds is a 202, a signed delivery this code cannot read (not
- * JSON, no type, no usable job name: a format Google changed) is logged as {@code rejected} and answered 200
- * {@code ignored} — a 400 would be retried for 24 hours and count toward disabling the webhook, and resending the
- * same bytes cannot help — and the reconciler is the safety net. Refusals before authentication are logged as
- * {@code unauthenticated}: internet noise must not page anyone.
+ * bytes before anything is parsed; a completion event is then answered from one read when its job was completed
+ * before, and otherwise handed to BatchCompleted through the batch completions topic ({@link CompletionHandoff}).
+ * The answer never waits for the completion itself (a batches.get, the responses, a commit per chunk, a publish per
+ * document: minutes for a large job), since Google asks for a 2xx within seconds and may disable a webhook whose
+ * deliveries keep failing. Answers: 200 queued, duplicate (or the label of the job's earlier end), rejected or
+ * ignored; 401 bad or stale signature or token; 413 above 1 MiB; 405 not a POST; 503 only when its own dependencies
+ * fail (Google's keys, Firestore, the hand-off's publish), so Gemini retries. A publish that failed may still have
+ * landed: the retry hands the job off again, which is harmless (the completion is claimed in the ledger). A signed
+ * delivery this code cannot read (not JSON, no type, no usable job name: a format Google changed) is logged as
+ * {@code rejected} and answered 200 {@code ignored} — a 400 would be retried for 24 hours and count toward disabling
+ * the webhook, and resending the same bytes cannot help — and the reconciler is the safety net. Refusals before
+ * authentication are logged as {@code unauthenticated}: internet noise must not page anyone.
  */
 final class WebhookHandler {
   static final int MAX_BODY_BYTES = 1024 * 1024;
@@ -40,16 +45,20 @@ final class WebhookHandler {
    */
   static final Set<String> COMPLETION_TYPES =
       Set.of("batch.succeeded", "batch.completed", "batch.failed", "batch.expired", "batch.cancelled");
+  /** The answer to a job handed off to BatchCompleted. */
+  static final String QUEUED = "queued";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String function;
   private final WebhookSignatures signatures;
   private final CompletionFlow flow;
+  private final CompletionHandoff handoff;
 
-  WebhookHandler(String function, WebhookSignatures signatures, CompletionFlow flow) {
+  WebhookHandler(String function, WebhookSignatures signatures, CompletionFlow flow, CompletionHandoff handoff) {
     this.function = function;
     this.signatures = signatures;
     this.flow = flow;
+    this.handoff = handoff;
   }
 
   void service(HttpRequest request, HttpResponse response) throws IOException {
@@ -100,24 +109,28 @@ final class WebhookHandler {
       unreadable(response, started, "the event names no usable batch job", e.getMessage());
       return;
     }
-    complete(jobKey, response, started);
+    acknowledge(jobKey, response, started);
   }
 
-  private void complete(IdempotencyKey jobKey, HttpResponse response, long started) throws IOException {
-    Report report;
+  /** A job completed before is answered from its record; any other is handed off, and answered once that is done. */
+  private void acknowledge(IdempotencyKey jobKey, HttpResponse response, long started) throws IOException {
+    Optional<Report> earlier;
+    String messageId;
     try {
-      report = flow.complete(jobKey);
-    } catch (CompletionFlow.NotFinished e) {
-      log(OutcomeLabel.IN_FLIGHT, jobKey.value(), started, Map.of("reason", e.getMessage()));
-      HttpAnswer.send(response, 202, "pending", Map.of("key", jobKey.value()));
-      return;
+      earlier = flow.alreadyCompleted(jobKey);
+      messageId = earlier.isPresent() ? null : handoff.handOff(jobKey);
     } catch (RuntimeException e) {
       log(OutcomeLabel.FAILED, jobKey.value(), started, Map.of("error", String.valueOf(e)));
       HttpAnswer.send(response, 503, "unavailable", Map.of("key", jobKey.value()));
       return;
     }
-    report.log(function, started);
-    HttpAnswer.send(response, report.inFlight() ? 202 : 200, report.outcome().label(), Map.of("key", jobKey.value()));
+    if (earlier.isPresent()) {
+      earlier.get().log(function, started);
+      HttpAnswer.send(response, 200, earlier.get().outcome().label(), Map.of("key", jobKey.value()));
+      return;
+    }
+    log(OutcomeLabel.PROCESSED, jobKey.value(), started, Map.of("queued", messageId));
+    HttpAnswer.send(response, 200, QUEUED, Map.of("key", jobKey.value()));
   }
 
   /**

@@ -168,6 +168,13 @@ final class Wiring {
         resultPublication(clients));
   }
 
+  /** The webhook's hand-off of finished jobs to BatchCompleted, its topic resolved now. */
+  static CompletionHandoff completionHandoff(Clients clients) {
+    checkLedger(clients.settings);
+    String topic = clients.topic(PipelineSetting.BATCH_COMPLETIONS_TOPIC);
+    return new CompletionHandoff(clients.publisher, () -> topic);
+  }
+
   /**
    * The webhook's configurations: static with GEMINI_WEBHOOK_SECRET, dynamic with GEMINI_WEBHOOK_URL (the audience its
    * tokens must name), either or both; neither fails the start.

@@ -37,6 +37,9 @@ public final class PipelineSetting {
       + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost");
   public static final Setting RESULTS_TOPIC = new Setting("RESULTS_TOPIC", null,
       "topic for analysis results, as an id or projects/p/topics/t");
+  public static final Setting BATCH_COMPLETIONS_TOPIC = new Setting("BATCH_COMPLETIONS_TOPIC", null,
+      "topic through which the webhook hands finished batch jobs to BatchCompleted, as an id"
+      + " or projects/p/topics/t");
   public static final Setting DEAD_LETTER_TOPIC = new Setting("DEAD_LETTER_TOPIC", null,
       "topic for messages that cannot be delivered, as an id or projects/p/topics/t");
   public static final Setting NOTIFY_URL = new Setting("NOTIFY_URL", null,

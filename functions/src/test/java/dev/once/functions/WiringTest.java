@@ -24,6 +24,7 @@ class WiringTest {
     env.put("GEMINI_WEBHOOK_SECRET", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
     env.put("RESULTS_TOPIC", "results");
     env.put("DEAD_LETTER_TOPIC", "projects/q/topics/dead");
+    env.put("BATCH_COMPLETIONS_TOPIC", "batch-completions");
     env.put("NOTIFY_URL", "https://example.com/notify");
     return env;
   }
@@ -34,7 +35,8 @@ class WiringTest {
 
   private static final Map<String, Function<Clients, Object>> FUNCTIONS = Map.of(
       "DocumentUploaded", DocumentUploaded::new, "MessageDelivered", MessageDelivered::new,
-      "GeminiWebhook", GeminiWebhook::new, "GeminiReconciler", GeminiReconciler::new);
+      "GeminiWebhook", GeminiWebhook::new, "BatchCompleted", BatchCompleted::new,
+      "GeminiReconciler", GeminiReconciler::new);
 
   @Test
   void everyFunction_startsWithTheDeployedSettings_andBuildsNoClient() {
@@ -55,6 +57,9 @@ class WiringTest {
     assertMissing("NOTIFY_URL", MessageDelivered::new);
     assertMissing("DEAD_LETTER_TOPIC", MessageDelivered::new);
     assertMissing("RESULTS_TOPIC", GeminiReconciler::new);
+    assertMissing("BATCH_COMPLETIONS_TOPIC", GeminiWebhook::new);
+    assertMissing("RESULTS_TOPIC", BatchCompleted::new);
+    assertMissing("GEMINI_API_KEY", BatchCompleted::new);
   }
 
   @Test
@@ -65,6 +70,7 @@ class WiringTest {
     assertInvalid("GEMINI_PRICES", "flash=cheap", DocumentUploaded::new);
     assertInvalid("GEMINI_TIMEOUT_SECONDS", "0", GeminiReconciler::new);
     assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
+    assertInvalid("BATCH_COMPLETIONS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
     assertInvalid("NOTIFY_URL", "ftp://example.com/x", MessageDelivered::new);
     assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
     assertInvalid("GEMINI_WEBHOOK_SECRET", "not-a-secret", GeminiWebhook::new);

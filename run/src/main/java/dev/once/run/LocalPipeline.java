@@ -161,7 +161,7 @@ public final class LocalPipeline {
     List<DemoReport> reports = new ArrayList<>();
     for (Mode mode : List.of(Mode.SYNC, Mode.BATCH)) {
       if (config.mode() != mode) {
-        say("restarting the four functions with ANALYSIS_MODE=" + mode.value());
+        say("restarting the functions with ANALYSIS_MODE=" + mode.value());
         stack.restartFunctions(Map.of("ANALYSIS_MODE", mode.value()));
         config = config.withMode(mode);
         lock.update(StackInfo.of(config, pid, stack));

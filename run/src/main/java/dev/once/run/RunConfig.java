@@ -43,7 +43,7 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
   static final String USAGE = """
       usage: dev/run [--mode sync|batch] [--demo] [--log-dir DIR]
         Runs the whole pipeline on this machine: the Firestore and Pub/Sub emulators, the Cloud Storage and Gemini
-        stand-ins, the Eventarc relay, a notification endpoint and the four functions under the Functions Framework
+        stand-ins, the Eventarc relay, a notification endpoint and the five functions under the Functions Framework
         invoker, on fixed ports (ONCE_<PART>_PORT moves one; see README). Ctrl-C stops everything.
         --mode    the functions' ANALYSIS_MODE (default sync)
         --demo    start, run the demo in sync and then batch mode, print what happened, stop; exit 1 if an effect

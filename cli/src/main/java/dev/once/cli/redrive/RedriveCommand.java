@@ -8,6 +8,7 @@ import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.KeyRecords;
+import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.CloudEvent;
@@ -218,7 +219,7 @@ public final class RedriveCommand implements Callable<Integer> {
                     message.getData().toByteArray()), url));
             case RESULT -> results.map(topic -> "re-published to " + topic + " as " + publisher.publish(topic,
                 message.getData().toByteArray(), letter.republishedAttributes()));
-            case REFUSED, UNKNOWN -> Optional.empty();
+            case REFUSED, HANDOFF, UNKNOWN -> Optional.empty();
           };
           if (done.isEmpty()) {
             out.println(head + ": left there, " + letter.whyLeft());
@@ -305,7 +306,7 @@ public final class RedriveCommand implements Callable<Integer> {
 
   /** What a dead letter is, told by its attributes. */
   record DeadLetter(Kind kind, Map<String, String> attributes) {
-    enum Kind { FINALIZE, RESULT, REFUSED, UNKNOWN }
+    enum Kind { FINALIZE, RESULT, REFUSED, HANDOFF, UNKNOWN }
 
     /** Pub/Sub's dead-lettering adds these; they describe the failed delivery, not the event. */
     static final String PUBSUB_PREFIX = "CloudPubSubDeadLetter";
@@ -316,6 +317,9 @@ public final class RedriveCommand implements Callable<Integer> {
       Map<String, String> attributes = message.getAttributesMap();
       Kind kind = FinalizeEvents.isFinalize(attributes) ? Kind.FINALIZE
           : attributes.containsKey(REFUSED_ATTRIBUTE) ? Kind.REFUSED
+          // The webhook's hand-off of a finished batch job to BatchCompleted, keyed by the job: never a result, which
+          // re-published to the results topic would be notified.
+          : attributes.getOrDefault(PubSubMessageKeys.ATTRIBUTE, "").startsWith(GeminiCompletionKeys.PREFIX) ? Kind.HANDOFF
           : attributes.containsKey(PubSubMessageKeys.ATTRIBUTE) ? Kind.RESULT
           : Kind.UNKNOWN;
       return new DeadLetter(kind, attributes);
@@ -342,6 +346,8 @@ public final class RedriveCommand implements Callable<Integer> {
         case RESULT -> "result " + attributes.get(PubSubMessageKeys.ATTRIBUTE) + source;
         case REFUSED -> "result " + attributes.getOrDefault(PubSubMessageKeys.ATTRIBUTE, "?") + " refused by the"
             + " notified endpoint: " + attributes.get(REFUSED_ATTRIBUTE);
+        case HANDOFF -> "hand-off of batch job " + attributes.get(PubSubMessageKeys.ATTRIBUTE) + " to BatchCompleted"
+            + source;
         case UNKNOWN -> "a message this pipeline did not write" + source;
       };
     }
@@ -352,6 +358,8 @@ public final class RedriveCommand implements Callable<Integer> {
         case RESULT -> "a result message needs --results-topic TOPIC";
         case REFUSED -> "its notification is recorded as refused for good (REJECTED in the ledger): re-driving it"
             + " changes nothing; fix the receiver, then acknowledge it with gcloud";
+        case HANDOFF -> "the reconciler completes the finished job on its next run whatever became of its hand-off;"
+            + " acknowledge this with gcloud once it has";
         case UNKNOWN -> "neither a finalize event nor a result message";
       };
     }

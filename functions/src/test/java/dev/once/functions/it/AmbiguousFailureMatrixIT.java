@@ -70,7 +70,7 @@ class AmbiguousFailureMatrixIT {
   private static MatrixStack sync;
   /** Between the sync stack's DocumentUploaded and Firestore. */
   private static FirestoreFaults firestore;
-  /** Between the batch stack's GeminiWebhook and GeminiReconciler and Firestore (from its commit cell on). */
+  /** Between the batch stack's BatchCompleted and GeminiReconciler and Firestore (from its commit cell on). */
   private static FirestoreFaults batchFirestore;
   private static MatrixStack batch;
   private static ExecutorService batchThread;
@@ -433,7 +433,7 @@ class AmbiguousFailureMatrixIT {
     // The commit completing a job: its record turns DONE and the publish claim it makes carries the job's key.
     jobs.forEach((kind, cell) -> cell.values()
         .forEach(job -> batchFirestore.failOnceCommitHolding(kind.onFirestore(), "gemini:" + job, "DONE")));
-    for (String function : List.of("GeminiWebhook", "GeminiReconciler")) {
+    for (String function : List.of("BatchCompleted", "GeminiReconciler")) {
       batch.stack.restartWithEnv(function, Map.of("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort()));
     }
     jobs.values().forEach(cell -> batch.finish(cell.values()));

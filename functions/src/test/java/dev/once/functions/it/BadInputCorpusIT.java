@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Hostile and broken inputs, kept as files under {@code src/test/resources/corpus}, sent to the four functions:
+ * Hostile and broken inputs, kept as files under {@code src/test/resources/corpus}, sent to the five functions:
  * each gets its documented answer, no answer leaks a stack trace or a secret, nothing is written to the ledger,
  * the analyses or the billing, and afterwards every function serves a good event.
  */
@@ -66,7 +66,7 @@ class BadInputCorpusIT {
 
   @Test
   @Order(1)
-  void theCorpusHoldsAtLeastFortyCasesAcrossTheFourFunctions() throws IOException {
+  void theCorpusHoldsAtLeastFortyCasesAcrossTheFunctions() throws IOException {
     List<Path> cases = corpus();
     assertTrue(cases.size() >= 40, "cases: " + cases.size());
     for (String function : PipelineStack.FUNCTIONS) {
@@ -154,7 +154,7 @@ class BadInputCorpusIT {
         .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "DocumentUploaded submits a job");
     stack.gemini.finish(job, BatchState.SUCCEEDED);
     Await.until(Duration.ofSeconds(60), () -> stack.notifiedWith(key).size() == 1,
-        "GeminiWebhook completes the job and MessageDelivered notifies it");
+        "GeminiWebhook hands the job off, BatchCompleted completes it and MessageDelivered notifies it");
     assertEquals(200, stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
         .findFirst().orElseThrow().status());
     assertTrue(stack.reconcile().path("seen").asInt() >= 1, "GeminiReconciler runs");

@@ -89,7 +89,7 @@ class BatchPipelineIT {
     Await.until(DEADLINE, () -> notified(key) == 1, "the result notified");
     Await.until(DEADLINE, () -> stack.gemini.webhookDeliveries().stream()
         .filter(d -> d.batchName().equals(job) && d.delivered()).count() == 2, "both webhooks answered");
-    assertSpendLogged("GeminiWebhook", job);
+    assertSpendLogged("BatchCompleted", job);
     JsonNode summary = stack.reconcile();
     assertEquals(0, summary.path("processed").asInt(), "the reconciler found nothing left to do: " + summary);
     assertTrue(summary.path("relisted").asInt() >= 1, summary.toString());
@@ -237,13 +237,15 @@ class BatchPipelineIT {
   }
 
   @Test
-  void validWebhookForAJobThatIsNotOurs_isAnsweredOnce_andCostsOneReadAfterwards() throws Exception {
+  void validWebhookForAJobThatIsNotOurs_isRefusedOnce_andCostsOneReadAfterwards() throws Exception {
     WebhookSigner signer = WebhookSigner.fromSecret(stack.webhookSecret);
     long now = Instant.now().getEpochSecond();
     String body = "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/not-ours\"}}";
     HttpResponse<String> first = stack.post("GeminiWebhook", bytes(body), signed(signer, "n1", now, body));
     assertEquals(200, first.statusCode(), first.body());
-    assertTrue(first.body().contains("\"rejected\""), first.body());
+    assertTrue(first.body().contains("\"queued\""), first.body());
+    Await.until(DEADLINE, () -> EventLines.of(stack.function("BatchCompleted").log(), "BatchCompleted",
+        "gemini:batches/not-ours", "complete", "rejected").size() == 1, "BatchCompleted to refuse the job once");
     long gets = stack.gemini.count("batches.get");
     HttpResponse<String> again = stack.post("GeminiWebhook", bytes(body), signed(signer, "n2", now, body));
     assertEquals(200, again.statusCode());

@@ -24,9 +24,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The completion flow (batch mode), with the webhook's process killed with SIGKILL at each point: 10 jobs per
- * point, one at a time, every 5th killed. The Gemini stand-in retries its webhook a few times; the reconciler
- * (run as Cloud Scheduler would) completes whatever the webhook could not. Every document ends analysed and billed
+ * The completion flow (batch mode), with BatchCompleted's process (the webhook hands it the jobs) killed with
+ * SIGKILL at each point: 10 jobs per point, one at a time, every 5th killed. Eventarc redelivers the hand-off; the
+ * reconciler (run as Cloud Scheduler would) completes whatever BatchCompleted could not. Every document ends analysed and billed
  * exactly once, published at least once with its key, notified once; batches.get finds each job ended at most once,
  * plus once per kill at or after the call (the reconciler's status polls of jobs still running are not counted).
  * Each kill's time to recovery (the kill to the notification) is printed and bounded.
@@ -36,7 +36,7 @@ class CompletionCrashMatrixIT {
   private static final int KILL_EVERY = 5;
   private static final Duration PER_JOB = Duration.ofSeconds(90);
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(4);
-  /** The test's lease (3 s), the webhook's retries and a reconciler run: a slower recovery waited for something else. */
+  /** The test's lease (3 s), Eventarc's redeliveries and a reconciler run: a slower recovery waited for something else. */
   private static final Duration RECOVERY_BOUND = Duration.ofSeconds(45);
   private static PipelineStack stack;
   private static dev.once.ledger.Ledger ledger;
@@ -59,7 +59,7 @@ class CompletionCrashMatrixIT {
         .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "the batch job of " + key);
   }
 
-  /** Waits for the notification; a webhook that gave up is made good by the reconciler, run every few seconds. */
+  /** Waits for the notification; a hand-off that was given up is made good by the reconciler, run every few seconds. */
   private static void awaitNotifiedReconcilingIfNeeded(String key) {
     awaitReconcilingIfNeeded(() -> stack.notifiedWith(key).size() == 1, "the notification of " + key);
   }
@@ -80,17 +80,17 @@ class CompletionCrashMatrixIT {
   }
 
   /**
-   * Prints the time from the kill (of the webhook or the reconciler) to the killed effect's completion (the job's
+   * Prints the time from the kill (of BatchCompleted or the reconciler) to the killed effect's completion (the job's
    * completion, or its publication), and bounds it.
    */
   private static void assertRecovered(String point, String key, String job, Instant sent) {
-    Instant killed = Await.value(PER_JOB, () -> java.util.stream.Stream.of("GeminiWebhook", "GeminiReconciler")
+    Instant killed = Await.value(PER_JOB, () -> java.util.stream.Stream.of("BatchCompleted", "GeminiReconciler")
         .flatMap(name -> stack.lastDeath(name).stream()).filter(death -> death.isAfter(sent)).max(Instant::compareTo),
         "the kill of " + key + " to be seen");
     String effect = point.endsWith(":publish") ? "publish" : "complete";
     dev.once.key.IdempotencyKey jobKey = dev.once.gemini.GeminiCompletionKeys.ofName(job);
     // A publication killed before its completion was recorded has already reached the topic (the notification came):
-    // its record is finished by the next completion attempt, the webhook's or the reconciler's.
+    // its record is finished by the next completion attempt, BatchCompleted's or the reconciler's.
     awaitReconcilingIfNeeded(() -> ledger.lookup(jobKey, effect).map(r -> r.state() == dev.once.internal.ledger.RecordState.DONE)
         .orElse(false), effect + " of " + job + " done");
     Duration recovery = Duration.between(killed, Instant.now());
@@ -114,12 +114,12 @@ class CompletionCrashMatrixIT {
     }
     List<String> jobs = keys.stream().map(CompletionCrashMatrixIT::submittedJob).toList();
     String crashJobs = String.join("|", List.of(jobs.get(0), jobs.get(5))).replace("batches/", "");
-    // Both ways to a completion crash at the point: the webhook, and the reconciler that stands in when it gives up.
+    // Both ways to a completion crash at the point: BatchCompleted, and the reconciler that stands in when it gives up.
     List<String> crashFlags = external ? List.of() : List.of(
         "-Donce.crash.at=" + point,
         "-Donce.crash.keys=gemini:batches/(" + crashJobs + ")",
         "-Donce.crash.log=" + crashLog.toAbsolutePath());
-    stack.restart("GeminiWebhook", crashFlags);
+    stack.restart("BatchCompleted", crashFlags);
     stack.restart("GeminiReconciler", crashFlags);
     long getsBefore = stack.gemini.count("batches.get.ended");
 
@@ -134,7 +134,7 @@ class CompletionCrashMatrixIT {
       stack.gemini.finish(jobs.get(i), BatchState.SUCCEEDED);
       if (external && kill) {
         Await.until(PER_JOB, () -> stack.gemini.count("batches.get") > callsBefore, "batches.get of " + jobs.get(i));
-        stack.function("GeminiWebhook").kill();
+        stack.function("BatchCompleted").kill();
         externalKills++;
         stack.gemini.latency(Duration.ZERO);
       }

@@ -49,7 +49,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The whole pipeline on this machine as the end-to-end tests drive it: a {@link LocalStack} on the test JVM's shared
- * emulators (the four functions each served from the deploy jar by the real invoker in its own JVM, configured only
+ * emulators (the five functions each served from the deploy jar by the real invoker in its own JVM, configured only
  * through the environment), with the clients and checks the tests share.
  */
 final class PipelineStack implements AutoCloseable {
@@ -184,7 +184,7 @@ final class PipelineStack implements AutoCloseable {
 
   /**
    * One stack per configuration for the whole test JVM, for the test classes that only upload and count by key:
-   * starting the four functions is the slow part. Stopped when the JVM exits. Tests that crash or cut things
+   * starting the five functions is the slow part. Stopped when the JVM exits. Tests that crash or cut things
    * start their own.
    */
   static synchronized PipelineStack shared(Config config) {

@@ -28,6 +28,7 @@ import java.util.logging.Logger;
 public final class EventarcRelay implements StandIn {
   private static final Logger LOG = Logger.getLogger(EventarcRelay.class.getName());
   private static final int REMEMBERED_EVENTS = 10_000;
+  private static final String PUBSUB_SOURCE = "//pubsub.googleapis.com/";
 
   /** Startup settings; {@code pubSubEmulatorHost} null falls back to {@code PUBSUB_EMULATOR_HOST}. */
   public record Options(int port, RetryPolicy retry, Duration requestTimeout, String pubSubEmulatorHost) {
@@ -50,7 +51,7 @@ public final class EventarcRelay implements StandIn {
 
   private final Options options;
   private final Counters counters = new Counters();
-  private final Map<String, List<URI>> routes = new ConcurrentHashMap<>();
+  private final Map<String, List<Route>> routes = new ConcurrentHashMap<>();
   private final Map<String, CloudEvent> recent = new LinkedHashMap<>(16, 0.75f, false) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, CloudEvent> eldest) {
@@ -92,9 +93,26 @@ public final class EventarcRelay implements StandIn {
     return URI.create(baseUrl() + "/_ingest/storage");
   }
 
+  /** A trigger: events of a type, from one source or any ({@code source} null), go to a function. */
+  private record Route(String source, URI target) {
+    boolean matches(CloudEvent event) {
+      return source == null || source.equals(event.source());
+    }
+  }
+
   /** Events of {@code eventType} go to {@code functionUrl} (a trigger); several functions may share a type. */
   public EventarcRelay route(String eventType, URI functionUrl) {
-    routes.computeIfAbsent(eventType, t -> new CopyOnWriteArrayList<>()).add(functionUrl);
+    routes.computeIfAbsent(eventType, t -> new CopyOnWriteArrayList<>()).add(new Route(null, functionUrl));
+    return this;
+  }
+
+  /**
+   * Messages published to {@code topic} ({@code projects/P/topics/T}) go to {@code functionUrl}: an Eventarc Pub/Sub
+   * trigger names its topic, and an event's source is {@code //pubsub.googleapis.com/} + that topic.
+   */
+  public EventarcRelay routeTopic(String topic, URI functionUrl) {
+    routes.computeIfAbsent(CloudEvent.PUBSUB_PUBLISHED, t -> new CopyOnWriteArrayList<>())
+        .add(new Route(PUBSUB_SOURCE + topic, functionUrl));
     return this;
   }
 
@@ -131,7 +149,8 @@ public final class EventarcRelay implements StandIn {
     synchronized (recent) {
       recent.put(event.id(), event);
     }
-    List<URI> targets = routes.getOrDefault(event.type(), List.of());
+    List<URI> targets = routes.getOrDefault(event.type(), List.of()).stream().filter(route -> route.matches(event))
+        .map(Route::target).toList();
     if (targets.isEmpty()) {
       counters.increment("unrouted");
       LOG.warning("eventarc relay has no function for " + event + "; not delivered");

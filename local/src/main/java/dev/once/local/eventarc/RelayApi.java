@@ -10,6 +10,7 @@ import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
 import dev.once.local.storage.ObjectFinalized;
 import java.net.URI;
+import java.util.Optional;
 
 /**
  * The relay's own HTTP surface: ingest ({@code /_ingest/storage} for the storage stand-in's notifications,
@@ -80,7 +81,13 @@ final class RelayApi extends ApiHandler {
         accepted(request);
       }
       case "POST _admin/routes" -> {
-        relay.route(EventarcRelay.eventType(request.required("type")), URI.create(request.required("url")));
+        URI target = URI.create(request.required("url"));
+        Optional<String> topic = request.query("topic"); // a Pub/Sub trigger's topic, projects/P/topics/T
+        if (topic.isPresent()) {
+          relay.routeTopic(topic.get(), target);
+        } else {
+          relay.route(EventarcRelay.eventType(request.required("type")), target);
+        }
         accepted(request);
       }
       default -> throw HttpError.notFound("Not Found");

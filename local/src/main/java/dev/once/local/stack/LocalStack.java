@@ -37,7 +37,7 @@ import java.util.function.Consumer;
 /**
  * The whole pipeline on this machine, as {@code dev/run}, the end-to-end tests and the benchmarks run it: the
  * Firestore and Pub/Sub emulators (processes), the Cloud Storage and Gemini stand-ins, the Eventarc relay and the
- * notification endpoint (in this JVM), and the four functions, each served from the deploy jar by the Functions
+ * notification endpoint (in this JVM), and the five functions, each served from the deploy jar by the Functions
  * Framework invoker in its own JVM and configured only by the environment production uses. The emulators and the
  * functions start in parallel (the functions connect on first use); the relay starts last, once the functions
  * listen and its subscription exists. {@link #close()} stops everything it started.
@@ -116,7 +116,7 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Neither the four functions nor the relay: the emulators, the stand-ins and the notification endpoint only,
+     * Neither the functions nor the relay: the emulators, the stand-ins and the notification endpoint only,
      * for a caller that starts instances of a function itself ({@link #startInstance}) and sends them events.
      */
     public Builder withoutFunctions() {
@@ -182,6 +182,7 @@ public final class LocalStack implements AutoCloseable {
       // A topic setting takes a full name or an id: one of each, so both stay tried.
       all.put("RESULTS_TOPIC", Topology.topic(project, Topology.RESULTS_TOPIC + names));
       all.put("DEAD_LETTER_TOPIC", Topology.DEAD_LETTER_TOPIC + names);
+      all.put("BATCH_COMPLETIONS_TOPIC", Topology.BATCH_COMPLETIONS_TOPIC + names);
       all.put("NOTIFY_URL", ports.url(Part.NOTIFY) + Topology.NOTIFY_PATH);
       all.putAll(env);
       return all;
@@ -286,7 +287,9 @@ public final class LocalStack implements AutoCloseable {
   private void createTopics() {
     pubsub.createTopic(resultsTopic());
     pubsub.createTopic(deadLetterTopic());
+    pubsub.createTopic(batchCompletionsTopic());
     pubsub.createSubscription(subscription(Topology.DELIVERED_SUBSCRIPTION), resultsTopic());
+    pubsub.createSubscription(subscription(Topology.COMPLETED_SUBSCRIPTION), batchCompletionsTopic());
     pubsub.createSubscription(resultsTap(), resultsTopic());
     pubsub.createSubscription(deadLetterHold(), deadLetterTopic());
   }
@@ -295,9 +298,11 @@ public final class LocalStack implements AutoCloseable {
     relay = EventarcRelay.start(EventarcRelay.Options.defaults().withPort(plan.ports.of(Part.RELAY))
         .withRetry(plan.relayRetry).withPubSubEmulatorHost(pubsubEmulator.hostPort()));
     relay.route(CloudEvent.STORAGE_FINALIZED, url(Part.DOCUMENT_UPLOADED));
-    relay.route(CloudEvent.PUBSUB_PUBLISHED, url(Part.MESSAGE_DELIVERED));
+    relay.routeTopic(resultsTopic(), url(Part.MESSAGE_DELIVERED));
+    relay.routeTopic(batchCompletionsTopic(), url(Part.BATCH_COMPLETED));
     relay.attach(storage);
     relay.subscribe(subscription(Topology.DELIVERED_SUBSCRIPTION));
+    relay.subscribe(subscription(Topology.COMPLETED_SUBSCRIPTION));
     if (gemini != null) {
       gemini.registerWebhook(url(Part.GEMINI_WEBHOOK));
     }
@@ -360,7 +365,7 @@ public final class LocalStack implements AutoCloseable {
     startFunction(function);
   }
 
-  /** Restarts the four functions with {@code env} over their environment, as a redeploy would (stand-ins keep their state). */
+  /** Restarts the functions with {@code env} over their environment, as a redeploy would (stand-ins keep their state). */
   public void restartFunctions(Map<String, String> env) {
     awaitAll(Part.functions().stream().<CompletableFuture<?>>map(f -> async("stopping " + f.title(), () -> stop(f)))
         .toList());
@@ -469,6 +474,11 @@ public final class LocalStack implements AutoCloseable {
 
   public String deadLetterTopic() {
     return Topology.topic(plan.project, Topology.DEAD_LETTER_TOPIC + plan.names);
+  }
+
+  /** The webhook's hand-offs of finished batch jobs to BatchCompleted. */
+  public String batchCompletionsTopic() {
+    return Topology.topic(plan.project, Topology.BATCH_COMPLETIONS_TOPIC + plan.names);
   }
 
   /** A subscription to every published result. */

@@ -19,7 +19,8 @@ public enum Part {
   DOCUMENT_UPLOADED("DocumentUploaded", 8081, true),
   MESSAGE_DELIVERED("MessageDelivered", 8082, true),
   GEMINI_WEBHOOK("GeminiWebhook", 8083, true),
-  GEMINI_RECONCILER("GeminiReconciler", 8084, true);
+  GEMINI_RECONCILER("GeminiReconciler", 8084, true),
+  BATCH_COMPLETED("BatchCompleted", 8085, true);
 
   private final String title;
   private final int defaultPort;

@@ -8,8 +8,12 @@ public final class Topology {
   public static final String BUCKET = "inbox";
   public static final String RESULTS_TOPIC = "results";
   public static final String DEAD_LETTER_TOPIC = "dead-letter";
+  /** The webhook hands finished batch jobs to BatchCompleted through this one. */
+  public static final String BATCH_COMPLETIONS_TOPIC = "batch-completions";
   /** The relay pulls this one and delivers to MessageDelivered, as Eventarc's trigger subscription does. */
   public static final String DELIVERED_SUBSCRIPTION = "delivered";
+  /** The relay pulls this one and delivers to BatchCompleted, as Eventarc's trigger subscription does. */
+  public static final String COMPLETED_SUBSCRIPTION = "completed";
   /** Every published result, for the demo's count of messages per key. */
   public static final String RESULTS_TAP = "results-tap";
   /** Keeps dead letters, as Terraform's {@code …-dead-letter-hold} does. */

@@ -14,6 +14,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,6 +52,22 @@ class EventarcRelayHttpTest {
     JsonNode error = Json.parseTrusted(response.body()).get("error");
     assertEquals(code, error.get("code").asInt());
     assertTrue(error.get("message").isTextual());
+  }
+
+  /** A route for one topic's messages: another topic's go elsewhere (here nowhere: unrouted). */
+  @Test
+  void aTopicRoute_byAdmin_getsThatTopicsMessagesOnly() throws Exception {
+    assertEquals(202, post("/_admin/routes?topic=projects/p/topics/http-only&url=" + function.url("/topic"), "")
+        .statusCode());
+    for (String topic : List.of("projects/p/topics/http-other", "projects/p/topics/http-only")) {
+      assertEquals(202, post("/_ingest/cloudevent", "{}", "ce-specversion", "1.0", "ce-id", topic, "ce-source",
+          "//pubsub.googleapis.com/" + topic, "ce-type", "google.cloud.pubsub.topic.v1.messagePublished",
+          "Content-Type", "application/json").statusCode());
+    }
+    Receiver.Received got = Await.value(Duration.ofSeconds(10),
+        () -> function.receivedOn("/topic").stream().findFirst(), "the relayed message");
+    assertEquals("projects/p/topics/http-only", got.header("ce-id"));
+    assertEquals(1, function.receivedOn("/topic").size());
   }
 
   @Test

@@ -283,4 +283,26 @@ class EventarcRelayTest {
     assertEquals(DeliveryResult.Outcome.UNROUTED, relay.publish(synthetic("test.nobody.listens")).get(5, TimeUnit.SECONDS));
     assertEquals(before + 1, relay.counters().get("unrouted"));
   }
+
+  /** Each Eventarc Pub/Sub trigger names its topic: a message reaches the function of its own topic only. */
+  @Test
+  void aPubSubTrigger_getsTheMessagesOfItsTopicOnly() throws Exception {
+    try (EventarcRelay triggers = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(FAST))) {
+      triggers.routeTopic("projects/p/topics/results", recording).routeTopic("projects/p/topics/completions", alwaysFails);
+
+      assertEquals(DeliveryResult.Outcome.DELIVERED,
+          triggers.publish(published("projects/p/topics/results")).get(20, TimeUnit.SECONDS));
+      assertEquals(DeliveryResult.Outcome.GAVE_UP,
+          triggers.publish(published("projects/p/topics/completions")).get(20, TimeUnit.SECONDS));
+      assertEquals(DeliveryResult.Outcome.UNROUTED,
+          triggers.publish(published("projects/p/topics/other")).get(20, TimeUnit.SECONDS));
+      assertEquals(1, triggers.results().stream().filter(r -> r.outcome() == DeliveryResult.Outcome.DELIVERED).count());
+    }
+  }
+
+  private static dev.once.local.eventarc.CloudEvent published(String topic) {
+    return new dev.once.local.eventarc.CloudEvent("msg-" + NAMES.incrementAndGet(), "//pubsub.googleapis.com/" + topic,
+        dev.once.local.eventarc.CloudEvent.PUBSUB_PUBLISHED, null, java.time.Instant.now(), "application/json",
+        "{\"message\":{\"messageId\":\"1\"},\"subscription\":\"s\"}".getBytes(StandardCharsets.UTF_8), Map.of());
+  }
 }

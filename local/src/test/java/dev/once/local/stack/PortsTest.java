@@ -19,6 +19,7 @@ class PortsTest {
     assertEquals(9400, ports.of(Part.NOTIFY));
     assertEquals(8081, ports.of(Part.DOCUMENT_UPLOADED));
     assertEquals(8084, ports.of(Part.GEMINI_RECONCILER));
+    assertEquals(8085, ports.of(Part.BATCH_COMPLETED));
   }
 
   @Test

@@ -304,8 +304,8 @@ class BrokenTreeTest {
   @Test
   void aLedgerCollectionOtherThanTheCodes_isReported() {
     List<Finding> findings = LedgerCheck.forCode().findings(OTHER_COLLECTION.config());
-    // The TTL policy moved with the local, and so did ONCE_COLLECTION of all four functions.
-    assertEquals(6, findings.size(), findings::toString);
+    // The TTL policy moved with the local, and so did ONCE_COLLECTION of all five functions.
+    assertEquals(7, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().contains(
         "puts a TTL policy on ledger.expireAt, but the ledger writes its expiry to idempotency.expireAt"), findings::toString);
     assertTrue(findings.get(2).toString().contains("sets ONCE_COLLECTION to ledger"), findings::toString);
@@ -338,7 +338,7 @@ class BrokenTreeTest {
   @Test
   void aReleaseBump_failsUntilTheRuntimeFollows() {
     List<Finding> findings = new RuntimeCheck("25").findings(Trees.real());
-    assertEquals(4, findings.size(), findings::toString);
+    assertEquals(5, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().contains("runs java21, but the code is compiled with --release 25"),
         findings::toString);
   }

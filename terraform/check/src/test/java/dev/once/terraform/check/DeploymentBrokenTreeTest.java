@@ -154,7 +154,7 @@ class DeploymentBrokenTreeTest {
   @Test
   void aDeadLetterPolicyWithoutTheAgentsSubscriberRole_isReported() {
     List<Finding> findings = new DeadLetterCheck().findings(NO_SUBSCRIBER_GRANT.config());
-    assertEquals(2, findings.size(), findings::toString); // both triggers
+    assertEquals(3, findings.size(), findings::toString); // the three triggers
     assertTrue(findings.stream().allMatch(f -> f.problem().contains("gets no dead-letter policy")), findings::toString);
   }
 
