@@ -31,8 +31,11 @@ public enum PipelineSetting implements Setting {
   MAX_DOCUMENT_BYTES("14680064", "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB"),
   ANALYSIS_MODE("sync", "sync (generateContent per document) or batch (documents gathered into batch jobs)"),
   BATCH_MAX_DOCUMENTS("100", "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)"),
-  BATCH_MAX_BYTES("14680064", "batch mode: the documents' bytes per batch job; 14 MiB keeps the inlined requests under"
-      + " Gemini's 20 MB (a job is submitted when it is full)"),
+  BATCH_MAX_BYTES("52428800", "batch mode: the documents' bytes per batch job, at most 1500000000 (a job is submitted"
+      + " when it is full); a job over BATCH_INLINE_MAX_BYTES goes through an input file, and its submission holds about"
+      + " 2.5 times this in memory"),
+  BATCH_INLINE_MAX_BYTES("19000000", "batch mode: the most a job's requests may take inlined, at most 19000000 (Gemini's"
+      + " 20 MB, less a margin); a larger job is made from a JSONL input file of the Files API"),
   BATCH_MAX_WAIT_SECONDS("300", "batch mode: a job is submitted once its oldest document has waited this long, full or"
       + " not (0: at once)"),
   BATCH_MAX_JOBS_IN_FLIGHT("90", "batch mode: batch jobs gathering, submitted or running at once, at most 100 (Gemini's"
