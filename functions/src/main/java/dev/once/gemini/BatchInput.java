@@ -3,9 +3,12 @@ package dev.once.gemini;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.genai.types.GenerateContentConfig;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -15,25 +18,28 @@ import java.util.List;
  * the response to indicate which output is the result of which request", ai.google.dev/gemini-api/docs/batch-api,
  * "Input file"). The request is the REST form of what {@link BatchJobs} inlines for the same document: the same
  * contents, and {@link InvoicePrompt#config()} as {@code generationConfig}. Its size also tells whether the job may
- * be inlined instead: the inlined requests are the same JSON, keyed by metadata instead.
+ * be inlined instead: the inlined requests are the same JSON, keyed by metadata instead. The lines are kept apart and
+ * read in turn ({@link #stream()}), so the file never exists as one more copy in memory.
  */
 public final class BatchInput {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MIME_TYPE = "application/jsonl";
+  private static final byte[] NEWLINE = {'\n'};
 
-  private final byte[] jsonl;
+  private final List<byte[]> lines;
+  private final long size;
 
-  private BatchInput(byte[] jsonl) {
-    this.jsonl = jsonl;
+  private BatchInput(List<byte[]> lines) {
+    this.lines = lines;
+    this.size = lines.stream().mapToLong(line -> line.length + 1L).sum();
   }
 
   public static BatchInput of(List<BatchJobs.Request> requests) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    List<byte[]> lines = new ArrayList<>(requests.size());
     for (BatchJobs.Request request : requests) {
-      out.writeBytes(line(request));
-      out.write('\n');
+      lines.add(line(request));
     }
-    return new BatchInput(out.toByteArray());
+    return new BatchInput(lines);
   }
 
   /** One document's line, without its newline. */
@@ -58,12 +64,58 @@ public final class BatchInput {
     }
   }
 
-  public byte[] bytes() {
-    return jsonl;
+  /**
+   * The file's bytes, line after line, each ended by a newline. A read fills what it is asked for until the end:
+   * the SDK takes a short read for the last chunk (UploadClient reads 8 MiB chunks until one comes back short).
+   */
+  public InputStream stream() {
+    return new InputStream() {
+      private int line;
+      private int offset;
+
+      @Override
+      public int read() {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+      }
+
+      @Override
+      public int read(byte[] into, int from, int length) {
+        int read = 0;
+        while (read < length && line < lines.size()) {
+          byte[] current = lines.get(line);
+          if (offset == current.length) {
+            into[from + read++] = '\n';
+            line++;
+            offset = 0;
+            continue;
+          }
+          int n = Math.min(length - read, current.length - offset);
+          System.arraycopy(current, offset, into, from + read, n);
+          offset += n;
+          read += n;
+        }
+        return read == 0 && length > 0 ? -1 : read;
+      }
+    };
   }
 
   public long size() {
-    return jsonl.length;
+    return size;
+  }
+
+  /** The SHA-256 of the file's bytes. */
+  public byte[] sha256() {
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      for (byte[] line : lines) {
+        digest.update(line);
+        digest.update(NEWLINE);
+      }
+      return digest.digest();
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
   }
 
   public String mimeType() {

@@ -7,8 +7,6 @@ import com.google.genai.types.File;
 import com.google.genai.types.GetFileConfig;
 import com.google.genai.types.UploadFileConfig;
 import dev.once.observe.Log;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -110,7 +108,7 @@ final class BatchInputFiles {
         .displayName(BatchJobs.gatheringName(gatheringId))
         .httpOptions(GeminiClients.noRetries());
     name.ifPresent(config::name);
-    File file = client.files.upload(input.bytes(), config.build());
+    File file = client.files.upload(input.stream(), input.size(), config.build());
     return file.name().orElseThrow(() -> new IllegalStateException("the Files API stored a file without a name"));
   }
 
@@ -133,25 +131,17 @@ final class BatchInputFiles {
   /**
    * The stored file holds these bytes: the same size, and the same SHA-256 when the file shows one. Between two tries
    * a gathering can only lose documents, so the size alone tells them apart; the hash is compared as the API
-   * documents it ("SHA-256 hash of the uploaded bytes", base64 in JSON), or as base64 of its hex digits, which some
-   * clients report the service to send.
+   * documents it ("SHA-256 hash of the uploaded bytes", a bytes field: base64 in JSON), or as base64 of its hex
+   * digits, in case the service sends that: the size decides anyway.
    */
   static boolean sameBytes(File stored, BatchInput input) {
     if (!stored.sizeBytes().map(size -> size == input.size()).orElse(false)) {
       return false;
     }
-    byte[] digest = sha256(input.bytes());
+    byte[] digest = input.sha256();
     Base64.Encoder base64 = Base64.getEncoder();
     return stored.sha256Hash().map(hash -> hash.equals(base64.encodeToString(digest))
         || hash.equals(base64.encodeToString(HexFormat.of().formatHex(digest).getBytes(StandardCharsets.US_ASCII))))
         .orElse(true);
-  }
-
-  private static byte[] sha256(byte[] bytes) {
-    try {
-      return MessageDigest.getInstance("SHA-256").digest(bytes);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 }

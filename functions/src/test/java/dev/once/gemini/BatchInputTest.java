@@ -82,6 +82,51 @@ class BatchInputTest {
   }
 
   @Test
+  void theFile_isTheLinesEachEndedByANewline_readInFullChunks() throws Exception {
+    List<BatchJobs.Request> requests = requests("stream", 3);
+    BatchInput input = BatchInput.of(requests);
+    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    for (BatchJobs.Request request : requests) {
+      expected.write(BatchInput.line(request));
+      expected.write('\n');
+    }
+
+    java.io.InputStream stream = input.stream();
+    byte[] chunk = new byte[(int) input.size() - 1];
+    assertEquals(chunk.length, stream.read(chunk, 0, chunk.length), "a read is filled across lines");
+    assertEquals('\n', stream.read());
+    assertEquals(-1, stream.read(chunk, 0, chunk.length));
+    assertEquals(expected.size(), input.size());
+    assertEquals(new String(expected.toByteArray(), 0, chunk.length, StandardCharsets.UTF_8),
+        new String(chunk, StandardCharsets.UTF_8));
+    assertEquals(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+        .digest(expected.toByteArray())), java.util.HexFormat.of().formatHex(input.sha256()));
+  }
+
+  /** Over the SDK's 8 MiB chunk: the upload is several requests, and the file arrives whole. */
+  @Test
+  void aFileOfSeveralChunks_arrivesWhole() {
+    List<BatchJobs.Request> requests = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      byte[] pdf = new byte[3_000_000];
+      java.util.Arrays.fill(pdf, (byte) ('a' + i));
+      requests.add(new BatchJobs.Request(IdempotencyKey.of("gcs:inbox/big/doc-" + i + ".pdf#1"), pdf,
+          "application/pdf"));
+    }
+    String id = gathering("several-chunks");
+    long chunks = gemini.count("files.uploadChunk");
+
+    BatchJob job = new BatchJobs(client, MODEL, Optional.empty(), 1).submit(id, requests);
+
+    assertEquals(2, gemini.count("files.uploadChunk") - chunks, "12 MB of base64: two chunks");
+    assertEquals(BatchInput.of(requests).size(), client.files.get("files/once-" + id, null).sizeBytes().orElseThrow());
+    List<JsonNode> lines = gemini.requests(job.name().orElseThrow());
+    assertEquals(3, lines.size());
+    assertEquals(Base64.getEncoder().encodeToString(requests.get(2).content()),
+        lines.get(2).at("/request/contents/0/parts/0/inlineData/data").asText());
+  }
+
+  @Test
   void aFileJobsRequests_areTheOnesTheSdkInlines_keyedByTheDocumentInsteadOfItsMetadata() {
     List<BatchJobs.Request> requests = requests("same", 2);
     BatchJob inlined = new BatchJobs(client, MODEL, Optional.empty()).submit(gathering("same-inline"), requests);

@@ -50,13 +50,15 @@ final class GeminiFiles {
     final String name;
     final String displayName;
     final String mimeType;
+    final long declaredSize;
     final ByteArrayOutputStream data = new ByteArrayOutputStream();
 
-    Upload(String id, String name, String displayName, String mimeType) {
+    Upload(String id, String name, String displayName, String mimeType, long declaredSize) {
       this.id = id;
       this.name = name;
       this.displayName = displayName;
       this.mimeType = mimeType;
+      this.declaredSize = declaredSize;
     }
   }
 
@@ -84,7 +86,7 @@ final class GeminiFiles {
       throw HttpError.badRequest("invalid", "Request payload size exceeds the limit: " + maxFileBytes + " bytes.");
     }
     checkQuota(Math.max(declaredSize, 0));
-    Upload upload = new Upload(Ids.random(24), name, displayName, mimeType);
+    Upload upload = new Upload(Ids.random(24), name, displayName, mimeType, declaredSize);
     uploads.put(upload.id, upload);
     return upload;
   }
@@ -115,6 +117,10 @@ final class GeminiFiles {
         return null;
       }
       uploads.remove(uploadId);
+      if (upload.declaredSize >= 0 && upload.data.size() != upload.declaredSize) {
+        throw HttpError.badRequest("invalid", "The upload ended after " + upload.data.size() + " bytes, not the "
+            + upload.declaredSize + " of its X-Goog-Upload-Header-Content-Length.");
+      }
       String name = upload.name == null ? "files/" + Ids.random(12) : upload.name;
       StoredFile stored = store(new StoredFile(name, upload.displayName, upload.mimeType, upload.data.toByteArray(),
           now(), "UPLOADED"));
