@@ -301,7 +301,8 @@ public final class GeminiStandIn implements StandIn {
 
   /**
    * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
-   * batches.get, batches.list, batches.cancel, batches.delete, files.upload, files.get, files.download) are carried
+   * batches.get, batches.list, batches.cancel, batches.delete, files.upload (an upload's start), files.uploadChunk (its
+   * bytes; the last request stores the file), files.get, files.delete, files.download) are carried
    * out, then fail as {@code failure} says. A call the API refuses does not use one up; a count of 0 disarms.
    */
   public void ambiguousNext(String operation, int count, AmbiguousFailure failure) {
