@@ -156,6 +156,7 @@ final class GeminiFiles {
     checkId(name, "DeleteFileRequest.name");
     find(name);
     files.remove(name);
+    finished.values().removeIf(file -> file.name().equals(name)); // nor held for a repeated last request
   }
 
   List<String> names() {
