@@ -58,7 +58,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
     ingress_settings      = "ALLOW_INTERNAL_ONLY" # only Eventarc calls it
     timeout_seconds       = local.timeout_seconds.document_uploaded
     # 2 GiB: a document is held in memory while it is sent inline to Gemini (up to ~20 MB, several copies while
-    # encoding), four at a time.
+    # encoding), four at a time; in batch mode a submission holds about 2.5 x batch_max_bytes (~130 MB at 50 MiB).
     available_memory = "2Gi"
     available_cpu    = "1"
     # Four: the work is waiting on Gemini, so one instance can wait on several calls; more would multiply the
@@ -83,6 +83,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       # Batch mode gathers documents into jobs (BatchSubmitter); the reconciler uses the same limits.
       BATCH_MAX_DOCUMENTS      = tostring(var.batch_max_documents)
       BATCH_MAX_BYTES          = tostring(var.batch_max_bytes)
+      BATCH_INLINE_MAX_BYTES   = tostring(var.batch_inline_max_bytes)
       BATCH_MAX_WAIT_SECONDS   = tostring(var.batch_max_wait_seconds)
       BATCH_MAX_JOBS_IN_FLIGHT = tostring(var.batch_max_jobs_in_flight)
       # Batch jobs name the webhook's URL (dynamic webhooks), or none (blank: the registered, static one).
@@ -376,6 +377,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
     service_account_email = google_service_account.function["gemini_reconciler"].email
     ingress_settings      = "ALLOW_INTERNAL_ONLY" # Cloud Scheduler counts as internal
     timeout_seconds       = local.timeout_seconds.gemini_reconciler
+    # 1 GiB: a run submits its batch jobs one after another, each holding about 2.5 x batch_max_bytes.
     available_memory      = "1Gi"
     available_cpu         = "1"
     # One run at a time on one instance: a second concurrent poll would only race the first for the same jobs
@@ -403,6 +405,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       ONCE_MAX_ATTEMPTS       = tostring(var.max_attempts)
       BATCH_MAX_DOCUMENTS      = tostring(var.batch_max_documents)
       BATCH_MAX_BYTES          = tostring(var.batch_max_bytes)
+      BATCH_INLINE_MAX_BYTES   = tostring(var.batch_inline_max_bytes)
       BATCH_MAX_WAIT_SECONDS   = tostring(var.batch_max_wait_seconds)
       BATCH_MAX_JOBS_IN_FLIGHT = tostring(var.batch_max_jobs_in_flight)
       GEMINI_WEBHOOK_URL      = var.gemini_webhooks == "dynamic" ? local.webhook_url : ""

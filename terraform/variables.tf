@@ -152,13 +152,24 @@ variable "batch_max_documents" {
 }
 
 variable "batch_max_bytes" {
-  description = "BATCH_MAX_BYTES: batch mode, the documents' bytes per batch job (inlined, base64 adds a third: under Gemini's 20 MB)."
+  description = "BATCH_MAX_BYTES: batch mode, the documents' bytes per batch job. A submission holds about 2.5 times this in memory: 50 MiB fits the reconciler's 1 GiB and DocumentUploaded's 2 GiB at four requests (functions.tf); more needs more memory there."
   type        = number
-  default     = 14680064
+  default     = 52428800
 
   validation {
-    condition     = var.batch_max_bytes == floor(var.batch_max_bytes) && var.batch_max_bytes >= 1 && var.batch_max_bytes <= 15000000
-    error_message = "batch_max_bytes must be a whole number between 1 and 15000000."
+    condition     = var.batch_max_bytes == floor(var.batch_max_bytes) && var.batch_max_bytes >= 1 && var.batch_max_bytes <= 1500000000
+    error_message = "batch_max_bytes must be a whole number between 1 and 1500000000 (an input file's 2 GB in base64)."
+  }
+}
+
+variable "batch_inline_max_bytes" {
+  description = "BATCH_INLINE_MAX_BYTES: batch mode, the most a job's requests may take inlined; a larger job is made from a JSONL input file of the Files API."
+  type        = number
+  default     = 19000000
+
+  validation {
+    condition     = var.batch_inline_max_bytes == floor(var.batch_inline_max_bytes) && var.batch_inline_max_bytes >= 1 && var.batch_inline_max_bytes <= 19000000
+    error_message = "batch_inline_max_bytes must be a whole number between 1 and 19000000 (Gemini's 20 MB of inlined requests, less a margin)."
   }
 }
 

@@ -51,7 +51,7 @@ final class BatchSubmitter {
 
   /**
    * @param maxDocuments documents per job
-   * @param maxBytes the documents' bytes per job (inlined, base64 adds a third: under Gemini's 20 MB)
+   * @param maxBytes the documents' bytes per job (inlined under Gemini's 20 MB, else in an input file)
    * @param maxWait how long the oldest queued document waits for a job to fill before one is made anyway
    * @param maxInFlight jobs open, submitted or running at once (Gemini allows 100 per project)
    * @param timeout a paid call's timeout, which the submission's lease outlasts (with time to read the documents)
@@ -201,7 +201,8 @@ final class BatchSubmitter {
       }
       attempt.ensureLease(limits.timeout());
       try {
-        job = batchJobs.get().submit(id, requests);
+        // The lease is made to outlast batches.create itself, after an input file's upload.
+        job = batchJobs.get().submit(id, requests, () -> attempt.ensureLease(limits.timeout()));
       } catch (RuntimeException e) {
         throw classified(id, members, e);
       }
@@ -255,6 +256,9 @@ final class BatchSubmitter {
   private RuntimeException classified(String id, List<RecordQueries.Submitted> members, RuntimeException e)
       throws PermanentFailure {
     String reason = GeminiErrors.describe(e);
+    if (e instanceof BatchJobs.NotSubmitted) {
+      return new NotPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
+    }
     if (GeminiErrors.isPermanent(e)) {
       List<SideWrites> writes = new ArrayList<>();
       for (RecordQueries.Submitted member : members) {

@@ -76,7 +76,7 @@ final class Clients {
     this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
         prices.get()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL)));
+        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings)));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 

@@ -151,6 +151,7 @@ final class CompletionFlow {
       outcome.put("costMicroUsd", cost);
       outcome.put("model", model);
     }
+    found.ifPresent(batchJobs.get()::deleteInput); // the job ended: its input file is read no more
     // The gathering the job was made for is no longer in flight: its place goes to the next job.
     submitted.stream().map(RecordQueries.Submitted::gathering).filter(java.util.Objects::nonNull).distinct()
         .forEach(gathering -> writes.add(Gatherings.done(gathering)));

@@ -3,6 +3,7 @@ package dev.once.functions;
 import dev.once.config.OnceSetting;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
+import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
@@ -45,8 +46,11 @@ final class Wiring {
   static final String BUDGET_LOG_MESSAGE = "gemini budget";
   /** Gemini's concurrent batch jobs per project (ai.google.dev rate limits, Batch API). */
   static final int GEMINI_MAX_JOBS = 100;
-  /** The documents' bytes a job may inline: 15 MB, a third more in base64, is under Gemini's 20 MB. */
-  static final long MAX_INLINED_BYTES = 15_000_000;
+  /**
+   * The documents' bytes of one job: its input file holds them in base64, a third more, under the Files API's 2 GB
+   * per file ("a per-file maximum size of 2 GB", ai.google.dev/gemini-api/docs/files).
+   */
+  static final long MAX_JOB_BYTES = 1_500_000_000;
   /** No day's budget above a million dollars: a typo, not a budget. */
   static final BigDecimal MAX_BUDGET_USD = BigDecimal.valueOf(1_000_000);
 
@@ -72,10 +76,11 @@ final class Wiring {
     Settings settings = clients.settings;
     int maxDocuments = atMost(settings, PipelineSetting.BATCH_MAX_DOCUMENTS, RecordQueries.MAX_DOCUMENTS_PER_JOB);
     long maxBytes = settings.positiveLong(PipelineSetting.BATCH_MAX_BYTES);
-    if (maxBytes > MAX_INLINED_BYTES) {
-      throw new InvalidSetting(PipelineSetting.BATCH_MAX_BYTES, "must be at most " + MAX_INLINED_BYTES
-          + " (base64 makes a third more of them, under Gemini's 20 MB of inlined requests), got " + maxBytes);
+    if (maxBytes > MAX_JOB_BYTES) {
+      throw new InvalidSetting(PipelineSetting.BATCH_MAX_BYTES, "must be at most " + MAX_JOB_BYTES
+          + " (base64 makes a third more of them, under the Files API's 2 GB per input file), got " + maxBytes);
     }
+    inlineMaxBytes(settings);
     Duration maxWait = Duration.ofSeconds(nonNegative(settings, PipelineSetting.BATCH_MAX_WAIT_SECONDS));
     int maxInFlight = atMost(settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
     BatchSubmitter.Limits limits = new BatchSubmitter.Limits(maxDocuments, maxBytes, maxWait, maxInFlight,
@@ -83,6 +88,16 @@ final class Wiring {
         settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
     return new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records, reader,
         clients.batchJobs, resultPublication(clients), limits, clock);
+  }
+
+  /** BATCH_INLINE_MAX_BYTES, at most {@link BatchJobs#DEFAULT_INLINE_MAX_BYTES} (Gemini's 20 MB, less a margin). */
+  static long inlineMaxBytes(Settings settings) {
+    long value = settings.positiveLong(PipelineSetting.BATCH_INLINE_MAX_BYTES);
+    if (value > BatchJobs.DEFAULT_INLINE_MAX_BYTES) {
+      throw new InvalidSetting(PipelineSetting.BATCH_INLINE_MAX_BYTES, "must be at most "
+          + BatchJobs.DEFAULT_INLINE_MAX_BYTES + " (Gemini's 20 MB of inlined requests, less a margin), got " + value);
+    }
+    return value;
   }
 
   private static int atMost(Settings settings, Setting setting, int most) {

@@ -52,42 +52,100 @@ public final class BatchJobs {
       JobState.Known.JOB_STATE_EXPIRED,
       JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED);
 
+  /**
+   * The most the inlined requests of one job may take: Gemini's inline requests suit "smaller batches that keep the
+   * total request size under 20MB" (ai.google.dev/gemini-api/docs/batch-api), less a margin for what the JSON of the
+   * request adds around them (the JSONL lines measured here hold the same requests).
+   */
+  public static final long DEFAULT_INLINE_MAX_BYTES = 19_000_000;
+
   private final Client client;
   private final String model;
   private final Optional<String> webhookUrl;
+  private final long inlineMaxBytes;
+  private final BatchInputFiles inputFiles;
 
   /** @param webhookUrl where Gemini posts each job's completion (dynamic webhooks); empty: the registered ones */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl) {
+    this(client, model, webhookUrl, DEFAULT_INLINE_MAX_BYTES);
+  }
+
+  /** @param inlineMaxBytes the most a job's requests may take inlined; a larger job is made from an input file */
+  public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes) {
     this.client = client;
     this.model = model;
     this.webhookUrl = webhookUrl;
+    this.inlineMaxBytes = inlineMaxBytes;
+    this.inputFiles = new BatchInputFiles(client);
   }
 
-  /**
-   * Creates the job. batches.create is not idempotent, so it runs inside a claim and the SDK must not repeat it
-   * on its own (its default retries POSTs on 5xx and timeouts, which could create two jobs).
-   */
   /** One document of a job: its key (echoed on its answer), its content and type. */
   public record Request(IdempotencyKey documentKey, byte[] content, String mimeType) {}
 
+  /** Not submitted, certainly: the job's input could not be stored, so no job was asked for. Try again later. */
+  public static final class NotSubmitted extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NotSubmitted(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /**
-   * Creates a job of these documents' requests, inlined, named after its gathering. Not idempotent, like
-   * {@link #submit(IdempotencyKey, byte[], String)}: run inside a claim, without the SDK's own retries.
+   * Creates a job of these documents' requests, named after its gathering: inlined while the whole inlined request
+   * stays under the inline limit ({@code inlineMaxBytes}), else from the JSONL input file ({@link BatchInput}, each
+   * line keyed by its document's key), uploaded first under the gathering's own name ({@link BatchInputFiles}).
+   * batches.create is not idempotent: run this inside a claim, without the SDK's own retries.
+   *
+   * @throws NotSubmitted when the input file could not be stored (no job was asked for)
    */
   public BatchJob submit(String gatheringId, List<Request> requests) {
+    return submit(gatheringId, requests, () -> {});
+  }
+
+  /**
+   * As {@link #submit(String, List)}, running {@code beforeCreate} right before batches.create, after an upload that
+   * may have taken a while: where the claim's lease is made to outlast the paid call.
+   */
+  public BatchJob submit(String gatheringId, List<Request> requests, Runnable beforeCreate) {
+    BatchInput input = BatchInput.of(requests);
+    BatchJobSource source;
+    if (input.size() <= inlineMaxBytes) {
+      source = BatchJobSource.builder().inlinedRequests(requests.stream().map(BatchJobs::inlined).toList()).build();
+    } else {
+      try {
+        source = BatchJobSource.builder().fileName(inputFiles.put(gatheringId, input)).build();
+      } catch (BatchInputFiles.NotStored e) {
+        throw new NotSubmitted(e.getMessage(), e);
+      }
+    }
     WebhookConfig.Builder webhook = WebhookConfig.builder();
     webhookUrl.ifPresent(webhook::uris);
-    List<InlinedRequest> inlined = requests.stream().map(request -> InlinedRequest.builder()
-        .contents(List.of(InvoicePrompt.content(request.content(), request.mimeType())))
-        .config(InvoicePrompt.config().build())
-        .metadata(Map.of(DOCUMENT_KEY, request.documentKey().value()))
-        .build()).toList();
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
         .displayName(gatheringName(gatheringId))
         .webhookConfig(webhook.build())
         .httpOptions(GeminiClients.noRetries())
         .build();
-    return client.batches.create(model, BatchJobSource.builder().inlinedRequests(inlined).build(), config);
+    beforeCreate.run();
+    return client.batches.create(model, source, config);
+  }
+
+  private static InlinedRequest inlined(Request request) {
+    return InlinedRequest.builder()
+        .contents(List.of(InvoicePrompt.content(request.content(), request.mimeType())))
+        .config(InvoicePrompt.config().build())
+        .metadata(Map.of(DOCUMENT_KEY, request.documentKey().value()))
+        .build();
+  }
+
+  /**
+   * Deletes the input file of a gathered job that ended (its completion has its answers from the responses file):
+   * best effort, never throwing; a job made of inlined requests has no file, which costs one answered delete.
+   */
+  public void deleteInput(BatchJob job) {
+    if (isTerminal(job)) {
+      gatheringId(job).ifPresent(inputFiles::delete);
+    }
   }
 
   public static String gatheringName(String gatheringId) {
@@ -102,20 +160,17 @@ public final class BatchJobs {
         .filter(id -> id.matches("[0-9a-f]{32}"));
   }
 
+  /** A job of one document, named after it: how jobs were made before gathering existed. Not idempotent either. */
   public BatchJob submit(IdempotencyKey documentKey, byte[] document, String mimeType) {
     WebhookConfig.Builder webhook = WebhookConfig.builder();
     webhookUrl.ifPresent(webhook::uris); // a dynamic webhook: no project-level registration needed
-    InlinedRequest request = InlinedRequest.builder()
-        .contents(List.of(InvoicePrompt.content(document, mimeType)))
-        .config(InvoicePrompt.config().build())
-        .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
-        .build();
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
         .displayName(displayName(documentKey))
         .webhookConfig(webhook.userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
         .httpOptions(GeminiClients.noRetries())
         .build();
-    return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
+    return client.batches.create(model,
+        BatchJobSource.builder().inlinedRequests(inlined(new Request(documentKey, document, mimeType))).build(), config);
   }
 
   public static String displayName(IdempotencyKey documentKey) {

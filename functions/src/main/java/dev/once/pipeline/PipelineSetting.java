@@ -52,9 +52,13 @@ public final class PipelineSetting {
       "sync (generateContent per document) or batch (documents gathered into batch jobs)");
   public static final Setting BATCH_MAX_DOCUMENTS = new Setting("BATCH_MAX_DOCUMENTS", "100",
       "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)");
-  public static final Setting BATCH_MAX_BYTES = new Setting("BATCH_MAX_BYTES", "14680064",
-      "batch mode: the documents' bytes per batch job; 14 MiB keeps the inlined requests under"
-      + " Gemini's 20 MB (a job is submitted when it is full)");
+  public static final Setting BATCH_MAX_BYTES = new Setting("BATCH_MAX_BYTES", "52428800",
+      "batch mode: the documents' bytes per batch job, at most 1500000000 (a job is submitted"
+      + " when it is full); a job over BATCH_INLINE_MAX_BYTES goes through an input file, and its submission holds about"
+      + " 2.5 times this in memory");
+  public static final Setting BATCH_INLINE_MAX_BYTES = new Setting("BATCH_INLINE_MAX_BYTES", "19000000",
+      "batch mode: the most a job's requests may take inlined, at most 19000000 (Gemini's"
+      + " 20 MB, less a margin); a larger job is made from a JSONL input file of the Files API");
   public static final Setting BATCH_MAX_WAIT_SECONDS = new Setting("BATCH_MAX_WAIT_SECONDS", "300",
       "batch mode: a job is submitted once its oldest document has waited this long, full or"
       + " not (0: at once)");

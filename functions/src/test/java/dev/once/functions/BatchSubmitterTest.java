@@ -101,12 +101,12 @@ class BatchSubmitterTest {
 
   @Test
   void aGathering_isSubmittedAsOneJobOfAllItsDocuments_recordedOnEach_andOnceOnly() {
-    when(batchJobs.submit(eq(GATHERING), anyList())).thenReturn(JOB);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenReturn(JOB);
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     assertInstanceOf(Outcome.Duplicate.class, submitter.submit(GATHERING));
 
-    verify(batchJobs, times(1)).submit(eq(GATHERING), any());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any());
     verify(batchJobs, never()).findGathered(any());
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
@@ -123,7 +123,7 @@ class BatchSubmitterTest {
     when(gatherings.open(anyString(), eq(90))).thenReturn(true);
     when(gatherings.assign(anyString(), eq(List.of("doc0")))).thenReturn(1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
-    when(batchJobs.submit(anyString(), anyList())).thenReturn(JOB);
+    when(batchJobs.submit(anyString(), anyList(), any())).thenReturn(JOB);
 
     assertEquals(1, submitter.submitDue());
 
@@ -131,7 +131,7 @@ class BatchSubmitterTest {
     order.verify(gatherings).open(anyString(), eq(90));
     order.verify(gatherings).assign(anyString(), eq(List.of("doc0")));
     order.verify(queries).gatheredIn(anyString());
-    order.verify(batchJobs).submit(anyString(), anyList());
+    order.verify(batchJobs).submit(anyString(), anyList(), any());
   }
 
   @Test
@@ -143,13 +143,13 @@ class BatchSubmitterTest {
 
     verify(gatherings, times(1)).close(anyString());
     verify(queries, never()).gatheredIn(anyString());
-    verify(batchJobs, never()).submit(anyString(), anyList());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any());
   }
 
   @Test
   void theRequestsOfAJob_areItsDocumentsKeyedByTheirKeys() {
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
-    when(batchJobs.submit(eq(GATHERING), anyList())).thenAnswer(call -> {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenAnswer(call -> {
       sent.add(call.getArgument(1));
       return JOB;
     });
@@ -168,13 +168,13 @@ class BatchSubmitterTest {
     RuntimeException failure = code == 0
         ? new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out"))
         : new ApiException(code, status, "the answer does not say whether the job exists");
-    when(batchJobs.submit(eq(GATHERING), anyList())).thenThrow(failure);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenThrow(failure);
     when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(JOB));
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
-    verify(batchJobs, times(1)).submit(eq(GATHERING), any());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any());
     verify(batchJobs, times(1)).findGathered(GATHERING);
     assertEquals("batches/job-1",
         ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).orElseThrow().get("job"));
@@ -183,14 +183,14 @@ class BatchSubmitterTest {
   /** Gemini without room (429) however often: the documents wait in their gathering, none is failed. */
   @Test
   void aJobGeminiHasNoRoomFor_waits_andNoDocumentFails() {
-    when(batchJobs.submit(eq(GATHERING), anyList()))
+    when(batchJobs.submit(eq(GATHERING), anyList(), any()))
         .thenThrow(new ApiException(429, "RESOURCE_EXHAUSTED", "too many concurrent batch jobs"));
     when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.empty());
 
     for (int i = 0; i < 12; i++) {
       assertThrows(ApiException.class, () -> submitter.submit(GATHERING));
     }
-    verify(batchJobs, times(12)).submit(eq(GATHERING), any());
+    verify(batchJobs, times(12)).submit(eq(GATHERING), any(), any());
     verify(batchJobs, times(11)).findGathered(GATHERING);
     assertTrue(ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).isEmpty(),
         "no document failed");
@@ -199,7 +199,7 @@ class BatchSubmitterTest {
 
   @Test
   void aRefusalThatRulesTheJobOut_isRetriedWithoutALook() {
-    when(batchJobs.submit(eq(GATHERING), anyList()))
+    when(batchJobs.submit(eq(GATHERING), anyList(), any()))
         .thenThrow(new ApiException(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."))
         .thenReturn(JOB);
 
@@ -213,7 +213,7 @@ class BatchSubmitterTest {
     when(reader.read(eq(members.get(1).source()), any(Long.class)))
         .thenThrow(new DocumentReader.Gone("the document is gone"));
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
-    when(batchJobs.submit(eq(GATHERING), anyList())).thenAnswer(call -> {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenAnswer(call -> {
       sent.add(call.getArgument(1));
       return JOB;
     });
@@ -236,7 +236,7 @@ class BatchSubmitterTest {
   void aRefusal_isPublishedBeforeTheCommitRecordingIt_andAFailedPublishLeavesTheSubmissionToRetry() throws Exception {
     when(reader.read(eq(members.get(1).source()), any(Long.class)))
         .thenThrow(new DocumentReader.Gone("the document is gone"));
-    when(batchJobs.submit(eq(GATHERING), anyList())).thenReturn(JOB);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenReturn(JOB);
     String refused = members.get(1).documentKey().documentId();
     List<Object> statusWhenPublished = new ArrayList<>();
     when(publisher.publish(anyString(), any(), anyMap()))
@@ -248,12 +248,12 @@ class BatchSubmitterTest {
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
     assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(), "nothing recorded while the refusal is unpublished");
-    verify(batchJobs, never()).submit(anyString(), anyList());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any());
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     assertEquals(List.of("none"), statusWhenPublished, "published before the commit recorded the refusal");
     assertEquals("rejected", ledger.document(Records.ANALYSES, refused).orElseThrow().get("status"));
-    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any());
     verify(publisher, times(2)).publish(anyString(), any(), eq(Map.of("idempotency_key", members.get(1).documentKey().value())));
   }
 
@@ -261,7 +261,7 @@ class BatchSubmitterTest {
   void aGatheringWhoseDocumentsAllWentElsewhere_makesNoJob_andLeavesFlight() {
     when(queries.gatheredIn(GATHERING)).thenReturn(List.of());
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
-    verify(batchJobs, never()).submit(anyString(), anyList());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any());
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
   }
 
@@ -289,6 +289,6 @@ class BatchSubmitterTest {
 
     assertEquals(0, submitter.submitDue());
     verify(gatherings, never()).assign(anyString(), anyList());
-    verify(batchJobs, never()).submit(anyString(), anyList());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any());
   }
 }

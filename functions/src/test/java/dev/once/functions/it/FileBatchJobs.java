@@ -1,7 +1,5 @@
 package dev.once.functions.it;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
@@ -9,8 +7,8 @@ import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.CreateBatchJobConfig;
 import com.google.genai.types.UploadFileConfig;
 import dev.once.config.Settings;
+import dev.once.gemini.BatchInput;
 import dev.once.gemini.BatchJobs;
-import dev.once.gemini.InvoicePrompt;
 import dev.once.gemini.PriceTable;
 import dev.once.internal.budget.Reservation;
 import dev.once.key.IdempotencyKey;
@@ -18,22 +16,19 @@ import dev.once.ledger.DocumentWrites;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Records;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Batch jobs whose answers come in a responses file, which the completion downloads (files.download). The pipeline
- * submits inline requests, and Gemini answers those inline ({@code GenerateContentBatchOutput.inlined_responses}:
- * "returned when the batch was built using inlined requests", ai.google.dev/api/batch-api); a job built from an
- * input file is answered in a file. So these jobs are made here from files, through the SDK, one per document with
- * the pipeline's request and display name, and each submission recorded as DocumentUploaded records its own: the
- * document's analysis {@code submitted}, naming the job.
+ * Batch jobs whose answers come in a responses file, which the completion downloads (files.download). Gemini answers
+ * inline requests inline ({@code GenerateContentBatchOutput.inlined_responses}: "returned when the batch was built
+ * using inlined requests", ai.google.dev/api/batch-api); a job built from an input file is answered in a file. The
+ * pipeline makes those only for jobs over the inline limit, so these jobs are made here from files, through the SDK,
+ * one per document with the pipeline's input line ({@link BatchInput}) and display name, and each submission recorded
+ * as DocumentUploaded records its own: the document's analysis {@code submitted}, naming the job.
  */
 final class FileBatchJobs {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String MODEL = "gemini-2.5-flash";
 
   private FileBatchJobs() {}
@@ -47,7 +42,7 @@ final class FileBatchJobs {
       String name = String.format("%s/doc-%02d.pdf", MatrixStack.folder(cell), i);
       IdempotencyKey key = IdempotencyKey.of("gcs:" + PipelineStack.BUCKET + "/" + name + "#1");
       byte[] pdf = InvoicePdf.of(cell + "-" + i);
-      String input = matrix.gemini.files.upload(requestLine(key, pdf),
+      String input = matrix.gemini.files.upload(BatchInput.line(new BatchJobs.Request(key, pdf, "application/pdf")),
           UploadFileConfig.builder().mimeType("application/jsonl").build()).name().orElseThrow();
       String job = matrix.gemini.batches.create(MODEL, BatchJobSource.builder().fileName(input).build(),
           CreateBatchJobConfig.builder().displayName(BatchJobs.displayName(key)).build()).name().orElseThrow();
@@ -62,21 +57,6 @@ final class FileBatchJobs {
       throw new IllegalStateException("could not record the submissions", e);
     }
     return jobs;
-  }
-
-  /** The document's request as a line of a batch input file: {@code {"key":…, "request":{…}}}. */
-  private static byte[] requestLine(IdempotencyKey key, byte[] pdf) {
-    try {
-      ObjectNode request = JSON.createObjectNode();
-      request.putArray("contents").add(JSON.readTree(InvoicePrompt.content(pdf, "application/pdf").toJson()));
-      ObjectNode generation = request.putObject("generationConfig");
-      generation.put("responseMimeType", "application/json");
-      generation.set("responseSchema",
-          JSON.readTree(InvoicePrompt.config().build().responseSchema().orElseThrow().toJson()));
-      return JSON.writeValueAsBytes(Map.of("key", key.value(), "request", request));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   /** Document creations added to {@code batch}, with the commit's time where the pipeline asks for it. */

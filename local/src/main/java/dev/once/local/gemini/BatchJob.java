@@ -15,7 +15,8 @@ final class BatchJob {
   final String model;
   final String displayName;
   final List<JsonNode> inlinedRequests;
-  final String inputFile;
+  /** The input file's bytes as the job was created from them (null: inlined requests). */
+  final byte[] inputFile;
   final List<URI> webhookUris;
   final JsonNode webhookUserMetadata;
   final Instant createTime;
@@ -30,7 +31,7 @@ final class BatchJob {
   long failed;
 
   BatchJob(long sequence, String id, String model, String displayName, List<JsonNode> inlinedRequests,
-      String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata, Instant createTime,
+      byte[] inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata, Instant createTime,
       BatchState plannedOutcome) {
     this.sequence = sequence;
     this.id = id;

@@ -43,7 +43,7 @@ final class BatchJobs {
   record Page(List<BatchJob.Snapshot> jobs, String nextPageToken) {}
 
   synchronized BatchJob.Snapshot create(String model, String displayName, List<JsonNode> inlinedRequests,
-      String inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata) {
+      byte[] inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata) {
     if (jobs.values().stream().filter(j -> !j.state.isTerminal()).count() >= MAX_CONCURRENT_JOBS) {
       throw new HttpError(429, "RESOURCE_EXHAUSTED", "rateLimitExceeded", "Resource has been exhausted: the project"
           + " already has " + MAX_CONCURRENT_JOBS + " batch jobs pending or running (concurrent batch requests).");
@@ -56,6 +56,15 @@ final class BatchJobs {
 
   synchronized BatchJob.Snapshot get(String name) {
     return find(name).snapshot();
+  }
+
+  synchronized List<JsonNode> requests(String name) {
+    BatchJob job = find(name);
+    if (job.inlinedRequests != null) {
+      return job.inlinedRequests.stream().<JsonNode>map(JsonNode::deepCopy).toList();
+    }
+    return new String(job.inputFile, StandardCharsets.UTF_8).lines().filter(line -> !line.isBlank())
+        .map(Json::parseTrusted).toList();
   }
 
   synchronized List<String> names() {
@@ -187,9 +196,8 @@ final class BatchJobs {
   }
 
   private void runFile(BatchJob job) {
-    GeminiFiles.StoredFile input = files.get(job.inputFile);
     StringBuilder output = new StringBuilder();
-    for (String line : new String(input.data(), StandardCharsets.UTF_8).split("\r?\n")) {
+    for (String line : new String(job.inputFile, StandardCharsets.UTF_8).split("\r?\n")) {
       if (line.isBlank()) {
         continue;
       }
@@ -206,8 +214,8 @@ final class BatchJobs {
       }
       output.append(Json.text(entry)).append('\n');
     }
-    job.responsesFile = files.put("batch-" + job.id + "-output", "application/jsonl",
-        output.toString().getBytes(StandardCharsets.UTF_8), "GENERATED").name();
+    job.responsesFile = files.putGenerated("batch-" + job.id + "-output", "application/jsonl",
+        output.toString().getBytes(StandardCharsets.UTF_8)).name();
   }
 
   /** {@code {"response":...}} or, for a request the API would reject, {@code {"error":{code,message,status}}}. */

@@ -14,7 +14,7 @@ import java.util.List;
  * optional {@code webhookConfig} has absolute http(s) {@code uris} and an object {@code userMetadata}. The
  * requests' contents are not checked here: a bad one fails alone, in the job's results.
  */
-record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String fileName, long requestCount,
+record BatchRequest(String displayName, List<JsonNode> inlinedRequests, byte[] inputFile, long requestCount,
     List<URI> webhookUris, JsonNode webhookUserMetadata) {
   /**
    * The inline requests of one batch together stay under 20 MB (Batch API guide: inline requests suit "smaller
@@ -39,6 +39,7 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
           + " must be set\n");
     }
     List<JsonNode> inlined = null;
+    byte[] inputFile = null;
     long count;
     if (requests != null) {
       if (!requests.isArray() || requests.isEmpty()) {
@@ -63,8 +64,10 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
       if (!fileName.isTextual() || !fileName.asText().startsWith("files/")) {
         throw invalid("Invalid value at 'batch.input_config.file_name': expected files/{id}");
       }
-      GeminiFiles.StoredFile file = files.get(fileName.asText());
-      count = new String(file.data(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count();
+      // A file that is not there (never uploaded, deleted, expired) is refused as files.get refuses it. The job keeps
+      // the bytes it was created from.
+      inputFile = files.get(fileName.asText()).data();
+      count = new String(inputFile, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).count();
     }
     List<URI> uris = new ArrayList<>();
     JsonNode userMetadata = null;
@@ -88,7 +91,7 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, String f
     }
     return new BatchRequest(displayName.asText(),
         inlined == null ? null : List.copyOf(inlined),
-        fileName == null ? null : fileName.asText(), count, List.copyOf(uris), userMetadata);
+        inputFile, count, List.copyOf(uris), userMetadata);
   }
 
   private static URI webhookUri(JsonNode value) {

@@ -24,7 +24,9 @@ import java.util.regex.Pattern;
 /**
  * What {@code com.google.genai:google-genai} 2.0.0 calls on the Gemini Developer API, under {@code /v1},
  * {@code /v1beta} or {@code /v1alpha} (the SDK's default version is {@code v1}): generateContent, countTokens,
- * batchGenerateContent, batches get/list/cancel/delete, and the Files API subset a file-based batch needs. Every
+ * batchGenerateContent, batches get/list/cancel/delete, and the Files API subset a file-based batch needs (an upload is
+ * counted as {@code files.upload}, its start, and {@code files.uploadChunk}, each request carrying bytes, the last of
+ * which stores the file). Every
  * call is counted per method before anything else happens, then authenticated ({@code x-goog-api-key} or
  * {@code ?key=}), then subject to injected faults; once carried out it is counted as {@code <method>.carriedOut}
  * and may still fail ambiguously ({@link Faults#ambiguousNext}). {@code GET /.well-known/jwks.json} serves the
@@ -50,7 +52,8 @@ final class GeminiApi extends ApiHandler {
 
   /** Every operation that can be counted and armed: the names {@link #route} gives. */
   static final Set<String> OPERATIONS = Set.of("generateContent", "countTokens", "batchGenerateContent", "batches.get",
-      "batches.list", "batches.cancel", "batches.delete", "files.upload", "files.get", "files.download");
+      "batches.list", "batches.cancel", "batches.delete", "files.upload", "files.uploadChunk", "files.get",
+      "files.delete", "files.download");
 
   /** One API method: the name it is counted under, and what carries it out. */
   private record Route(String method, Supplier<Reply> action) {}
@@ -107,7 +110,9 @@ final class GeminiApi extends ApiHandler {
     if (path.size() == 3 && path.get(0).equals("upload") && VERSIONS.contains(path.get(1))
         && path.get(2).equals("files") && method.equals("POST")) {
       String version = path.get(1);
-      return new Route("files.upload", () -> upload(request, version));
+      boolean start = uploadCommands(request).contains("start");
+      return new Route(start ? "files.upload" : "files.uploadChunk",
+          () -> start ? startUpload(request, version) : uploadChunk(request, version));
     }
     if (path.size() < 2 || !VERSIONS.contains(path.get(0))) {
       throw methodNotFound();
@@ -163,9 +168,15 @@ final class GeminiApi extends ApiHandler {
         return new Route("files.get",
             () -> Reply.json(GeminiFiles.toJson(files.get("files/" + id), baseUrl.get(), version)));
       }
+      case "files DELETE id" -> {
+        return new Route("files.delete", () -> {
+          files.delete("files/" + id);
+          return Reply.json(Json.object());
+        });
+      }
       case "files GET download" -> {
         return new Route("files.download", () -> {
-          GeminiFiles.StoredFile file = files.get("files/" + id);
+          GeminiFiles.StoredFile file = files.download("files/" + id);
           return Reply.bytes(file.mimeType(), file.data());
         });
       }
@@ -199,7 +210,7 @@ final class GeminiApi extends ApiHandler {
     JsonNode body = Json.parse(request.body(maxRequestBytes));
     BatchRequest batch = BatchRequest.parse(body, files);
     BatchJob.Snapshot job = jobs.create("models/" + modelId, batch.displayName(), batch.inlinedRequests(),
-        batch.fileName(), batch.requestCount(), batch.webhookUris(), batch.webhookUserMetadata());
+        batch.inputFile(), batch.requestCount(), batch.webhookUris(), batch.webhookUserMetadata());
     return Reply.json(BatchResource.toJson(job));
   }
 
@@ -221,37 +232,58 @@ final class GeminiApi extends ApiHandler {
     return Reply.json(body);
   }
 
-  /** The resumable upload protocol: {@code start} answers an upload URL, then chunks up to {@code finalize}. */
-  private Reply upload(Request request, String version) {
-    String command = request.header("X-Goog-Upload-Command");
-    if (command == null) {
-      throw invalid("Only the resumable upload protocol is supported here (X-Goog-Upload-Command missing).");
+  /**
+   * The resumable upload protocol, as the SDK speaks it (UploadClient): a {@code start} with the file's metadata
+   * ({@code {"file":{"name"?,"displayName"?,"mimeType"?}}}) and {@code X-Goog-Upload-Header-Content-Length/-Type}
+   * answers the upload URL; then chunks at {@code X-Goog-Upload-Offset}, the last with {@code upload, finalize}, which
+   * answers {@code {"file":{...}}} with {@code X-Goog-Upload-Status: final}.
+   */
+  private Reply startUpload(Request request, String version) {
+    JsonNode body = request.body(maxRequestBytes).length == 0 ? Json.object() : Json.parse(request.body());
+    JsonNode file = body.path("file");
+    long size = parseLong(request.header("X-Goog-Upload-Header-Content-Length"), -1);
+    String mimeType = request.header("X-Goog-Upload-Header-Content-Type");
+    if (mimeType == null && file.has("mimeType")) {
+      mimeType = file.get("mimeType").asText();
     }
-    List<String> commands = List.of(command.toLowerCase(java.util.Locale.ROOT).replace(" ", "").split(","));
-    if (commands.contains("start")) {
-      JsonNode body = request.body(maxRequestBytes).length == 0 ? Json.object() : Json.parse(request.body());
-      JsonNode file = body.path("file");
-      long size = parseLong(request.header("X-Goog-Upload-Header-Content-Length"), -1);
-      String mimeType = request.header("X-Goog-Upload-Header-Content-Type");
-      if (mimeType == null && file.has("mimeType")) {
-        mimeType = file.get("mimeType").asText();
-      }
-      GeminiFiles.Upload upload = files.start(file.path("displayName").asText(null), mimeType, size);
-      return Reply.empty()
-          .withHeader("X-Goog-Upload-URL", baseUrl.get() + "/upload/" + version + "/files?upload_id=" + upload.id
-              + "&upload_protocol=resumable")
-          .withHeader("X-Goog-Upload-Status", "active")
-          .withHeader("X-Goog-Upload-Chunk-Granularity", "8388608");
+    GeminiFiles.Upload upload = files.start(file.path("name").asText(null), file.path("displayName").asText(null),
+        mimeType, size);
+    return Reply.empty()
+        .withHeader("X-Goog-Upload-URL", baseUrl.get() + "/upload/" + version + "/files?upload_id=" + upload.id
+            + "&upload_protocol=resumable")
+        .withHeader("X-Goog-Upload-Status", "active")
+        .withHeader("X-Goog-Upload-Chunk-Granularity", "8388608");
+  }
+
+  private Reply uploadChunk(Request request, String version) {
+    List<String> commands = uploadCommands(request);
+    if (commands.isEmpty()) {
+      throw invalid("Only the resumable upload protocol is supported here (X-Goog-Upload-Command missing).");
     }
     String uploadId = request.query("upload_id").orElseThrow(() -> invalid("upload_id is required."));
     long offset = parseLong(request.header("X-Goog-Upload-Offset"), 0);
-    GeminiFiles.StoredFile stored = files.append(uploadId, offset, request.body(), commands.contains("finalize"));
+    GeminiFiles.StoredFile stored;
+    try {
+      stored = files.append(uploadId, offset, request.body(), commands.contains("finalize"));
+    } catch (HttpError e) {
+      // The upload service's own refusals end the upload and say so: the SDK reads this header before the status,
+      // and without it sends the request again (UploadClient). The refusal comes as the body, as in
+      // googleapis/python-genai#913 (a 409 read in place of the file).
+      request.exchange().getResponseHeaders().set("X-Goog-Upload-Status", "final");
+      throw e;
+    }
     if (stored == null) {
       return Reply.empty().withHeader("X-Goog-Upload-Status", "active");
     }
     ObjectNode body = Json.object();
     body.set("file", GeminiFiles.toJson(stored, baseUrl.get(), version));
     return Reply.json(body).withHeader("X-Goog-Upload-Status", "final");
+  }
+
+  private static List<String> uploadCommands(Request request) {
+    String command = request.header("X-Goog-Upload-Command");
+    return command == null ? List.of()
+        : List.of(command.toLowerCase(java.util.Locale.ROOT).replace(" ", "").split(","));
   }
 
   private static String modelId(String model, String version, String method) {

@@ -40,10 +40,12 @@ public final class GeminiStandIn implements StandIn {
    * {@code webhookConfig.uris} replace the registered URLs (as the API documents), or are added to them.
    */
   public record Options(int port, String apiKey, String webhookSecret, List<URI> webhookUrls, Duration tick,
-      long maxRequestBytes, long maxUploadBytes, WebhookMode webhookMode, boolean jobUrisReplaceGlobal,
-      RetryPolicy webhookRetry) {
+      long maxRequestBytes, long maxUploadBytes, long maxStoredBytes, WebhookMode webhookMode,
+      boolean jobUrisReplaceGlobal, RetryPolicy webhookRetry) {
     public static final long DEFAULT_MAX_REQUEST_BYTES = 20L * 1024 * 1024;
-    public static final long DEFAULT_MAX_UPLOAD_BYTES = 64L * 1024 * 1024;
+    /** The Files API's limits: 2 GB per file, 20 GB per project ({@link GeminiFiles}). */
+    public static final long DEFAULT_MAX_UPLOAD_BYTES = GeminiFiles.MAX_FILE_BYTES;
+    public static final long DEFAULT_MAX_STORED_BYTES = GeminiFiles.MAX_PROJECT_BYTES;
 
     public Options {
       webhookUrls = List.copyOf(webhookUrls);
@@ -55,55 +57,61 @@ public final class GeminiStandIn implements StandIn {
     /** Webhooks are tried 5 times, from 200 ms apart up to 30 s. */
     public static Options defaults() {
       return new Options(0, null, null, List.of(), null, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UPLOAD_BYTES,
-          WebhookMode.NORMAL, true, new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
+          DEFAULT_MAX_STORED_BYTES, WebhookMode.NORMAL, true, new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
               Duration.ofSeconds(30), 2.0));
     }
 
     public Options withPort(int value) {
       return new Options(value, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withApiKey(String value) {
       return new Options(port, value, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookSecret(String value) {
       return new Options(port, apiKey, value, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookUrl(URI value) {
       List<URI> urls = new ArrayList<>(webhookUrls);
       urls.add(value);
       return new Options(port, apiKey, webhookSecret, urls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withTick(Duration value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, value, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withMaxRequestBytes(long value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, value, maxUploadBytes,
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+    }
+
+    /** The Files API's limits: per file, and for all files together (the project's storage). */
+    public Options withFileLimits(long perFile, long stored) {
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, perFile, stored,
           webhookMode, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withWebhookMode(WebhookMode value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          value, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, value, jobUrisReplaceGlobal, webhookRetry);
     }
 
     public Options withJobUrisReplaceGlobal(boolean value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, value, webhookRetry);
+          maxStoredBytes, webhookMode, value, webhookRetry);
     }
 
     public Options withWebhookRetries(int maxAttempts, Duration initialBackoff) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry.withMaxAttempts(maxAttempts)
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry.withMaxAttempts(maxAttempts)
               .withBackoff(initialBackoff, webhookRetry.maxBackoff()));
     }
   }
@@ -132,7 +140,7 @@ public final class GeminiStandIn implements StandIn {
     this.signer = WebhookSigner.fromSecret(
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
     this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters, options.webhookRetry());
-    this.files = new GeminiFiles(options.maxUploadBytes());
+    this.files = new GeminiFiles(options.maxUploadBytes(), options.maxStoredBytes());
     this.jobs = new BatchJobs(files, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
     this.webhookMode = options.webhookMode();
@@ -234,6 +242,24 @@ public final class GeminiStandIn implements StandIn {
     return jobs.names();
   }
 
+  /**
+   * What the job was asked, in the order it was given: each inlined request's {@code {"request","metadata"}}, or each
+   * line of its input file ({@code {"key","request"}}).
+   */
+  public List<com.fasterxml.jackson.databind.JsonNode> requests(String batchName) {
+    return jobs.requests(batchName);
+  }
+
+  /** The names of the files stored now (uploaded, and batches' responses files). */
+  public List<String> fileNames() {
+    return files.names();
+  }
+
+  /** The bytes of the files stored now, which the project's storage quota bounds. */
+  public long storedFileBytes() {
+    return files.storedBytes();
+  }
+
   /** A project-level webhook URL, like one registered with the WebhookService. */
   public void registerWebhook(URI url) {
     registeredWebhooks.add(url);
@@ -275,7 +301,8 @@ public final class GeminiStandIn implements StandIn {
 
   /**
    * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
-   * batches.get, batches.list, batches.cancel, batches.delete, files.upload, files.get, files.download) are carried
+   * batches.get, batches.list, batches.cancel, batches.delete, files.upload (an upload's start), files.uploadChunk (its
+   * bytes; the last request stores the file), files.get, files.delete, files.download) are carried
    * out, then fail as {@code failure} says. A call the API refuses does not use one up; a count of 0 disarms.
    */
   public void ambiguousNext(String operation, int count, AmbiguousFailure failure) {
