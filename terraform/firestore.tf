@@ -76,6 +76,7 @@ resource "google_firestore_field" "ledger_unindexed" {
     "updatedAt",
     "finishedAt",
     "spent",
+    "gaveUp",
     "calls",
     "releasedBy",
     "releasedAt",

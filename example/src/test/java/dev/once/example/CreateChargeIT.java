@@ -13,7 +13,6 @@ import dev.once.internal.firestore.FirestoreClients;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
-import dev.once.local.emulator.FreePort;
 import dev.once.local.http.Receiver;
 import dev.once.local.invoker.FunctionProcess;
 import java.io.IOException;
@@ -22,7 +21,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,16 +53,12 @@ class CreateChargeIT {
   static void start() {
     FirestoreEmulator emulator = FirestoreEmulator.shared();
     payments = Receiver.start();
-    Path logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"));
-    FunctionProcess.Launch launch = new FunctionProcess.Launch(Path.of(System.getProperty("once.invokerJar")),
-        Path.of(System.getProperty("once.functionJar")), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
     Map<String, String> env = Map.of(
         "GOOGLE_CLOUD_PROJECT", PROJECT,
         "FIRESTORE_EMULATOR_HOST", emulator.hostPort(),
         "PAYMENTS_URL", payments.url("/v1/payments").toString(),
         "PAYMENTS_TIMEOUT_SECONDS", String.valueOf(PAYMENT_TIMEOUT.toSeconds()));
-    function = FunctionProcess.start(launch, CreateCharge.class.getName(), FreePort.pick(), env,
-        logDir.resolve("CreateCharge-" + ProcessHandle.current().pid() + ".log"));
+    function = Served.start(CreateCharge.class, env);
     db = FirestoreClients.forEmulator(PROJECT, emulator.hostPort());
   }
 

@@ -8,13 +8,11 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.internal.firestore.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
-import dev.once.local.emulator.FreePort;
 import dev.once.local.invoker.FunctionProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,12 +32,8 @@ class CreateNoteIT {
   @BeforeAll
   static void start() {
     FirestoreEmulator emulator = FirestoreEmulator.shared();
-    Path logDir = Path.of(System.getProperty("once.logDir", "target/it-logs"));
-    FunctionProcess.Launch launch = new FunctionProcess.Launch(Path.of(System.getProperty("once.invokerJar")),
-        Path.of(System.getProperty("once.functionJar")), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
-    function = FunctionProcess.start(launch, CreateNote.class.getName(), FreePort.pick(),
-        Map.of("GOOGLE_CLOUD_PROJECT", PROJECT, "FIRESTORE_EMULATOR_HOST", emulator.hostPort()),
-        logDir.resolve("CreateNote-" + ProcessHandle.current().pid() + ".log"));
+    function = Served.start(CreateNote.class,
+        Map.of("GOOGLE_CLOUD_PROJECT", PROJECT, "FIRESTORE_EMULATOR_HOST", emulator.hostPort()));
     db = FirestoreClients.forEmulator(PROJECT, emulator.hostPort());
   }
 
