@@ -107,19 +107,19 @@ final class WebhookAckBench {
   }
 
   private record Deliveries(List<Long> sortedMicros) {
-    long p50() {
-      return sortedMicros.get(sortedMicros.size() / 2) / 1000;
+    long p99() {
+      return micros(0.99) / 1000;
     }
 
-    long p99() {
-      return sortedMicros.get(Math.min(sortedMicros.size() - 1, (int) Math.ceil(sortedMicros.size() * 0.99) - 1)) / 1000;
+    private long micros(double quantile) {
+      int rank = Math.max(0, (int) Math.ceil(sortedMicros.size() * quantile) - 1);
+      return sortedMicros.get(Math.min(sortedMicros.size() - 1, rank));
     }
 
     @Override
     public String toString() {
-      return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", sortedMicros.get(sortedMicros.size() / 2) / 1000.0,
-          sortedMicros.get(Math.min(sortedMicros.size() - 1, (int) Math.ceil(sortedMicros.size() * 0.99) - 1)) / 1000.0,
-          sortedMicros.get(sortedMicros.size() - 1) / 1000.0);
+      return String.format("p50 %.1f ms, p99 %.1f ms, max %.1f ms", micros(0.5) / 1000.0, micros(0.99) / 1000.0,
+          micros(1.0) / 1000.0);
     }
   }
 

@@ -25,7 +25,8 @@ public final class BatchCompleted implements CloudEventsFunction {
 
   BatchCompleted(Clients clients) {
     CompletionFlow flow = Wiring.completionFlow(clients);
-    entry = EventEntry.of(NAME, PubSubEvents::read, CompletionHandoff::jobKey, (message, jobKey) -> complete(flow, jobKey))
+    entry = EventEntry.of(NAME, PubSubEvents::read, CompletionHandoff::jobKey,
+            (message, jobKey) -> complete(flow, jobKey))
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }
 

@@ -41,7 +41,9 @@ final class CompletionHandoff {
   }
 
   static byte[] data(IdempotencyKey jobKey) {
-    return ("{\"" + JOB_FIELD + "\":\"" + GeminiCompletionKeys.jobName(jobKey) + "\"}").getBytes(StandardCharsets.UTF_8);
+    // A job name is [A-Za-z0-9_-] after its collection (GeminiCompletionKeys): nothing in it needs escaping.
+    String json = "{\"" + JOB_FIELD + "\":\"" + GeminiCompletionKeys.jobName(jobKey) + "\"}";
+    return json.getBytes(StandardCharsets.UTF_8);
   }
 
   /**
