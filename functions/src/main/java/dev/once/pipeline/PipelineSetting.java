@@ -30,7 +30,7 @@ public enum PipelineSetting implements Setting {
   NOTIFY_TIMEOUT_SECONDS("10", "bound on one notification request"),
   MAX_DOCUMENT_BYTES("14680064", "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB"),
   ANALYSIS_MODE("sync", "sync (generateContent per document) or batch (documents gathered into batch jobs)"),
-  BATCH_MAX_DOCUMENTS("100", "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)"),
+  BATCH_MAX_DOCUMENTS("1000", "batch mode: documents per batch job, at most 5000 (a job is submitted when it is full)"),
   BATCH_MAX_BYTES("14680064", "batch mode: the documents' bytes per batch job; 14 MiB keeps the inlined requests under"
       + " Gemini's 20 MB (a job is submitted when it is full)"),
   BATCH_MAX_WAIT_SECONDS("300", "batch mode: a job is submitted once its oldest document has waited this long, full or"
