@@ -104,6 +104,9 @@ class BatchChunkedCompletionIT {
     Await.until(DEADLINE, () -> counted(stack.notifications().stream().map(r -> r.header("Idempotency-Key"))).size()
         == DOCUMENTS, "every document notified");
     Await.until(DEADLINE, stack::relayIdle, "the relay idle");
+    // The results topic's tap answers a pull with some of its messages: pulled until every document's came.
+    Await.until(DEADLINE, () -> counted(stack.published().stream().map(m -> m.getAttributesMap()
+        .get("idempotency_key"))).size() == DOCUMENTS, "every document's result pulled");
 
     assertEquals(1, kills(crashLog), "killed once, after chunk " + KILLED_CHUNK + "'s commit");
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "no other Gemini job");
@@ -116,9 +119,9 @@ class BatchChunkedCompletionIT {
         "published");
     assertExactlyOnce(keys, stack.notifications().stream().map(r -> r.header("Idempotency-Key")), "notified");
 
-    QueryDocumentSnapshot gathering = stack.documents("gatherings").stream().filter(g -> job.equals(g.getString("job")))
-        .findFirst().orElseThrow();
-    assertFalse(Boolean.TRUE.equals(gathering.getBoolean("inFlight")), "out of flight at the end");
+    QueryDocumentSnapshot completedGathering = stack.documents("gatherings").stream()
+        .filter(g -> g.getId().equals(gathering)).findFirst().orElseThrow();
+    assertFalse(Boolean.TRUE.equals(completedGathering.getBoolean("inFlight")), "out of flight at the end");
     Instant completed = ledger.lookup(jobKey, "complete").map(LedgerRecord::updatedAt).orElseThrow();
     for (int chunk = 0; chunk < CHUNKS; chunk++) {
       IdempotencyKey chunkKey = IdempotencyKey.of(jobKey.value() + "#chunk-" + chunk);
