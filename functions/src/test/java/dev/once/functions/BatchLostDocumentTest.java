@@ -120,8 +120,8 @@ class BatchLostDocumentTest {
     submitter.resumeUnsubmitted();
     submitter.submitDue();
 
-    assertEquals(List.of(List.of(keys.get(0).value(), keys.get(1).value()), List.of(keys.get(2).value())), jobs,
-        "two jobs: the sealed members, then the document gathered after the seal");
+    assertEquals(List.of(Set.of(keys.get(0).value(), keys.get(1).value()), Set.of(keys.get(2).value())),
+        jobs.stream().map(Set::copyOf).toList(), "two jobs: the sealed members, then the document gathered after the seal");
     Set<String> named = new HashSet<>();
     for (IdempotencyKey key : keys) {
       DocumentSnapshot analysis = analysis(key);
