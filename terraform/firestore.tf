@@ -30,7 +30,8 @@ resource "google_firestore_database" "default" {
 # Kept indexed, because the code queries them (terraform/check derives this list from the Java sources and fails
 # when an exemption or an index disagrees with it):
 #   analyses.job       where job ==                         (Records.submittedTo, once inspect)
-#   analyses.status    where status == … order by __name__  (Records.pendingSubmissions; __name__ is implicit)
+#   analyses.status    where status == … order by __name__  (RecordQueries.pendingSubmissions, and .gathered: the
+#                      documents the reconciler checks against their gatherings; __name__ is implicit)
 #   analyses (status, deferredAt)  where status == "deferred" order by deferredAt  (RecordQueries.deferred: the
 #                      reconciler resumes deferred documents oldest first; composite index below)
 #   analyses (status, queuedAt)  where status == "queued" order by queuedAt  (RecordQueries.queued: batch mode's
@@ -233,6 +234,8 @@ resource "google_firestore_field" "gatherings_unindexed" {
     "job",
     "documents",
     "submittedAt",
+    "members",
+    "sealedAt",
   ])
 
   project    = var.project_id

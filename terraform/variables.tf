@@ -143,11 +143,11 @@ variable "gemini_prices" {
 variable "batch_max_documents" {
   description = "BATCH_MAX_DOCUMENTS: batch mode, documents per batch job; a full job is submitted at once."
   type        = number
-  default     = 100
+  default     = 1000
 
   validation {
-    condition     = var.batch_max_documents == floor(var.batch_max_documents) && var.batch_max_documents >= 1 && var.batch_max_documents <= 150
-    error_message = "batch_max_documents must be a whole number between 1 and 150 (Firestore's 500 writes per commit: three per document when its job completes)."
+    condition     = var.batch_max_documents == floor(var.batch_max_documents) && var.batch_max_documents >= 1 && var.batch_max_documents <= 5000
+    error_message = "batch_max_documents must be a whole number between 1 and 5000 (the gathering records its members' ids in one Firestore document of at most 1 MiB)."
   }
 }
 

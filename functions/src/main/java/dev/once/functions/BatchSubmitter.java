@@ -32,14 +32,17 @@ import java.util.function.Supplier;
  * Forms batch jobs from queued documents (batch mode): a job is due when the queue holds a full job (documents or
  * bytes) or its oldest document has waited {@code maxWait}. A due job is a gathering ({@link Gatherings}): opened if
  * fewer than {@code maxInFlight} jobs are in flight, given the oldest queued documents (each joins one gathering at
- * most, by a write conditional on its own analysis), then submitted: its documents are read as the job's requests.
- * Only its opener assigns documents, within moments of opening it; the reconciler resumes a submission only once it
- * is older than a submission's lease, so no document joins after the requests are read.
+ * most, by a write conditional on its own analysis), then submitted: its documents are read, its membership sealed
+ * (their ids recorded on the gathering: the job's documents, whatever is assigned later), and read as the job's
+ * requests. Only its opener assigns documents, within moments of opening it; the reconciler resumes a submission only
+ * once it is older than a submission's lease. An opener stalled past that lease may still assign one after the seal:
+ * the reconciler finds it gathered into a gathering it is no member of, and queues it again ({@link #recoverStrays}).
  *
  * <p>The submission is a paid effect run through {@link Once}, keyed by the gathering's id: one {@code batches.create}
  * whose display name names the gathering, so a retry after a try that may have made the job (an answer late, reset,
- * 5xx, 429) adopts it by that name instead of paying for a second. Its commit records the job on every document and
- * on the gathering. Gemini's refusals that rule the job out free the try; the others leave it counted, and the
+ * 5xx, 429) adopts it by that name instead of paying for a second. Its commit records the job on the gathering (the
+ * completion goes by the gathering's members), a bounded commit whatever the job's size; each member's analysis is
+ * then told its job, conditionally, outside it. Gemini's refusals that rule the job out free the try; the others leave it counted, and the
  * gathering waits (the reconciler retries it, looking first): a document is never failed for want of capacity, and no
  * try counts against a cap, since a retry that looks first cannot pay twice.
  */
@@ -48,6 +51,8 @@ final class BatchSubmitter {
   static final String KEY_PREFIX = "batch:";
   /** Jobs one call submits at most, so a reconciler run or an upload stays bounded however long the queue. */
   static final int MAX_JOBS_PER_CALL = 20;
+  /** Gathered documents a reconciler run checks against their gatherings, from a random point (see recoverStrays). */
+  static final int GATHERED_PER_RUN = 500;
 
   /**
    * @param maxDocuments documents per job
@@ -135,6 +140,12 @@ final class BatchSubmitter {
    * stopped (crashed, or Gemini had no room). Submitted again, which adopts the job an earlier try made, if any.
    */
   int resumeUnsubmitted() {
+    try {
+      recoverStrays();
+    } catch (RuntimeException e) {
+      Log.error("could not look for documents gathered after their gathering was sealed",
+          Map.of("error", String.valueOf(e)));
+    }
     int resumed = 0;
     Instant before = clock.instant().minus(lease());
     for (Gatherings.Unsubmitted gathering : gatherings.get().unsubmitted(limits.maxInFlight())) {
@@ -143,6 +154,44 @@ final class BatchSubmitter {
       }
     }
     return resumed;
+  }
+
+  /**
+   * Documents gathered into a gathering they are not members of, put back in the queue: assigned after its submission
+   * sealed it (a stalled opener), or after it was closed. A member of a submitted gathering still {@code gathered}
+   * (its submitter stopped after the commit) is told its job. A gathering still unsealed is left to its submission.
+   * A slice of the gathered documents per run, from a random point, so over a few runs every one is looked at;
+   * each gathering is read once a run. Returns how many went back in the queue.
+   */
+  int recoverStrays() {
+    String from = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(Long.BYTES)
+        .putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong()).array());
+    Map<String, Gatherings.State> read = new java.util.HashMap<>();
+    Map<String, java.util.Set<String>> members = new java.util.HashMap<>();
+    int requeued = 0;
+    for (RecordQueries.Gathered document : queries.get().gathered(GATHERED_PER_RUN, from)) {
+      Gatherings.State gathering = read.computeIfAbsent(document.gathering(), gatherings.get()::state);
+      boolean open = Gatherings.OPEN.equals(gathering.state());
+      if (open && !gathering.sealed()) {
+        continue; // its submission reads it
+      }
+      boolean member = gathering.sealed() && members.computeIfAbsent(document.gathering(),
+          id -> java.util.Set.copyOf(gathering.members())).contains(document.documentId());
+      if (!member) {
+        if (gatherings.get().requeue(document.documentId(), document.updateTime())) {
+          requeued++;
+          Log.write("WARNING", "a document gathered after its gathering was sealed is queued again",
+              Map.of("gathering", document.gathering(), "document", document.documentId()));
+        }
+      } else if (gathering.job() != null) {
+        try {
+          gatherings.get().markSubmitted(document.documentId(), gathering.job(), document.updateTime()).get();
+        } catch (Exception e) {
+          // moved on meanwhile, or the next run tries again
+        }
+      }
+    }
+    return requeued;
   }
 
   /**
@@ -170,21 +219,28 @@ final class BatchSubmitter {
    * documents before; a resumed one (opened longer ago than a submission's lease) gets none added.
    */
   Outcome submit(String id) {
-    return once.run(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT, Policy.DEFAULT.leaseAtLeast(lease()),
-        attempt -> create(attempt, id));
+    List<RecordQueries.Submitted> inJob = new ArrayList<>();
+    Outcome outcome = once.run(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT,
+        Policy.DEFAULT.leaseAtLeast(lease()), attempt -> create(attempt, id, inJob));
+    if (outcome instanceof Outcome.Processed processed && processed.result().get("job") instanceof String job) {
+      gatherings.get().markSubmitted(job, inJob);
+    }
+    return outcome;
   }
 
-  private Completion create(Attempt attempt, String id) throws PermanentFailure {
-    List<RecordQueries.Submitted> members = queries.get().gatheredIn(id);
+  /** @param inJob filled with the documents the job was made for, as read */
+  private Completion create(Attempt attempt, String id, List<RecordQueries.Submitted> inJob) throws PermanentFailure {
+    List<RecordQueries.Submitted> members = sealed(id, queries.get().gatheredIn(id));
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
       return Completion.of(Map.of("gathering", id, "documents", 0), Gatherings.done(id));
     }
     BatchJob job = earlierJob(attempt, id);
     List<SideWrites> writes = new ArrayList<>();
-    // An adopted job holds every member: the first try read them all (one it could not read got no answer, and its
-    // completion fails it).
-    List<RecordQueries.Submitted> inJob = new ArrayList<>(members);
+    // An adopted job holds every member: the first try sealed and read them all (one it could not read got no answer,
+    // and its completion fails it).
+    inJob.clear();
+    inJob.addAll(members);
     if (job == null) {
       List<BatchJobs.Request> requests = new ArrayList<>();
       for (RecordQueries.Submitted member : members) {
@@ -208,11 +264,26 @@ final class BatchSubmitter {
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
-    for (RecordQueries.Submitted member : inJob) {
-      writes.add(records.get().submittedIn(member.documentKey(), name));
-    }
     writes.add(Gatherings.submitted(id, name, inJob.size()));
     return Completion.of(Map.of("gathering", id, "job", name, "documents", inJob.size()), SideWrites.all(writes));
+  }
+
+  /**
+   * The gathered documents that are the job's: those the gathering was sealed with, by this try or an earlier one
+   * (which may have made the job with them). A document gathered after the seal is not among them.
+   */
+  private List<RecordQueries.Submitted> sealed(String id, List<RecordQueries.Submitted> gathered) {
+    if (gathered.isEmpty()) {
+      return gathered;
+    }
+    java.util.Set<String> members;
+    try {
+      members = java.util.Set.copyOf(gatherings.get().seal(id,
+          gathered.stream().map(member -> member.documentKey().documentId()).toList()));
+    } catch (RuntimeException e) {
+      throw new NotPerformed("could not seal the gathering " + id + ": " + e.getMessage(), e);
+    }
+    return gathered.stream().filter(member -> members.contains(member.documentKey().documentId())).toList();
   }
 
   /** Adds the member's request; returns why it is refused instead (gone, or grown), or throws to try later. */

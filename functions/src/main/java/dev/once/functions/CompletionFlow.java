@@ -1,6 +1,7 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
+import dev.once.internal.config.Lazy;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
@@ -31,11 +32,14 @@ import java.util.function.Supplier;
 
 /**
  * A batch job finished — told by the webhook or found by the reconciler, often both. Once per job: confirm its
- * terminal state with batches.get, fetch its answers, and write every document's analysis and bill in the
- * commit that completes the claim; then publish each document's result, once per job. A job that failed or
- * expired is recorded and published as such. The pre-check reads the job's publish record: a job completed
- * before costs one read. Each document's reservation of the day's budget, recorded at submission, is settled to its
- * bill in the same commit (released when the job gave it no answer, which Gemini does not bill).
+ * terminal state with batches.get, fetch its answers, and complete its documents in chunks of {@link #CHUNK}: each
+ * chunk one commit through {@link Once} (keyed by the job's key and the chunk's number: its documents' analyses, bills
+ * and settled reservations), then that chunk's publishes, once. Only after the last chunk does the commit that
+ * completes the job's claim mark its gathering done (no longer in flight). A crash anywhere resumes where it stopped:
+ * a chunk done before costs one read, and its publishes are not repeated once recorded. A job that failed or expired
+ * is recorded and published as such. The pre-check reads the job's publish record: a job completed before costs one
+ * read. Each document's reservation of the day's budget, recorded at submission, is settled to its bill in its
+ * chunk's commit (released when the job gave it no answer, which Gemini does not bill).
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
@@ -46,6 +50,15 @@ final class CompletionFlow {
       super(message, null);
     }
   }
+
+  /**
+   * Documents per chunk of a completion: one commit writes each one's analysis (the invoice is at most
+   * InvoicePrompt.MAX_OUTPUT_TOKENS, ~32 KB of JSON), bill and settled reservation, ~3.5 MB at worst: under Firestore's
+   * 10 MiB per request and the emulator's 4 MiB. The chunk's ledger record keeps its published summaries (~0.5 KB each).
+   */
+  static final int CHUNK = 100;
+  /** What a chunk's key adds to the job's: {@code gemini:batches/ID#chunk-N}. */
+  static final String CHUNK_SUFFIX = "#chunk-";
 
   private final Once once;
   private final Supplier<BatchJobs> batchJobs;
@@ -92,20 +105,15 @@ final class CompletionFlow {
     Outcome completed = once.run(jobKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH),
         attempt -> completion(jobKey, job.get()));
     Report report = Report.of(jobKey, Effects.COMPLETE, completed);
-    List<Map<String, Object>> summaries = switch (completed) {
-      case Outcome.Processed processed -> documents(processed.result());
-      case Outcome.Duplicate duplicate -> documents(duplicate.result());
-      case Outcome.Rejected rejected -> List.of(); // not a job of this pipeline: nothing to publish, but say so once
-      case Outcome.InFlight inFlight -> null;
-      case Outcome.Conflict conflict -> null;
-      case Outcome.Deferred deferred -> null;
-    };
+    boolean settled = completed instanceof Outcome.Processed || completed instanceof Outcome.Duplicate
+        || completed instanceof Outcome.Rejected; // not a job of this pipeline: nothing to publish, but say so once
     if (completed instanceof Outcome.Processed processed && processed.result().get("costMicroUsd") != null) {
       report = report.with("costMicroUsd", processed.result().get("costMicroUsd"))
           .with("model", String.valueOf(processed.result().get("model")));
     }
     Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
-    return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries, held));
+    // Every chunk published its own documents: the job's publish record only says so, for the one-read pre-check.
+    return settled ? report.then(Effects.PUBLISH, publication.publishAll(jobKey, List.of(), held)) : report;
   }
 
   private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws PermanentFailure {
@@ -115,24 +123,126 @@ final class CompletionFlow {
     }
     // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
-    List<RecordQueries.Submitted> submitted = queries.get().submittedTo(name);
-    if (submitted.isEmpty()) {
-      throw noDocumentWaits(name, found);
-    }
-    List<DocumentResult> results;
+    Members members = members(name, found);
     String state;
+    Supplier<Map<String, BatchResult>> answers = null;
+    String failure = null;
     if (found.isEmpty()) {
       // Deleted, or gone past Gemini's own retention: its documents will get no answer; they fail, and say why.
-      results = failed(name, submitted, "Gemini has no batch job " + name);
       state = "NOT_FOUND";
+      failure = "Gemini has no batch job " + name;
     } else {
       BatchJob job = found.get();
       state = BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN");
-      results = BatchJobs.succeeded(job)
-          ? answered(job, submitted)
-          : failed(name, submitted, "the batch job ended " + state
-              + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse(""));
+      if (BatchJobs.succeeded(job)) {
+        // Downloaded only for a chunk still to complete: a completion resumed after its last chunk downloads nothing.
+        answers = Lazy.of(() -> byKey(batchJobs.get().results(job)));
+      } else {
+        failure = "the batch job ended " + state + job.error().flatMap(e -> e.message()).map(m -> ": " + m).orElse("");
+      }
     }
+    long cost = 0;
+    String model = null;
+    int documents = 0;
+    int chunks = (members.size() + CHUNK - 1) / CHUNK;
+    for (int chunk = 0; chunk < chunks; chunk++) {
+      Map<String, Object> done = completeChunk(jobKey, chunk, members, answers, failure);
+      documents += documents(done).size();
+      if (done.get("model") != null) {
+        cost += ((Number) done.get("costMicroUsd")).longValue();
+        model = String.valueOf(done.get("model"));
+      }
+    }
+    Map<String, Object> outcome = new LinkedHashMap<>();
+    outcome.put("job", name);
+    outcome.put("state", state);
+    outcome.put("documents", documents);
+    outcome.put("chunks", chunks);
+    if (model != null) {
+      outcome.put("costMicroUsd", cost);
+      outcome.put("model", model);
+    }
+    found.ifPresent(batchJobs.get()::deleteInput); // every chunk is done: the job's input file is read no more
+    // The gathering the job was made for is no longer in flight: its place goes to the next job.
+    return Completion.of(outcome, members.gathering() == null ? SideWrites.NONE : Gatherings.done(members.gathering()));
+  }
+
+  /**
+   * The job's documents, in an order every try of its completion sees alike, so chunk N is the same documents each
+   * time. A gathered job's are the members its gathering was sealed with (read a chunk at a time); a job of one
+   * document, or of a gathering submitted before gatherings were sealed, the documents whose analysis names it.
+   */
+  private record Members(String name, String gathering, List<String> ids, List<RecordQueries.Submitted> read) {
+    int size() {
+      return ids.size();
+    }
+  }
+
+  private Members members(String name, Optional<BatchJob> found) throws PermanentFailure {
+    Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
+    List<RecordQueries.Submitted> submitted = null;
+    if (gathering.isEmpty()) {
+      submitted = queries.get().submittedTo(name);
+      // A gathered job Gemini no longer has: its documents' analyses name their gathering.
+      gathering = submitted.stream().map(RecordQueries.Submitted::gathering).filter(java.util.Objects::nonNull)
+          .findFirst();
+    }
+    if (gathering.isPresent()) {
+      Gatherings.State state = gatherings.get().state(gathering.get());
+      if (name.equals(state.job()) && state.sealed()) {
+        return new Members(name, gathering.get(), state.members(), null);
+      }
+      if (!name.equals(state.job()) && found.isPresent()) {
+        throw noDocumentWaitsFor(gathering.get(), name, found.get());
+      }
+    }
+    if (submitted == null) {
+      submitted = queries.get().submittedTo(name);
+    }
+    if (submitted.isEmpty()) {
+      throw noDocumentWaits(name, found);
+    }
+    return new Members(name, gathering.orElse(null),
+        submitted.stream().map(document -> document.documentKey().documentId()).toList(), submitted);
+  }
+
+  /**
+   * Chunk {@code chunk} of the job's documents: one guarded commit (their analyses, bills, settled reservations),
+   * then their publishes, guarded by the same key. Returns the chunk's record (its summaries, what they cost).
+   * Not finished here (held by another holder, or its publishes not done) is retried with the whole completion.
+   */
+  private Map<String, Object> completeChunk(IdempotencyKey jobKey, int chunk, Members members,
+      Supplier<Map<String, BatchResult>> answers, String failure) {
+    IdempotencyKey chunkKey = IdempotencyKey.of(jobKey.value() + CHUNK_SUFFIX + chunk);
+    Outcome done = once.run(chunkKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH), attempt -> {
+      List<RecordQueries.Submitted> documents = chunk(members, chunk);
+      return results(answers == null ? failed(members.name(), documents, failure)
+          : answered(members.name(), documents, answers.get(), members.size() == 1));
+    });
+    Map<String, Object> result = switch (done) {
+      case Outcome.Processed processed -> processed.result();
+      case Outcome.Duplicate duplicate -> duplicate.result();
+      default -> throw new NotPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
+          + done.getClass().getSimpleName(), null);
+    };
+    Optional<Claim> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Outcome published = publication.publishAll(chunkKey, documents(result), held);
+    if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
+      throw new NotPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
+          + published.getClass().getSimpleName(), null);
+    }
+    return result;
+  }
+
+  private List<RecordQueries.Submitted> chunk(Members members, int chunk) {
+    int from = chunk * CHUNK;
+    int to = Math.min(members.size(), from + CHUNK);
+    return members.read() != null ? members.read().subList(from, to)
+        : queries.get().waitingFor(members.name(), members.gathering(), members.ids().subList(from, to));
+  }
+
+  /** A chunk's commit: its documents' writes, and as its result their summaries and what their answers cost. */
+  private static Completion results(List<DocumentResult> results) {
     List<Map<String, Object>> summaries = new ArrayList<>();
     List<SideWrites> writes = new ArrayList<>();
     long cost = 0;
@@ -144,17 +254,11 @@ final class CompletionFlow {
       model = result.model() == null ? model : result.model();
     }
     Map<String, Object> outcome = new LinkedHashMap<>();
-    outcome.put("job", name);
-    outcome.put("state", state);
     outcome.put("documents", summaries);
     if (model != null) {
       outcome.put("costMicroUsd", cost);
       outcome.put("model", model);
     }
-    found.ifPresent(batchJobs.get()::deleteInput); // the job ended: its input file is read no more
-    // The gathering the job was made for is no longer in flight: its place goes to the next job.
-    submitted.stream().map(RecordQueries.Submitted::gathering).filter(java.util.Objects::nonNull).distinct()
-        .forEach(gathering -> writes.add(Gatherings.done(gathering)));
     return Completion.of(outcome, SideWrites.all(writes));
   }
 
@@ -222,24 +326,30 @@ final class CompletionFlow {
     throw new PermanentFailure(reason);
   }
 
+  /** A finished job's answers by the key their request named (an answer naming none: under the empty key). */
+  private static Map<String, BatchResult> byKey(List<BatchResult> results) {
+    Map<String, BatchResult> answers = new java.util.HashMap<>();
+    results.forEach(result -> answers.putIfAbsent(result.documentKey().orElse(""), result));
+    return answers;
+  }
+
   /**
    * Each answer goes to the document its request named (or to the job's only document), and only to a document whose
    * analysis names this job: an answer for any other is never billed or published here. A document the job gave no
    * answer for fails, saying so, rather than waiting for ever.
    */
-  private List<DocumentResult> answered(BatchJob job, List<RecordQueries.Submitted> submitted) {
-    String name = job.name().orElseThrow();
-    Map<String, RecordQueries.Submitted> waiting = new LinkedHashMap<>();
-    submitted.forEach(document -> waiting.put(document.documentKey().value(), document));
-    String only = submitted.size() == 1 ? submitted.get(0).documentKey().value() : null;
+  private List<DocumentResult> answered(String name, List<RecordQueries.Submitted> documents,
+      Map<String, BatchResult> answers, boolean onlyDocument) {
     List<DocumentResult> results = new ArrayList<>();
-    for (BatchResult result : batchJobs.get().results(job)) {
-      RecordQueries.Submitted document = waiting.remove(result.documentKey().orElse(only));
-      if (document == null) {
-        continue;
-      }
+    for (RecordQueries.Submitted document : documents) {
       IdempotencyKey key = document.documentKey();
-      if (result.analysis().isPresent()) {
+      BatchResult result = answers.get(key.value());
+      if (result == null && onlyDocument) {
+        result = answers.get("");
+      }
+      if (result == null) {
+        results.addAll(failed(name, List.of(document), "the batch job " + name + " gave no answer for it"));
+      } else if (result.analysis().isPresent()) {
         Analysis analysis = result.analysis().get();
         long cost = records.get().costMicroUsd(analysis, true).orElse(document.reservation().microUsd());
         results.add(new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, name),
@@ -252,7 +362,6 @@ final class CompletionFlow {
             records.get().jobFailed(key, name, reason).and(document.reservation().release())));
       }
     }
-    results.addAll(failed(name, List.copyOf(waiting.values()), "the batch job " + name + " gave no answer for it"));
     return results;
   }
 

@@ -24,7 +24,10 @@ import java.util.concurrent.TimeoutException;
  * moment it is opened until its job is completed. A document joins a gathering by a write conditional on the update
  * time its queued analysis was read at (DESIGN decision 1: no read-then-write transaction), so of two submitters
  * racing for it one wins and the other's write fails its precondition. Documents are assigned only by the gathering's
- * opener, before its submission reads them as the job's requests ({@code BatchSubmitter}).
+ * opener, before its submission reads them as the job's requests ({@code BatchSubmitter}), which first seals the
+ * gathering: it records the ids of its members, and they alone are the job's. An opener that stalled (a GC pause, a
+ * throttled CPU) past a submission's lease may still assign a document after that: it is in no job, and the
+ * reconciler puts it back in the queue ({@link #requeue}).
  *
  * <p>Every write may be resent by the client (DESIGN decision 16): a resent opening finds its own record (the id is
  * new), a resent assignment fails its precondition and then finds the document in this gathering, a submission's or
@@ -154,12 +157,97 @@ public final class Gatherings {
     return found;
   }
 
-  /** The gathering's state and job, as a completion must know them; null fields when it has none. */
-  public record State(String state, String job) {}
+  /**
+   * The gathering's state, job and members (the ids its submission sealed, in order), as a completion must know them;
+   * null fields when it has none (no such gathering: all null).
+   */
+  public record State(String state, String job, List<String> members) {
+    public boolean sealed() {
+      return members != null;
+    }
+  }
 
   public State state(String id) {
-    DocumentSnapshot doc = await(db.collection(COLLECTION).document(id).get(), "read the gathering " + id);
-    return new State(doc.getString("state"), doc.getString("job"));
+    return state(await(db.collection(COLLECTION).document(id).get(), "read the gathering " + id));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static State state(DocumentSnapshot doc) {
+    Object members = doc.get("members");
+    return new State(doc.getString("state"), doc.getString("job"),
+        members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null);
+  }
+
+  /**
+   * Seals the gathering's membership before its job is made: records these document ids as its members unless an
+   * earlier try of the submission recorded some, and returns the members recorded. Conditional on the update time
+   * the unsealed gathering was read at, so of two tries (or a resent write) one seal lands, and both go by it.
+   */
+  public List<String> seal(String id, List<String> documentIds) {
+    DocumentReference ref = db.collection(COLLECTION).document(id);
+    DocumentSnapshot read = await(ref.get(), "read the gathering " + id);
+    if (state(read).sealed()) {
+      return state(read).members();
+    }
+    try {
+      await(ref.update(Map.of("members", documentIds, "sealedAt", FieldValue.serverTimestamp()),
+          Precondition.updatedAt(read.getUpdateTime())), "seal the gathering " + id);
+      return List.copyOf(documentIds);
+    } catch (IllegalStateException e) {
+      // Sealed meanwhile (another try, or this very write resent after it landed), or failed outright: the record says.
+      State now = state(id);
+      if (now.sealed()) {
+        return now.members();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * After the commit that recorded the job: each member's analysis says it waits for that job (status, job), for the
+   * reconciler's look at waiting documents and for {@code once stuck}. Not in that commit, which stays small whatever
+   * the job's size: the gathering is what the completion goes by. Each write is conditional on the update time the
+   * member was read at, so it never lands over a completion that came first; one that fails is made good by the
+   * reconciler ({@link #requeue}'s pass). Returns how many landed.
+   */
+  public int markSubmitted(String job, List<RecordQueries.Submitted> members) {
+    List<Future<?>> writes = new ArrayList<>();
+    for (RecordQueries.Submitted member : members) {
+      if (member.updateTime() != null) {
+        writes.add(markSubmitted(member.documentKey().documentId(), job, member.updateTime()));
+      }
+    }
+    int landed = 0;
+    for (Future<?> write : writes) {
+      try {
+        await(write, "record a document's job");
+        landed++;
+      } catch (IllegalStateException e) {
+        // moved on (completed), or to be made good by the reconciler
+      }
+    }
+    return landed;
+  }
+
+  public Future<?> markSubmitted(String documentId, String job, Timestamp readAt) {
+    return db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", Records.SUBMITTED,
+        "job", job, "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(readAt));
+  }
+
+  /**
+   * Puts a document gathered into a gathering it is not a member of (no longer open: its submission sealed it, or it
+   * was closed) back in the queue, keeping its place ({@code queuedAt}), size and reservation; conditional on the
+   * update time it was read at. False when it changed meanwhile.
+   */
+  public boolean requeue(String documentId, Timestamp readAt) {
+    try {
+      await(db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", Records.QUEUED,
+          "batch", FieldValue.delete(), "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(readAt)),
+          "put a document back in the queue");
+      return true;
+    } catch (IllegalStateException e) {
+      return false;
+    }
   }
 
   /** In the commit that records its job: the job's name, still in flight. */

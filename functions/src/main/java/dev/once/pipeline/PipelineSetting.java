@@ -50,8 +50,8 @@ public final class PipelineSetting {
       "largest document analysed; 14 MiB keeps the base64 inline request under Gemini's 20 MB");
   public static final Setting ANALYSIS_MODE = new Setting("ANALYSIS_MODE", "sync",
       "sync (generateContent per document) or batch (documents gathered into batch jobs)");
-  public static final Setting BATCH_MAX_DOCUMENTS = new Setting("BATCH_MAX_DOCUMENTS", "100",
-      "batch mode: documents per batch job, at most 150 (a job is submitted when it is full)");
+  public static final Setting BATCH_MAX_DOCUMENTS = new Setting("BATCH_MAX_DOCUMENTS", "1000",
+      "batch mode: documents per batch job, at most 5000 (a job is submitted when it is full)");
   public static final Setting BATCH_MAX_BYTES = new Setting("BATCH_MAX_BYTES", "52428800",
       "batch mode: the documents' bytes per batch job, at most 1500000000 (a job is submitted"
       + " when it is full); a job over BATCH_INLINE_MAX_BYTES goes through an input file, and its submission holds about"

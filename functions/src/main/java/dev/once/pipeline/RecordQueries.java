@@ -1,5 +1,8 @@
 package dev.once.pipeline;
 
+import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.DocumentReference;
+import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Query;
@@ -21,9 +24,12 @@ import java.util.concurrent.TimeoutException;
 public final class RecordQueries {
   /**
    * At most this many documents per job ({@code BATCH_MAX_DOCUMENTS} is bounded by it); the bound keeps a foreign or
-   * corrupted job from reading the collection.
+   * corrupted job from reading the collection. No commit holds a job's documents (the gathering records their ids,
+   * 5,000 × 64 characters: a third of a document's 1 MiB; the completion commits them in chunks), so it bounds reads.
    */
-  public static final int MAX_DOCUMENTS_PER_JOB = 150;
+  public static final int MAX_DOCUMENTS_PER_JOB = 5_000;
+  /** Documents read by id per call ({@code getAll}), so a call stays a small request however large the job. */
+  private static final int READ_BY_ID = 500;
   /** How long a query may take before it is an error. */
   private static final Duration QUERY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -70,7 +76,11 @@ public final class RecordQueries {
    * ({@link Reservation#NONE} when none), which the job's completion settles.
    */
   public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation,
-      String gathering) {}
+      String gathering, Timestamp updateTime) {
+    public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering) {
+      this(documentKey, source, reservation, gathering, null);
+    }
+  }
 
   /**
    * The documents submitted to {@code job} (a query on the analyses' {@code job} field, an automatic single-field
@@ -83,7 +93,7 @@ public final class RecordQueries {
       String key = doc.getString("key");
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
-            Reservation.fromMap(doc.get("reservation")), doc.getString("batch")));
+            Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime()));
       }
     }
     return found;
@@ -91,16 +101,62 @@ public final class RecordQueries {
 
   /**
    * The documents gathered into {@code gathering} (a query on the analyses' {@code batch} field): the requests of its
-   * job, with their sources.
+   * job, with their sources, and the update time each was read at.
    */
   public List<Submitted> gatheredIn(String gathering) {
     List<Submitted> found = new ArrayList<>();
     for (QueryDocumentSnapshot doc : read(db.collection(Records.ANALYSES).whereEqualTo("batch", gathering)
         .limit(MAX_DOCUMENTS_PER_JOB), "the documents of the gathering " + gathering)) {
-      String key = doc.getString("key");
-      DocumentSource source = Records.source(doc.get("source"));
-      if (key != null && source != null) {
-        found.add(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")), gathering));
+      submitted(doc, gathering).ifPresent(found::add);
+    }
+    return found;
+  }
+
+  /**
+   * Of these documents (by id, a bounded number of reads per call), those still waiting for {@code job}: gathered
+   * into {@code gathering} (null: none) or submitted to the job, in the order given. One done or refused is left out.
+   */
+  public List<Submitted> waitingFor(String job, String gathering, List<String> documentIds) {
+    List<Submitted> found = new ArrayList<>();
+    for (int from = 0; from < documentIds.size(); from += READ_BY_ID) {
+      DocumentReference[] refs = documentIds.subList(from, Math.min(documentIds.size(), from + READ_BY_ID)).stream()
+          .map(id -> db.collection(Records.ANALYSES).document(id)).toArray(DocumentReference[]::new);
+      for (DocumentSnapshot doc : await(db.getAll(refs), "the analyses of " + job)) {
+        String status = doc.getString("status");
+        boolean gathered = gathering != null && gathering.equals(doc.getString("batch"))
+            && (Records.GATHERED.equals(status) || Records.SUBMITTED.equals(status));
+        boolean submitted = Records.SUBMITTED.equals(status) && job.equals(doc.getString("job"));
+        if (doc.exists() && (gathered || submitted)) {
+          submitted(doc, gathering).ifPresent(found::add);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static Optional<Submitted> submitted(DocumentSnapshot doc, String gathering) {
+    String key = doc.getString("key");
+    DocumentSource source = Records.source(doc.get("source"));
+    if (key == null || source == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")),
+        gathering, doc.getUpdateTime()));
+  }
+
+  /** A document gathered into a gathering, as read: which one, and the update time to write it conditionally on. */
+  public record Gathered(String documentId, String gathering, Timestamp updateTime) {}
+
+  /**
+   * Up to {@code limit} documents still {@code gathered}, from a random point of the collection, wrapping around
+   * (automatic indexes, as {@link #pendingSubmissions}): what the reconciler checks against their gatherings.
+   */
+  public List<Gathered> gathered(int limit, String startAtId) {
+    List<Gathered> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : scan(Records.GATHERED, limit, startAtId, "the gathered documents")) {
+      String gathering = doc.getString("batch");
+      if (gathering != null) {
+        found.add(new Gathered(doc.getId(), gathering, doc.getUpdateTime()));
       }
     }
     return found;
@@ -153,16 +209,19 @@ public final class RecordQueries {
    */
   public List<Pending> pendingSubmissions(int limit, String startAtId) {
     List<Pending> found = new ArrayList<>();
-    var submitted = db.collection(Records.ANALYSES).whereEqualTo("status", Records.SUBMITTED)
-        .orderBy(FieldPath.documentId());
-    for (QueryDocumentSnapshot doc : read(submitted.startAt(startAtId).limit(limit), "the pending submissions")) {
+    for (QueryDocumentSnapshot doc : scan(Records.SUBMITTED, limit, startAtId, "the pending submissions")) {
       pending(doc).ifPresent(found::add);
     }
+    return found;
+  }
+
+  /** Up to {@code limit} analyses of this status, in document-id order from {@code startAtId}, wrapping around. */
+  private List<QueryDocumentSnapshot> scan(String status, int limit, String startAtId, String what) {
+    Query withStatus = db.collection(Records.ANALYSES).whereEqualTo("status", status).orderBy(FieldPath.documentId());
+    List<QueryDocumentSnapshot> found = new ArrayList<>(read(withStatus.startAt(startAtId).limit(limit), what)
+        .getDocuments());
     if (found.size() < limit) {
-      for (QueryDocumentSnapshot doc :
-          read(submitted.endBefore(startAtId).limit(limit - found.size()), "the pending submissions")) {
-        pending(doc).ifPresent(found::add);
-      }
+      found.addAll(read(withStatus.endBefore(startAtId).limit(limit - found.size()), what).getDocuments());
     }
     return found;
   }
@@ -200,8 +259,12 @@ public final class RecordQueries {
 
   /** Runs a query, bounded by a deadline, so a stuck Firestore is an error and not a hang. */
   private static QuerySnapshot read(Query query, String what) {
+    return await(query.get(), what);
+  }
+
+  private static <T> T await(java.util.concurrent.Future<T> future, String what) {
     try {
-      return query.get().get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return future.get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading " + what, e);

@@ -97,16 +97,6 @@ public final class Records {
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
   }
 
-  /**
-   * A gathered document whose job was made: it now waits for that job, keeping its source, size and reservation.
-   * Fixed values, so applied twice it lands once.
-   */
-  public SideWrites submittedIn(IdempotencyKey documentKey, String job) {
-    Map<String, Object> fields = base(documentKey, SUBMITTED);
-    fields.put("job", job);
-    return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
-  }
-
   /** What an answer cost, in millionths of a USD (batch jobs at half price); empty when the model has no price. */
   public Optional<Long> costMicroUsd(Analysis analysis, boolean batch) {
     return prices.costMicroUsd(analysis.model(), analysis.usage(), batch);

@@ -206,4 +206,57 @@ class CompletionFlowTest {
     assertEquals("failed", own.get("status"), "the job's own document got no answer: it fails, saying so");
     verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
   }
+
+  /**
+   * A gathered job of 250 documents: three chunks, each one commit, then its publishes. A publish that fails in the
+   * second chunk stops the completion; the next one resumes there: the first chunk is neither read nor published
+   * again, every document is billed once, and the gathering leaves flight only with the last chunk.
+   */
+  @Test
+  void aJobOfManyDocuments_isCompletedInChunks_andResumesWhereItStopped() {
+    String gathering = "0123456789abcdef0123456789abcdef";
+    BatchJob succeeded = BatchJob.builder().name(JOB).displayName(BatchJobs.gatheringName(gathering))
+        .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
+    List<RecordQueries.Submitted> members = java.util.stream.IntStream.range(0, 250)
+        .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/m" + i + ".pdf#1"),
+            new DocumentSource("inbox", "m" + i + ".pdf", 1, "application/pdf", 9, null, null), Reservation.NONE,
+            gathering))
+        .toList();
+    List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
+    when(gatherings.state(gathering)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, JOB, ids));
+    when(queries.waitingFor(eq(JOB), eq(gathering), any())).thenAnswer(call -> {
+      List<String> chunk = call.getArgument(2);
+      return members.stream().filter(m -> chunk.contains(m.documentKey().documentId())).toList();
+    });
+    when(batchJobs.results(succeeded)).thenReturn(members.stream().map(m -> new BatchResult(
+        Optional.of(m.documentKey().value()),
+        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 1.0), null, new Usage(10, 1, 11))),
+        Optional.empty())).toList());
+    String failing = members.get(150).documentKey().value();
+    java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    when(publisher.publish(eq(TOPIC), any(), anyMap())).thenAnswer(call -> {
+      Map<String, String> attributes = call.getArgument(2);
+      if (failing.equals(attributes.get("idempotency_key")) && failedOnce.compareAndSet(false, true)) {
+        throw new IllegalStateException("Pub/Sub unavailable");
+      }
+      return "m-1";
+    });
+
+    assertThrows(IllegalStateException.class, () -> flow.complete(JOB_KEY));
+    assertTrue(ledger.document(Gatherings.COLLECTION, gathering).isEmpty(), "still in flight half-way");
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+
+    verify(queries, times(1)).waitingFor(JOB, gathering, ids.subList(0, 100));
+    verify(queries, times(1)).waitingFor(JOB, gathering, ids.subList(100, 200));
+    verify(queries, times(1)).waitingFor(JOB, gathering, ids.subList(200, 250));
+    for (int i = 0; i < 250; i++) {
+      IdempotencyKey key = members.get(i).documentKey();
+      int expected = i >= 100 && i <= 150 ? 2 : 1; // the second chunk's publishes up to the failure are sent again
+      verify(publisher, times(expected)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", key.value())));
+      assertEquals("analysed", ledger.document(Records.ANALYSES, key.documentId()).orElseThrow().get("status"));
+    }
+    assertEquals(250, ledger.collection(Records.BILLING).size(), "each billed once");
+    assertEquals(false, ledger.document(Gatherings.COLLECTION, gathering).orElseThrow().get("inFlight"));
+  }
 }

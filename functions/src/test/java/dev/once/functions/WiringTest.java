@@ -83,7 +83,7 @@ class WiringTest {
     assertInvalid("GEMINI_DAILY_BUDGET_USD", "5000000", DocumentUploaded::new);
     assertInvalid("ONCE_BUDGET_TIMEZONE", "Mars/Olympus", DocumentUploaded::new);
     // Batch mode's gathering: checked by the reconciler whatever the mode (it submits what a batch revision queued).
-    assertInvalid("BATCH_MAX_DOCUMENTS", "151", GeminiReconciler::new);
+    assertInvalid("BATCH_MAX_DOCUMENTS", "5001", GeminiReconciler::new);
     assertInvalid("BATCH_MAX_BYTES", "1500000001", GeminiReconciler::new);
     assertInvalid("BATCH_INLINE_MAX_BYTES", "19000001", GeminiReconciler::new);
     assertInvalid("BATCH_MAX_WAIT_SECONDS", "-1", GeminiReconciler::new);

@@ -73,6 +73,10 @@ public final class StatsCommand implements Callable<Integer> {
       }
       counts = result.counts();
       print(out, counts);
+      String queue = LedgerCounts.batchQueue(target);
+      if (queue != null) {
+        out.println("  " + queue);
+      }
       out.println("  duplicates write nothing to the ledger: --from logs counts them");
     } else if (context.deployed()) {
       if (since.compareTo(MonitoringCounts.SHORTEST) < 0) {

@@ -79,6 +79,22 @@ class StatsCommandTest {
     assertTrue(out.contains("duplicates write nothing to the ledger: --from logs counts them"), result.all());
   }
 
+  /** Batch mode's documents waiting for a job, queued or gathered, are counted as they stand. */
+  @Test
+  void fromTheLedger_theBatchQueueIsCounted() {
+    ledger.complete(claim("gcs:inbox/q.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    for (int i = 0; i < 3; i++) {
+      CliFirestore.put(Records.ANALYSES, "queued-" + i, Map.of("key", "gcs:inbox/q" + i + ".pdf#1", "status", "queued"));
+    }
+    CliFirestore.put(Records.ANALYSES, "gathered-0", Map.of("key", "gcs:inbox/g.pdf#1", "status", "gathered"));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("batch mode, now: 3 documents queued, 1 gathered into jobs being made"),
+        result.all());
+  }
+
   /** A deferral releases its claim with an error, and writes the deferred analysis: one deferred, nothing failed. */
   @Test
   void fromTheLedger_aDeferredDocument_isCountedOnceAsDeferred_notAsFailed() {

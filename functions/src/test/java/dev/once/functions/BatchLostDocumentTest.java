@@ -1,0 +1,149 @@
+package dev.once.functions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyList;
+import static org.mockito.ArgumentMatchers.anyMap;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.when;
+
+import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.Firestore;
+import com.google.genai.types.BatchJob;
+import dev.once.internal.firestore.FirestoreClients;
+import dev.once.config.Settings;
+import dev.once.gemini.BatchJobs;
+import dev.once.gemini.PriceTable;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Gatherings;
+import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.Records;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Batch mode's gatherings on the Firestore emulator (Gemini, Storage and Pub/Sub mocked): a gathering's opener that
+ * stalls past a submission's lease (a GC pause, a throttled CPU) and assigns a document after the reconciler resumed
+ * its submission and sealed its members. That document is in no job; the reconciler's next run queues it again and
+ * it goes into a job of its own: every document in exactly one job.
+ */
+class BatchLostDocumentTest {
+  private static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
+  private static Firestore db;
+
+  private volatile Instant now = Instant.now();
+  private final BatchJobs batchJobs = mock(BatchJobs.class);
+  private final List<List<String>> jobs = new CopyOnWriteArrayList<>();
+  private final Gatherings gatherings = new Gatherings(db);
+  private final BatchSubmitter submitter;
+
+  @BeforeAll
+  static void start() {
+    db = FirestoreClients.forEmulator("once-lost-document-test", FirestoreEmulator.shared().hostPort());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    db.close();
+  }
+
+  BatchLostDocumentTest() throws Exception {
+    Once once = new Once(new FirestoreLedger(db, LedgerConfig.defaults()));
+    DocumentReader reader = mock(DocumentReader.class);
+    when(reader.read(any(), any(Long.class))).thenReturn(PDF);
+    MessagePublisher publisher = mock(MessagePublisher.class);
+    when(publisher.publish(anyString(), any(), anyMap())).thenReturn("m-1");
+    when(batchJobs.submit(anyString(), anyList())).thenAnswer(call -> {
+      List<BatchJobs.Request> requests = call.getArgument(1);
+      jobs.add(requests.stream().map(request -> request.documentKey().value()).toList());
+      return BatchJob.builder().name("batches/job-" + jobs.size()).build();
+    });
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    submitter = new BatchSubmitter(once, () -> gatherings, () -> new RecordQueries(db), () -> records, () -> reader,
+        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r"),
+        new BatchSubmitter.Limits(3, 1 << 20, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
+  }
+
+  /** A document queued in batch mode, as DocumentUploaded queues it; returns its key. */
+  private static IdempotencyKey queued(String name) throws Exception {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + name + "#1");
+    DocumentSource source = new DocumentSource("inbox", name, 1, "application/pdf", PDF.length, null, null);
+    db.collection(Records.ANALYSES).document(key.documentId()).set(Map.of("key", key.value(), "status", Records.QUEUED,
+        "mode", "batch", "source", source.toMap(), "size", (long) PDF.length,
+        "queuedAt", FieldValue.serverTimestamp(), "updatedAt", FieldValue.serverTimestamp())).get();
+    return key;
+  }
+
+  private static DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
+    return db.collection(Records.ANALYSES).document(key.documentId()).get().get();
+  }
+
+  @Test
+  void aDocumentAssignedByAStalledOpener_afterItsGatheringWasSealed_isQueuedAgain_andGoesInOneJob() throws Exception {
+    String folder = UUID.randomUUID().toString();
+    List<IdempotencyKey> keys = new ArrayList<>();
+    for (String name : List.of("a", "b", "c")) {
+      keys.add(queued(folder + "/" + name + ".pdf"));
+    }
+    String stalled = UUID.randomUUID().toString().replace("-", "");
+    assertTrue(gatherings.open(stalled, 90));
+    assertEquals(2, gatherings.assign(stalled, List.of(keys.get(0).documentId(), keys.get(1).documentId())));
+
+    // The opener stalls past a submission's lease: the reconciler resumes its gathering's submission.
+    now = now.plus(Duration.ofMinutes(10));
+    assertEquals(1, submitter.resumeUnsubmitted());
+    // The opener wakes, and its assignment of a third queued document lands.
+    assertEquals(1, gatherings.assign(stalled, List.of(keys.get(2).documentId())));
+
+    // The reconciler's next run.
+    submitter.resumeUnsubmitted();
+    submitter.submitDue();
+
+    assertEquals(List.of(Set.of(keys.get(0).value(), keys.get(1).value()), Set.of(keys.get(2).value())),
+        jobs.stream().map(Set::copyOf).toList(), "two jobs: the sealed members, then the document gathered after the seal");
+    Set<String> named = new HashSet<>();
+    for (IdempotencyKey key : keys) {
+      DocumentSnapshot analysis = analysis(key);
+      assertEquals(Records.SUBMITTED, analysis.getString("status"), key.value());
+      named.add(analysis.getString("job"));
+    }
+    assertEquals(Set.of("batches/job-1", "batches/job-2"), named);
+    assertNotEquals(stalled, analysis(keys.get(2)).getString("batch"), "in a gathering of its own");
+  }
+
+  /** A gathering closed empty (another submitter took its documents), then assigned one late: queued again too. */
+  @Test
+  void aDocumentAssignedToAClosedGathering_isQueuedAgain() throws Exception {
+    IdempotencyKey key = queued(UUID.randomUUID() + "/late.pdf");
+    String closed = UUID.randomUUID().toString().replace("-", "");
+    assertTrue(gatherings.open(closed, 90));
+    gatherings.close(closed);
+    assertEquals(1, gatherings.assign(closed, List.of(key.documentId())));
+
+    submitter.resumeUnsubmitted();
+
+    assertEquals(Records.QUEUED, analysis(key).getString("status"));
+    assertEquals(null, analysis(key).getString("batch"));
+  }
+}

@@ -1,0 +1,189 @@
+package dev.once.functions.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.cloud.firestore.FieldValue;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.WriteBatch;
+import com.google.genai.Client;
+import com.google.genai.types.HttpOptions;
+import dev.once.gemini.BatchJobs;
+import dev.once.pipeline.DocumentSource;
+import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.key.IdempotencyKey;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.internal.ledger.LedgerConfig;
+import dev.once.internal.ledger.LedgerRecord;
+import dev.once.internal.ledger.RecordState;
+import dev.once.local.Await;
+import dev.once.local.gemini.BatchState;
+import dev.once.local.http.RetryPolicy;
+import dev.once.local.samples.InvoicePdf;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch job of 1,000 documents (tiny ones) completed in chunks of 100, with the webhook's process killed (SIGKILL)
+ * half-way: after the commit of chunk 4, before its publishes. The replaced process (and the reconciler, run as Cloud
+ * Scheduler would) resumes where it stopped. Exactly, per document: one analysis, one bill, one publication, one
+ * notification, no other Gemini job; the gathering leaves flight only once the last chunk is done (the job's
+ * completion is recorded after every chunk's publishes).
+ *
+ * <p>The job is made as its submission makes it (BatchJobs.submit, one inlined request per document) and recorded as
+ * its submission records it (the gathering sealed with its members, each analysis told its job), rather than from
+ * 1,000 uploads: what is under test is the completion, and 1,000 uploads through the relay take minutes here.
+ */
+class BatchChunkedCompletionIT {
+  private static final int DOCUMENTS = 1_000;
+  private static final int CHUNKS = 10;
+  private static final int KILLED_CHUNK = 4;
+  private static final Duration DEADLINE = Duration.ofSeconds(180);
+  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(5);
+  private static PipelineStack stack;
+
+  @BeforeAll
+  static void start() {
+    stack = PipelineStack.start(new PipelineStack.Config("batch", 3,
+        RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
+        Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(DOCUMENTS), "BATCH_MAX_WAIT_SECONDS", "3600")));
+    stack.keepAlive();
+  }
+
+  @AfterAll
+  static void stop() {
+    stack.close();
+  }
+
+  @Test
+  void aJobOfAThousandDocuments_killedHalfWayThroughItsCompletion_completesEachDocumentOnce() throws Exception {
+    Path crashLog = stack.logDir.resolve("chunked.crashes");
+    Files.deleteIfExists(crashLog);
+    long carriedOut = stack.gemini.count("batchGenerateContent.carriedOut");
+    String gathering = java.util.UUID.randomUUID().toString().replace("-", "");
+    List<String> keys = new ArrayList<>();
+    List<BatchJobs.Request> requests = new ArrayList<>();
+    for (int i = 0; i < DOCUMENTS; i++) {
+      IdempotencyKey key = IdempotencyKey.of(String.format("gcs:%s/chunked/doc-%04d.pdf#1", PipelineStack.BUCKET, i));
+      keys.add(key.value());
+      requests.add(new BatchJobs.Request(key, InvoicePdf.of("chunked" + i), "application/pdf"));
+    }
+    Client client = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
+        .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
+    String job = new BatchJobs(client, "gemini-2.5-flash", Optional.empty()).submit(gathering, requests).name()
+        .orElseThrow();
+    recordSubmitted(gathering, job, requests);
+    assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut);
+
+    IdempotencyKey jobKey = GeminiCompletionKeys.ofName(job);
+    List<String> crashFlags = List.of("-Donce.crash.at=after-complete:complete",
+        "-Donce.crash.keys=" + java.util.regex.Pattern.quote(jobKey.value() + "#chunk-" + KILLED_CHUNK),
+        "-Donce.crash.log=" + crashLog.toAbsolutePath());
+    stack.restart("GeminiWebhook", crashFlags);
+    stack.restart("GeminiReconciler", crashFlags);
+
+    stack.gemini.finish(job, BatchState.SUCCEEDED);
+    awaitReconciling(() -> kills(crashLog) == 1, "the kill half-way");
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    awaitReconciling(() -> ledger.lookup(jobKey, "publish").map(r -> r.state() == RecordState.DONE).orElse(false),
+        "the job's completion");
+    Await.until(DEADLINE, () -> counted(stack.notifications().stream().map(r -> r.header("Idempotency-Key"))).size()
+        == DOCUMENTS, "every document notified");
+    Await.until(DEADLINE, stack::relayIdle, "the relay idle");
+    // The results topic's tap answers a pull with some of its messages: pulled until every document's came.
+    Await.until(DEADLINE, () -> counted(stack.published().stream().map(m -> m.getAttributesMap()
+        .get("idempotency_key"))).size() == DOCUMENTS, "every document's result pulled");
+
+    assertEquals(1, kills(crashLog), "killed once, after chunk " + KILLED_CHUNK + "'s commit");
+    assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "no other Gemini job");
+    List<QueryDocumentSnapshot> analyses = stack.documents("analyses");
+    assertEquals(Set.of("analysed"), analyses.stream().map(a -> a.getString("status")).collect(Collectors.toSet()));
+    assertEquals(Set.of(job), analyses.stream().map(a -> a.getString("job")).collect(Collectors.toSet()));
+    assertExactlyOnce(keys, analyses.stream().map(a -> a.getString("key")), "analysed");
+    assertExactlyOnce(keys, stack.documents("billing").stream().map(b -> b.getString("key")), "billed");
+    assertExactlyOnce(keys, stack.published().stream().map(m -> m.getAttributesMap().get("idempotency_key")),
+        "published");
+    assertExactlyOnce(keys, stack.notifications().stream().map(r -> r.header("Idempotency-Key")), "notified");
+
+    QueryDocumentSnapshot completedGathering = stack.documents("gatherings").stream()
+        .filter(g -> g.getId().equals(gathering)).findFirst().orElseThrow();
+    assertFalse(Boolean.TRUE.equals(completedGathering.getBoolean("inFlight")), "out of flight at the end");
+    Instant completed = ledger.lookup(jobKey, "complete").map(LedgerRecord::updatedAt).orElseThrow();
+    for (int chunk = 0; chunk < CHUNKS; chunk++) {
+      IdempotencyKey chunkKey = IdempotencyKey.of(jobKey.value() + "#chunk-" + chunk);
+      LedgerRecord published = ledger.lookup(chunkKey, "publish").orElseThrow(() -> new AssertionError(chunkKey + ""));
+      assertEquals(RecordState.DONE, published.state(), chunkKey.value());
+      assertTrue(!published.updatedAt().isAfter(completed),
+          "chunk " + chunk + " published before the job (and its gathering) was completed");
+    }
+  }
+
+  /** What the gathering's submission records: its members sealed, the job on it, each member told its job. */
+  private static void recordSubmitted(String gathering, String job, List<BatchJobs.Request> requests) throws Exception {
+    List<String> members = requests.stream().map(request -> request.documentKey().documentId()).toList();
+    WriteBatch batch = stack.db.batch();
+    batch.set(stack.db.collection("gatherings").document(gathering), Map.of("state", "submitted", "inFlight", true,
+        "openedAt", FieldValue.serverTimestamp(), "members", members, "job", job, "documents", members.size()));
+    for (BatchJobs.Request request : requests) {
+      String name = request.documentKey().value().substring(("gcs:" + PipelineStack.BUCKET + "/").length(),
+          request.documentKey().value().length() - "#1".length());
+      DocumentSource source = new DocumentSource(PipelineStack.BUCKET, name, 1, "application/pdf",
+          request.content().length, null, null);
+      batch.set(stack.db.collection("analyses").document(request.documentKey().documentId()), Map.of(
+          "key", request.documentKey().value(), "status", "submitted", "mode", "batch", "source", source.toMap(),
+          "size", (long) request.content().length, "batch", gathering, "job", job,
+          "updatedAt", FieldValue.serverTimestamp()));
+    }
+    batch.commit().get();
+  }
+
+  private static void assertExactlyOnce(List<String> keys, java.util.stream.Stream<String> seen, String what) {
+    Map<String, Long> counts = counted(seen);
+    List<String> wrong = keys.stream().filter(key -> counts.getOrDefault(key, 0L) != 1).limit(5).toList();
+    assertEquals(List.of(), wrong, what + " other than once (first few; counts "
+        + wrong.stream().map(key -> counts.getOrDefault(key, 0L)).toList() + ")");
+    assertEquals(keys.size(), counts.size(), what + ": no other key");
+  }
+
+  private static Map<String, Long> counted(java.util.stream.Stream<String> keys) {
+    return keys.filter(java.util.Objects::nonNull).collect(Collectors.groupingBy(Function.identity(),
+        Collectors.counting()));
+  }
+
+  /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
+  private static void awaitReconciling(java.util.function.BooleanSupplier done, String what) {
+    Instant[] last = {Instant.now()};
+    Await.until(DEADLINE, () -> {
+      if (done.getAsBoolean()) {
+        return true;
+      }
+      if (Instant.now().isAfter(last[0].plus(RECONCILE_AFTER))) {
+        last[0] = Instant.now();
+        stack.reconcileIfUp();
+      }
+      return false;
+    }, what);
+  }
+
+  private static long kills(Path crashLog) {
+    try {
+      return Files.exists(crashLog) ? Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count() : 0;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+}
