@@ -74,7 +74,7 @@ class BatchLostDocumentTest {
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     MessagePublisher publisher = mock(MessagePublisher.class);
     when(publisher.publish(anyString(), any(), anyMap())).thenReturn("m-1");
-    when(batchJobs.submit(anyString(), anyList())).thenAnswer(call -> {
+    when(batchJobs.submit(anyString(), anyList(), any())).thenAnswer(call -> {
       List<BatchJobs.Request> requests = call.getArgument(1);
       jobs.add(requests.stream().map(request -> request.documentKey().value()).toList());
       return BatchJob.builder().name("batches/job-" + jobs.size()).build();
