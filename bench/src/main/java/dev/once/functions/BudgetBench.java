@@ -21,6 +21,9 @@ import java.util.function.Supplier;
  * runs; a deferral's own cost is counted separately.
  */
 public final class BudgetBench {
+  /** The functions' log lines (the guard's "gemini budget" line among them) would flood this report. */
+  private static final dev.once.observe.Log QUIET =
+      dev.once.observe.Log.to(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
   private static final int EVENTS = 10;
   private static final int LATENCY_EVENTS = 40;
   private static final int INSTANCES = 2;
@@ -48,8 +51,6 @@ public final class BudgetBench {
   }
 
   public static void main(String[] args) throws Exception {
-    // The functions' log lines (the guard's "gemini budget" line among them) would flood this report.
-    dev.once.observe.Log.redirect(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
     try (BenchStack stack = BenchStack.start()) {
       BudgetBench bench = new BudgetBench(stack);
       try {
@@ -80,7 +81,7 @@ public final class BudgetBench {
     if (budgetUsd != null) {
       env.put("GEMINI_DAILY_BUDGET_USD", budgetUsd);
     }
-    Clients clients = new Clients(Settings.of(env), db);
+    Clients clients = new Clients(Settings.of(env), db, QUIET);
     wired.add(clients);
     return Wiring.documentFlow(clients);
   }

@@ -12,7 +12,6 @@ import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
@@ -111,7 +110,7 @@ final class BatchSubmitter {
       // A count first, so a full pipeline costs one read per call; then the opening, which keeps the cap exactly.
       String id = newId();
       if (gatherings.get().inFlight() >= limits.maxInFlight() || !gatherings.get().open(id, limits.maxInFlight())) {
-        Log.info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
+        once.log().info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
         break;
       }
       int held = gatherings.get().assign(id, job.stream().map(RecordQueries.Queued::documentId).toList());
@@ -120,7 +119,7 @@ final class BatchSubmitter {
         break;
       }
       Outcome outcome = submit(id);
-      Log.info("gathered a batch job", Map.of("gathering", id, "documents", held,
+      once.log().info("gathered a batch job", Map.of("gathering", id, "documents", held,
           "outcome", outcome.getClass().getSimpleName()));
       if (!(outcome instanceof Outcome.Processed)) {
         break; // Gemini did not take it (no room, an outage): the next call tries again
@@ -239,7 +238,7 @@ final class BatchSubmitter {
     try {
       BatchJob found = batchJobs.get().findGathered(id).orElse(null);
       if (found != null) {
-        Log.info("adopted the batch job an earlier try made", Map.of("gathering", id,
+        once.log().info("adopted the batch job an earlier try made", Map.of("gathering", id,
             "job", found.name().orElse("?"), "attempt", attempt.number()));
       }
       return found;

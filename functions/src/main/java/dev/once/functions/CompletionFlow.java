@@ -16,7 +16,6 @@ import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
@@ -195,7 +194,7 @@ final class CompletionFlow {
         + ", whose analysis names " + (analysis.get().job() == null ? "no job" : analysis.get().job());
     if (!BatchJobs.isTerminal(found.get())) {
       batchJobs.get().cancel(name);
-      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
+      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
           "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
     }
     throw new PermanentFailure(reason);
@@ -216,7 +215,7 @@ final class CompletionFlow {
         + (state.job() == null ? "no job" : state.job()) + ")";
     if (state.state() != null && !name.equals(state.job()) && !BatchJobs.isTerminal(job)) {
       batchJobs.get().cancel(name);
-      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
+      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
           "gatheringJob", String.valueOf(state.job())));
     }
     throw new PermanentFailure(reason);

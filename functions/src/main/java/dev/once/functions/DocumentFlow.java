@@ -19,7 +19,6 @@ import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
@@ -205,7 +204,7 @@ final class DocumentFlow {
     try {
       submitter.get().submitIfDue();
     } catch (RuntimeException e) {
-      Log.write("WARNING", "could not submit the batch jobs due; the reconciler will",
+      once.log().write("WARNING", "could not submit the batch jobs due; the reconciler will",
           Map.of("error", String.valueOf(e)));
     }
   }

@@ -192,7 +192,7 @@ public final class IdempotentHttp<T> {
     if (caller != null) {
       String who = caller.apply(request);
       if (who == null || who.isBlank()) {
-        EventLog.record(function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
+        EventLog.record(once.log(), function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
             Map.of("path", request.getPath()));
         HttpAnswer.send(response, 401, "unauthenticated");
         return;
@@ -357,7 +357,7 @@ public final class IdempotentHttp<T> {
 
   private void refuse(HttpRequest request, HttpResponse response, long started, int status, String code,
       String detail) throws IOException {
-    EventLog.refused(function, code + ": " + detail, started, "path", request.getPath());
+    EventLog.refused(once.log(), function, code + ": " + detail, started, "path", request.getPath());
     HttpAnswer.send(response, status, code, Map.of("detail", detail));
   }
 
@@ -368,6 +368,6 @@ public final class IdempotentHttp<T> {
     details.put("path", request.getPath());
     details.put("status", status);
     details.putAll(more);
-    EventLog.record(function, key.value(), EFFECT, label, attempts, EventLog.elapsedMs(started), details);
+    EventLog.record(once.log(), function, key.value(), EFFECT, label, attempts, EventLog.elapsedMs(started), details);
   }
 }

@@ -29,6 +29,7 @@ final class Hold {
   });
 
   private final Ledger ledger;
+  private final Log log;
   /** Not a monitor: renewals run on virtual threads, which a monitor held across a Firestore call pins on Java 21. */
   private final ReentrantLock lock = new ReentrantLock();
   private Claim claim;
@@ -36,8 +37,9 @@ final class Hold {
   private boolean lost;
   private final ScheduledFuture<?> beat;
 
-  Hold(Ledger ledger, Claim claim) {
+  Hold(Ledger ledger, Claim claim, Log log) {
     this.ledger = ledger;
+    this.log = log;
     this.claim = claim;
     long period = Math.max(1, claim.lease().toMillis() / 3);
     // The beat only starts a renewal; the renewal (a Firestore write) runs on a virtual thread of its own.
@@ -66,7 +68,7 @@ final class Hold {
         lost = true;
       } catch (RuntimeException e) {
         // The next beat tries again, well before the lease runs out; finishing reports a lease lost meanwhile.
-        Log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
+        log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
             "error", String.valueOf(e)));
       }
     } finally {

@@ -50,6 +50,7 @@ public final class Once {
 
   private final Ledger ledger;
   private final SettledCache settled;
+  private final Log log;
 
   public Once(Ledger ledger) {
     this(ledger, 10_000, Duration.ofMinutes(10));
@@ -62,8 +63,23 @@ public final class Once {
 
   /** With a cache of at most {@code cachedEntries} final answers, each kept at most {@code cachedFor}. */
   public Once(Ledger ledger, int cachedEntries, Duration cachedFor) {
+    this(ledger, new SettledCache(cachedEntries, cachedFor), Log.stdout());
+  }
+
+  private Once(Ledger ledger, SettledCache settled, Log log) {
     this.ledger = ledger;
-    this.settled = new SettledCache(cachedEntries, cachedFor);
+    this.settled = settled;
+    this.log = log;
+  }
+
+  /** This guard, writing its log lines (and those of whatever logs through it) to {@code sink}; stdout by default. */
+  public Once loggingTo(Log sink) {
+    return new Once(ledger, settled, sink);
+  }
+
+  /** Where this guard's log lines go: the entry adapters and flows built on it log there too. */
+  public Log log() {
+    return log;
   }
 
   /**
@@ -135,7 +151,7 @@ public final class Once {
   }
 
   /** The outcome of a claim this delivery did not acquire. */
-  private static Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
+  private Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
     return switch (notAcquired) {
       case ClaimResult.Acquired acquired -> throw new IllegalArgumentException("an acquired claim is performed");
       case ClaimResult.Expired expired -> throw new IllegalArgumentException("an expired claim is taken over");
@@ -150,7 +166,7 @@ public final class Once {
     if (claim.exhausted()) {
       return giveUp(claim, policy);
     }
-    Hold hold = new Hold(ledger, claim);
+    Hold hold = new Hold(ledger, claim, log);
     CrashPoints.reached("after-claim", claim.effect(), claim.key());
     Completion completion;
     try {
@@ -272,8 +288,8 @@ public final class Once {
     return described;
   }
 
-  private static Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
-    Log.error("idempotency key reused with a different payload; the effect was not run",
+  private Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
+    log.error("idempotency key reused with a different payload; the effect was not run",
         Map.of("key", key.value(), "effect", effect, "storedFingerprint", String.valueOf(stored),
             "offeredFingerprint", String.valueOf(offered)));
     return new Conflict(stored, offered);

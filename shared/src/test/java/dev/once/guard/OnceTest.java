@@ -42,7 +42,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The guard's rules, on the in-memory ledger (the contract tests prove it behaves as Firestore's). */
@@ -50,13 +49,9 @@ class OnceTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("pubsub:1234");
   private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
   private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
-  private final Once once = new Once(ledger);
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+  private final Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8)));
   private final AtomicInteger runs = new AtomicInteger();
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
 
   private Completion count(Attempt attempt) {
     runs.incrementAndGet();
@@ -146,8 +141,6 @@ class OnceTest {
 
   @Test
   void changedPayload_isAConflict_loggedLoudly_andNotRun() {
-    ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
     once.run(KEY, "notify", "sha256:aaa", this::count);
     Conflict conflict = assertInstanceOf(Conflict.class, once.run(KEY, "notify", "sha256:bbb", this::count));
     assertEquals("sha256:aaa", conflict.storedFingerprint());

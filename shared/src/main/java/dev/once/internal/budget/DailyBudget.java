@@ -34,7 +34,7 @@ import java.util.function.Function;
  * client resends a commit whose answer was lost, and an increment applied twice would hold, or give back, an
  * estimate twice. Settling and releasing ride on the ledger's fenced commits, which a resend cannot apply twice.
  *
- * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
+ * <p>Each reservation, granted or not, logs one line to {@code log} (message {@code logMessage}, no outcome label) with the day, the
  * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
  * included) / cap: what alerts at 80 % and 100 % read.
  */
@@ -42,18 +42,20 @@ public final class DailyBudget implements Budget {
   private final SpendCounters counters;
   private final long limitMicroUsd;
   private final ZoneId zone;
+  private final Log log;
   private final String logMessage;
   private final ReentrantLock turns = new ReentrantLock(true);
   /** The day's spend as this instance last read it. */
   private volatile DaySpend lastSeen;
 
-  public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, String logMessage) {
+  public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, Log log, String logMessage) {
     if (limitMicroUsd <= 0) {
       throw new IllegalArgumentException("a budget is positive, got " + limitMicroUsd + " µUSD");
     }
     this.counters = new SpendCounters(ledger);
     this.limitMicroUsd = limitMicroUsd;
     this.zone = zone;
+    this.log = log;
     this.logMessage = logMessage;
   }
 
@@ -192,7 +194,7 @@ public final class DailyBudget implements Budget {
     fields.put("reservationMicroUsd", microUsd);
     fields.put("budgetShare", share(totalMicroUsd));
     fields.put("granted", granted);
-    Log.write(granted ? "INFO" : "WARNING", logMessage, fields);
+    log.write(granted ? "INFO" : "WARNING", logMessage, fields);
   }
 
   /** To four decimals, rounded down: the alerts compare it with 0.8 and 1.0, which must not be reached early. */

@@ -35,7 +35,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,13 +56,7 @@ class DailyBudgetResendTest {
   void clear() {
     faults.stop();
     TestFirestore.clear();
-    Log.redirect(new PrintStream(OutputStream.nullOutputStream(), true));
     ledger.now();
-  }
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
   }
 
   @AfterAll
@@ -71,8 +64,10 @@ class DailyBudgetResendTest {
     lossy.close();
   }
 
+  private static final Log QUIET = Log.to(new PrintStream(OutputStream.nullOutputStream(), true));
+
   private DailyBudget budget(long limit) {
-    return new DailyBudget(ledger, limit, ZoneOffset.UTC, "gemini budget");
+    return new DailyBudget(ledger, limit, ZoneOffset.UTC, QUIET, "gemini budget");
   }
 
   private DaySpend day() {
@@ -112,7 +107,7 @@ class DailyBudgetResendTest {
       TestFirestore.clear();
       DailyBudget budget = budget(1_000);
       budget.reserve(key("first"), 100, reason -> SideWrites.NONE); // this instance now sees the day far from its edge
-      new DailyBudget(other, 1_000, ZoneOffset.UTC, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+      new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
       // The next reservation skips its first read, adds 200, reads 1,150 and steps back: that step-back loses its
       // answer (the increment before it is let through).
       faults.letThrough(COMMIT, 1);
@@ -128,7 +123,7 @@ class DailyBudgetResendTest {
   void theMarkersExpireADayAfterTheirCommit_theCountersNever() throws Exception {
     DailyBudget budget = budget(1_000);
     budget.reserve(key("first"), 100, reason -> SideWrites.NONE);
-    new DailyBudget(other, 1_000, ZoneOffset.UTC, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+    new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
     Instant now = other.now();
     assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)); // and steps back
 

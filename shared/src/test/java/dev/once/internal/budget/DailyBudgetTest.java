@@ -24,8 +24,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The daily budget on the in-memory ledger, whose clock (the store's) the tests move. */
@@ -37,18 +35,10 @@ class DailyBudgetTest {
   private final CountingLedger counted = new CountingLedger(ledger);
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
-  @BeforeEach
-  void captureLog() {
-    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
+  private final Log log = Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8));
 
   private DailyBudget budget(long limit, ZoneId zone) {
-    return new DailyBudget(counted, limit, zone, "gemini budget");
+    return new DailyBudget(counted, limit, zone, log, "gemini budget");
   }
 
   private DaySpend spend(String day) {
@@ -92,7 +82,7 @@ class DailyBudgetTest {
     assertEquals(reads + 1, counted.reads(), "the day was a fifth used: no first read");
 
     // Another instance spends what this one has not seen: the second read sees it, and the call steps back.
-    ledger.commit(new DailyBudget(ledger, 100_000, ZoneOffset.UTC, "gemini budget")
+    ledger.commit(new DailyBudget(ledger, 100_000, ZoneOffset.UTC, log, "gemini budget")
         .reserve(IdempotencyKey.of("gcs:inbox/elsewhere.pdf#3"), 75_000, reason -> SideWrites.NONE).settle(75_000));
     Deferral deferral = assertThrows(Deferral.class,
         () -> budget.reserve(IdempotencyKey.of("gcs:inbox/late.pdf#4"), 10_000, reason -> SideWrites.NONE));
@@ -201,7 +191,7 @@ class DailyBudgetTest {
       public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
         throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer", null);
       }
-    }, 100_000, ZoneOffset.UTC, "gemini budget");
+    }, 100_000, ZoneOffset.UTC, log, "gemini budget");
     assertThrows(NotPerformed.class, () -> budget.reserve(KEY, 1, reason -> SideWrites.NONE));
   }
 
