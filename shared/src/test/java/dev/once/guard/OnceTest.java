@@ -256,7 +256,7 @@ class OnceTest {
     assertEquals(6, processed.attempts());
     LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
     assertEquals(1, record.spent());
-    assertEquals("not_performed", record.calls().get(0).outcome());
+    assertEquals(Call.Outcome.NOT_PERFORMED, record.calls().get(0).outcome());
   }
 
   /**
@@ -317,7 +317,7 @@ class OnceTest {
     assertEquals(RecordState.CLAIMED, record.state());
     assertFalse(record.leaseLive(), "free at once for whatever resumes it");
     assertEquals(0, record.spent(), "deferred tries do not use up the cap of one");
-    assertEquals(Call.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
+    assertEquals(Call.Outcome.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
     assertTrue(record.error().startsWith(Once.DEFERRED), record.error());
     assertEquals(Optional.empty(), once.peek(KEY, "analyse"), "not settled: nothing to answer from");
 
