@@ -272,7 +272,7 @@ public final class IdempotentHttp<T> {
             "the request must wait (" + deferred.reason() + "); retry it later with the same key"));
       }
       case Outcome.Rejected rejected -> {
-        // PermanentFailure from the handler, or an answer the ledger cannot store: the reason is for the log only.
+        // A permanent Refusal from the handler, or an answer the ledger cannot store: the reason is for the log only.
         log(key, outcome.label(), ran.attempt, request, 500, started,
             Map.of("reason", String.valueOf(rejected.reason())));
         HttpAnswer.send(response, 500, "rejected",

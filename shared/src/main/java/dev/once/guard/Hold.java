@@ -76,13 +76,13 @@ final class Hold {
     }
   }
 
-  /** Renews the lease now unless it outlasts {@code work} plus a margin; throws {@link NotPerformed} if it cannot. */
+  /** Renews the lease now unless it outlasts {@code work} plus a margin; refuses as not performed if not. */
   void ensure(Duration work) {
     Duration needed = work.plus(MARGIN);
     lock.lock();
     try {
       if (lost) {
-        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
+        throw Refusal.notPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
       }
       Instant now = ledger.now();
       if (claim.leaseExpiresAt().isAfter(now.plus(needed))) {
@@ -91,8 +91,8 @@ final class Hold {
       try {
         claim = ledger.renew(claim, needed.compareTo(claim.lease()) > 0 ? needed : claim.lease());
       } catch (RuntimeException e) {
-        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " could not be extended to"
-            + " cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
+        throw Refusal.notPerformed("the lease of " + claim.effect() + " for " + claim.key()
+            + " could not be extended to cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
       }
     } finally {
       lock.unlock();

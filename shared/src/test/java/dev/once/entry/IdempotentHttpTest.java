@@ -117,7 +117,7 @@ class IdempotentHttpTest {
     boolean[] overBudget = {true};
     IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
       if (overBudget[0]) {
-        throw new dev.once.guard.Deferral("over the day's budget", dev.once.ledger.SideWrites.NONE);
+        throw dev.once.guard.Refusal.deferred("over the day's budget", dev.once.ledger.SideWrites.NONE);
       }
       return charge(amount, attempt);
     });

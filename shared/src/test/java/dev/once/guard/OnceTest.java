@@ -104,7 +104,7 @@ class OnceTest {
   void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() {
     Rejected now = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
-      throw new PermanentFailure("empty document",
+      throw Refusal.permanent("empty document",
           writes -> writes.create("analyses", "x", Map.of("status", "rejected")));
     }));
     assertTrue(now.now());
@@ -172,7 +172,7 @@ class OnceTest {
     assertInstanceOf(Duplicate.class, once.peek(KEY, "notify", "fp").orElseThrow());
     assertInstanceOf(Conflict.class, once.peek(KEY, "notify", "other").orElseThrow());
     once.run(IdempotencyKey.of("pubsub:9"), "notify", attempt -> {
-      throw new PermanentFailure("410 Gone");
+      throw Refusal.permanent("410 Gone");
     });
     assertInstanceOf(Rejected.class, once.peek(IdempotencyKey.of("pubsub:9"), "notify").orElseThrow());
   }
@@ -248,9 +248,10 @@ class OnceTest {
   void triesThatCertainlyDidNotRun_doNotUseUpTheCap() {
     Policy paid = Policy.DEFAULT.capped(2, reason -> SideWrites.NONE);
     for (int i = 0; i < 5; i++) {
-      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", paid, attempt -> {
-        throw new NotPerformed("Gemini answered 429: nothing billed", null);
-      }));
+      assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+          () -> once.run(KEY, "analyse", paid, attempt -> {
+        throw Refusal.notPerformed("Gemini answered 429: nothing billed", null);
+      })).kind());
     }
     Processed processed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
     assertEquals(6, processed.attempts());
@@ -271,10 +272,10 @@ class OnceTest {
       throw new IllegalStateException("timed out: it may have run");
     }));
     for (int i = 0; i < 12; i++) {
-      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
+      assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "analyse", attempt -> {
         seen.add(attempt.earlierTriesThatMayHaveRun());
-        throw new NotPerformed("refused before any work", null);
-      }));
+        throw Refusal.notPerformed("refused before any work", null);
+      })).kind());
     }
     once.run(KEY, "analyse", attempt -> {
       seen.add(attempt.earlierTriesThatMayHaveRun());
@@ -289,10 +290,10 @@ class OnceTest {
 
   @Test
   void aNotPerformedTry_commitsItsWritesWithTheRelease() {
-    assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
-      throw new NotPerformed("refused before any work", null,
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "analyse", attempt -> {
+      throw Refusal.notPerformed("refused before any work", null,
           writes -> writes.merge("budget", "day", Map.of("reserved", DocumentWrites.increment(-7))));
-    }));
+    })).kind());
     assertEquals(-7L, ledger.document("budget", "day").orElseThrow().get("reserved"), "landed with the release");
     LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
     assertEquals(0, record.spent());
@@ -304,7 +305,7 @@ class OnceTest {
     Policy paid = Policy.DEFAULT.capped(1, reason -> SideWrites.NONE);
     for (int i = 0; i < 3; i++) {
       Outcome outcome = once.run(KEY, "analyse", paid, attempt -> {
-        throw new Deferral("over the day's budget", writes -> writes.merge("analyses", "a1",
+        throw Refusal.deferred("over the day's budget", writes -> writes.merge("analyses", "a1",
             Map.of("status", "deferred", "reason", "over the day's budget")));
       });
       Deferred deferred = assertInstanceOf(Deferred.class, outcome, "answered, not thrown: the event is acknowledged");
@@ -336,7 +337,7 @@ class OnceTest {
       }
     });
     assertThrows(dev.once.internal.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
-      throw new Deferral("over the day's budget", SideWrites.NONE);
+      throw Refusal.deferred("over the day's budget", SideWrites.NONE);
     }));
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
   }

@@ -1,7 +1,6 @@
 package dev.once.internal.budget;
 
-import dev.once.guard.Deferral;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
@@ -74,7 +73,7 @@ public final class DailyBudget implements Budget {
 
   @Override
   public Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral)
-      throws Deferral {
+      throws Refusal {
     if (microUsd < 0) {
       throw new IllegalArgumentException("an estimate is not negative, got " + microUsd);
     }
@@ -88,7 +87,7 @@ public final class DailyBudget implements Budget {
       if (!fitsADay(microUsd)) {
         String reason = "this call's estimate of " + usd(microUsd) + " alone is more than a whole day's budget of "
             + usd(limitMicroUsd) + ": it waits for a larger budget";
-        throw new Deferral(reason, onDeferral.apply(reason));
+        throw Refusal.deferred(reason, onDeferral.apply(reason));
       }
       throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
     }
@@ -106,11 +105,14 @@ public final class DailyBudget implements Budget {
             today);
       } catch (RuntimeException e) {
         // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
-        throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
+        throw Refusal.notPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
       }
       try {
         after = read(today);
-      } catch (NotPerformed e) {
+      } catch (Refusal e) {
+        if (!e.is(Refusal.Kind.NOT_PERFORMED)) {
+          throw e;
+        }
         stepBack(reservation, id);
         throw e;
       }
@@ -163,7 +165,7 @@ public final class DailyBudget implements Budget {
       lastSeen = spend;
       return spend;
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not read the day's spend: " + e.getMessage(), e);
     }
   }
 
@@ -173,15 +175,15 @@ public final class DailyBudget implements Budget {
       counters.commitOnce(reservation.release(),
           SpendCounters.marker(reservation.day(), reservation.shard(), id + "-stepped-back"), reservation.day());
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
+      throw Refusal.notPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
           + e.getMessage(), e);
     }
   }
 
-  private Deferral deferral(DaySpend spend, String estimate, Function<String, SideWrites> onDeferral) {
+  private Refusal deferral(DaySpend spend, String estimate, Function<String, SideWrites> onDeferral) {
     String reason = "over the budget of " + spend.day() + " (" + zone.getId() + "): spent " + usd(spend.spentMicroUsd())
         + " + reserved " + usd(spend.reservedMicroUsd()) + estimate + " > " + usd(limitMicroUsd);
-    return new Deferral(reason, onDeferral.apply(reason));
+    return Refusal.deferred(reason, onDeferral.apply(reason));
   }
 
   private void log(IdempotencyKey key, DaySpend before, long microUsd, long totalMicroUsd, boolean granted) {

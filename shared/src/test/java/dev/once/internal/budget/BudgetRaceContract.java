@@ -3,7 +3,7 @@ package dev.once.internal.budget;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.guard.Deferral;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
@@ -65,7 +65,10 @@ abstract class BudgetRaceContract {
           start.await();
           try {
             return budget.reserve(key, ESTIMATE, reason -> SideWrites.NONE);
-          } catch (Deferral deferred) {
+          } catch (Refusal deferred) {
+            if (!deferred.is(Refusal.Kind.DEFERRED)) {
+              throw deferred;
+            }
             return null;
           }
         }));

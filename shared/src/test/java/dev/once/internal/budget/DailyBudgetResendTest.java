@@ -9,7 +9,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.guard.Deferral;
+import dev.once.guard.Refusal;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
@@ -113,7 +113,8 @@ class DailyBudgetResendTest {
       faults.letThrough(COMMIT, 1);
       loss.forEach(how -> faults.loseNext(COMMIT, 1, how));
 
-      assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE));
+      assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+          () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)).kind());
 
       assertEquals(new DaySpend(day().day(), 0, 950), day(), "taken off once: " + loss);
     }
@@ -125,7 +126,8 @@ class DailyBudgetResendTest {
     budget.reserve(key("first"), 100, reason -> SideWrites.NONE);
     new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
     Instant now = other.now();
-    assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)); // and steps back
+    assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+        () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)).kind()); // and steps back
 
     Map<String, Instant> markers = new TreeMap<>();
     int counters = 0;
@@ -201,7 +203,10 @@ class DailyBudgetResendTest {
           Reservation reservation;
           try {
             reservation = instances.get(i % instances.size()).reserve(key, estimate[i], reason -> SideWrites.NONE);
-          } catch (Deferral over) {
+          } catch (Refusal over) {
+            if (!over.is(Refusal.Kind.DEFERRED)) {
+              throw over;
+            }
             deferred.incrementAndGet();
             return null;
           }
