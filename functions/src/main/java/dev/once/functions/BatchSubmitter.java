@@ -5,10 +5,9 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
@@ -173,7 +172,7 @@ final class BatchSubmitter {
         attempt -> create(attempt, id));
   }
 
-  private Completion create(Attempt attempt, String id) throws PermanentFailure {
+  private Completion create(Attempt attempt, String id) throws Refusal {
     List<RecordQueries.Submitted> members = queries.get().gatheredIn(id);
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
@@ -226,7 +225,7 @@ final class BatchSubmitter {
     } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
       return e.getMessage();
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
     }
   }
 
@@ -243,7 +242,7 @@ final class BatchSubmitter {
       }
       return found;
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not look for the batch job an earlier try may have made: "
+      throw Refusal.notPerformed("could not look for the batch job an earlier try may have made: "
           + GeminiErrors.describe(e), e);
     }
   }
@@ -253,10 +252,10 @@ final class BatchSubmitter {
    * releasing their reservations; anything else may have made the job, and is rethrown to count as such.
    */
   private RuntimeException classified(String id, List<RecordQueries.Submitted> members, RuntimeException e)
-      throws PermanentFailure {
+      throws Refusal {
     String reason = GeminiErrors.describe(e);
     if (e instanceof BatchJobs.NotSubmitted) {
-      return new NotPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
+      return Refusal.notPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
     }
     if (GeminiErrors.isPermanent(e)) {
       List<SideWrites> writes = new ArrayList<>();
@@ -265,10 +264,10 @@ final class BatchSubmitter {
             .and(member.reservation().release()));
         publishRefusal(member, reason);
       }
-      throw new PermanentFailure(reason, SideWrites.all(writes).and(Gatherings.done(id)));
+      throw Refusal.permanent(reason, SideWrites.all(writes).and(Gatherings.done(id)));
     }
     if (GeminiErrors.certainlyNotCreated(e)) {
-      return new NotPerformed(reason, e);
+      return Refusal.notPerformed(reason, e);
     }
     return e;
   }
@@ -283,7 +282,7 @@ final class BatchSubmitter {
     Outcome published = publication.publish(member.documentKey(),
         ResultMessage.rejected(member.documentKey(), member.source(), reason));
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
-      throw new NotPerformed("could not publish the refusal of " + member.documentKey().value() + " yet: "
+      throw Refusal.notPerformed("could not publish the refusal of " + member.documentKey().value() + " yet: "
           + published.getClass().getSimpleName(), null);
     }
   }

@@ -7,10 +7,9 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.LedgerRecord;
@@ -38,11 +37,11 @@ import java.util.function.Supplier;
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
-  static final class NotFinished extends NotPerformed {
+  static final class NotFinished extends Refusal {
     private static final long serialVersionUID = 1L;
 
     NotFinished(String message) {
-      super(message, null);
+      super(Kind.NOT_PERFORMED, message, null, SideWrites.NONE);
     }
   }
 
@@ -107,7 +106,7 @@ final class CompletionFlow {
     return summaries == null ? report : report.then(Effects.PUBLISH, publication.publishAll(jobKey, summaries, held));
   }
 
-  private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws PermanentFailure {
+  private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws Refusal {
     String name = GeminiCompletionKeys.jobName(jobKey);
     if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
       throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
@@ -171,14 +170,14 @@ final class CompletionFlow {
    * document's analysis names another job, or is finished), which is refused, never billed or published, and
    * cancelled if it still runs.
    */
-  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws PermanentFailure {
+  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws Refusal {
     Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
     if (gathering.isPresent()) {
       return noDocumentWaitsFor(gathering.get(), name, found.get());
     }
     Optional<String> documentId = found.flatMap(BatchJobs::documentId);
     if (documentId.isEmpty()) {
-      throw new PermanentFailure(found.isEmpty()
+      throw Refusal.permanent(found.isEmpty()
           ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
           : "batch job " + name + " names no document of this pipeline");
     }
@@ -197,7 +196,7 @@ final class CompletionFlow {
       once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
           "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
     }
-    throw new PermanentFailure(reason);
+    throw Refusal.permanent(reason);
   }
 
   /**
@@ -205,7 +204,7 @@ final class CompletionFlow {
    * open: its next try adopts the job), else a stray second job of it (the gathering names another), refused and
    * cancelled if it still runs.
    */
-  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws PermanentFailure {
+  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws Refusal {
     Gatherings.State state = gatherings.get().state(gathering);
     if (Gatherings.OPEN.equals(state.state())) {
       return new NotFinished(name + " is the job of the gathering " + gathering + ", whose submission is not"
@@ -218,7 +217,7 @@ final class CompletionFlow {
       once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
           "gatheringJob", String.valueOf(state.job())));
     }
-    throw new PermanentFailure(reason);
+    throw Refusal.permanent(reason);
   }
 
   /**

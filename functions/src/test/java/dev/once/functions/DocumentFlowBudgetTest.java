@@ -20,7 +20,7 @@ import com.google.genai.types.BatchJob;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.internal.budget.DailyBudget;
 import dev.once.internal.budget.DaySpend;
 import dev.once.internal.budget.Reservation;
@@ -170,7 +170,8 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   @Test
   void aRefusalBeforeAnyWork_releasesTheReservation_inTheReleaseCommit() throws Exception {
     when(analyzer.analyse(PDF, "application/pdf")).thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
-    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+        () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1))).kind());
     assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 0), spend("2026-11-30"));
   }
 
@@ -200,7 +201,8 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   void anEstimateThatCannotBeMade_isNotPerformed_andGeminiIsNotCalled() throws Exception {
     when(estimator.microUsd(PDF, "application/pdf", false))
         .thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
-    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+        () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1))).kind());
     verify(analyzer, never()).analyse(any(), anyString());
     assertEquals(0, ledger.lookup(DocumentFlow.key(document(1)), Effects.ANALYSE).orElseThrow().spent());
   }
