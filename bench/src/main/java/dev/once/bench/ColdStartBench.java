@@ -36,7 +36,7 @@ public final class ColdStartBench {
   private static final List<String> DEFAULT_JVM =
       List.of("-XX:MaxRAM=2g", "-XX:ActiveProcessorCount=1", "-XX:TieredStopAtLevel=1");
   private static final String HELLO = "dev.once.bench.hello.HelloWorld";
-  private static final String UNGUARDED = "dev.once.functions.UnguardedDocumentUploaded";
+  private static final String UNGUARDED = "dev.once.bench.UnguardedDocumentUploaded";
   private static final java.util.concurrent.Executor ON_A_THREAD = task -> Thread.ofPlatform().start(task);
   private static final int STEADY_WARM_UP = 300;
   private static final int STEADY_EVENTS = 400;
@@ -248,7 +248,7 @@ public final class ColdStartBench {
         Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(jvm);
-    command.addAll(List.of("-cp", classPath, "dev.once.functions.ColdStartProbe",
+    command.addAll(List.of("-cp", classPath, "dev.once.bench.ColdStartProbe",
         a.name(), Long.toString(a.generation()), Long.toString(InvoicePdf.of("P-A").length),
         b.name(), Long.toString(b.generation()), Long.toString(InvoicePdf.of("P-B").length)));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

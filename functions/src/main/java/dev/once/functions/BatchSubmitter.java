@@ -5,14 +5,12 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
@@ -116,7 +114,7 @@ final class BatchSubmitter {
       // A count first, so a full pipeline costs one read per call; then the opening, which keeps the cap exactly.
       String id = newId();
       if (gatherings.get().inFlight() >= limits.maxInFlight() || !gatherings.get().open(id, limits.maxInFlight())) {
-        Log.info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
+        once.log().info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
         break;
       }
       int held = gatherings.get().assign(id, job.stream().map(RecordQueries.Queued::documentId).toList());
@@ -125,7 +123,7 @@ final class BatchSubmitter {
         break;
       }
       Outcome outcome = submit(id);
-      Log.info("gathered a batch job", Map.of("gathering", id, "documents", held,
+      once.log().info("gathered a batch job", Map.of("gathering", id, "documents", held,
           "outcome", outcome.getClass().getSimpleName()));
       if (!(outcome instanceof Outcome.Processed)) {
         break; // Gemini did not take it (no room, an outage): the next call tries again
@@ -143,7 +141,7 @@ final class BatchSubmitter {
     try {
       recoverStrays();
     } catch (RuntimeException e) {
-      Log.error("could not look for documents gathered after their gathering was sealed",
+      once.log().error("could not look for documents gathered after their gathering was sealed",
           Map.of("error", String.valueOf(e)));
     }
     int resumed = 0;
@@ -180,7 +178,7 @@ final class BatchSubmitter {
       if (!member) {
         if (gatherings.get().requeue(document.documentId(), document.updateTime())) {
           requeued++;
-          Log.write("WARNING", "a document gathered after its gathering was sealed is queued again",
+          once.log().write("WARNING", "a document gathered after its gathering was sealed is queued again",
               Map.of("gathering", document.gathering(), "document", document.documentId()));
         }
       } else if (gathering.job() != null) {
@@ -229,7 +227,7 @@ final class BatchSubmitter {
   }
 
   /** @param inJob filled with the documents the job was made for, as read */
-  private Completion create(Attempt attempt, String id, List<RecordQueries.Submitted> inJob) throws PermanentFailure {
+  private Completion create(Attempt attempt, String id, List<RecordQueries.Submitted> inJob) throws Refusal {
     List<RecordQueries.Submitted> members = sealed(id, queries.get().gatheredIn(id));
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
@@ -281,7 +279,7 @@ final class BatchSubmitter {
       members = java.util.Set.copyOf(gatherings.get().seal(id,
           gathered.stream().map(member -> member.documentKey().documentId()).toList()));
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not seal the gathering " + id + ": " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not seal the gathering " + id + ": " + e.getMessage(), e);
     }
     return gathered.stream().filter(member -> members.contains(member.documentKey().documentId())).toList();
   }
@@ -298,7 +296,7 @@ final class BatchSubmitter {
     } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
       return e.getMessage();
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
     }
   }
 
@@ -310,12 +308,12 @@ final class BatchSubmitter {
     try {
       BatchJob found = batchJobs.get().findGathered(id).orElse(null);
       if (found != null) {
-        Log.info("adopted the batch job an earlier try made", Map.of("gathering", id,
+        once.log().info("adopted the batch job an earlier try made", Map.of("gathering", id,
             "job", found.name().orElse("?"), "attempt", attempt.number()));
       }
       return found;
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not look for the batch job an earlier try may have made: "
+      throw Refusal.notPerformed("could not look for the batch job an earlier try may have made: "
           + GeminiErrors.describe(e), e);
     }
   }
@@ -325,10 +323,10 @@ final class BatchSubmitter {
    * releasing their reservations; anything else may have made the job, and is rethrown to count as such.
    */
   private RuntimeException classified(String id, List<RecordQueries.Submitted> members, RuntimeException e)
-      throws PermanentFailure {
+      throws Refusal {
     String reason = GeminiErrors.describe(e);
     if (e instanceof BatchJobs.NotSubmitted) {
-      return new NotPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
+      return Refusal.notPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
     }
     if (GeminiErrors.isPermanent(e)) {
       List<SideWrites> writes = new ArrayList<>();
@@ -337,10 +335,10 @@ final class BatchSubmitter {
             .and(member.reservation().release()));
         publishRefusal(member, reason);
       }
-      throw new PermanentFailure(reason, SideWrites.all(writes).and(Gatherings.done(id)));
+      throw Refusal.permanent(reason, SideWrites.all(writes).and(Gatherings.done(id)));
     }
     if (GeminiErrors.certainlyNotCreated(e)) {
-      return new NotPerformed(reason, e);
+      return Refusal.notPerformed(reason, e);
     }
     return e;
   }
@@ -355,7 +353,7 @@ final class BatchSubmitter {
     Outcome published = publication.publish(member.documentKey(),
         ResultMessage.rejected(member.documentKey(), member.source(), reason));
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
-      throw new NotPerformed("could not publish the refusal of " + member.documentKey().value() + " yet: "
+      throw Refusal.notPerformed("could not publish the refusal of " + member.documentKey().value() + " yet: "
           + published.getClass().getSimpleName(), null);
     }
   }

@@ -21,6 +21,7 @@ import dev.once.internal.config.Lazy;
 import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.Ledger;
+import dev.once.observe.Log;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.PipelineSetting;
@@ -62,10 +63,15 @@ final class Clients {
    * cost benchmark hands in a client whose channel counts every call.
    */
   Clients(Settings settings, Supplier<Firestore> firestoreFactory) {
+    this(settings, firestoreFactory, Log.stdout());
+  }
+
+  /** With the guard (and the flows and budget that log through it) writing its lines to {@code log}. */
+  Clients(Settings settings, Supplier<Firestore> firestoreFactory, Log log) {
     this.settings = settings;
     this.firestore = Lazy.of(firestoreFactory);
     this.ledger = Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings)));
-    this.once = new Once(ledger);
+    this.once = new Once(ledger).loggingTo(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));

@@ -8,16 +8,14 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
@@ -43,11 +41,11 @@ import java.util.function.Supplier;
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
-  static final class NotFinished extends NotPerformed {
+  static final class NotFinished extends Refusal {
     private static final long serialVersionUID = 1L;
 
     NotFinished(String message) {
-      super(message, null);
+      super(Kind.NOT_PERFORMED, message, null, SideWrites.NONE);
     }
   }
 
@@ -116,7 +114,7 @@ final class CompletionFlow {
     return settled ? report.then(Effects.PUBLISH, publication.publishAll(jobKey, List.of(), held)) : report;
   }
 
-  private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws PermanentFailure {
+  private Completion completion(IdempotencyKey jobKey, Optional<BatchJob> found) throws Refusal {
     String name = GeminiCompletionKeys.jobName(jobKey);
     if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
       throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
@@ -178,7 +176,7 @@ final class CompletionFlow {
     }
   }
 
-  private Members members(String name, Optional<BatchJob> found) throws PermanentFailure {
+  private Members members(String name, Optional<BatchJob> found) throws Refusal {
     Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
     List<RecordQueries.Submitted> submitted = null;
     if (gathering.isEmpty()) {
@@ -222,13 +220,13 @@ final class CompletionFlow {
     Map<String, Object> result = switch (done) {
       case Outcome.Processed processed -> processed.result();
       case Outcome.Duplicate duplicate -> duplicate.result();
-      default -> throw new NotPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
+      default -> throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
           + done.getClass().getSimpleName(), null);
     };
     Optional<Claim> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     Outcome published = publication.publishAll(chunkKey, documents(result), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
-      throw new NotPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
+      throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
           + published.getClass().getSimpleName(), null);
     }
     return result;
@@ -276,14 +274,14 @@ final class CompletionFlow {
    * document's analysis names another job, or is finished), which is refused, never billed or published, and
    * cancelled if it still runs.
    */
-  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws PermanentFailure {
+  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws Refusal {
     Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
     if (gathering.isPresent()) {
       return noDocumentWaitsFor(gathering.get(), name, found.get());
     }
     Optional<String> documentId = found.flatMap(BatchJobs::documentId);
     if (documentId.isEmpty()) {
-      throw new PermanentFailure(found.isEmpty()
+      throw Refusal.permanent(found.isEmpty()
           ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
           : "batch job " + name + " names no document of this pipeline");
     }
@@ -299,10 +297,10 @@ final class CompletionFlow {
         + ", whose analysis names " + (analysis.get().job() == null ? "no job" : analysis.get().job());
     if (!BatchJobs.isTerminal(found.get())) {
       batchJobs.get().cancel(name);
-      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
+      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
           "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
     }
-    throw new PermanentFailure(reason);
+    throw Refusal.permanent(reason);
   }
 
   /**
@@ -310,7 +308,7 @@ final class CompletionFlow {
    * open: its next try adopts the job), else a stray second job of it (the gathering names another), refused and
    * cancelled if it still runs.
    */
-  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws PermanentFailure {
+  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws Refusal {
     Gatherings.State state = gatherings.get().state(gathering);
     if (Gatherings.OPEN.equals(state.state())) {
       return new NotFinished(name + " is the job of the gathering " + gathering + ", whose submission is not"
@@ -320,10 +318,10 @@ final class CompletionFlow {
         + (state.job() == null ? "no job" : state.job()) + ")";
     if (state.state() != null && !name.equals(state.job()) && !BatchJobs.isTerminal(job)) {
       batchJobs.get().cancel(name);
-      Log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
+      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
           "gatheringJob", String.valueOf(state.job())));
     }
-    throw new PermanentFailure(reason);
+    throw Refusal.permanent(reason);
   }
 
   /** A finished job's answers by the key their request named (an answer naming none: under the empty key). */

@@ -8,7 +8,7 @@ import dev.once.entry.Report;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
+import dev.once.guard.Refusal;
 import dev.once.internal.key.Sha256;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
@@ -70,7 +70,7 @@ final class DeliveryFlow {
       Notifier.Result result = endpoint.notify(key.value(), body(key, message));
       return Completion.of(switch (result) {
         case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
-        case Notifier.Result.Refused refused -> throw new PermanentFailure(
+        case Notifier.Result.Refused refused -> throw Refusal.permanent(
             "the notify endpoint refused with " + refused.status() + ": " + refused.body());
         case Notifier.Result.Failed failed -> throw new NotifyFailed("notify failed: " + failed.reason());
       });

@@ -7,11 +7,9 @@ import dev.once.gemini.GeminiErrors;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
-import dev.once.guard.Deferral;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.guard.PermanentFailure;
 import dev.once.guard.Policy;
 import dev.once.internal.budget.Budget;
 import dev.once.internal.budget.Reservation;
@@ -19,7 +17,6 @@ import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import dev.once.ledger.SideWrites;
-import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
@@ -205,7 +202,7 @@ final class DocumentFlow {
     try {
       submitter.get().submitIfDue();
     } catch (RuntimeException e) {
-      Log.write("WARNING", "could not submit the batch jobs due; the reconciler will",
+      once.log().write("WARNING", "could not submit the batch jobs due; the reconciler will",
           Map.of("error", String.valueOf(e)));
     }
   }
@@ -226,7 +223,7 @@ final class DocumentFlow {
     }
   }
 
-  private Completion analyse(Attempt attempt, Paid call) throws PermanentFailure, Deferral {
+  private Completion analyse(Attempt attempt, Paid call) throws Refusal {
     IdempotencyKey key = call.key;
     DocumentSource document = call.document;
     byte[] content = readValid(key, document);
@@ -235,8 +232,11 @@ final class DocumentFlow {
     try {
       attempt.ensureLease(paid.timeout());
       analysis = analyzer.get().analyse(content, mimeType(document));
-    } catch (NotPerformed e) {
-      throw new NotPerformed(e.getMessage(), e, reservation.release());
+    } catch (Refusal e) {
+      if (!e.is(Refusal.Kind.NOT_PERFORMED)) {
+        throw e;
+      }
+      throw Refusal.notPerformed(e.getMessage(), e, reservation.release());
     } catch (RuntimeException e) {
       throw classified(key, document, e, reservation, GeminiErrors::refusedBeforeWork);
     }
@@ -251,7 +251,7 @@ final class DocumentFlow {
    * Batch mode: the document is validated, its cost reserved (or it is deferred), and it is queued, in the commit
    * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
-  private Completion queue(Paid call) throws PermanentFailure, Deferral {
+  private Completion queue(Paid call) throws Refusal {
     byte[] content = readValid(call.key, call.document);
     Reservation reservation = reserve(call, content, true);
     return Completion.of(Map.of("queued", true, "mode", "batch"),
@@ -264,7 +264,7 @@ final class DocumentFlow {
    * it is counted ({@code countTokens}, free): a failure there costs nothing, unless Gemini says the document itself
    * cannot be processed.
    */
-  private Reservation reserve(Paid call, byte[] content, boolean batch) throws PermanentFailure, Deferral {
+  private Reservation reserve(Paid call, byte[] content, boolean batch) throws Refusal {
     if (!budget.capped()) {
       return Reservation.NONE;
     }
@@ -278,9 +278,9 @@ final class DocumentFlow {
     } catch (RuntimeException e) {
       if (GeminiErrors.isPermanent(e)) {
         String reason = GeminiErrors.describe(e);
-        throw new PermanentFailure(reason, records.get().rejected(call.key, call.document, reason));
+        throw Refusal.permanent(reason, records.get().rejected(call.key, call.document, reason));
       }
-      throw new NotPerformed("could not estimate the call's cost: " + GeminiErrors.describe(e), e);
+      throw Refusal.notPerformed("could not estimate the call's cost: " + GeminiErrors.describe(e), e);
     }
     return budget.reserve(call.key, estimate, reason -> deferred(call, reason, budget.fitsADay(estimate)));
   }
@@ -299,7 +299,7 @@ final class DocumentFlow {
             .filter(analysis -> Records.DEFERRED.equals(analysis.status()))
             .map(RecordQueries.AnalysisState::deferredAt).orElse(null);
       } catch (RuntimeException e) {
-        throw new NotPerformed("could not read the document's analysis to defer it: " + e.getMessage(), e);
+        throw Refusal.notPerformed("could not read the document's analysis to defer it: " + e.getMessage(), e);
       }
     }
     return records.get().deferred(call.key, call.document, reason, since);
@@ -311,19 +311,19 @@ final class DocumentFlow {
    * reservation back. Anything else may have been billed, and is rethrown as such: its reservation stays.
    */
   private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e,
-      Reservation reservation, java.util.function.Predicate<Throwable> notPerformed) throws PermanentFailure {
+      Reservation reservation, java.util.function.Predicate<Throwable> notPerformed) throws Refusal {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
-      throw new PermanentFailure(reason, records.get().rejected(key, document, reason).and(reservation.release()));
+      throw Refusal.permanent(reason, records.get().rejected(key, document, reason).and(reservation.release()));
     }
     if (notPerformed.test(e)) {
-      return new NotPerformed(GeminiErrors.describe(e), e, reservation.release());
+      return Refusal.notPerformed(GeminiErrors.describe(e), e, reservation.release());
     }
     return e;
   }
 
   /** Checks what the event says before any paid call, then reads the generation itself within the limit. */
-  private byte[] readValid(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+  private byte[] readValid(IdempotencyKey key, DocumentSource document) throws Refusal {
     refuseEarly(key, document);
     String refusal;
     try {
@@ -336,16 +336,16 @@ final class DocumentFlow {
       refusal = e.getMessage();
     } catch (RuntimeException e) {
       // Nothing was paid for yet: this try does not count against the cap.
-      throw new NotPerformed("could not read the document: " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not read the document: " + e.getMessage(), e);
     }
-    throw new PermanentFailure(refusal, records.get().rejected(key, document, refusal));
+    throw Refusal.permanent(refusal, records.get().rejected(key, document, refusal));
   }
 
   /** What the event itself tells: a type, a size the pipeline refuses. */
-  private void refuseEarly(IdempotencyKey key, DocumentSource document) throws PermanentFailure {
+  private void refuseEarly(IdempotencyKey key, DocumentSource document) throws Refusal {
     String refusal = refusal(document);
     if (refusal != null) {
-      throw new PermanentFailure(refusal, records.get().rejected(key, document, refusal));
+      throw Refusal.permanent(refusal, records.get().rejected(key, document, refusal));
     }
   }
 

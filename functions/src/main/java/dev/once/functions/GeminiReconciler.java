@@ -36,11 +36,11 @@ public final class GeminiReconciler implements HttpFunction {
     try {
       summary = flow.run();
     } catch (RuntimeException e) {
-      Log.error("the reconciler could not list batch jobs", Map.of("function", NAME, "error", String.valueOf(e)));
+      Log.stdout().error("the reconciler could not list batch jobs", Map.of("function", NAME, "error", String.valueOf(e)));
       HttpAnswer.send(response, 503, "unavailable");
       return;
     }
-    Log.info("reconciliation run", Map.of("function", NAME, "summary", summary.toMap()));
+    Log.stdout().info("reconciliation run", Map.of("function", NAME, "summary", summary.toMap()));
     HttpAnswer.send(response, 200, summary.truncated ? "partial" : "complete", summary.toMap());
   }
 }

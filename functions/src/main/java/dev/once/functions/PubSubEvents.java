@@ -76,7 +76,7 @@ final class PubSubEvents {
         continue;
       }
       if (!snake.equals(camel)) {
-        Log.write("WARNING", "Pub/Sub event whose twin fields disagree: " + twin.get(1) + " is used",
+        Log.stdout().write("WARNING", "Pub/Sub event whose twin fields disagree: " + twin.get(1) + " is used",
             Map.of("function", MessageDelivered.NAME, "eventId", String.valueOf(eventId),
                 twin.get(0), StorageEvents.firstLine(snake.asText()), twin.get(1), StorageEvents.firstLine(camel.asText())));
       }

@@ -151,7 +151,7 @@ final class ReconcileFlow {
       summary.jobsSubmitted += submitter.get().submitDue();
     } catch (RuntimeException e) {
       summary.failed++;
-      Log.error("the reconciler could not submit the batch jobs due",
+      Log.stdout().error("the reconciler could not submit the batch jobs due",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
     }
   }
@@ -171,7 +171,7 @@ final class ReconcileFlow {
     } catch (RuntimeException e) {
       summary.failed++;
       summary.truncated = true;
-      Log.error("the reconciler could not read the deferred documents",
+      Log.stdout().error("the reconciler could not read the deferred documents",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
       return;
     }
@@ -183,7 +183,7 @@ final class ReconcileFlow {
       long started = System.nanoTime();
       try {
         Report report = documents.get().resume(deferred);
-        report.with("resumed", true).log(GeminiReconciler.NAME, started);
+        report.with("resumed", true).log(Log.stdout(), GeminiReconciler.NAME, started);
         switch (report.outcome()) {
           case DEFERRED -> {
             if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))) {
@@ -199,7 +199,7 @@ final class ReconcileFlow {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
+        EventLog.record(Log.stdout(), GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
             EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "resumed", true));
       }
     }
@@ -254,7 +254,7 @@ final class ReconcileFlow {
     } catch (RuntimeException e) {
       summary.failed++;
       summary.truncated = true;
-      Log.error("the reconciler could not read the waiting documents",
+      Log.stdout().error("the reconciler could not read the waiting documents",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
       return;
     }
@@ -276,7 +276,7 @@ final class ReconcileFlow {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
+        EventLog.record(Log.stdout(), GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
             Map.of("error", String.valueOf(e)));
       }
     }
@@ -337,7 +337,7 @@ final class ReconcileFlow {
       if (analysis.isPresent() && analysis.get().disowns(job.name().get())) {
         batchJobs.get().cancel(job.name().get());
         summary.cancelled++;
-        Log.write("WARNING", "cancelled a stray second batch job", Map.of("function", GeminiReconciler.NAME,
+        Log.stdout().write("WARNING", "cancelled a stray second batch job", Map.of("function", GeminiReconciler.NAME,
             "job", job.name().get(), "key", analysis.get().documentKey().value(),
             "analysisJob", String.valueOf(analysis.get().job())));
       }
@@ -355,7 +355,7 @@ final class ReconcileFlow {
         // Found again by this poller, not redelivered by the platform: kept out of the duplicate rate.
         report = report.as(OutcomeLabel.RELISTED);
       }
-      report.log(GeminiReconciler.NAME, started);
+      report.log(Log.stdout(), GeminiReconciler.NAME, started);
       switch (report.outcome()) {
         case PROCESSED -> summary.processed++;
         case RELISTED -> summary.relisted++;
@@ -367,7 +367,7 @@ final class ReconcileFlow {
       summary.pending++;
     } catch (RuntimeException e) {
       summary.failed++;
-      EventLog.record(GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0,
+      EventLog.record(Log.stdout(), GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0,
           EventLog.elapsedMs(started), Map.of("error", String.valueOf(e)));
     }
   }

@@ -98,7 +98,7 @@ final class WebhookHandler {
       return;
     }
     if (!COMPLETION_TYPES.contains(type)) {
-      Log.info("webhook event ignored", Map.of("function", function, "type", truncate(type)));
+      Log.stdout().info("webhook event ignored", Map.of("function", function, "type", truncate(type)));
       HttpAnswer.send(response, 200, "ignored");
       return;
     }
@@ -125,7 +125,7 @@ final class WebhookHandler {
       return;
     }
     if (earlier.isPresent()) {
-      earlier.get().log(function, started);
+      earlier.get().log(Log.stdout(), function, started);
       HttpAnswer.send(response, 200, earlier.get().outcome().label(), Map.of("key", jobKey.value()));
       return;
     }
@@ -143,7 +143,7 @@ final class WebhookHandler {
   }
 
   private void log(OutcomeLabel outcome, String key, long started, Map<String, ?> details) {
-    EventLog.record(function, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
+    EventLog.record(Log.stdout(), function, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
   }
 
   private static String truncate(String text) {

@@ -139,7 +139,7 @@ final class Wiring {
       throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
           + " has no price, so its calls cannot be bounded; add it to GEMINI_PRICES");
     }
-    return new DailyBudget(clients.ledger, microUsd, zone, BUDGET_LOG_MESSAGE);
+    return new DailyBudget(clients.ledger, microUsd, zone, clients.once.log(), BUDGET_LOG_MESSAGE);
   }
 
   static long microUsd(String usd) {

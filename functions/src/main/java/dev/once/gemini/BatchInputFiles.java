@@ -62,11 +62,11 @@ final class BatchInputFiles {
       }
       Optional<File> stored = find(name);
       if (stored.isPresent() && sameBytes(stored.get(), input)) {
-        Log.info("an earlier try stored this batch input", Map.of("file", name));
+        Log.stdout().info("an earlier try stored this batch input", Map.of("file", name));
         return name;
       }
       if (stored.isEmpty()) {
-        Log.write("WARNING", "a batch input's name is taken by a file that cannot be read; it goes under another",
+        Log.stdout().write("WARNING", "a batch input's name is taken by a file that cannot be read; it goes under another",
             Map.of("file", name));
         return upload(Optional.empty(), gatheringId, input);
       }
@@ -86,14 +86,14 @@ final class BatchInputFiles {
     String name = name(gatheringId);
     try {
       client.files.delete(name, null);
-      Log.info("deleted a batch input", Map.of("file", name));
+      Log.stdout().info("deleted a batch input", Map.of("file", name));
     } catch (ApiException e) {
       if (!absent(e)) {
-        Log.write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
+        Log.stdout().write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
             Map.of("file", name, "error", GeminiErrors.describe(e)));
       }
     } catch (RuntimeException e) {
-      Log.write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
+      Log.stdout().write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
           Map.of("file", name, "error", GeminiErrors.describe(e)));
     }
   }

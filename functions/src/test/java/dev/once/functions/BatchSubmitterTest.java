@@ -21,7 +21,7 @@ import com.google.genai.types.BatchJob;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.PriceTable;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.internal.budget.Reservation;
@@ -225,7 +225,7 @@ class BatchSubmitterTest {
         .thenThrow(new ApiException(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."))
         .thenReturn(JOB);
 
-    assertThrows(NotPerformed.class, () -> submitter.submit(GATHERING));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> submitter.submit(GATHERING)).kind());
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     verify(batchJobs, never()).findGathered(any());
   }

@@ -31,6 +31,7 @@ import dev.once.internal.budget.SpendCounters;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
 import dev.once.ledger.SideWrites;
+import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
@@ -93,7 +94,7 @@ class CompletionFlowTest {
 
   @Test
   void theCompletingCommit_settlesEachDocumentsReservation_toItsBillAtBatchPrice() throws Exception {
-    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, Log.stdout(), "gemini budget")
         .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
@@ -112,7 +113,7 @@ class CompletionFlowTest {
 
   @Test
   void aJobThatEndedWithoutAnswers_releasesItsDocumentsReservations() throws Exception {
-    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, Log.stdout(), "gemini budget")
         .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved, null)));

@@ -14,7 +14,7 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import dev.once.entry.Report;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.InMemoryLedger;
@@ -67,7 +67,7 @@ class DeliveryFlowTest {
       return LedgerConfig.defaults().lease().plusMinutes(1);
     });
 
-    assertThrows(NotPerformed.class, () -> deliver(RESULT));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> deliver(RESULT)).kind());
 
     verify(notifier, never()).notify(anyString(), any());
   }

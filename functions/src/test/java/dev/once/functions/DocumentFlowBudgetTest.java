@@ -20,7 +20,7 @@ import com.google.genai.types.BatchJob;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.internal.budget.DailyBudget;
 import dev.once.internal.budget.DaySpend;
 import dev.once.internal.budget.Reservation;
@@ -41,7 +41,6 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -58,7 +57,6 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
 
   @BeforeEach
   void wire() throws Exception {
-    Log.redirect(new PrintStream(OutputStream.nullOutputStream()));
     when(estimator.microUsd(PDF, "application/pdf", false)).thenReturn(ESTIMATE);
     when(estimator.microUsd(PDF, "application/pdf", true)).thenReturn(ESTIMATE / 2);
     when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
@@ -68,13 +66,12 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
             (String) fields.get("status"), (String) fields.get("job"), (Instant) fields.get("deferredAt"))));
   }
 
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
+
+  /** The budget's line per reservation, not read here. */
+  private static final Log QUIET = Log.to(new PrintStream(OutputStream.nullOutputStream()));
 
   private DocumentFlow flow(DocumentFlow.Mode mode, long budgetMicroUsd) {
-    return flow(mode, new DailyBudget(ledger, budgetMicroUsd, ZoneOffset.UTC, "gemini budget"));
+    return flow(mode, new DailyBudget(ledger, budgetMicroUsd, ZoneOffset.UTC, QUIET, "gemini budget"));
   }
 
   private static DocumentSource document(int n) {
@@ -173,7 +170,8 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   @Test
   void aRefusalBeforeAnyWork_releasesTheReservation_inTheReleaseCommit() throws Exception {
     when(analyzer.analyse(PDF, "application/pdf")).thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
-    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+        () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1))).kind());
     assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 0, 0), spend("2026-11-30"));
   }
 
@@ -203,7 +201,8 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   void anEstimateThatCannotBeMade_isNotPerformed_andGeminiIsNotCalled() throws Exception {
     when(estimator.microUsd(PDF, "application/pdf", false))
         .thenThrow(new ServerException(503, "UNAVAILABLE", "overloaded"));
-    assertThrows(NotPerformed.class, () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1)));
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+        () -> handle(flow(DocumentFlow.Mode.SYNC, 1_000_000), document(1))).kind());
     verify(analyzer, never()).analyse(any(), anyString());
     assertEquals(0, ledger.lookup(DocumentFlow.key(document(1)), Effects.ANALYSE).orElseThrow().spent());
   }
@@ -233,7 +232,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 2 * COST, 0), spend("2026-11-30"),
         "the ceiling settled to the bill");
 
-    new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, "gemini budget")
+    new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, QUIET, "gemini budget")
         .reserve(IdempotencyKey.of("gcs:inbox/elsewhere.pdf#3"), 400_000, reason -> SideWrites.NONE);
     // Its last reading (340 + the ceiling 320,000) and another ceiling pass half the day, and so does what it then
     // reads (another instance's 400,000): counted from here on.

@@ -22,7 +22,7 @@ import com.google.genai.types.BatchJob;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.internal.budget.Budget;
 import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
@@ -97,7 +97,9 @@ class DocumentFlowTest extends DocumentFlowMocks {
         .thenReturn(ANALYSED);
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
 
-    NotPerformed refused = assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
+    Refusal refused = assertThrows(Refusal.class, () -> handle(flow, INVOICE));
+
+    assertEquals(Refusal.Kind.NOT_PERFORMED, refused.kind());
     assertInstanceOf(ServerException.class, refused.getCause());
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
     assertEquals(0, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().spent(), "a 503 before generation bills nothing");
@@ -144,7 +146,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
 
     for (int i = 0; i < 6; i++) {
-      assertThrows(NotPerformed.class, () -> handle(flow, INVOICE));
+      assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> handle(flow, INVOICE)).kind());
     }
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
     assertTrue(ledger.document(Records.ANALYSES, KEY.documentId()).isEmpty(), "not rejected");

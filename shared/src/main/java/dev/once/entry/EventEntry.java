@@ -5,6 +5,7 @@ import dev.once.internal.key.InvalidKey;
 import dev.once.internal.observe.EventLog;
 import dev.once.internal.observe.Trace;
 import dev.once.key.IdempotencyKey;
+import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import io.cloudevents.CloudEvent;
 import java.util.Map;
@@ -45,24 +46,31 @@ public final class EventEntry<T> {
   private final KeyOf<T> keyOf;
   private final Handler<T> handler;
   private final BiFunction<T, CloudEvent, Optional<Trace>> tracer;
+  private final Log log;
 
   private EventEntry(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler,
-      BiFunction<T, CloudEvent, Optional<Trace>> tracer) {
+      BiFunction<T, CloudEvent, Optional<Trace>> tracer, Log log) {
     this.function = function;
     this.parser = parser;
     this.keyOf = keyOf;
     this.handler = handler;
     this.tracer = tracer;
+    this.log = log;
   }
 
   public static <T> EventEntry<T> of(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler) {
-    return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event));
+    return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event), Log.stdout());
   }
 
   /** The same entry, taking each event's trace from what it carries (a message attribute, say) before the event's. */
   public EventEntry<T> tracedBy(BiFunction<T, CloudEvent, Optional<Trace>> carried) {
     return new EventEntry<>(function, parser, keyOf, handler,
-        (input, event) -> carried.apply(input, event).or(() -> traceOf(event)));
+        (input, event) -> carried.apply(input, event).or(() -> traceOf(event)), log);
+  }
+
+  /** The same entry, writing its event lines to {@code sink} instead of stdout. */
+  public EventEntry<T> loggingTo(Log sink) {
+    return new EventEntry<>(function, parser, keyOf, handler, tracer, sink);
   }
 
   public void accept(CloudEvent event) {
@@ -72,7 +80,7 @@ public final class EventEntry<T> {
     try {
       input = parser.parse(event);
     } catch (MalformedEvent e) {
-      EventLog.refused(function, e.getMessage(), started, "eventId", eventId);
+      EventLog.refused(log, function, e.getMessage(), started, "eventId", eventId);
       return;
     }
     Trace.within(tracer.apply(input, event), () -> {
@@ -88,14 +96,14 @@ public final class EventEntry<T> {
       key = keyOf.key(input);
       report = handler.handle(input, key);
     } catch (InvalidKey e) {
-      EventLog.refused(function, e.getMessage(), started, "eventId", eventId);
+      EventLog.refused(log, function, e.getMessage(), started, "eventId", eventId);
       return;
     } catch (RuntimeException e) {
-      EventLog.record(function, key == null ? null : key.value(), "none", OutcomeLabel.FAILED, 0,
+      EventLog.record(log, function, key == null ? null : key.value(), "none", OutcomeLabel.FAILED, 0,
           EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "eventId", eventId));
       throw e;
     }
-    report.with("eventId", eventId).log(function, started);
+    report.with("eventId", eventId).log(log, function, started);
     if (report.inFlight()) {
       throw new Redeliver(report.key() + " is being handled by another delivery; redeliver later");
     }

@@ -192,7 +192,7 @@ public final class IdempotentHttp<T> {
     if (caller != null) {
       String who = caller.apply(request);
       if (who == null || who.isBlank()) {
-        EventLog.record(function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
+        EventLog.record(once.log(), function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
             Map.of("path", request.getPath()));
         HttpAnswer.send(response, 401, "unauthenticated");
         return;
@@ -272,7 +272,7 @@ public final class IdempotentHttp<T> {
             "the request must wait (" + deferred.reason() + "); retry it later with the same key"));
       }
       case Outcome.Rejected rejected -> {
-        // PermanentFailure from the handler, or an answer the ledger cannot store: the reason is for the log only.
+        // A permanent Refusal from the handler, or an answer the ledger cannot store: the reason is for the log only.
         log(key, outcome.label(), ran.attempt, request, 500, started,
             Map.of("reason", String.valueOf(rejected.reason())));
         HttpAnswer.send(response, 500, "rejected",
@@ -357,7 +357,7 @@ public final class IdempotentHttp<T> {
 
   private void refuse(HttpRequest request, HttpResponse response, long started, int status, String code,
       String detail) throws IOException {
-    EventLog.refused(function, code + ": " + detail, started, "path", request.getPath());
+    EventLog.refused(once.log(), function, code + ": " + detail, started, "path", request.getPath());
     HttpAnswer.send(response, status, code, Map.of("detail", detail));
   }
 
@@ -368,6 +368,6 @@ public final class IdempotentHttp<T> {
     details.put("path", request.getPath());
     details.put("status", status);
     details.putAll(more);
-    EventLog.record(function, key.value(), EFFECT, label, attempts, EventLog.elapsedMs(started), details);
+    EventLog.record(once.log(), function, key.value(), EFFECT, label, attempts, EventLog.elapsedMs(started), details);
   }
 }

@@ -2,6 +2,7 @@ package dev.once.entry;
 
 import dev.once.guard.Outcome;
 import dev.once.internal.observe.EventLog;
+import dev.once.observe.Log;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
 import java.util.Collections;
@@ -56,11 +57,11 @@ public record Report(String key, String effect, OutcomeLabel outcome, int attemp
     return new Report(key, effect, outcome, attempts, effects, more);
   }
 
-  /** Logs the event's one line: its details (cost, reason, …) and every effect's label. */
-  public void log(String function, long startedNanos) {
+  /** Logs the event's one line to {@code log}: its details (cost, reason, …) and every effect's label. */
+  public void log(Log log, String function, long startedNanos) {
     Map<String, Object> line = new LinkedHashMap<>(details);
     line.put("effects", effects);
-    EventLog.record(function, key, effect, outcome, attempts, EventLog.elapsedMs(startedNanos), line);
+    EventLog.record(log, function, key, effect, outcome, attempts, EventLog.elapsedMs(startedNanos), line);
   }
 
   /** Another delivery holds the claim: the event must come again. */

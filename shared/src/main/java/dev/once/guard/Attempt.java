@@ -43,7 +43,7 @@ public final class Attempt {
 
   /**
    * Makes sure the lease outlasts {@code work} (a paid call's or a publish's own timeout) from now, by the store's
-   * clock, renewing it when it would not; throws {@link NotPerformed} when it cannot. Call it right before work that
+   * clock, renewing it when it would not; throws a {@link Refusal} not performed if not. Call it right before work that
    * costs money or is seen outside: a holder whose lease may run out first must not start it (Cloud Run does not
    * stop a request's thread at its timeout, so "lease longer than the timeout" is not enough on its own).
    */

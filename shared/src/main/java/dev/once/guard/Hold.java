@@ -29,6 +29,7 @@ final class Hold {
   });
 
   private final Ledger ledger;
+  private final Log log;
   /** Not a monitor: renewals run on virtual threads, which a monitor held across a Firestore call pins on Java 21. */
   private final ReentrantLock lock = new ReentrantLock();
   private Claim claim;
@@ -36,8 +37,9 @@ final class Hold {
   private boolean lost;
   private final ScheduledFuture<?> beat;
 
-  Hold(Ledger ledger, Claim claim) {
+  Hold(Ledger ledger, Claim claim, Log log) {
     this.ledger = ledger;
+    this.log = log;
     this.claim = claim;
     long period = Math.max(1, claim.lease().toMillis() / 3);
     // The beat only starts a renewal; the renewal (a Firestore write) runs on a virtual thread of its own.
@@ -66,7 +68,7 @@ final class Hold {
         lost = true;
       } catch (RuntimeException e) {
         // The next beat tries again, well before the lease runs out; finishing reports a lease lost meanwhile.
-        Log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
+        log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
             "error", String.valueOf(e)));
       }
     } finally {
@@ -74,13 +76,13 @@ final class Hold {
     }
   }
 
-  /** Renews the lease now unless it outlasts {@code work} plus a margin; throws {@link NotPerformed} if it cannot. */
+  /** Renews the lease now unless it outlasts {@code work} plus a margin; refuses as not performed if not. */
   void ensure(Duration work) {
     Duration needed = work.plus(MARGIN);
     lock.lock();
     try {
       if (lost) {
-        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
+        throw Refusal.notPerformed("the lease of " + claim.effect() + " for " + claim.key() + " was lost", null);
       }
       Instant now = ledger.now();
       if (claim.leaseExpiresAt().isAfter(now.plus(needed))) {
@@ -89,8 +91,8 @@ final class Hold {
       try {
         claim = ledger.renew(claim, needed.compareTo(claim.lease()) > 0 ? needed : claim.lease());
       } catch (RuntimeException e) {
-        throw new NotPerformed("the lease of " + claim.effect() + " for " + claim.key() + " could not be extended to"
-            + " cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
+        throw Refusal.notPerformed("the lease of " + claim.effect() + " for " + claim.key()
+            + " could not be extended to cover " + work.toSeconds() + " s of work: " + e.getMessage(), e);
       }
     } finally {
       lock.unlock();

@@ -26,12 +26,13 @@ import java.util.Optional;
  * Runs one named effect for one key at most once, and says what happened.
  *
  * <p>Every try is recorded on the ledger before the effect runs, and its lease is renewed while it runs. An effect
- * that throws {@link PermanentFailure} is rejected for good; {@link NotPerformed} releases the claim without counting
- * the try; any other failure releases it as a try that may have run (a cap, {@link Policy#capped}, bounds those) and
- * is rethrown, so the platform redelivers. An external effect (publish, notify) that succeeded but whose completion
- * could not be recorded may run again on redelivery: it is at-least-once, and carries the key so its receiver can drop
- * the copy. Writes to Firestore commit with the completion ({@link Completion#committing}), so they cannot be
- * doubled. Final answers are remembered per instance, so a warm duplicate costs no read.
+ * that throws a {@link Refusal} was not carried out: rejected for good, released without counting the try, or
+ * deferred, as its kind says; any other failure releases it as a try that may have run (a cap, {@link
+ * Policy#capped}, bounds those) and is rethrown, so the platform redelivers. An external effect (publish, notify)
+ * that succeeded but whose completion could not be recorded may run again on redelivery: it is at-least-once, and
+ * carries the key so its receiver can drop the copy. Writes to Firestore commit with the completion ({@link
+ * Completion#committing}), so they cannot be doubled. Final answers are remembered per instance, so a warm duplicate
+ * costs no read.
  */
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
@@ -50,6 +51,7 @@ public final class Once {
 
   private final Ledger ledger;
   private final SettledCache settled;
+  private final Log log;
 
   public Once(Ledger ledger) {
     this(ledger, 10_000, Duration.ofMinutes(10));
@@ -62,8 +64,23 @@ public final class Once {
 
   /** With a cache of at most {@code cachedEntries} final answers, each kept at most {@code cachedFor}. */
   public Once(Ledger ledger, int cachedEntries, Duration cachedFor) {
+    this(ledger, new SettledCache(cachedEntries, cachedFor), Log.stdout());
+  }
+
+  private Once(Ledger ledger, SettledCache settled, Log log) {
     this.ledger = ledger;
-    this.settled = new SettledCache(cachedEntries, cachedFor);
+    this.settled = settled;
+    this.log = log;
+  }
+
+  /** This guard, writing its log lines (and those of whatever logs through it) to {@code sink}; stdout by default. */
+  public Once loggingTo(Log sink) {
+    return new Once(ledger, settled, sink);
+  }
+
+  /** Where this guard's log lines go: the entry adapters and flows built on it log there too. */
+  public Log log() {
+    return log;
   }
 
   /**
@@ -122,6 +139,26 @@ public final class Once {
     return perform(claim, Policy.DEFAULT, action);
   }
 
+  /** What a refusal does to the claim it was thrown under (see {@link Refusal}). */
+  private Outcome refused(Claim held, Policy policy, Refusal refusal) {
+    String reason = refusal.getMessage();
+    switch (refusal.kind()) {
+      case PERMANENT -> {
+        ledger.reject(held, reason, refusal.writes());
+        settled.put(held.recordId(), new ClaimResult.AlreadyRejected(reason, false, policy.fingerprint()),
+            policy.fingerprint(), policy.fingerprint() != null);
+        return new Rejected(reason, true, false);
+      }
+      case DEFERRED -> {
+        // Not performed, so not counted; the release commits the deferral's record. A failed release is a transient
+        // failure like any other: the event comes again, and the lease runs out meanwhile.
+        ledger.release(held, DEFERRED + reason, false, refusal.writes());
+        return new Deferred(reason, held.attempts());
+      }
+      default -> throw releaseAndRethrow(held, refusal, false, refusal.writes());
+    }
+  }
+
   /** A final answer read from the ledger (with the record's own fingerprint) is remembered; nothing else is. */
   private ClaimResult remember(String id, ClaimResult result) {
     switch (result) {
@@ -135,7 +172,7 @@ public final class Once {
   }
 
   /** The outcome of a claim this delivery did not acquire. */
-  private static Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
+  private Outcome answer(IdempotencyKey key, String effect, ClaimResult notAcquired) {
     return switch (notAcquired) {
       case ClaimResult.Acquired acquired -> throw new IllegalArgumentException("an acquired claim is performed");
       case ClaimResult.Expired expired -> throw new IllegalArgumentException("an expired claim is taken over");
@@ -150,25 +187,13 @@ public final class Once {
     if (claim.exhausted()) {
       return giveUp(claim, policy);
     }
-    Hold hold = new Hold(ledger, claim);
+    Hold hold = new Hold(ledger, claim, log);
     CrashPoints.reached("after-claim", claim.effect(), claim.key());
     Completion completion;
     try {
       completion = action.perform(new Attempt(hold));
-    } catch (PermanentFailure refused) {
-      Claim held = hold.stop();
-      ledger.reject(held, refused.getMessage(), refused.writes());
-      settled.put(held.recordId(), new ClaimResult.AlreadyRejected(refused.getMessage(), false, policy.fingerprint()),
-          policy.fingerprint(), policy.fingerprint() != null);
-      return new Rejected(refused.getMessage(), true, false);
-    } catch (Deferral deferral) {
-      // Not performed, so not counted; the release commits the deferral's record. A failed release is a transient
-      // failure like any other: the event comes again, and the lease runs out meanwhile.
-      Claim held = hold.stop();
-      ledger.release(held, DEFERRED + deferral.getMessage(), false, deferral.writes());
-      return new Deferred(deferral.getMessage(), held.attempts());
-    } catch (NotPerformed notPerformed) {
-      throw releaseAndRethrow(hold.stop(), notPerformed, false, notPerformed.writes());
+    } catch (Refusal refusal) {
+      return refused(hold.stop(), policy, refusal);
     } catch (Exception failure) {
       throw releaseAndRethrow(hold.stop(), failure, true, SideWrites.NONE);
     } catch (Error error) {
@@ -272,8 +297,8 @@ public final class Once {
     return described;
   }
 
-  private static Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
-    Log.error("idempotency key reused with a different payload; the effect was not run",
+  private Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
+    log.error("idempotency key reused with a different payload; the effect was not run",
         Map.of("key", key.value(), "effect", effect, "storedFingerprint", String.valueOf(stored),
             "offeredFingerprint", String.valueOf(offered)));
     return new Conflict(stored, offered);

@@ -48,7 +48,7 @@ public sealed interface Outcome {
   }
 
   /**
-   * The effect waits for something outside the event (a spending budget, see {@link Deferral}): this try was released
+   * The effect waits for something outside the event (a budget: {@link Refusal#deferred}): this try was released
    * as not performed, with the writes that record why, and the event is acknowledged. Whatever resumes it (a poller)
    * claims it again; until then a redelivery tries again too.
    */

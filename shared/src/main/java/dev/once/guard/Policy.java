@@ -27,7 +27,7 @@ public record Policy(String fingerprint, int maxAttempts, Function<String, SideW
   }
 
   /**
-   * At most {@code tries} tries that may have run (a timeout, a reset, a crash: anything but {@link NotPerformed});
+   * At most {@code tries} tries that may have run (a timeout, a reset, a crash: all but refusals);
    * past it the effect is refused for good, with {@code onGiveUp}'s writes, instead of tried again.
    */
   public Policy capped(int tries, Function<String, SideWrites> giveUp) {

@@ -23,8 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The CloudEvent entry helper: parse → key → run → one log line → acknowledge or redeliver. */
@@ -34,15 +32,7 @@ class EventEntryTest {
   private final Once once = new Once(new InMemoryLedger());
   private final AtomicInteger runs = new AtomicInteger();
 
-  @BeforeEach
-  void capture() {
-    Log.redirect(new PrintStream(out, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restore() {
-    Log.redirect(System.out);
-  }
+  private final Log log = Log.to(new PrintStream(out, true, StandardCharsets.UTF_8));
 
   private List<JsonNode> lines() {
     return out.toString(StandardCharsets.UTF_8).lines().map(line -> {
@@ -72,7 +62,7 @@ class EventEntryTest {
       (order, key) -> Report.of(key, "ship", once.run(key, "ship", attempt -> {
         runs.incrementAndGet();
         return Completion.of(Map.of());
-      })));
+      }))).loggingTo(log);
 
   @Test
   void aDeliveryAndItsDuplicate_runTheEffectOnce_eachLoggingOneLineWithItsTrace() {
@@ -102,7 +92,7 @@ class EventEntryTest {
       throw new InvalidKey("no key in " + order);
     }, (order, key) -> {
       throw new AssertionError("not run");
-    });
+    }).loggingTo(log);
     keyless.accept(event("4", "x"));
     assertEquals("rejected", lines().get(0).path("outcome").asText());
   }
@@ -123,7 +113,7 @@ class EventEntryTest {
     EventEntry<String> failing = EventEntry.of("Orders", event -> "9", order -> IdempotencyKey.of("order:9"),
         (order, key) -> {
           throw new IllegalStateException("Firestore unavailable");
-        });
+        }).loggingTo(log);
     assertThrows(IllegalStateException.class, () -> failing.accept(event("6", "9")));
     JsonNode line = lines().get(0);
     assertEquals("failed", line.path("outcome").asText());

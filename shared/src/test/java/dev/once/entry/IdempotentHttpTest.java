@@ -26,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The Idempotency-Key guard against the in-memory ledger: what a client sees, and what the ledger keeps. */
@@ -35,16 +34,12 @@ class IdempotentHttpTest {
   private static final String CHARGE = "{\"amount\":1200}";
 
   private final InMemoryLedger ledger = new InMemoryLedger();
-  private final Once once = new Once(ledger);
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+  private final Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8)));
   private final AtomicInteger runs = new AtomicInteger();
   /** What the handler answers on its next runs (then 201 with the charge). */
   private final List<Integer> statuses = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final IdempotentHttp<Long> guard = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, this::charge);
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
 
   static Long amount(com.google.cloud.functions.HttpRequest request, byte[] body) throws BadRequest {
     try {
@@ -122,7 +117,7 @@ class IdempotentHttpTest {
     boolean[] overBudget = {true};
     IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
       if (overBudget[0]) {
-        throw new dev.once.guard.Deferral("over the day's budget", dev.once.ledger.SideWrites.NONE);
+        throw dev.once.guard.Refusal.deferred("over the day's budget", dev.once.ledger.SideWrites.NONE);
       }
       return charge(amount, attempt);
     });
@@ -355,9 +350,6 @@ class IdempotentHttpTest {
 
   @Test
   void eachRequest_logsOneLine_labelledWithItsOutcome() throws IOException {
-    ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
-
     send(pay("k-18", CHARGE));
     send(pay("k-18", CHARGE));
     send(pay("k-18", "{\"amount\":1}"));

@@ -42,7 +42,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The guard's rules, on the in-memory ledger (the contract tests prove it behaves as Firestore's). */
@@ -50,13 +49,9 @@ class OnceTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("pubsub:1234");
   private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
   private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
-  private final Once once = new Once(ledger);
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
+  private final Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8)));
   private final AtomicInteger runs = new AtomicInteger();
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
 
   private Completion count(Attempt attempt) {
     runs.incrementAndGet();
@@ -109,7 +104,7 @@ class OnceTest {
   void permanentFailure_isRejectedOnceWithItsWrites_andNeverRetried() {
     Rejected now = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", attempt -> {
       runs.incrementAndGet();
-      throw new PermanentFailure("empty document",
+      throw Refusal.permanent("empty document",
           writes -> writes.create("analyses", "x", Map.of("status", "rejected")));
     }));
     assertTrue(now.now());
@@ -146,8 +141,6 @@ class OnceTest {
 
   @Test
   void changedPayload_isAConflict_loggedLoudly_andNotRun() {
-    ByteArrayOutputStream logged = new ByteArrayOutputStream();
-    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
     once.run(KEY, "notify", "sha256:aaa", this::count);
     Conflict conflict = assertInstanceOf(Conflict.class, once.run(KEY, "notify", "sha256:bbb", this::count));
     assertEquals("sha256:aaa", conflict.storedFingerprint());
@@ -179,7 +172,7 @@ class OnceTest {
     assertInstanceOf(Duplicate.class, once.peek(KEY, "notify", "fp").orElseThrow());
     assertInstanceOf(Conflict.class, once.peek(KEY, "notify", "other").orElseThrow());
     once.run(IdempotencyKey.of("pubsub:9"), "notify", attempt -> {
-      throw new PermanentFailure("410 Gone");
+      throw Refusal.permanent("410 Gone");
     });
     assertInstanceOf(Rejected.class, once.peek(IdempotencyKey.of("pubsub:9"), "notify").orElseThrow());
   }
@@ -255,15 +248,16 @@ class OnceTest {
   void triesThatCertainlyDidNotRun_doNotUseUpTheCap() {
     Policy paid = Policy.DEFAULT.capped(2, reason -> SideWrites.NONE);
     for (int i = 0; i < 5; i++) {
-      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", paid, attempt -> {
-        throw new NotPerformed("Gemini answered 429: nothing billed", null);
-      }));
+      assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+          () -> once.run(KEY, "analyse", paid, attempt -> {
+        throw Refusal.notPerformed("Gemini answered 429: nothing billed", null);
+      })).kind());
     }
     Processed processed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
     assertEquals(6, processed.attempts());
     LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
     assertEquals(1, record.spent());
-    assertEquals("not_performed", record.calls().get(0).outcome());
+    assertEquals(Call.Outcome.NOT_PERFORMED, record.calls().get(0).outcome());
   }
 
   /**
@@ -278,10 +272,10 @@ class OnceTest {
       throw new IllegalStateException("timed out: it may have run");
     }));
     for (int i = 0; i < 12; i++) {
-      assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
+      assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "analyse", attempt -> {
         seen.add(attempt.earlierTriesThatMayHaveRun());
-        throw new NotPerformed("refused before any work", null);
-      }));
+        throw Refusal.notPerformed("refused before any work", null);
+      })).kind());
     }
     once.run(KEY, "analyse", attempt -> {
       seen.add(attempt.earlierTriesThatMayHaveRun());
@@ -296,10 +290,10 @@ class OnceTest {
 
   @Test
   void aNotPerformedTry_commitsItsWritesWithTheRelease() {
-    assertThrows(NotPerformed.class, () -> once.run(KEY, "analyse", attempt -> {
-      throw new NotPerformed("refused before any work", null,
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "analyse", attempt -> {
+      throw Refusal.notPerformed("refused before any work", null,
           writes -> writes.merge("budget", "day", Map.of("reserved", DocumentWrites.increment(-7))));
-    }));
+    })).kind());
     assertEquals(-7L, ledger.document("budget", "day").orElseThrow().get("reserved"), "landed with the release");
     LedgerRecord record = ledger.lookup(KEY, "analyse").orElseThrow();
     assertEquals(0, record.spent());
@@ -311,7 +305,7 @@ class OnceTest {
     Policy paid = Policy.DEFAULT.capped(1, reason -> SideWrites.NONE);
     for (int i = 0; i < 3; i++) {
       Outcome outcome = once.run(KEY, "analyse", paid, attempt -> {
-        throw new Deferral("over the day's budget", writes -> writes.merge("analyses", "a1",
+        throw Refusal.deferred("over the day's budget", writes -> writes.merge("analyses", "a1",
             Map.of("status", "deferred", "reason", "over the day's budget")));
       });
       Deferred deferred = assertInstanceOf(Deferred.class, outcome, "answered, not thrown: the event is acknowledged");
@@ -324,7 +318,7 @@ class OnceTest {
     assertEquals(RecordState.CLAIMED, record.state());
     assertFalse(record.leaseLive(), "free at once for whatever resumes it");
     assertEquals(0, record.spent(), "deferred tries do not use up the cap of one");
-    assertEquals(Call.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
+    assertEquals(Call.Outcome.NOT_PERFORMED, record.calls().get(record.calls().size() - 1).outcome());
     assertTrue(record.error().startsWith(Once.DEFERRED), record.error());
     assertEquals(Optional.empty(), once.peek(KEY, "analyse"), "not settled: nothing to answer from");
 
@@ -343,7 +337,7 @@ class OnceTest {
       }
     });
     assertThrows(dev.once.internal.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
-      throw new Deferral("over the day's budget", SideWrites.NONE);
+      throw Refusal.deferred("over the day's budget", SideWrites.NONE);
     }));
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
   }

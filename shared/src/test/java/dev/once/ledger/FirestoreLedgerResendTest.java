@@ -82,7 +82,7 @@ class FirestoreLedgerResendTest {
     return other.lookup(KEY, effect).orElseThrow();
   }
 
-  private static List<String> outcomes(LedgerRecord record) {
+  private static List<Call.Outcome> outcomes(LedgerRecord record) {
     return record.calls().stream().map(Call::outcome).toList();
   }
 
@@ -108,7 +108,7 @@ class FirestoreLedgerResendTest {
     assertEquals(1, record.token());
     assertEquals(1, record.attempts());
     assertEquals(1, record.spent(), "one try that may have run, not a phantom second");
-    assertEquals(List.of(Call.RUNNING), outcomes(record));
+    assertEquals(List.of(Call.Outcome.RUNNING), outcomes(record));
   }
 
   @Test
@@ -196,7 +196,7 @@ class FirestoreLedgerResendTest {
     assertEquals(2, record.token(), "taken over once");
     assertEquals(2, record.attempts());
     assertEquals(2, record.spent());
-    assertEquals(List.of(Call.ABANDONED, Call.RUNNING), outcomes(record));
+    assertEquals(List.of(Call.Outcome.ABANDONED, Call.Outcome.RUNNING), outcomes(record));
     ledger.complete(claim, Map.of(), SideWrites.NONE);
     assertEquals(RecordState.DONE, record(EFFECT).state(), "the taker completes it, fenced by its token");
   }
@@ -249,7 +249,7 @@ class FirestoreLedgerResendTest {
       LedgerRecord done = other.lookup(key, EFFECT).orElseThrow();
       assertEquals(RecordState.DONE, done.state(), LOSSES.get(i).toString());
       assertEquals(1, done.token());
-      assertEquals(List.of(Call.DONE), outcomes(done));
+      assertEquals(List.of(Call.Outcome.DONE), outcomes(done));
       assertEquals(1, applied("bill-" + i), "the side write landed once: " + LOSSES.get(i));
       LedgerRecord publish = other.lookup(key, "publish").orElseThrow();
       assertEquals(RecordState.CLAIMED, publish.state());
@@ -302,7 +302,7 @@ class FirestoreLedgerResendTest {
     assertEquals(2, rejected.token());
     assertEquals(2, rejected.attempts());
     assertEquals(2, rejected.spent());
-    assertEquals(List.of(Call.ABANDONED, Call.REJECTED), outcomes(rejected));
+    assertEquals(List.of(Call.Outcome.ABANDONED, Call.Outcome.REJECTED), outcomes(rejected));
     assertEquals(1, applied("refused-taken"));
     assertTrue(rejected.expireAt().isAfter(taken.get(0).expireAt()));
     LedgerRecord given = other.lookup(released, EFFECT).orElseThrow();
@@ -310,7 +310,7 @@ class FirestoreLedgerResendTest {
     assertEquals(3, given.token(), "moved on once by the release");
     assertEquals(2, given.attempts());
     assertEquals(1, given.spent(), "the try not performed is not counted");
-    assertEquals(List.of(Call.ABANDONED, Call.NOT_PERFORMED), outcomes(given));
+    assertEquals(List.of(Call.Outcome.ABANDONED, Call.Outcome.NOT_PERFORMED), outcomes(given));
     assertTrue(!given.leaseLive());
     assertEquals(1, applied("released-taken"));
     assertTrue(given.expireAt().isAfter(taken.get(1).expireAt()));
@@ -335,7 +335,7 @@ class FirestoreLedgerResendTest {
       assertEquals(1, rejected.token());
       assertEquals(1, rejected.attempts());
       assertEquals(1, rejected.spent());
-      assertEquals(List.of(Call.REJECTED), outcomes(rejected));
+      assertEquals(List.of(Call.Outcome.REJECTED), outcomes(rejected));
       assertEquals(1, applied("refused-" + i), "its writes landed once: " + how);
       assertTrue(rejected.expireAt().isAfter(claimed.expireAt()), "expireAt moves with the rejection: " + how);
     }
@@ -359,7 +359,7 @@ class FirestoreLedgerResendTest {
       assertEquals(2, released.token(), "moved on once: " + how);
       assertEquals(1, released.attempts());
       assertEquals(0, released.spent(), "a try not performed is not counted");
-      assertEquals(List.of(Call.NOT_PERFORMED), outcomes(released));
+      assertEquals(List.of(Call.Outcome.NOT_PERFORMED), outcomes(released));
       assertTrue(!released.leaseLive());
       assertEquals(1, applied("given-back-" + i), "its writes landed once: " + how);
       assertTrue(released.expireAt().isAfter(claimed.expireAt()), "expireAt moves with the release: " + how);
@@ -384,7 +384,7 @@ class FirestoreLedgerResendTest {
       assertEquals(before.token() + 1, released.token(), "moved on once: " + how);
       assertEquals(1, released.attempts(), "an operator's release is not a try");
       assertEquals(1, released.spent());
-      assertEquals(List.of(Call.RUNNING), outcomes(released), "the holder's try, left as it was");
+      assertEquals(List.of(Call.Outcome.RUNNING), outcomes(released), "the holder's try, left as it was");
       assertEquals("ops@example.com", released.released().by());
       assertEquals("stuck " + i, released.released().reason());
       assertTrue(!released.leaseLive());

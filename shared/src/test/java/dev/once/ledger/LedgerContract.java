@@ -385,7 +385,7 @@ abstract class LedgerContract {
     Ledger ledger = ledger();
     Claim first = acquired(ledger.claim(KEY, EFFECT));
     LedgerRecord claimed = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.RUNNING), outcomes(claimed));
+    assertEquals(java.util.List.of(Call.Outcome.RUNNING), outcomes(claimed));
     assertEquals(1, claimed.spent());
     assertEquals(1, claimed.calls().get(0).number());
 
@@ -396,7 +396,7 @@ abstract class LedgerContract {
     ledger.complete(third, Map.of(), SideWrites.NONE);
 
     LedgerRecord done = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.NOT_PERFORMED, Call.FAILED, Call.DONE), outcomes(done));
+    assertEquals(java.util.List.of(Call.Outcome.NOT_PERFORMED, Call.Outcome.FAILED, Call.Outcome.DONE), outcomes(done));
     assertEquals("timed out after 60 s", done.calls().get(1).error());
     assertEquals(2, done.spent(), "a refusal before anything happened does not count; a timeout does");
     assertEquals(3, done.attempts());
@@ -408,7 +408,7 @@ abstract class LedgerContract {
     acquired(ledger.claim(KEY, EFFECT));
     takeOverAfterExpiry(ledger);
     LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.ABANDONED, Call.RUNNING), outcomes(record));
+    assertEquals(java.util.List.of(Call.Outcome.ABANDONED, Call.Outcome.RUNNING), outcomes(record));
     assertEquals(2, record.spent());
   }
 
@@ -492,7 +492,7 @@ abstract class LedgerContract {
     assertEquals(publishedBefore.token(), ledger.lookup(KEY, "publish").orElseThrow().token(), "left as it was");
   }
 
-  private static java.util.List<String> outcomes(LedgerRecord record) {
+  private static java.util.List<Call.Outcome> outcomes(LedgerRecord record) {
     return record.calls().stream().map(Call::outcome).toList();
   }
 

@@ -13,8 +13,6 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The one line an event logs, as Cloud Logging reads it: severity, labels, and the trace that joins its lines. */
@@ -22,17 +20,7 @@ class LogTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
-  @BeforeEach
-  void capture() {
-    Log.redirect(new PrintStream(out, true, StandardCharsets.UTF_8));
-    Log.traceProject("once-prod");
-  }
-
-  @AfterEach
-  void restore() {
-    Log.redirect(System.out);
-    Log.traceProject(null);
-  }
+  private final Log log = Log.to(new PrintStream(out, true, StandardCharsets.UTF_8)).tracedIn("once-prod");
 
   private JsonNode line() throws Exception {
     return JSON.readTree(out.toString(StandardCharsets.UTF_8).lines().reduce((a, b) -> b).orElseThrow());
@@ -42,7 +30,7 @@ class LogTest {
   void anEventLine_carriesItsLabels_severity_andTheTraceItCameWith() throws Exception {
     Optional<Trace> trace = Trace.fromTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
     Trace.within(trace, () -> {
-      EventLog.record("DocumentUploaded", "gcs:b/a.pdf#1", "analyse", OutcomeLabel.PROCESSED, 1, 12, Map.of());
+      EventLog.record(log, "DocumentUploaded", "gcs:b/a.pdf#1", "analyse", OutcomeLabel.PROCESSED, 1, 12, Map.of());
       return null;
     });
     JsonNode line = line();
@@ -56,7 +44,7 @@ class LogTest {
 
   @Test
   void aLineOutsideAnyTrace_hasNoTraceFields() throws Exception {
-    EventLog.record("MessageDelivered", "pubsub:1", "notify", OutcomeLabel.FAILED, 1, 3, Map.of("error", "boom"));
+    EventLog.record(log, "MessageDelivered", "pubsub:1", "notify", OutcomeLabel.FAILED, 1, 3, Map.of("error", "boom"));
     JsonNode line = line();
     assertEquals("ERROR", line.path("severity").asText());
     assertFalse(line.has(Log.TRACE));

@@ -121,7 +121,7 @@ public final class InspectCommand implements Callable<Integer> {
         }
         for (Call call : record.calls()) {
           out.println(String.format("  %-13s try %d at %s: %s%s", "", call.number(), Values.instant(call.at()),
-              call.outcome().replace('_', ' '), call.error() == null ? "" : " (" + Values.text(call.error()) + ")"));
+              call.outcome().stored().replace('_', ' '), call.error() == null ? "" : " (" + Values.text(call.error()) + ")"));
         }
         if (record.released() != null) {
           LedgerRecord.Released released = record.released();
@@ -182,8 +182,8 @@ public final class InspectCommand implements Callable<Integer> {
      * Tries refused before any work (nothing billed) are not calls; a try whose holder died may have been one.
      */
     static String geminiCalls(LedgerRecord analyse) {
-      long failed = analyse.calls().stream().filter(call -> Call.FAILED.equals(call.outcome())
-          || Call.ABANDONED.equals(call.outcome())).count();
+      long failed = analyse.calls().stream().filter(call -> call.outcome() == Call.Outcome.FAILED
+          || call.outcome() == Call.Outcome.ABANDONED).count();
       long timedOut = analyse.calls().stream().filter(call -> call.error() != null
           && call.error().toLowerCase(java.util.Locale.ROOT).matches(".*(timed? ?out|timeout|deadline).*")).count();
       String calls = "; " + analyse.spent() + " Gemini call" + (analyse.spent() == 1 ? "" : "s");

@@ -120,16 +120,16 @@ class StatsCommandTest {
 
   @Test
   void fromTheLogs_countsTheFunctionsEventLines_asTheMetricDoes(@TempDir Path logs) throws Exception {
-    write(logs.resolve("DocumentUploaded.log"), () -> {
-      EventLog.record("DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.ANALYSE, OutcomeLabel.PROCESSED, 1, 900, Map.of());
+    write(logs.resolve("DocumentUploaded.log"), log -> {
+      EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.ANALYSE, OutcomeLabel.PROCESSED, 1, 900, Map.of());
       for (int i = 0; i < 3; i++) {
-        EventLog.record("DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.PUBLISH, OutcomeLabel.DUPLICATE, 1, 40, Map.of());
+        EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.PUBLISH, OutcomeLabel.DUPLICATE, 1, 40, Map.of());
       }
-      EventLog.refused("DocumentUploaded", "no bucket", System.nanoTime(), "eventId", "7");
-      Log.info("ready", Map.of("function", "DocumentUploaded")); // not an event line
+      EventLog.refused(log, "DocumentUploaded", "no bucket", System.nanoTime(), "eventId", "7");
+      log.info("ready", Map.of("function", "DocumentUploaded")); // not an event line
     });
-    write(logs.resolve("MessageDelivered.log"), () ->
-        EventLog.record("MessageDelivered", "gcs:inbox/a.pdf#1", Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
+    write(logs.resolve("MessageDelivered.log"), log ->
+        EventLog.record(log, "MessageDelivered", "gcs:inbox/a.pdf#1", Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
     Files.writeString(logs.resolve("MessageDelivered.log"), "Exception in thread main\n\tat x\n{\"cut short",
         java.nio.file.StandardOpenOption.APPEND);
     Map<Part, Integer> ports = new HashMap<>(Ports.free().byPart());
@@ -163,14 +163,9 @@ class StatsCommandTest {
   }
 
   /** The lines a function prints, captured as its log file holds them. */
-  private static void write(Path file, Runnable logging) throws Exception {
+  private static void write(Path file, java.util.function.Consumer<Log> logging) throws Exception {
     ByteArrayOutputStream lines = new ByteArrayOutputStream();
-    Log.redirect(new PrintStream(lines, true, StandardCharsets.UTF_8));
-    try {
-      logging.run();
-    } finally {
-      Log.redirect(System.out);
-    }
+    logging.accept(Log.to(new PrintStream(lines, true, StandardCharsets.UTF_8)));
     Files.write(file, lines.toByteArray());
   }
 }

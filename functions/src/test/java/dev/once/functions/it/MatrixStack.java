@@ -142,7 +142,7 @@ final class MatrixStack implements AutoCloseable {
   List<String> outcomes(String key, String effect) {
     LedgerRecord record = ledger.lookup(IdempotencyKey.of(key), effect)
         .orElseThrow(() -> new AssertionError("no " + effect + " record for " + key));
-    return record.calls().stream().map(Call::outcome).toList();
+    return record.calls().stream().map(call -> call.outcome().stored()).toList();
   }
 
   /** The documents of {@code collection} whose {@code key} is one of {@code keys} (at most 30). */

@@ -1,6 +1,6 @@
 package dev.once.internal.budget;
 
-import dev.once.guard.Deferral;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import java.util.function.Function;
@@ -42,11 +42,11 @@ public interface Budget {
   boolean capped();
 
   /**
-   * Sets {@code microUsd} aside for the call {@code key} is about to make, or throws {@link Deferral} with
+   * Sets {@code microUsd} aside for the call {@code key} is about to make, or throws {@link Refusal#deferred} with
    * {@code onDeferral}'s writes (given the reason) when the budget cannot take it. A failure to read or write the
    * counters is {@link dev.once.guard.NotPerformed}: nothing was spent.
    */
-  Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) throws Deferral;
+  Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) throws Refusal;
 
   /**
    * Whether, by what this instance last read (no read now), a reservation of {@code microUsd} would leave the day

@@ -1,7 +1,6 @@
 package dev.once.internal.budget;
 
-import dev.once.guard.Deferral;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
@@ -34,7 +33,7 @@ import java.util.function.Function;
  * client resends a commit whose answer was lost, and an increment applied twice would hold, or give back, an
  * estimate twice. Settling and releasing ride on the ledger's fenced commits, which a resend cannot apply twice.
  *
- * <p>Each reservation, granted or not, logs one line (message {@code logMessage}, no outcome label) with the day, the
+ * <p>Each reservation, granted or not, logs one line to {@code log} (message {@code logMessage}, no outcome label) with the day, the
  * cap, what was spent and reserved, its estimate and {@code budgetShare} = (spent + reserved, its own estimate
  * included) / cap: what alerts at 80 % and 100 % read.
  */
@@ -42,18 +41,20 @@ public final class DailyBudget implements Budget {
   private final SpendCounters counters;
   private final long limitMicroUsd;
   private final ZoneId zone;
+  private final Log log;
   private final String logMessage;
   private final ReentrantLock turns = new ReentrantLock(true);
   /** The day's spend as this instance last read it. */
   private volatile DaySpend lastSeen;
 
-  public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, String logMessage) {
+  public DailyBudget(Ledger ledger, long limitMicroUsd, ZoneId zone, Log log, String logMessage) {
     if (limitMicroUsd <= 0) {
       throw new IllegalArgumentException("a budget is positive, got " + limitMicroUsd + " µUSD");
     }
     this.counters = new SpendCounters(ledger);
     this.limitMicroUsd = limitMicroUsd;
     this.zone = zone;
+    this.log = log;
     this.logMessage = logMessage;
   }
 
@@ -72,7 +73,7 @@ public final class DailyBudget implements Budget {
 
   @Override
   public Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral)
-      throws Deferral {
+      throws Refusal {
     if (microUsd < 0) {
       throw new IllegalArgumentException("an estimate is not negative, got " + microUsd);
     }
@@ -86,7 +87,7 @@ public final class DailyBudget implements Budget {
       if (!fitsADay(microUsd)) {
         String reason = "this call's estimate of " + usd(microUsd) + " alone is more than a whole day's budget of "
             + usd(limitMicroUsd) + ": it waits for a larger budget";
-        throw new Deferral(reason, onDeferral.apply(reason));
+        throw Refusal.deferred(reason, onDeferral.apply(reason));
       }
       throw deferral(before, " + this call's estimate " + usd(microUsd), onDeferral);
     }
@@ -104,11 +105,14 @@ public final class DailyBudget implements Budget {
             today);
       } catch (RuntimeException e) {
         // The increment may have landed: nothing to take back (at worst the counter keeps an estimate never spent).
-        throw new NotPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
+        throw Refusal.notPerformed("could not reserve " + usd(microUsd) + " of the day's budget: " + e.getMessage(), e);
       }
       try {
         after = read(today);
-      } catch (NotPerformed e) {
+      } catch (Refusal e) {
+        if (!e.is(Refusal.Kind.NOT_PERFORMED)) {
+          throw e;
+        }
         stepBack(reservation, id);
         throw e;
       }
@@ -161,7 +165,7 @@ public final class DailyBudget implements Budget {
       lastSeen = spend;
       return spend;
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not read the day's spend: " + e.getMessage(), e);
+      throw Refusal.notPerformed("could not read the day's spend: " + e.getMessage(), e);
     }
   }
 
@@ -171,15 +175,15 @@ public final class DailyBudget implements Budget {
       counters.commitOnce(reservation.release(),
           SpendCounters.marker(reservation.day(), reservation.shard(), id + "-stepped-back"), reservation.day());
     } catch (RuntimeException e) {
-      throw new NotPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
+      throw Refusal.notPerformed("could not take back " + usd(reservation.microUsd()) + " of the day's budget: "
           + e.getMessage(), e);
     }
   }
 
-  private Deferral deferral(DaySpend spend, String estimate, Function<String, SideWrites> onDeferral) {
+  private Refusal deferral(DaySpend spend, String estimate, Function<String, SideWrites> onDeferral) {
     String reason = "over the budget of " + spend.day() + " (" + zone.getId() + "): spent " + usd(spend.spentMicroUsd())
         + " + reserved " + usd(spend.reservedMicroUsd()) + estimate + " > " + usd(limitMicroUsd);
-    return new Deferral(reason, onDeferral.apply(reason));
+    return Refusal.deferred(reason, onDeferral.apply(reason));
   }
 
   private void log(IdempotencyKey key, DaySpend before, long microUsd, long totalMicroUsd, boolean granted) {
@@ -192,7 +196,7 @@ public final class DailyBudget implements Budget {
     fields.put("reservationMicroUsd", microUsd);
     fields.put("budgetShare", share(totalMicroUsd));
     fields.put("granted", granted);
-    Log.write(granted ? "INFO" : "WARNING", logMessage, fields);
+    log.write(granted ? "INFO" : "WARNING", logMessage, fields);
   }
 
   /** To four decimals, rounded down: the alerts compare it with 0.8 and 1.0, which must not be reached early. */

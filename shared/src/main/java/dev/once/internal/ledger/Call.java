@@ -3,34 +3,53 @@ package dev.once.internal.ledger;
 import com.google.cloud.Timestamp;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * One try at an effect, as the ledger records it before the effect runs: its number, when it was claimed (the
  * store's time), and how it ended. A try that may have carried the effect out — it ran, it failed after its request
  * left, its holder died — counts against a cap ({@link ClaimOptions#maxSpent}); a try that certainly did not
- * ({@link #NOT_PERFORMED}: a refusal before anything happened) does not.
+ * ({@link Outcome#NOT_PERFORMED}: a refusal before anything happened) does not.
  *
  * @param error why it failed, or null
  */
-public record Call(int number, Instant at, String outcome, String error) {
-  /** The holder is trying now (or died trying: its lease then runs out). */
-  public static final String RUNNING = "running";
-  public static final String DONE = "done";
-  public static final String REJECTED = "rejected";
-  /** It failed, but may have been carried out (a timeout, a reset, a 5xx after the request left). */
-  public static final String FAILED = "failed";
-  /** It certainly was not carried out (refused before anything happened): free of charge. */
-  public static final String NOT_PERFORMED = "not_performed";
-  /** Its holder stopped without a word (crashed, or stalled past its lease). */
-  public static final String ABANDONED = "abandoned";
+public record Call(int number, Instant at, Outcome outcome, String error) {
+  /** How a try ended, stored as its lower-case name ({@code not_performed}). */
+  public enum Outcome {
+    /** The holder is trying now (or died trying: its lease then runs out). */
+    RUNNING,
+    DONE,
+    REJECTED,
+    /** It failed, but may have been carried out (a timeout, a reset, a 5xx after the request left). */
+    FAILED,
+    /** It certainly was not carried out (refused before anything happened): free of charge. */
+    NOT_PERFORMED,
+    /** Its holder stopped without a word (crashed, or stalled past its lease). */
+    ABANDONED;
+
+    /** As the record stores it, and {@code once inspect} shows it. */
+    public String stored() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** A value this version does not know reads as a try that may have run: the reading that never undercounts. */
+    static Outcome ofStored(Object stored) {
+      for (Outcome outcome : values()) {
+        if (outcome.stored().equals(stored)) {
+          return outcome;
+        }
+      }
+      return FAILED;
+    }
+  }
 
   /** Whether this try may have carried the effect out, and so counts against a cap. */
   public boolean spent() {
-    return !NOT_PERFORMED.equals(outcome);
+    return outcome != Outcome.NOT_PERFORMED;
   }
 
-  Call ended(String how, String why) {
+  Call ended(Outcome how, String why) {
     return new Call(number, at, how, why);
   }
 
@@ -39,14 +58,14 @@ public record Call(int number, Instant at, String outcome, String error) {
     Map<String, Object> fields = new HashMap<>();
     fields.put("number", (long) number);
     fields.put("at", Times.timestamp(at));
-    fields.put("outcome", outcome);
+    fields.put("outcome", outcome.stored());
     fields.put("error", error);
     return fields;
   }
 
   static Call fromMap(Map<?, ?> stored) {
     return new Call(stored.get("number") instanceof Number n ? n.intValue() : 0,
-        stored.get("at") instanceof Timestamp time ? Times.instant(time) : null, String.valueOf(stored.get("outcome")),
+        stored.get("at") instanceof Timestamp time ? Times.instant(time) : null, Outcome.ofStored(stored.get("outcome")),
         stored.get("error") == null ? null : String.valueOf(stored.get("error")));
   }
 }

@@ -44,7 +44,7 @@ public record Claim(
   }
 
   /** The calls with this try's entry ended as {@code how}; unchanged when this claim made no try (exhausted). */
-  List<Call> callsEnded(String how, String why) {
+  List<Call> callsEnded(Call.Outcome how, String why) {
     if (exhausted || calls.isEmpty()) {
       return calls;
     }

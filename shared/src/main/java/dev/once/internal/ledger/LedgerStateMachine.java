@@ -174,7 +174,7 @@ public class LedgerStateMachine implements Ledger {
   private static Claim firstClaim(IdempotencyKey key, String effect, String id, Instant now, Duration lease,
       Instant writtenAt) {
     return new Claim(key, effect, id, 1, 1, now.plus(lease), writtenAt, lease,
-        List.of(new Call(1, now, Call.RUNNING, null)), 1, false, null);
+        List.of(new Call(1, now, Call.Outcome.RUNNING, null)), 1, false, null);
   }
 
   private Map<String, Object> newClaim(
@@ -187,7 +187,7 @@ public class LedgerStateMachine implements Ledger {
     fields.put(TOKEN, 1L);
     fields.put(ATTEMPTS, 1L);
     fields.put(SPENT, 1L);
-    fields.put(CALLS, calls(List.of(new Call(1, now, Call.RUNNING, null))));
+    fields.put(CALLS, calls(List.of(new Call(1, now, Call.Outcome.RUNNING, null))));
     fields.put(LEASE_EXPIRES_AT, leaseExpiresAt);
     // An abandoned claim is cleaned up by the TTL policy too.
     fields.put(EXPIRE_AT, now.plus(config.retention()));
@@ -263,7 +263,7 @@ public class LedgerStateMachine implements Ledger {
   private static Claim asWritten(LedgerRecord record, IdempotencyKey key, String effect, Duration lease) {
     List<Call> calls = record.calls();
     // A takeover handed over exhausted records no try: its last one is not this holder's running one.
-    boolean exhausted = calls.isEmpty() || !Call.RUNNING.equals(calls.get(calls.size() - 1).outcome())
+    boolean exhausted = calls.isEmpty() || calls.get(calls.size() - 1).outcome() != Call.Outcome.RUNNING
         || calls.get(calls.size() - 1).number() != record.attempts();
     return new Claim(key, effect, record.recordId(), record.token(), record.attempts(), record.leaseExpiresAt(), null,
         lease, calls, record.spent(), exhausted, record.error());
@@ -289,7 +289,7 @@ public class LedgerStateMachine implements Ledger {
       NextClaim next) {
     Map<String, Object> fields = finishing(RecordState.DONE);
     fields.put(OUTCOME, outcome == null ? Map.of() : outcome);
-    fields.put(CALLS, calls(claim.callsEnded(Call.DONE, null)));
+    fields.put(CALLS, calls(claim.callsEnded(Call.Outcome.DONE, null)));
     if (next == null) {
       fence(claim, fields, writes, null, "complete");
       return Optional.empty();
@@ -337,7 +337,7 @@ public class LedgerStateMachine implements Ledger {
       if (gaveUp) {
         fields.put(GAVE_UP, true);
       }
-      fields.put(CALLS, calls(claim.callsEnded(Call.REJECTED, truncate(reason, MAX_CALL_ERROR_CHARS))));
+      fields.put(CALLS, calls(claim.callsEnded(Call.Outcome.REJECTED, truncate(reason, MAX_CALL_ERROR_CHARS))));
       return fence(claim, fields, writes, null, "reject");
     });
   }
@@ -351,7 +351,7 @@ public class LedgerStateMachine implements Ledger {
       fields.put(TOKEN, claim.token() + 1);
       fields.put(LEASE_EXPIRES_AT, DocumentWrites.serverTime());
       fields.put(ERROR, truncate(error, MAX_ERROR_CHARS));
-      fields.put(CALLS, calls(claim.callsEnded(mayHaveRun ? Call.FAILED : Call.NOT_PERFORMED,
+      fields.put(CALLS, calls(claim.callsEnded(mayHaveRun ? Call.Outcome.FAILED : Call.Outcome.NOT_PERFORMED,
           truncate(error, MAX_CALL_ERROR_CHARS))));
       fields.put(SPENT, (long) (mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1));
       return fence(claim, fields, writes, null, "release");

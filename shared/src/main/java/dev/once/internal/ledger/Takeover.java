@@ -19,15 +19,15 @@ record Takeover(long token, int attempts, int spent, List<Call> calls, boolean e
   static Takeover of(LedgerRecord record, ClaimOptions options, Instant now) {
     List<Call> calls = new ArrayList<>(record.calls());
     int last = calls.size() - 1;
-    if (last >= 0 && Call.RUNNING.equals(calls.get(last).outcome())) {
-      calls.set(last, calls.get(last).ended(Call.ABANDONED, "its holder stopped before it finished (its lease ran out)"));
+    if (last >= 0 && calls.get(last).outcome() == Call.Outcome.RUNNING) {
+      calls.set(last, calls.get(last).ended(Call.Outcome.ABANDONED, "its holder stopped before it finished (its lease ran out)"));
     }
     int attempts = record.attempts() + 1;
     boolean exhausted = options.maxSpent() > 0 && record.spent() >= options.maxSpent();
     int spent = record.spent();
     if (!exhausted) {
       spent++;
-      calls.add(new Call(attempts, now, Call.RUNNING, null));
+      calls.add(new Call(attempts, now, Call.Outcome.RUNNING, null));
     }
     List<Call> kept = calls.subList(Math.max(0, calls.size() - CALLS_KEPT), calls.size());
     return new Takeover(record.token() + 1, attempts, spent, List.copyOf(kept), exhausted, record.error());

@@ -13,7 +13,7 @@ import java.util.Map;
 public final class EventLog {
   private EventLog() {}
 
-  public static void record(String function, String key, String effect, OutcomeLabel outcome, int attempts,
+  public static void record(Log log, String function, String key, String effect, OutcomeLabel outcome, int attempts,
       long latencyMs, Map<String, ?> details) {
     Map<String, Object> labels = new LinkedHashMap<>();
     labels.put("function", function);
@@ -27,12 +27,12 @@ public final class EventLog {
     entry.put("attempts", attempts);
     entry.put("latencyMs", latencyMs);
     entry.putAll(details);
-    Log.write(outcome.severity(), function + " " + outcome.label() + (key == null ? "" : " " + key), entry);
+    log.write(outcome.severity(), function + " " + outcome.label() + (key == null ? "" : " " + key), entry);
   }
 
   /** An event refused before any effect (malformed, or no key can be made of it): logged, then acknowledged. */
-  public static void refused(String function, String reason, long startedNanos, String idName, String id) {
-    record(function, null, "none", OutcomeLabel.REJECTED, 0, elapsedMs(startedNanos), Map.of("reason", reason, idName, id));
+  public static void refused(Log log, String function, String reason, long startedNanos, String idName, String id) {
+    record(log, function, null, "none", OutcomeLabel.REJECTED, 0, elapsedMs(startedNanos), Map.of("reason", reason, idName, id));
   }
 
   /** Milliseconds since {@code startedNanos} ({@link System#nanoTime()}). */

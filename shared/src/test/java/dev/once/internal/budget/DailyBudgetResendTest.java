@@ -9,7 +9,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.guard.Deferral;
+import dev.once.guard.Refusal;
 import dev.once.internal.ledger.Claim;
 import dev.once.internal.ledger.ClaimOptions;
 import dev.once.internal.ledger.ClaimResult;
@@ -35,7 +35,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,13 +56,7 @@ class DailyBudgetResendTest {
   void clear() {
     faults.stop();
     TestFirestore.clear();
-    Log.redirect(new PrintStream(OutputStream.nullOutputStream(), true));
     ledger.now();
-  }
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
   }
 
   @AfterAll
@@ -71,8 +64,10 @@ class DailyBudgetResendTest {
     lossy.close();
   }
 
+  private static final Log QUIET = Log.to(new PrintStream(OutputStream.nullOutputStream(), true));
+
   private DailyBudget budget(long limit) {
-    return new DailyBudget(ledger, limit, ZoneOffset.UTC, "gemini budget");
+    return new DailyBudget(ledger, limit, ZoneOffset.UTC, QUIET, "gemini budget");
   }
 
   private DaySpend day() {
@@ -112,13 +107,14 @@ class DailyBudgetResendTest {
       TestFirestore.clear();
       DailyBudget budget = budget(1_000);
       budget.reserve(key("first"), 100, reason -> SideWrites.NONE); // this instance now sees the day far from its edge
-      new DailyBudget(other, 1_000, ZoneOffset.UTC, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+      new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
       // The next reservation skips its first read, adds 200, reads 1,150 and steps back: that step-back loses its
       // answer (the increment before it is let through).
       faults.letThrough(COMMIT, 1);
       loss.forEach(how -> faults.loseNext(COMMIT, 1, how));
 
-      assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE));
+      assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+          () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)).kind());
 
       assertEquals(new DaySpend(day().day(), 0, 950), day(), "taken off once: " + loss);
     }
@@ -128,9 +124,10 @@ class DailyBudgetResendTest {
   void theMarkersExpireADayAfterTheirCommit_theCountersNever() throws Exception {
     DailyBudget budget = budget(1_000);
     budget.reserve(key("first"), 100, reason -> SideWrites.NONE);
-    new DailyBudget(other, 1_000, ZoneOffset.UTC, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+    new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
     Instant now = other.now();
-    assertThrows(Deferral.class, () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)); // and steps back
+    assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+        () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)).kind()); // and steps back
 
     Map<String, Instant> markers = new TreeMap<>();
     int counters = 0;
@@ -206,7 +203,10 @@ class DailyBudgetResendTest {
           Reservation reservation;
           try {
             reservation = instances.get(i % instances.size()).reserve(key, estimate[i], reason -> SideWrites.NONE);
-          } catch (Deferral over) {
+          } catch (Refusal over) {
+            if (!over.is(Refusal.Kind.DEFERRED)) {
+              throw over;
+            }
             deferred.incrementAndGet();
             return null;
           }

@@ -7,8 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.guard.Deferral;
-import dev.once.guard.NotPerformed;
+import dev.once.guard.Refusal;
 import dev.once.internal.ledger.LedgerConfig;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.InMemoryLedger;
@@ -24,8 +23,6 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The daily budget on the in-memory ledger, whose clock (the store's) the tests move. */
@@ -37,18 +34,10 @@ class DailyBudgetTest {
   private final CountingLedger counted = new CountingLedger(ledger);
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
-  @BeforeEach
-  void captureLog() {
-    Log.redirect(new PrintStream(logged, true, StandardCharsets.UTF_8));
-  }
-
-  @AfterEach
-  void restoreLog() {
-    Log.redirect(System.out);
-  }
+  private final Log log = Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8));
 
   private DailyBudget budget(long limit, ZoneId zone) {
-    return new DailyBudget(counted, limit, zone, "gemini budget");
+    return new DailyBudget(counted, limit, zone, log, "gemini budget");
   }
 
   private DaySpend spend(String day) {
@@ -92,13 +81,15 @@ class DailyBudgetTest {
     assertEquals(reads + 1, counted.reads(), "the day was a fifth used: no first read");
 
     // Another instance spends what this one has not seen: the second read sees it, and the call steps back.
-    ledger.commit(new DailyBudget(ledger, 100_000, ZoneOffset.UTC, "gemini budget")
+    ledger.commit(new DailyBudget(ledger, 100_000, ZoneOffset.UTC, log, "gemini budget")
         .reserve(IdempotencyKey.of("gcs:inbox/elsewhere.pdf#3"), 75_000, reason -> SideWrites.NONE).settle(75_000));
-    Deferral deferral = assertThrows(Deferral.class,
+    Refusal deferral = assertThrows(Refusal.class,
         () -> budget.reserve(IdempotencyKey.of("gcs:inbox/late.pdf#4"), 10_000, reason -> SideWrites.NONE));
+    assertEquals(Refusal.Kind.DEFERRED, deferral.kind());
     assertTrue(deferral.getMessage().contains("others reserved at the same moment"), deferral.getMessage());
     assertEquals(95_000, spend("2026-11-30").totalMicroUsd(), "stepped back: its estimate is off again");
-    assertThrows(Deferral.class, () -> budget.reserve(KEY, 10_000, reason -> SideWrites.NONE));
+    assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+        () -> budget.reserve(KEY, 10_000, reason -> SideWrites.NONE)).kind());
     assertEquals(95_000, spend("2026-11-30").totalMicroUsd(), "near the edge now: refused on the first read");
   }
 
@@ -121,8 +112,9 @@ class DailyBudgetTest {
   void aCallTheBudgetCannotTake_isDeferred_withTheCallersWrites_andNothingReserved() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     budget.reserve(KEY, 60_000, reason -> SideWrites.NONE);
-    Deferral deferral = assertThrows(Deferral.class, () -> budget.reserve(OTHER, 40_001,
+    Refusal deferral = assertThrows(Refusal.class, () -> budget.reserve(OTHER, 40_001,
         reason -> writes -> writes.merge("analyses", "a2", Map.of("status", "deferred", "reason", reason))));
+    assertEquals(Refusal.Kind.DEFERRED, deferral.kind());
     assertTrue(deferral.getMessage().contains("over the budget of 2026-11-30 (Z)"), deferral.getMessage());
     assertTrue(deferral.getMessage().contains("0.060000 USD + this call's estimate 0.040001 USD > 0.100000 USD"),
         deferral.getMessage());
@@ -140,7 +132,9 @@ class DailyBudgetTest {
     assertFalse(budget.fitsADay(100_001));
     assertTrue(Budget.NONE.fitsADay(Long.MAX_VALUE));
 
-    Deferral deferral = assertThrows(Deferral.class, () -> budget.reserve(KEY, 100_001, reason -> SideWrites.NONE));
+    Refusal deferral = assertThrows(Refusal.class, () -> budget.reserve(KEY, 100_001, reason -> SideWrites.NONE));
+    assertEquals(Refusal.Kind.DEFERRED, deferral.kind());
+
     assertEquals("this call's estimate of 0.100001 USD alone is more than a whole day's budget of 0.100000 USD: it"
         + " waits for a larger budget", deferral.getMessage());
     assertEquals(0, spend("2026-11-30").totalMicroUsd(), "nothing reserved");
@@ -151,7 +145,8 @@ class DailyBudgetTest {
   void eachReservation_logsAGeminiBudgetLine_withTheShareItWouldBring() throws Exception {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     budget.reserve(KEY, 79_999, reason -> SideWrites.NONE);
-    assertThrows(Deferral.class, () -> budget.reserve(OTHER, 20_002, reason -> SideWrites.NONE));
+    assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+        () -> budget.reserve(OTHER, 20_002, reason -> SideWrites.NONE)).kind());
     List<JsonNode> lines = lines();
     assertEquals(2, lines.size(), logged.toString(StandardCharsets.UTF_8));
     JsonNode granted = lines.get(0);
@@ -175,7 +170,8 @@ class DailyBudgetTest {
     DailyBudget budget = budget(100_000, ZoneOffset.UTC);
     now = Instant.parse("2026-11-30T23:59:59Z");
     Reservation lateCall = budget.reserve(KEY, 90_000, reason -> SideWrites.NONE);
-    assertThrows(Deferral.class, () -> budget.reserve(OTHER, 90_000, reason -> SideWrites.NONE));
+    assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
+        () -> budget.reserve(OTHER, 90_000, reason -> SideWrites.NONE)).kind());
 
     now = Instant.parse("2026-12-01T00:00:05Z");
     ledger.commit(lateCall.settle(500)); // its answer came after midnight: it cost yesterday
@@ -201,8 +197,9 @@ class DailyBudgetTest {
       public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
         throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer", null);
       }
-    }, 100_000, ZoneOffset.UTC, "gemini budget");
-    assertThrows(NotPerformed.class, () -> budget.reserve(KEY, 1, reason -> SideWrites.NONE));
+    }, 100_000, ZoneOffset.UTC, log, "gemini budget");
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
+        () -> budget.reserve(KEY, 1, reason -> SideWrites.NONE)).kind());
   }
 
   @Test

@@ -1,12 +1,15 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import dev.once.config.Settings;
+import dev.once.entry.Report;
+import dev.once.functions.Benchmarks;
 import dev.once.key.StorageObjectKeys;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.ResultMessage;
 import java.lang.management.ManagementFactory;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -28,26 +31,26 @@ public final class ColdStartProbe {
   private void run(String[] args, long uptimeAtMain) throws Exception {
     print("JVM start to main (this probe's own JVM)", uptimeAtMain);
     Class.forName("dev.once.functions.DocumentUploaded");
-    Clients clients = new Clients(Settings.fromEnvironment());
+    Benchmarks clients = Benchmarks.of(Settings.fromEnvironment());
     step("load DocumentUploaded, read the settings");
     DocumentSource a = source(args[0], args[1], args[2]);
     DocumentSource b = source(args[3], args[4], args[5]);
 
-    clients.firestore.get();
+    clients.firestore();
     step("build the Firestore client");
-    clients.once.peek(DocumentFlow.key(a), Effects.PUBLISH);
+    clients.once().peek(Benchmarks.key(a), Effects.PUBLISH);
     step("first Firestore read (the duplicate check)");
-    timed("build the Storage client", clients.storage::get);
+    timed("build the Storage client", clients::storage);
     byte[] content = timed("first Storage read", () -> read(clients, a));
-    timed("build the Gemini client", clients.analyzer::get);
-    timed("first Gemini call", () -> clients.analyzer.get().analyse(content, "application/pdf"));
-    timed("build the Pub/Sub publisher, first publish", () -> clients.publisher.get().publish(
+    timed("build the Gemini client", clients::analyzer);
+    timed("first Gemini call", () -> clients.analyzer().analyse(content, "application/pdf"));
+    timed("build the Pub/Sub publisher, first publish", () -> clients.publisher().publish(
         clients.topic(PipelineSetting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
         ResultMessage.attributes(StorageObjectKeys.of(a.bucket(), a.name() + "-probe", a.generation()))));
-    DocumentFlow flow = Wiring.documentFlow(clients);
-    timed("then a whole first delivery (all clients built)", () -> flow.handle(a, DocumentFlow.key(a)));
-    timed("and the next first delivery", () -> flow.handle(b, DocumentFlow.key(b)));
-    timed("and a duplicate", () -> flow.handle(b, DocumentFlow.key(b)));
+    Function<DocumentSource, Report> flow = clients.documentFlow();
+    timed("then a whole first delivery (all clients built)", () -> flow.apply(a));
+    timed("and the next first delivery", () -> flow.apply(b));
+    timed("and a duplicate", () -> flow.apply(b));
   }
 
   private static DocumentSource source(String name, String generation, String size) {
@@ -55,10 +58,10 @@ public final class ColdStartProbe {
         null, null);
   }
 
-  private static byte[] read(Clients clients, DocumentSource document) {
+  private static byte[] read(Benchmarks clients, DocumentSource document) {
     try {
-      return new DocumentReader(clients.storage.get()).read(document, 1 << 24);
-    } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
+      return clients.read(document, 1 << 24);
+    } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }

@@ -1,15 +1,16 @@
-package dev.once.functions;
+package dev.once.bench;
 
-import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.functions.Benchmarks;
 import dev.once.pipeline.DocumentSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -21,6 +22,9 @@ import java.util.function.Supplier;
  * runs; a deferral's own cost is counted separately.
  */
 public final class BudgetBench {
+  /** The functions' log lines (the guard's "gemini budget" line among them) would flood this report. */
+  private static final dev.once.observe.Log QUIET =
+      dev.once.observe.Log.to(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
   private static final int EVENTS = 10;
   private static final int LATENCY_EVENTS = 40;
   private static final int INSTANCES = 2;
@@ -37,7 +41,7 @@ public final class BudgetBench {
   private final BenchStack stack;
   private final FirestoreCalls calls = new FirestoreCalls();
   private final Supplier<com.google.cloud.firestore.Firestore> db;
-  private final List<Clients> wired = new ArrayList<>();
+  private final List<Benchmarks> wired = new ArrayList<>();
   private int documents;
 
   private BudgetBench(BenchStack stack) {
@@ -48,8 +52,6 @@ public final class BudgetBench {
   }
 
   public static void main(String[] args) throws Exception {
-    // The functions' log lines (the guard's "gemini budget" line among them) would flood this report.
-    dev.once.observe.Log.redirect(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
     try (BenchStack stack = BenchStack.start()) {
       BudgetBench bench = new BudgetBench(stack);
       try {
@@ -64,25 +66,21 @@ public final class BudgetBench {
             + " (target >= 0.8): %s; %.2f when Gemini answers at once and the emulator's CPU is all there is"
             + " (the worst case, not a deployment's)%n", realistic, realistic >= 0.8 ? "met" : "MISSED", cpuBound);
       } finally {
-        for (Clients clients : bench.wired) {
-          if (clients.publisher.isBuilt()) {
-            clients.publisher.get().close();
-          }
-        }
+        bench.wired.forEach(Benchmarks::close);
       }
     }
   }
 
   /** A function instance's flow, as DocumentUploaded wires it, with this budget (null: none). */
-  private DocumentFlow flow(String mode, String budgetUsd) {
+  private Function<DocumentSource, Report> flow(String mode, String budgetUsd) {
     Map<String, String> env = new HashMap<>(stack.environment());
     env.put("ANALYSIS_MODE", mode);
     if (budgetUsd != null) {
       env.put("GEMINI_DAILY_BUDGET_USD", budgetUsd);
     }
-    Clients clients = new Clients(Settings.of(env), db);
-    wired.add(clients);
-    return Wiring.documentFlow(clients);
+    Benchmarks instance = Benchmarks.of(Settings.of(env), db, QUIET);
+    wired.add(instance);
+    return instance.documentFlow();
   }
 
   private DocumentSource upload() {
@@ -118,9 +116,9 @@ public final class BudgetBench {
     return first;
   }
 
-  private static Runnable expect(DocumentFlow flow, DocumentSource document, String outcome) {
+  private static Runnable expect(Function<DocumentSource, Report> flow, DocumentSource document, String outcome) {
     return () -> {
-      Report report = flow.handle(document, DocumentFlow.key(document));
+      Report report = flow.apply(document);
       if (!outcome.equals(report.outcome().label())) {
         throw new IllegalStateException("expected " + outcome + ", got " + report);
       }
@@ -133,21 +131,21 @@ public final class BudgetBench {
         + " gc: generateContent); a read of the day's counters is one call of %d document reads. A duplicate never"
         + " reaches the guard (its cost is unchanged).%n%n", EVENTS, dev.once.internal.budget.SpendCounters.SHARDS);
     System.out.printf("%-42s %-24s %-24s %s%n", "event", "guard off", "guard on", "added");
-    DocumentFlow syncOff = flow("sync", null);
-    DocumentFlow syncOn = flow("sync", AMPLE);
+    Function<DocumentSource, Report> syncOff = flow("sync", null);
+    Function<DocumentSource, Report> syncOn = flow("sync", AMPLE);
     row("DocumentUploaded sync: first delivery",
         each("sync off", () -> expect(syncOff, upload(), "processed")),
         each("sync on", () -> expect(syncOn, upload(), "processed")));
-    DocumentFlow counted = flow("sync", NEAR_THE_EDGE);
+    Function<DocumentSource, Report> counted = flow("sync", NEAR_THE_EDGE);
     row("  the day's edge nearer: tokens counted",
         each("sync off", () -> expect(syncOff, upload(), "processed")),
         each("sync counted", () -> expect(counted, upload(), "processed")));
-    DocumentFlow batchOff = flow("batch", null);
-    DocumentFlow batchOn = flow("batch", AMPLE);
+    Function<DocumentSource, Report> batchOff = flow("batch", null);
+    Function<DocumentSource, Report> batchOn = flow("batch", AMPLE);
     row("DocumentUploaded batch: first delivery",
         each("batch off", () -> expect(batchOff, upload(), "processed")),
         each("batch on", () -> expect(batchOn, upload(), "processed")));
-    DocumentFlow tight = flow("sync", EXHAUSTED);
+    Function<DocumentSource, Report> tight = flow("sync", EXHAUSTED);
     List<DocumentSource> deferred = new ArrayList<>();
     Cost first = each("deferred", () -> {
       DocumentSource document = upload();
@@ -175,8 +173,8 @@ public final class BudgetBench {
 
   /** One event at a time, alternating guard off and on: what the guard adds to one event's time. */
   private void latency() {
-    DocumentFlow off = flow("sync", null);
-    DocumentFlow on = flow("sync", AMPLE);
+    Function<DocumentSource, Report> off = flow("sync", null);
+    Function<DocumentSource, Report> on = flow("sync", AMPLE);
     for (int i = 0; i < LATENCY_EVENTS / 4; i++) {
       expect(off, upload(), "processed").run();
       expect(on, upload(), "processed").run();
@@ -216,8 +214,8 @@ public final class BudgetBench {
         generate.toMillis(), count.toMillis(), INSTANCES, THREADS_PER_INSTANCE, documents, rounds);
     stack.gemini().latency("generateContent", generate);
     stack.gemini().latency("countTokens", count);
-    List<DocumentFlow> off = instances(null);
-    List<DocumentFlow> on = instances(AMPLE);
+    List<Function<DocumentSource, Report>> off = instances(null);
+    List<Function<DocumentSource, Report>> on = instances(AMPLE);
     sideBySide(off, on, documents / 2);
     List<Double> ratios = new ArrayList<>();
     for (int round = 1; round <= rounds; round++) {
@@ -241,7 +239,7 @@ public final class BudgetBench {
   }
 
   /** Each variant its own {@code n} new documents, handled at the same time; counted when the first is done. */
-  private Round sideBySide(List<DocumentFlow> off, List<DocumentFlow> on, int n) throws Exception {
+  private Round sideBySide(List<Function<DocumentSource, Report>> off, List<Function<DocumentSource, Report>> on, int n) throws Exception {
     List<DocumentSource> offQueue = uploads(n);
     List<DocumentSource> onQueue = uploads(n);
     java.util.concurrent.atomic.AtomicLong offDone = new java.util.concurrent.atomic.AtomicLong();
@@ -266,12 +264,12 @@ public final class BudgetBench {
   }
 
   private static List<java.util.concurrent.Future<?>> workers(java.util.concurrent.ExecutorService pool,
-      List<DocumentFlow> instances, List<DocumentSource> queue, java.util.concurrent.atomic.AtomicLong done,
+      List<Function<DocumentSource, Report>> instances, List<DocumentSource> queue, java.util.concurrent.atomic.AtomicLong done,
       java.util.concurrent.CountDownLatch firstDone, int threads) {
     java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
     List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      DocumentFlow instance = instances.get(t % instances.size());
+      Function<DocumentSource, Report> instance = instances.get(t % instances.size());
       workers.add(pool.submit(() -> {
         for (int i = next.getAndIncrement(); i < queue.size(); i = next.getAndIncrement()) {
           expect(instance, queue.get(i), "processed").run();
@@ -292,8 +290,8 @@ public final class BudgetBench {
     return documents;
   }
 
-  private List<DocumentFlow> instances(String budgetUsd) {
-    List<DocumentFlow> flows = new ArrayList<>();
+  private List<Function<DocumentSource, Report>> instances(String budgetUsd) {
+    List<Function<DocumentSource, Report>> flows = new ArrayList<>();
     for (int i = 0; i < INSTANCES; i++) {
       flows.add(flow("sync", budgetUsd));
     }

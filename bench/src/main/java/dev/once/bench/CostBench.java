@@ -1,13 +1,14 @@
-package dev.once.functions;
+package dev.once.bench;
 
-import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
 import dev.once.entry.MalformedEvent;
 import dev.once.entry.Report;
+import dev.once.functions.Benchmarks;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
+import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import io.cloudevents.CloudEvent;
@@ -21,13 +22,14 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * dev/bench cost (issues 7 and 15, "cost per event"): the Firestore calls one event costs, counted on the gRPC channel
  * of the client the real flows use ({@link FirestoreCalls}), in this process against the emulator and the stand-ins.
- * The flows are wired exactly as the entry points wire them ({@link Wiring}), with the counting client handed in
- * through {@link Clients}' Firestore seam. A duplicate is measured twice: on the instance that settled the event (its
+ * The flows are wired exactly as the entry points wire them ({@link Benchmarks}), with the counting client handed in
+ * through its Firestore seam. A duplicate is measured twice: on the instance that settled the event (its
  * cache of final answers: no read) and on another instance (one read). Counts are exact and machine-independent; they
  * hold for Firestore itself, whose API the emulator serves.
  */
@@ -40,7 +42,7 @@ public final class CostBench {
   private final FirestoreCalls calls;
   private final Supplier<com.google.cloud.firestore.Firestore> db;
   private final Map<String, String> env;
-  private final List<Clients> wired = new ArrayList<>();
+  private final List<Benchmarks> wired = new ArrayList<>();
   private int documents;
   private boolean allMet = true;
 
@@ -69,83 +71,79 @@ public final class CostBench {
         + " %d warm-up events; emulator, but the counts are Firestore's API calls)%n%n", EVENTS, WARM_UP);
     System.out.printf("%-46s %5s %7s  %-11s %s%n", "event", "reads", "commits", "other calls", "target");
 
-    DocumentFlow sync = Wiring.documentFlow(clients("sync"));
+    Function<DocumentSource, Report> sync = clients("sync").documentFlow();
     List<DocumentSource> done = new ArrayList<>();
     report("DocumentUploaded sync: first delivery", 1, 3,
         "1 read + 3 commits (the analysis's claims the publish)",
         measure(() -> {
           DocumentSource document = upload();
           done.add(document);
-          return () -> expect(sync.handle(document, DocumentFlow.key(document)), "processed", "processed");
+          return () -> expect(sync.apply(document), "processed", "processed");
         }, EVENTS));
     int[] next = {0};
     report("DocumentUploaded sync: duplicate, warm", 0, 0, "no read (settled here)",
         measure(() -> {
           DocumentSource document = done.get(next[0]++ % done.size());
-          return () -> expect(sync.handle(document, DocumentFlow.key(document)), "duplicate", "duplicate");
+          return () -> expect(sync.apply(document), "duplicate", "duplicate");
         }, EVENTS));
-    DocumentFlow other = Wiring.documentFlow(clients("sync"));
+    Function<DocumentSource, Report> other = clients("sync").documentFlow();
     int[] elsewhere = {0};
     report("DocumentUploaded sync: duplicate, other instance", 1, 0, "1 read",
         measureEach(() -> {
           DocumentSource document = done.get(elsewhere[0]++ % done.size());
-          return () -> expect(other.handle(document, DocumentFlow.key(document)), "duplicate", "duplicate");
+          return () -> expect(other.apply(document), "duplicate", "duplicate");
         }, EVENTS));
     report("DocumentUploaded sync: a new instance's first", 1, 3, "as a first delivery",
         measureEach(() -> {
           DocumentSource document = upload();
-          DocumentFlow fresh = Wiring.documentFlow(clients("sync"));
-          return () -> expect(fresh.handle(document, DocumentFlow.key(document)), "processed", "processed");
+          Function<DocumentSource, Report> fresh = clients("sync").documentFlow();
+          return () -> expect(fresh.apply(document), "processed", "processed");
         }, NEW_INSTANCES));
 
-    DocumentFlow batch = Wiring.documentFlow(clients("batch"));
+    Function<DocumentSource, Report> batch = clients("batch").documentFlow();
     List<DocumentSource> submitted = new ArrayList<>();
     report("DocumentUploaded batch: first delivery", 3, 2,
         "1 read + 2 commits (queued, no publish) + 2 small queries (is a job due?)",
         measure(() -> {
           DocumentSource document = upload();
           submitted.add(document);
-          return () -> expect(batch.handle(document, DocumentFlow.key(document)), "processed", null);
+          return () -> expect(batch.apply(document), "processed", null);
         }, EVENTS));
     int[] again = {0};
     report("DocumentUploaded batch: duplicate, warm", 0, 0, "no read (settled here)",
         measure(() -> {
           DocumentSource document = submitted.get(again[0]++ % submitted.size());
-          return () -> expect(batch.handle(document, DocumentFlow.key(document)), "duplicate", null);
+          return () -> expect(batch.apply(document), "duplicate", null);
         }, EVENTS));
 
-    DeliveryFlow delivery = Wiring.deliveryFlow(clients("sync"));
-    List<PubSubEvents.Message> delivered = new ArrayList<>();
+    Benchmarks.Delivery delivery = clients("sync").deliveryFlow();
+    List<Message> delivered = new ArrayList<>();
     report("MessageDelivered: first delivery", 1, 2, "1 read + 2 commits",
         measure(() -> {
-          PubSubEvents.Message message = message();
+          Message message = message();
           delivered.add(message);
-          return () -> expect(delivery.deliver(message, DeliveryFlow.key(message)), "processed", null);
+          return () -> expect(delivery.deliver(message.id(), message.data(), message.attributes()), "processed", null);
         }, EVENTS));
     int[] redelivered = {0};
     report("MessageDelivered: duplicate, warm", 0, 0, "no read (settled here)",
         measure(() -> {
-          PubSubEvents.Message message = delivered.get(redelivered[0]++ % delivered.size());
-          return () -> expect(delivery.deliver(message, DeliveryFlow.key(message)), "duplicate", null);
+          Message message = delivered.get(redelivered[0]++ % delivered.size());
+          return () -> expect(delivery.deliver(message.id(), message.data(), message.attributes()), "duplicate", null);
         }, EVENTS));
     System.out.printf("%nall targets %s%n", allMet ? "met" : "NOT met (see above)");
   }
 
-  private Clients clients(String mode) {
+  private Benchmarks clients(String mode) {
     Map<String, String> settings = new HashMap<>(env);
     settings.put("ANALYSIS_MODE", mode);
-    Clients clients = new Clients(Settings.of(settings), db);
+    Benchmarks clients = Benchmarks.of(Settings.of(settings), db, Log.stdout());
     wired.add(clients);
     return clients;
   }
 
   /** Each set of clients holds a Pub/Sub channel once it published: shut them down, as an instance would. */
   private void closeClients() {
-    for (Clients clients : wired) {
-      if (clients.publisher.isBuilt()) {
-        clients.publisher.get().close();
-      }
-    }
+    wired.forEach(Benchmarks::close);
   }
 
   /** A new document in the bucket, and the event naming it, read as DocumentUploaded reads its events. */
@@ -166,7 +164,7 @@ public final class CostBench {
         .withData(sent.dataContentType(), sent.data())
         .build();
     try {
-      return StorageEvents.read(event);
+      return Benchmarks.document(event);
     } catch (MalformedEvent e) {
       throw new IllegalStateException("the stand-in's event does not parse: " + e.getMessage(), e);
     }
@@ -174,12 +172,15 @@ public final class CostBench {
 
   private int messages;
 
-  private PubSubEvents.Message message() {
+  private Message message() {
     int n = ++messages;
     String key = "bench:result-" + n;
     byte[] data = ("{\"key\":\"" + key + "\",\"status\":\"analysed\"}").getBytes(StandardCharsets.UTF_8);
-    return new PubSubEvents.Message("m-" + n, data, Map.of(PubSubMessageKeys.ATTRIBUTE, key));
+    return new Message("m-" + n, data, Map.of(PubSubMessageKeys.ATTRIBUTE, key));
   }
+
+  /** A result message as MessageDelivered reads it. */
+  private record Message(String id, byte[] data, Map<String, String> attributes) {}
 
   /** One event's calls. */
   private record Cost(long reads, long commits, Map<String, Long> others, List<String> commitShapes) {}

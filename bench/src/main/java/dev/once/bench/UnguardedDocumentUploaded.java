@@ -1,6 +1,7 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import com.google.cloud.functions.CloudEventsFunction;
+import dev.once.functions.Benchmarks;
 import dev.once.gemini.Analysis;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.DocumentSource;
@@ -18,19 +19,19 @@ import java.util.concurrent.TimeUnit;
  * {@code once-bench-*-unguarded.jar}, served with the deploy jar on the invoker's class path.
  */
 public final class UnguardedDocumentUploaded implements CloudEventsFunction {
-  private final Clients clients = Clients.instance();
-  private final long maxBytes = clients.settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
+  private final Benchmarks clients = Benchmarks.instance();
+  private final long maxBytes = clients.settings().positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
   private final String topic = clients.topic(PipelineSetting.RESULTS_TOPIC);
 
   @Override
   public void accept(CloudEvent event) throws Exception {
-    DocumentSource document = StorageEvents.read(event);
-    IdempotencyKey key = DocumentFlow.key(document);
-    byte[] content = new DocumentReader(clients.storage.get()).read(document, maxBytes);
-    Analysis analysis = clients.analyzer.get().analyse(content, DocumentFlow.mimeType(document));
+    DocumentSource document = Benchmarks.document(event);
+    IdempotencyKey key = Benchmarks.key(document);
+    byte[] content = clients.read(document, maxBytes);
+    Analysis analysis = clients.analyzer().analyse(content, Benchmarks.mimeType(document));
     Map<String, Object> result = ResultMessage.analysed(key, document, analysis, null);
-    clients.firestore.get().collection(Records.ANALYSES).document(key.documentId()).set(result)
+    clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(result)
         .get(30, TimeUnit.SECONDS);
-    clients.publisher.get().publish(topic, ResultMessage.json(result), Map.of("idempotency_key", key.value()));
+    clients.publisher().publish(topic, ResultMessage.json(result), Map.of("idempotency_key", key.value()));
   }
 }

@@ -1,4 +1,4 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import com.google.api.gax.core.FixedCredentialsProvider;
 import com.google.api.gax.grpc.InstantiatingGrpcChannelProvider;

@@ -1,8 +1,9 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import com.google.cloud.firestore.QueryDocumentSnapshot;
-import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
+import dev.once.entry.Report;
+import dev.once.functions.Benchmarks;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookSigner;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * dev/bench batch, the webhook's part (issue 23): its answer time for one finished job of N documents
@@ -44,12 +46,12 @@ final class WebhookAckBench {
     Map<String, String> env = new HashMap<>(stack.environment());
     env.put("ANALYSIS_MODE", "batch");
     env.put("BATCH_MAX_DOCUMENTS", String.valueOf(JOB_DOCUMENTS)); // the last document fills the job: submitted
-    Clients clients = new Clients(Settings.of(env));
-    DocumentFlow flow = Wiring.documentFlow(clients);
+    Benchmarks clients = Benchmarks.of(Settings.of(env));
+    Function<DocumentSource, Report> flow = clients.documentFlow();
     for (int i = 0; i < JOB_DOCUMENTS; i++) {
       DocumentSource document = CostBench.source(stack.upload("webhook-bench/invoice-" + i + ".pdf",
           InvoicePdf.of("W-" + i)));
-      flow.handle(document, DocumentFlow.key(document));
+      flow.apply(document);
     }
     String job = onlyJob(stack);
     stack.gemini().finish(job, BatchState.SUCCEEDED);
@@ -59,7 +61,7 @@ final class WebhookAckBench {
       WebhookSigner signer = WebhookSigner.fromSecret(stack.webhookSecret());
       Deliveries queued = deliver(webhook, signer, job, "queued");
       long t0 = System.nanoTime();
-      Wiring.completionFlow(clients).complete(GeminiCompletionKeys.ofName(job));
+      clients.completionFlow().apply(GeminiCompletionKeys.ofName(job));
       long completionMs = (System.nanoTime() - t0) / 1_000_000;
       Deliveries duplicate = deliver(webhook, signer, job, "duplicate");
 
@@ -73,9 +75,7 @@ final class WebhookAckBench {
       System.out.printf("%-52s p99 <= %d ms: %s%n", "target", TARGET_P99.toMillis(),
           queued.p99() <= TARGET_P99.toMillis() && duplicate.p99() <= TARGET_P99.toMillis() ? "met" : "NOT met");
     }
-    if (clients.publisher.isBuilt()) {
-      clients.publisher.get().close();
-    }
+    clients.close();
   }
 
   /** Answer times of {@link #DELIVERIES} deliveries (after {@link #WARM_UP}), each answered 200 {@code status}. */

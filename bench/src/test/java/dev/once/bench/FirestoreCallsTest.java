@@ -1,4 +1,4 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,13 +1,16 @@
-package dev.once.functions;
+package dev.once.bench;
 
 import com.google.cloud.firestore.QueryDocumentSnapshot;
-import dev.once.bench.BenchStack;
 import dev.once.config.Settings;
+import dev.once.entry.Report;
+import dev.once.functions.Benchmarks;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.key.IdempotencyKey;
+import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,10 +23,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * dev/bench batch (issue 23): a burst of documents in batch mode, through the real flows wired as the entry points
- * wire them ({@link Wiring}), in this process against the emulator and the Gemini stand-in (with Google's limits:
+ * wire them ({@link Benchmarks}), in this process against the emulator and the Gemini stand-in (with Google's limits:
  * 100 concurrent jobs, 20 MB inline). Prints the jobs made and documents per job, the longest wait of a document
  * before its job was made, the Firestore calls per document (counted on the functions' own channel, {@link
  * FirestoreCalls}), Gemini's cost per document against sync pricing of the same answers, and how long each job's
@@ -52,11 +56,10 @@ public final class BatchBench {
     env.put("ANALYSIS_MODE", "batch");
     env.put("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB));
     env.put("BATCH_MAX_WAIT_SECONDS", String.valueOf(MAX_WAIT.toSeconds()));
-    Clients clients = new Clients(Settings.of(env), () -> counted);
-    DocumentFlow flow = Wiring.documentFlow(clients);
-    BatchSubmitter submitter = Wiring.batchSubmitter(clients,
-        dev.once.internal.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), java.time.InstantSource.system());
-    CompletionFlow completion = Wiring.completionFlow(clients);
+    Benchmarks instance = Benchmarks.of(Settings.of(env), () -> counted, Log.stdout());
+    Function<DocumentSource, Report> flow = instance.documentFlow();
+    Runnable submission = instance.batchSubmission();
+    Function<IdempotencyKey, Report> completion = instance.completionFlow();
     long jobsBefore = stack.gemini().count("batchGenerateContent");
 
     List<DocumentSource> documents = new ArrayList<>();
@@ -68,7 +71,7 @@ public final class BatchBench {
     ExecutorService uploads = Executors.newFixedThreadPool(UPLOADERS);
     List<Future<?>> handled = new ArrayList<>();
     for (DocumentSource document : documents) {
-      handled.add(uploads.submit(() -> flow.handle(document, DocumentFlow.key(document))));
+      handled.add(uploads.submit(() -> flow.apply(document)));
     }
     for (Future<?> done : handled) {
       done.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
@@ -77,13 +80,12 @@ public final class BatchBench {
     Duration burstTook = Duration.between(burst, Instant.now());
     // What is left is not a full job: the reconciler (Cloud Scheduler) submits it once its oldest waited MAX_WAIT.
     Instant deadline = Instant.now().plus(DEADLINE);
-    while (!clients.queries.get().queued(1).isEmpty()) {
+    while (!instance.queries().queued(1).isEmpty()) {
       if (Instant.now().isAfter(deadline)) {
         throw new IllegalStateException("documents still queued after " + DEADLINE);
       }
       Thread.sleep(500); // the reconciler's schedule, shortened: a bench, not a test
-      submitter.resumeUnsubmitted();
-      submitter.submitDue();
+      submission.run();
     }
     long jobs = stack.gemini().count("batchGenerateContent") - jobsBefore;
     List<QueryDocumentSnapshot> analyses = mine(stack);
@@ -102,7 +104,7 @@ public final class BatchBench {
     List<Long> completionMs = new ArrayList<>();
     for (String name : names) {
       long t0 = System.nanoTime();
-      completion.complete(GeminiCompletionKeys.ofName(name));
+      completion.apply(GeminiCompletionKeys.ofName(name));
       completionMs.add((System.nanoTime() - t0) / 1_000_000);
     }
     FirestoreCalls.Snapshot completing = calls.snapshot().since(beforeCompletion);
@@ -110,7 +112,7 @@ public final class BatchBench {
 
     long batchCost = 0;
     long syncCost = 0;
-    PriceTable prices = clients.prices.get();
+    PriceTable prices = PriceTable.fromSettings(instance.settings());
     for (QueryDocumentSnapshot bill : stack.db.collection("billing").get().get().getDocuments()) {
       if (bill.getString("key") == null || !bill.getString("key").contains("/batch-bench/")) {
         continue;
@@ -136,9 +138,7 @@ public final class BatchBench {
         "completion of a job of " + PER_JOB, completionMs.get(completionMs.size() / 2),
         completionMs.get(Math.min(completionMs.size() - 1, (int) Math.ceil(completionMs.size() * 0.99) - 1)),
         completionMs.get(completionMs.size() - 1), completionMs.size());
-    if (clients.publisher.isBuilt()) {
-      clients.publisher.get().close();
-    }
+    instance.close();
   }
 
   private static List<QueryDocumentSnapshot> mine(BenchStack stack) throws Exception {
