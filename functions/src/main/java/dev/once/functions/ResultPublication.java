@@ -14,6 +14,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +27,8 @@ import java.util.function.Supplier;
  * it starts.
  */
 final class ResultPublication {
+  /** A batch job's results published side by side, at most this many at once. */
+  static final int PUBLISHING_AT_ONCE = 8;
   private final Once once;
   private final Supplier<MessagePublisher> publisher;
   private final Supplier<String> topic;
@@ -43,11 +49,27 @@ final class ResultPublication {
     return publish(documentKey, summary, Optional.empty());
   }
 
-  /** The results of a batch job, guarded by the job's key; each message carries its own document's key. */
+  /**
+   * The results of a batch job (or of a chunk of one), guarded by the job's key; each message carries its own
+   * document's key. Published in waves of {@link #PUBLISHING_AT_ONCE} side by side, each bounded by
+   * {@link MessagePublisher#TIMEOUT} and the lease ensured for it: a chunk of 100 takes a dozen publishes' time, not a
+   * hundred, and the deliveries they trigger (a notification each) come in waves of that size, not all at once. A
+   * failure fails the effect, and its retry publishes them all again (the copies carry their keys, which the delivery
+   * recognises).
+   */
   Outcome publishAll(IdempotencyKey jobKey, List<Map<String, Object>> summaries, Optional<Claim> held) {
     Once.Effect effect = attempt -> {
-      for (Map<String, Object> summary : summaries) {
-        send(attempt, IdempotencyKey.of(String.valueOf(summary.get("key"))), summary);
+      Optional<Trace> trace = Trace.current();
+      try (ExecutorService sending = Executors.newFixedThreadPool(PUBLISHING_AT_ONCE)) {
+        for (int first = 0; first < summaries.size(); first += PUBLISHING_AT_ONCE) {
+          attempt.ensureLease(MessagePublisher.TIMEOUT);
+          List<Future<String>> wave = summaries.subList(first, Math.min(summaries.size(), first + PUBLISHING_AT_ONCE))
+              .stream().map(summary -> sending.submit(
+                  () -> send(IdempotencyKey.of(String.valueOf(summary.get("key"))), summary, trace))).toList();
+          for (Future<String> message : wave) {
+            awaitSent(message);
+          }
+        }
       }
       return Completion.of(Map.of("messages", (long) summaries.size()));
     };
@@ -56,8 +78,26 @@ final class ResultPublication {
 
   private String send(Attempt attempt, IdempotencyKey documentKey, Map<String, Object> summary) {
     attempt.ensureLease(MessagePublisher.TIMEOUT);
+    return send(documentKey, summary, Trace.current());
+  }
+
+  /** One message; the trace passed along, since a sending thread does not carry the event's. */
+  private String send(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Trace> trace) {
     Map<String, String> attributes = new HashMap<>(ResultMessage.attributes(documentKey));
-    Trace.current().ifPresent(trace -> attributes.put(Trace.TRACEPARENT, trace.traceparent()));
+    trace.ifPresent(t -> attributes.put(Trace.TRACEPARENT, t.traceparent()));
     return publisher.get().publish(topic.get(), ResultMessage.json(summary), attributes);
+  }
+
+  /** Waits for one message sent beside others; its failure, as a publish's own (the sending already bounded it). */
+  private static void awaitSent(Future<String> message) {
+    try {
+      message.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while publishing a batch job's results", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException failure ? failure
+          : new IllegalStateException("could not publish a batch job's result", e.getCause());
+    }
   }
 }

@@ -38,11 +38,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A batch job of 1,000 documents (tiny ones) completed in chunks of 100, with the webhook's process killed (SIGKILL)
- * half-way: after the commit of chunk 4, before its publishes. The replaced process (and the reconciler, run as Cloud
- * Scheduler would) resumes where it stopped. Exactly, per document: one analysis, one bill, one publication, one
- * notification, no other Gemini job; the gathering leaves flight only once the last chunk is done (the job's
- * completion is recorded after every chunk's publishes).
+ * A batch job of 1,000 documents (tiny ones) completed in chunks of 100, with BatchCompleted's process (the webhook
+ * hands it the job) killed (SIGKILL) half-way: after the commit of chunk 4, before its publishes. The replaced
+ * process (and the reconciler, run as Cloud Scheduler would) resumes where it stopped. Exactly, per document: one
+ * analysis, one bill, one publication, one notification, no other Gemini job; the gathering leaves flight only once
+ * the last chunk is done (the job's completion is recorded after every chunk's publishes).
  *
  * <p>The job is made as its submission makes it (BatchJobs.submit, one inlined request per document) and recorded as
  * its submission records it (the gathering sealed with its members, each analysis told its job), rather than from
@@ -93,7 +93,7 @@ class BatchChunkedCompletionIT {
     List<String> crashFlags = List.of("-Donce.crash.at=after-complete:complete",
         "-Donce.crash.keys=" + java.util.regex.Pattern.quote(jobKey.value() + "#chunk-" + KILLED_CHUNK),
         "-Donce.crash.log=" + crashLog.toAbsolutePath());
-    stack.restart("GeminiWebhook", crashFlags);
+    stack.restart("BatchCompleted", crashFlags);
     stack.restart("GeminiReconciler", crashFlags);
 
     stack.gemini.finish(job, BatchState.SUCCEEDED);

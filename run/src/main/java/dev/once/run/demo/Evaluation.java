@@ -60,17 +60,17 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
       // In batch mode the analyse effect submits the document's batch job; its completion records the analysis.
       Tally submit = tally(docs, Effects.ANALYSE, problems);
       long creates = geminiDelta("batchGenerateContent");
-      rows.add(new DemoReport.Row(Effects.ANALYSE, finalizeDeliveries, submit.done(), submit.rejected(),
-          creates + " Gemini batch jobs created"));
       if (creates > submit.done()) {
         problems.add("ran twice: " + creates + " batch jobs created for " + submit.done() + " submissions");
       }
       Set<IdempotencyKey> jobs = new LinkedHashSet<>();
       int webhookDeliveries = 0;
+      int inJobs = 0;
       List<IdempotencyKey> refused = new ArrayList<>();
       for (Upload upload : uploads) {
         Optional<Observation.Analysis> analysis = o.analysisOf(upload);
         String job = analysis.map(Observation.Analysis::job).orElse(null);
+        inJobs += job == null ? 0 : 1;
         if (job != null && jobs.add(GeminiCompletionKeys.ofName(job))) {
           webhookDeliveries += o.webhooks().getOrDefault(job, 0);
         }
@@ -78,6 +78,12 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
             .orElse(false)) {
           refused.add(upload.key());
         }
+      }
+      // Documents are gathered into jobs of several: the row says how many shared how many jobs.
+      rows.add(new DemoReport.Row(Effects.ANALYSE, finalizeDeliveries, submit.done(), submit.rejected(),
+          creates + " Gemini batch jobs created, " + inJobs + " documents in them"));
+      if (creates > jobs.size()) {
+        problems.add("ran twice: " + creates + " batch jobs created for the " + jobs.size() + " jobs documents name");
       }
       int reconciled = jobs.stream().mapToInt(j -> reconcilerVisits.getOrDefault(j.value(), 0)).sum();
       Tally complete = tally(List.copyOf(jobs), Effects.COMPLETE, problems);
