@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -52,8 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Two stacks, one per analysis mode. A cell whose failures are armed on a stand-in (its next N calls of one
  * operation) runs alone on its stack, over documents of its own; cells whose failures target keys (the publish, the
- * commit) run side by side. The batch stack's cells run on a thread of their own, beside the sync stack's; each batch
- * test reports its cell's verdict.
+ * commit) run side by side. The batch stack's cells run on a thread of their own, beside the sync stack's, and its
+ * files.download cells (which upload nothing) on another beside it; each batch test reports its cell's verdict.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AmbiguousFailureMatrixIT {
@@ -77,6 +78,12 @@ class AmbiguousFailureMatrixIT {
   private static FirestoreFaults batchFirestore;
   private static MatrixStack batch;
   private static ExecutorService batchThread;
+  /**
+   * The files.download cells', beside the batch thread: they upload nothing (no document of theirs joins another
+   * cell's gathering), make their jobs before any cell runs (the cells beside them count the jobs Gemini makes), and
+   * arm the only faults on files.download, which no inline job's completion calls.
+   */
+  private static ExecutorService fileJobThread;
 
   /** How a call the other side carried out fails for its caller. */
   enum Kind {
@@ -129,6 +136,13 @@ class AmbiguousFailureMatrixIT {
     warm(sync, false);
     batch = batchStarting.join();
     batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
+    fileJobThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("file-job-cells").factory());
+    for (Kind kind : Kind.values()) {
+      Map<String, String> fileJobs = FileBatchJobs.submit(batch, "files.download-" + kind.label, JOB_DOCUMENTS);
+      inBackground("files.download " + kind, () -> resultsDownloadCell(kind, fileJobs), fileJobThread);
+    }
+    CompletableFuture<?> fileJobCells = CompletableFuture.allOf(Arrays.stream(Kind.values())
+        .map(kind -> BATCH_CELLS.get("files.download " + kind)).toArray(CompletableFuture[]::new));
     for (Kind kind : Kind.values()) {
       inBackground("assign " + kind, () -> commitAddingADocumentToAJobCell(kind));
     }
@@ -136,10 +150,11 @@ class AmbiguousFailureMatrixIT {
       inBackground("batches.create " + kind, () -> batchesCreateCell(kind));
     }
     for (Kind kind : Kind.values()) {
-      inBackground("batches.get " + kind, () -> batchesGetCell(kind));
-    }
-    for (Kind kind : Kind.values()) {
-      inBackground("files.download " + kind, () -> resultsDownloadCell(kind));
+      // The file jobs' completions call batches.get too: these cells' faults are for their own jobs only.
+      inBackground("batches.get " + kind, () -> {
+        fileJobCells.exceptionally(failed -> null).join();
+        batchesGetCell(kind);
+      });
     }
     inBackground("commit complete", AmbiguousFailureMatrixIT::commitCompletingABatchJobCells);
   }
@@ -162,6 +177,7 @@ class AmbiguousFailureMatrixIT {
   static void stop() throws IOException {
     if (batchThread != null) {
       batchThread.shutdownNow();
+      fileJobThread.shutdownNow();
     }
     List<String> rows = new ArrayList<>(List.of(MatrixTally.HEADER));
     TABLE.stream().sorted(Comparator.comparing((MatrixTally t) -> CALLS.indexOf(t.call())))
@@ -449,9 +465,8 @@ class AmbiguousFailureMatrixIT {
   }
 
   /** The responses file's download carried out, then failed: the completion is retried and lands once. */
-  private static void resultsDownloadCell(Kind kind) {
+  private static void resultsDownloadCell(Kind kind, Map<String, String> jobs) {
     Instant started = Instant.now();
-    Map<String, String> jobs = FileBatchJobs.submit(batch, "files.download-" + kind.label, JOB_DOCUMENTS);
     List<String> keys = List.copyOf(jobs.keySet());
     int faults = geminiFailing(batch, "files.download", JOBS, kind.after(GEMINI_TIMEOUT),
         () -> finishAndSettle(jobs, keys)).faults();
@@ -531,7 +546,11 @@ class AmbiguousFailureMatrixIT {
 
   /** Runs a batch cell on the batch thread, after the ones queued before it. */
   private static void inBackground(String cell, Runnable body) {
-    BATCH_CELLS.put(cell, CompletableFuture.runAsync(body, batchThread));
+    inBackground(cell, body, batchThread);
+  }
+
+  private static void inBackground(String cell, Runnable body, ExecutorService thread) {
+    BATCH_CELLS.put(cell, CompletableFuture.runAsync(body, thread));
   }
 
   /** The verdict of a batch cell: its failure, if it failed. */

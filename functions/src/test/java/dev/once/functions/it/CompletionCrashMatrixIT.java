@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CompletionCrashMatrixIT {
   private static final Duration PER_JOB = Duration.ofSeconds(90);
-  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(1);
+  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(2);
   /** The test's lease (3 s), the webhook's retries and a reconciler run: a slower recovery waited for something else. */
   private static final Duration RECOVERY_BOUND = Duration.ofSeconds(45);
   /** How long the publish a kill interrupts half-way goes unanswered: the kill comes well within it. */

@@ -43,7 +43,7 @@ final class MatrixStack implements AutoCloseable {
   static final int JOB_DOCUMENTS = 5;
   static final int JOBS = DOCUMENTS / JOB_DOCUMENTS;
   private static final Duration SETTLE = Duration.ofMinutes(2);
-  private static final Duration RECONCILE_EVERY = Duration.ofSeconds(1);
+  private static final Duration RECONCILE_EVERY = Duration.ofSeconds(2);
 
   final PipelineStack stack;
   final PubSubFaults pubsub;
