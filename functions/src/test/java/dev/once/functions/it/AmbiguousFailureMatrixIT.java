@@ -1,6 +1,8 @@
 package dev.once.functions.it;
 
 import static dev.once.functions.it.MatrixStack.DOCUMENTS;
+import static dev.once.functions.it.MatrixStack.JOBS;
+import static dev.once.functions.it.MatrixStack.JOB_DOCUMENTS;
 import static dev.once.functions.it.MatrixStack.folder;
 import static dev.once.functions.it.PipelineStack.attributed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
+import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
 import dev.once.pipeline.MessagePublisher;
@@ -19,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -49,8 +53,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Two stacks, one per analysis mode. A cell whose failures are armed on a stand-in (its next N calls of one
  * operation) runs alone on its stack, over documents of its own; cells whose failures target keys (the publish, the
- * commit) run side by side. The batch stack's cells run on a thread of their own, beside the sync stack's; each batch
- * test reports its cell's verdict.
+ * commit) run side by side. The batch stack's cells run on a thread of their own, beside the sync stack's, and its
+ * files.download cells (which upload nothing) on another beside it; each batch test reports its cell's verdict.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AmbiguousFailureMatrixIT {
@@ -61,8 +65,8 @@ class AmbiguousFailureMatrixIT {
   private static final Duration NOTIFY_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration CELL_DEADLINE = Duration.ofMinutes(2);
   private static final List<String> CALLS = List.of("generateContent", "Pub/Sub publish", "notify POST",
-      "Firestore commit completing analyse", "Gemini batches.create", "Gemini batches.get", "Gemini files.download",
-      "Firestore commit completing a batch job");
+      "Firestore commit completing analyse", "Firestore commit adding a document to a job", "Gemini batches.create",
+      "Gemini batches.get", "Gemini files.download", "Firestore commit completing a batch job");
   private static final List<MatrixTally> TABLE = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, CompletableFuture<Void>> BATCH_CELLS = new LinkedHashMap<>();
 
@@ -70,10 +74,16 @@ class AmbiguousFailureMatrixIT {
   private static MatrixStack sync;
   /** Between the sync stack's DocumentUploaded and Firestore. */
   private static FirestoreFaults firestore;
-  /** Between the batch stack's BatchCompleted and GeminiReconciler and Firestore (from its commit cell on). */
+  /** Between every function of the batch stack and Firestore. */
   private static FirestoreFaults batchFirestore;
   private static MatrixStack batch;
   private static ExecutorService batchThread;
+  /**
+   * The files.download cells', beside the batch thread: they upload nothing (no document of theirs joins another
+   * cell's gathering), make their jobs before any cell runs (the cells beside them count the jobs Gemini makes), and
+   * arm the only faults on files.download, which no inline job's completion calls.
+   */
+  private static ExecutorService fileJobThread;
 
   /** How a call the other side carried out fails for its caller. */
   enum Kind {
@@ -113,8 +123,11 @@ class AmbiguousFailureMatrixIT {
             .withMaxAge(Duration.ofMinutes(5)),
         Map.of("GEMINI_TIMEOUT_SECONDS", String.valueOf(GEMINI_TIMEOUT.toSeconds()),
             "NOTIFY_TIMEOUT_SECONDS", String.valueOf(NOTIFY_TIMEOUT.toSeconds())));
+    // Every function of the batch stack reaches Firestore through a proxy, which loses the answers of the commits its
+    // cells pick (adding a document to a job, completing a job) and passes the rest.
+    batchFirestore = new FirestoreFaults(FirestoreEmulator.shared().hostPort());
     CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
-        config.batch()), true));
+        MatrixStack.gathering(config).withEnv("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort())), true));
     sync = MatrixStack.start(config);
     // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the commit cells' completing
     // commits on the wire (see commitCompletingTheAnalysis).
@@ -122,30 +135,41 @@ class AmbiguousFailureMatrixIT {
     sync.stack.restartWithEnv("DocumentUploaded", Map.of("FIRESTORE_EMULATOR_HOST", firestore.hostPort()));
     warm(sync, false);
     batch = batchStarting.join();
-    batchFirestore = new FirestoreFaults(batch.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
     batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
+    fileJobThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("file-job-cells").factory());
+    for (Kind kind : Kind.values()) {
+      Map<String, String> fileJobs = FileBatchJobs.submit(batch, "files.download-" + kind.label, JOB_DOCUMENTS);
+      inBackground("files.download " + kind, () -> resultsDownloadCell(kind, fileJobs), fileJobThread);
+    }
+    CompletableFuture<?> fileJobCells = CompletableFuture.allOf(Arrays.stream(Kind.values())
+        .map(kind -> BATCH_CELLS.get("files.download " + kind)).toArray(CompletableFuture[]::new));
+    for (Kind kind : Kind.values()) {
+      inBackground("assign " + kind, () -> commitAddingADocumentToAJobCell(kind));
+    }
     for (Kind kind : Kind.values()) {
       inBackground("batches.create " + kind, () -> batchesCreateCell(kind));
     }
     for (Kind kind : Kind.values()) {
-      inBackground("batches.get " + kind, () -> batchesGetCell(kind));
-    }
-    for (Kind kind : Kind.values()) {
-      inBackground("files.download " + kind, () -> resultsDownloadCell(kind));
+      // The file jobs' completions call batches.get too: these cells' faults are for their own jobs only.
+      inBackground("batches.get " + kind, () -> {
+        fileJobCells.exceptionally(failed -> null).join();
+        batchesGetCell(kind);
+      });
     }
     inBackground("commit complete", AmbiguousFailureMatrixIT::commitCompletingABatchJobCells);
   }
 
   /**
-   * One document through the stack before the matrix: a new instance's first event builds its clients, which the
-   * matrix does not measure (and a cold instance's first call could outlast the short timeouts here).
+   * One document (batch mode: a job's worth) through the stack before the matrix: a new instance's first event builds
+   * its clients, which the matrix does not measure (and a cold instance's first call could outlast the short timeouts
+   * here).
    */
   private static MatrixStack warm(MatrixStack matrix, boolean batchMode) {
-    String key = matrix.upload("warm-up", 0);
+    List<String> keys = matrix.uploadFirst("warm-up", batchMode ? JOB_DOCUMENTS : 1);
     if (batchMode) {
-      matrix.finish(matrix.submittedJobs(List.of(key)).values());
+      matrix.finish(matrix.submittedJobs(keys).values());
     }
-    matrix.settle(List.of(key), batchMode);
+    matrix.settle(keys, batchMode);
     return matrix;
   }
 
@@ -153,6 +177,7 @@ class AmbiguousFailureMatrixIT {
   static void stop() throws IOException {
     if (batchThread != null) {
       batchThread.shutdownNow();
+      fileJobThread.shutdownNow();
     }
     List<String> rows = new ArrayList<>(List.of(MatrixTally.HEADER));
     TABLE.stream().sorted(Comparator.comparing((MatrixTally t) -> CALLS.indexOf(t.call())))
@@ -340,6 +365,13 @@ class AmbiguousFailureMatrixIT {
   // --------------------------------------------------------------------------------------------- batch mode
 
   @Order(6)
+  @ParameterizedTest(name = "adding a document to a job, {0}")
+  @EnumSource(Kind.class)
+  void commitAddingADocumentToAJob(Kind kind) throws Throwable {
+    verdict("assign " + kind);
+  }
+
+  @Order(6)
   @ParameterizedTest(name = "batches.create, {0}")
   @EnumSource(Kind.class)
   void batchesCreate(Kind kind) throws Throwable {
@@ -367,14 +399,42 @@ class AmbiguousFailureMatrixIT {
   }
 
   /**
-   * batches.create carried out, then failed: the upload acknowledges its event with the document queued, and the
+   * The write that adds a document to a gathering (conditional on the update time its queued analysis was read at)
+   * applied, its answer lost: the submitter reads the document back, finds it in its gathering, and submits the job
+   * with it. A reset's resent write fails its precondition and is read back the same way. Every document's write
+   * fails so, once; the jobs are made as if nothing had happened.
+   */
+  private static void commitAddingADocumentToAJobCell(Kind kind) {
+    Instant started = Instant.now();
+    long jobsBefore = batch.stack.gemini.count("batchGenerateContent.carriedOut");
+    int faultsBefore = batchFirestore.failed(kind.onFirestore());
+    for (int i = 0; i < DOCUMENTS; i++) {
+      // Only an assignment writes this status (the cells run one at a time on this stack, so these are the cell's).
+      batchFirestore.failOnceCommitHolding(kind.onFirestore(), Records.GATHERED);
+    }
+    List<String> keys = batch.upload("assign-" + kind.label);
+    Map<String, String> jobs = batch.submittedJobs(keys);
+    batchFirestore.stop();
+    int faults = batchFirestore.failed(kind.onFirestore()) - faultsBefore;
+    finishAndSettle(jobs, keys);
+    MatrixTally tally = tally("Firestore commit adding a document to a job", kind.label, faults, started,
+        batch.measure(keys, true));
+
+    assertEquals(DOCUMENTS, faults, "one lost answer per document");
+    assertBatchOutcomes(tally);
+    assertEquals(JOBS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "one job per gathering");
+    assertFailedThenDone(batch, batch.submissionsOf(keys), "submit", 0);
+  }
+
+  /**
+   * batches.create carried out, then failed: the upload acknowledges its event with its document gathered, and the
    * reconciler resumes the gathering's submission, which finds the job by its display name and adopts it. One job
-   * per document (jobs of one here), ever; one bill.
+   * per gathering of five documents, ever; one bill per document.
    */
   private static void batchesCreateCell(Kind kind) {
     Instant started = Instant.now();
     long jobsBefore = batch.stack.gemini.count("batchGenerateContent.carriedOut");
-    Faulted<List<String>> run = geminiFailing(batch, "batchGenerateContent", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+    Faulted<List<String>> run = geminiFailing(batch, "batchGenerateContent", JOBS, kind.after(GEMINI_TIMEOUT),
         () -> {
           List<String> uploaded = batch.upload("batches.create-" + kind.label);
           batch.finish(batch.submittedJobs(uploaded).values());
@@ -385,18 +445,18 @@ class AmbiguousFailureMatrixIT {
     int faults = run.faults();
     MatrixTally tally = tally("Gemini batches.create", kind.label, faults, started, batch.measure(keys, true));
 
-    assertEquals(DOCUMENTS, faults, "every injected failure was met");
+    assertEquals(JOBS, faults, "every injected failure was met");
     assertBatchOutcomes(tally);
-    assertEquals(DOCUMENTS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "no second job");
+    assertEquals(JOBS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "no second job");
     assertFailedThenDone(batch, batch.submissionsOf(keys), "submit", faults);
   }
 
-  /** batches.get carried out, then failed: the completion is retried (webhook, reconciler) and lands once. */
+  /** batches.get carried out, then failed: the completion is retried (the hand-off redelivered to BatchCompleted, the reconciler) and lands once. */
   private static void batchesGetCell(Kind kind) {
     Instant started = Instant.now();
     List<String> keys = batch.upload("batches.get-" + kind.label);
     Map<String, String> jobs = batch.submittedJobs(keys);
-    int faults = geminiFailing(batch, "batches.get", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+    int faults = geminiFailing(batch, "batches.get", JOBS, kind.after(GEMINI_TIMEOUT),
         () -> finishAndSettle(jobs, keys)).faults();
     MatrixTally tally = tally("Gemini batches.get", kind.label, faults, started, batch.measure(keys, true));
 
@@ -405,11 +465,10 @@ class AmbiguousFailureMatrixIT {
   }
 
   /** The responses file's download carried out, then failed: the completion is retried and lands once. */
-  private static void resultsDownloadCell(Kind kind) {
+  private static void resultsDownloadCell(Kind kind, Map<String, String> jobs) {
     Instant started = Instant.now();
-    Map<String, String> jobs = FileBatchJobs.submit(batch, "files.download-" + kind.label);
     List<String> keys = List.copyOf(jobs.keySet());
-    int faults = geminiFailing(batch, "files.download", DOCUMENTS, kind.after(GEMINI_TIMEOUT),
+    int faults = geminiFailing(batch, "files.download", JOBS, kind.after(GEMINI_TIMEOUT),
         () -> finishAndSettle(jobs, keys)).faults();
     MatrixTally tally = tally("Gemini files.download", kind.label, faults, started, batch.measure(keys, true));
 
@@ -418,44 +477,61 @@ class AmbiguousFailureMatrixIT {
   }
 
   /**
-   * The commit that completes a batch job (every document's analysis and bill, and the job's publish claim) applied,
-   * its answer lost on the wire, so the same delivery publishes at once: the ledger recognises its own completion and
-   * hands over the publish claim. The three ways side by side, over 30 jobs.
+   * The commit that completes a batch job's documents (its chunk's: every document's analysis and bill, and the
+   * chunk's publish claim) applied, its answer lost on the wire, so the same delivery publishes at once: the ledger
+   * recognises its own completion and hands over the publish claim. Over 6 jobs of 5 documents: late and 500 side by side, then the reset's one at a
+   * time.
    */
   private static void commitCompletingABatchJobCells() {
     Instant started = Instant.now();
     Map<Kind, List<String>> cells = new LinkedHashMap<>();
     Map<Kind, Map<String, String>> jobs = new LinkedHashMap<>();
+    Map<Kind, Integer> faultsBefore = new LinkedHashMap<>();
     for (Kind kind : Kind.values()) {
+      // One cell's documents at a time, so each gathering holds one cell's.
       cells.put(kind, batch.upload("commit-complete-" + kind.label));
       jobs.put(kind, batch.submittedJobs(cells.get(kind)));
+      faultsBefore.put(kind, batchFirestore.failed(kind.onFirestore()));
     }
-    // The commit completing a job: its record turns DONE and the publish claim it makes carries the job's key.
-    jobs.forEach((kind, cell) -> cell.values()
-        .forEach(job -> batchFirestore.failOnceCommitHolding(kind.onFirestore(), "gemini:" + job, "DONE")));
-    for (String function : List.of("BatchCompleted", "GeminiReconciler")) {
-      batch.stack.restartWithEnv(function, Map.of("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort()));
+    // The commit completing a job's documents (its only chunk, of five): the chunk's record turns DONE and the
+    // publish claim it makes carries the chunk's key.
+    jobs.forEach((kind, cell) -> cell.values().stream().distinct().forEach(job -> batchFirestore
+        .failOnceCommitHolding(kind.onFirestore(), chunkKey("gemini:" + job), "DONE")));
+    // A reset fails every call in flight on the connection (another job's, completed beside it, would fail a try):
+    // late and 500 side by side, the reset's jobs one at a time after them.
+    List<Kind> sideBySide = List.of(Kind.LATE, Kind.SERVER_ERROR);
+    sideBySide.forEach(kind -> batch.finish(jobs.get(kind).values()));
+    batch.settle(sideBySide.stream().flatMap(kind -> cells.get(kind).stream()).toList(), true);
+    for (String job : jobs.get(Kind.RESET).values().stream().distinct().toList()) {
+      batch.finish(List.of(job));
+      batch.settle(cells.get(Kind.RESET).stream().filter(key -> job.equals(jobs.get(Kind.RESET).get(key))).toList(),
+          true);
     }
-    jobs.values().forEach(cell -> batch.finish(cell.values()));
-    batch.settle(cells.values().stream().flatMap(List::stream).toList(), true);
     batchFirestore.stop();
 
     for (Kind kind : Kind.values()) {
-      List<String> jobKeys = jobs.get(kind).values().stream().map(job -> "gemini:" + job).toList();
-      int faults = batchFirestore.failed(kind.onFirestore());
+      List<String> jobKeys = jobs.get(kind).values().stream().distinct().map(job -> "gemini:" + job).toList();
+      int faults = batchFirestore.failed(kind.onFirestore()) - faultsBefore.get(kind);
       MatrixTally tally = tally("Firestore commit completing a batch job", kind.label, faults, started,
           batch.measure(cells.get(kind), true));
-      assertEquals(DOCUMENTS, faults, "one lost answer per job");
+      assertEquals(JOBS, jobKeys.size(), "jobs of " + JOB_DOCUMENTS + " documents");
+      assertEquals(JOBS, faults, "one lost answer per job");
       assertBatchOutcomes(tally);
       for (String jobKey : jobKeys) {
         assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
-        assertEquals(List.of("done"), batch.outcomes(jobKey, "publish"),
-            "the publish claim the commit made, handed over to the same delivery: " + jobKey);
+        assertEquals(List.of("done"), batch.outcomes(chunkKey(jobKey), "complete"), chunkKey(jobKey));
+        assertEquals(List.of("done"), batch.outcomes(chunkKey(jobKey), "publish"),
+            "the publish claim the commit made, handed over to the same delivery: " + chunkKey(jobKey));
       }
     }
   }
 
   // ------------------------------------------------------------------------------------------------ helpers
+
+  /** The ledger key of a job's first chunk of documents (CompletionFlow: its only one, for a job of five). */
+  private static String chunkKey(String jobKey) {
+    return jobKey + "#chunk-0";
+  }
 
   /** What a step answered, and how many injected failures it met. */
   private record Faulted<T>(T value, int faults) {}
@@ -486,7 +562,11 @@ class AmbiguousFailureMatrixIT {
 
   /** Runs a batch cell on the batch thread, after the ones queued before it. */
   private static void inBackground(String cell, Runnable body) {
-    BATCH_CELLS.put(cell, CompletableFuture.runAsync(body, batchThread));
+    inBackground(cell, body, batchThread);
+  }
+
+  private static void inBackground(String cell, Runnable body, ExecutorService thread) {
+    BATCH_CELLS.put(cell, CompletableFuture.runAsync(body, thread));
   }
 
   /** The verdict of a batch cell: its failure, if it failed. */
@@ -531,12 +611,20 @@ class AmbiguousFailureMatrixIT {
     }
   }
 
-  /** Batch mode: one job per document, ever; analysed and billed once; the rest as {@link #assertOutcomes}. */
+  /**
+   * Batch mode: one job per document, ever, each job holding {@link MatrixStack#JOB_DOCUMENTS} of the cell's documents;
+   * analysed and billed once; the rest as {@link #assertOutcomes}.
+   */
   private static void assertBatchOutcomes(MatrixTally tally) {
     assertOutcomes(tally, batch, "analysed", 1);
     for (MatrixTally.Document document : tally.documents()) {
       assertEquals(1, document.jobs(), "one batch job for " + document.key());
     }
+    Map<String, Long> perJob = batch.withKeys(Records.ANALYSES, tally.documents().stream()
+        .map(MatrixTally.Document::key).toList()).stream()
+        .collect(java.util.stream.Collectors.groupingBy(a -> a.getString("job"), java.util.stream.Collectors.counting()));
+    assertEquals(Collections.nCopies(JOBS, (long) JOB_DOCUMENTS), List.copyOf(perJob.values()),
+        "the cell's documents in " + JOBS + " jobs of " + JOB_DOCUMENTS + ": " + perJob);
   }
 
   /**

@@ -39,8 +39,11 @@ import java.util.stream.IntStream;
  */
 final class MatrixStack implements AutoCloseable {
   static final int DOCUMENTS = 10;
+  /** Batch mode: documents per job (BATCH_MAX_DOCUMENTS), so a cell's documents make {@link #JOBS} jobs. */
+  static final int JOB_DOCUMENTS = 5;
+  static final int JOBS = DOCUMENTS / JOB_DOCUMENTS;
   private static final Duration SETTLE = Duration.ofMinutes(2);
-  private static final Duration RECONCILE_EVERY = Duration.ofSeconds(3);
+  private static final Duration RECONCILE_EVERY = Duration.ofSeconds(2);
 
   final PipelineStack stack;
   final PubSubFaults pubsub;
@@ -63,9 +66,23 @@ final class MatrixStack implements AutoCloseable {
     return "matrix/" + cell;
   }
 
+  /**
+   * Batch mode gathering full jobs only: {@link #JOB_DOCUMENTS} per job, and no job made early for a document that
+   * waited (a cell's documents all arrive within the wait), so a cell's documents make exactly {@link #JOBS} jobs.
+   */
+  static PipelineStack.Config gathering(PipelineStack.Config config) {
+    return config.batch().withEnv("BATCH_MAX_DOCUMENTS", String.valueOf(JOB_DOCUMENTS))
+        .withEnv("BATCH_MAX_WAIT_SECONDS", "600");
+  }
+
   /** Uploads the cell's documents, {@code matrix/<cell>/doc-NN.pdf}; returns their keys. */
   List<String> upload(String cell) {
-    return IntStream.range(0, DOCUMENTS).mapToObj(i -> upload(cell, i)).toList();
+    return uploadFirst(cell, DOCUMENTS);
+  }
+
+  /** Uploads the cell's first {@code count} documents. */
+  List<String> uploadFirst(String cell, int count) {
+    return IntStream.range(0, count).mapToObj(i -> upload(cell, i)).toList();
   }
 
   String upload(String cell, int i) {
@@ -133,9 +150,9 @@ final class MatrixStack implements AutoCloseable {
         .distinct().toList();
   }
 
-  /** The Gemini stand-in ends these jobs, each with its answers; their webhooks follow. */
+  /** The Gemini stand-in ends these jobs (each named once however many documents it holds), with their answers. */
   void finish(Collection<String> jobs) {
-    jobs.forEach(job -> stack.gemini.finish(job, BatchState.SUCCEEDED));
+    jobs.stream().distinct().forEach(job -> stack.gemini.finish(job, BatchState.SUCCEEDED));
   }
 
   /** How each try of {@code effect} for {@code key} ended, oldest first (the ledger's {@code calls}). */

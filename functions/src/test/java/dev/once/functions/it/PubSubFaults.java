@@ -25,6 +25,10 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
   private final GrpcProxy proxy;
   private final Map<String, AmbiguousFailure> armed = new ConcurrentHashMap<>();
   private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+  /** Armed by {@link #failFirstPublishOfNth}: the keys under its prefix published since, in order. */
+  private final Map<String, Nth> nth = new ConcurrentHashMap<>();
+
+  private record Nth(int n, AmbiguousFailure failure, Set<String> seen) {}
   private final Map<String, AtomicInteger> carriedOut = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> failed = new ConcurrentHashMap<>();
 
@@ -44,6 +48,14 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
   /** From now on, the first publish of each key starting with {@code keyPrefix} fails as {@code failure} says. */
   void failFirstPublishOf(String keyPrefix, AmbiguousFailure failure) {
     armed.put(keyPrefix, failure);
+  }
+
+  /**
+   * From now on, of the keys starting with {@code keyPrefix}, the {@code n}th to be published fails its first publish
+   * as {@code failure} says (a batch job's documents are published one after another: half-way through them).
+   */
+  void failFirstPublishOfNth(String keyPrefix, int n, AmbiguousFailure failure) {
+    nth.put(keyPrefix, new Nth(n, failure, new java.util.LinkedHashSet<>()));
   }
 
   /** Publishes of {@code key} the emulator carried out (each a message on the topic). */
@@ -72,6 +84,16 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
 
   /** The failure armed for the first publish of {@code key}, taken once. */
   private Optional<AmbiguousFailure> failureFor(String key) {
+    for (Map.Entry<String, Nth> entry : nth.entrySet()) {
+      Nth target = entry.getValue();
+      synchronized (target) {
+        if (key.startsWith(entry.getKey()) && target.seen().add(key) && target.seen().size() == target.n()
+            && failedOnce.add(key)) {
+          nth.remove(entry.getKey());
+          return Optional.of(target.failure());
+        }
+      }
+    }
     return armed.entrySet().stream().filter(e -> key.startsWith(e.getKey())).map(Map.Entry::getValue).findFirst()
         .filter(failure -> failedOnce.add(key));
   }
