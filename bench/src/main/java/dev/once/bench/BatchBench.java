@@ -12,6 +12,7 @@ import dev.once.local.samples.InvoicePdf;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.PipelineSetting;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,8 +38,11 @@ import java.util.function.Function;
 public final class BatchBench {
   private static final int DOCUMENTS = Integer.getInteger("once.bench.documents", 1000);
   private static final int UPLOADERS = 8;
-  private static final int PER_JOB = 100;
-  private static final Duration MAX_WAIT = Duration.ofSeconds(5);
+  /** The deployment's defaults: a burst fills jobs by count before its oldest document has waited too long. */
+  private static final int PER_JOB = Integer.getInteger("once.bench.perJob",
+      Integer.parseInt(PipelineSetting.BATCH_MAX_DOCUMENTS.defaultValue()));
+  private static final Duration MAX_WAIT =
+      Duration.ofSeconds(Long.parseLong(PipelineSetting.BATCH_MAX_WAIT_SECONDS.defaultValue()));
   private static final Duration DEADLINE = Duration.ofMinutes(10);
 
   public static void main(String[] args) throws Exception {
