@@ -166,17 +166,7 @@ class BatchChunkedCompletionIT {
 
   /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
   private static void awaitReconciling(java.util.function.BooleanSupplier done, String what) {
-    Instant[] last = {Instant.now()};
-    Await.until(DEADLINE, () -> {
-      if (done.getAsBoolean()) {
-        return true;
-      }
-      if (Instant.now().isAfter(last[0].plus(RECONCILE_AFTER))) {
-        last[0] = Instant.now();
-        stack.reconcileIfUp();
-      }
-      return false;
-    }, what);
+    stack.awaitReconciling(DEADLINE, RECONCILE_AFTER, done, what);
   }
 
   private static long kills(Path crashLog) {

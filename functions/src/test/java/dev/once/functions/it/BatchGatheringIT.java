@@ -76,17 +76,7 @@ class BatchGatheringIT {
 
   /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
   private static void awaitReconciling(java.util.function.BooleanSupplier done, String what) {
-    java.time.Instant[] last = {java.time.Instant.now()};
-    Await.until(DEADLINE, () -> {
-      if (done.getAsBoolean()) {
-        return true;
-      }
-      if (java.time.Instant.now().isAfter(last[0].plus(RECONCILE_AFTER))) {
-        last[0] = java.time.Instant.now();
-        stack.reconcileIfUp();
-      }
-      return false;
-    }, what);
+    stack.awaitReconciling(DEADLINE, RECONCILE_AFTER, done, what);
   }
 
   /** The jobs the documents' analyses name, once every one names one. */

@@ -193,17 +193,7 @@ class CompletionCrashMatrixIT {
 
   /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
   private static void awaitReconcilingIfNeeded(BooleanSupplier done, String what) {
-    Instant[] lastReconcile = {Instant.now()};
-    Await.until(PER_JOB, () -> {
-      if (done.getAsBoolean()) {
-        return true;
-      }
-      if (Instant.now().isAfter(lastReconcile[0].plus(RECONCILE_AFTER))) {
-        lastReconcile[0] = Instant.now();
-        matrix.stack.reconcileIfUp(); // the reconciler may be the process a crash point just killed
-      }
-      return false;
-    }, what);
+    matrix.stack.awaitReconciling(PER_JOB, RECONCILE_AFTER, done, what);
   }
 
   /** When the watchdog found the process completing {@code job} dead (BatchCompleted, or the reconciler). */

@@ -374,6 +374,21 @@ final class PipelineStack implements AutoCloseable {
     }
   }
 
+  /** Waits for {@code done}, calling the reconciler every {@code every} meanwhile, as Cloud Scheduler would. */
+  void awaitReconciling(Duration deadline, Duration every, java.util.function.BooleanSupplier done, String what) {
+    Instant[] last = {Instant.now()};
+    dev.once.local.Await.until(deadline, () -> {
+      if (done.getAsBoolean()) {
+        return true;
+      }
+      if (Instant.now().isAfter(last[0].plus(every))) {
+        last[0] = Instant.now();
+        reconcileIfUp(); // the reconciler may be the process a crash point just killed
+      }
+      return false;
+    }, what);
+  }
+
   /** Ledger records (all effects), for "nothing was written" checks. */
   int ledgerRecords() {
     return documents("idempotency").size();
