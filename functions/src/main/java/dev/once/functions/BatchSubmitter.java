@@ -364,8 +364,6 @@ final class BatchSubmitter {
   }
 
   private static String newId() {
-    UUID uuid = UUID.randomUUID();
-    return HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(16)
-        .putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits()).array());
+    return UUID.randomUUID().toString().replace("-", ""); // 32 hex digits, within the Files API's 40-character names
   }
 }
