@@ -12,10 +12,10 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.emulator.PubSubAdmin;
@@ -92,7 +92,7 @@ class OperatorEndToEndTest {
     env = Map.of(Context.RUN_DIR, logs.toString());
     ports = config.ports();
     db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
-    ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    ledger = new FirestoreLedger(db, LedgerOptions.defaults());
     gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
         .setCredentials(NoCredentials.getInstance()).build().getService();
     pubsub = new PubSubAdmin(ports.hostPort(Part.PUBSUB));

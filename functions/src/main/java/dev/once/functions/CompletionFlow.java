@@ -1,20 +1,20 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.internal.config.Lazy;
+import dev.once.config.Lazy;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
-import dev.once.guard.Refusal;
+import dev.once.guard.Held;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Policy;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
@@ -109,7 +109,7 @@ final class CompletionFlow {
       report = report.with("costMicroUsd", processed.result().get("costMicroUsd"))
           .with("model", String.valueOf(processed.result().get("model")));
     }
-    Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Optional<Held> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // Every chunk published its own documents: the job's publish record only says so, for the one-read pre-check.
     return settled ? report.then(Effects.PUBLISH, publication.publishAll(jobKey, List.of(), held)) : report;
   }
@@ -223,7 +223,7 @@ final class CompletionFlow {
       default -> throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
           + done.getClass().getSimpleName(), null);
     };
-    Optional<Claim> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Optional<Held> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     Outcome published = publication.publishAll(chunkKey, documents(result), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
       throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "

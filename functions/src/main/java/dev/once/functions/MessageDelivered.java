@@ -2,7 +2,8 @@ package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
-import dev.once.internal.observe.Trace;
+import dev.once.entry.PubSubMessage;
+import dev.once.observe.Trace;
 import io.cloudevents.CloudEvent;
 
 /**
@@ -11,7 +12,7 @@ import io.cloudevents.CloudEvent;
  */
 public final class MessageDelivered implements CloudEventsFunction {
   static final String NAME = "MessageDelivered";
-  private final EventEntry<PubSubEvents.Message> entry;
+  private final EventEntry<PubSubMessage> entry;
 
   public MessageDelivered() {
     this(Clients.instance());
@@ -19,7 +20,7 @@ public final class MessageDelivered implements CloudEventsFunction {
 
   MessageDelivered(Clients clients) {
     DeliveryFlow flow = Wiring.deliveryFlow(clients);
-    entry = EventEntry.of(NAME, PubSubEvents::read, DeliveryFlow::key, flow::deliver)
+    entry = EventEntry.of(NAME, PubSubMessage::from, DeliveryFlow::key, flow::deliver)
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }
 

@@ -1,6 +1,6 @@
 package dev.once.gemini;
 
-import dev.once.internal.config.InvalidSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.pipeline.PipelineSetting;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;

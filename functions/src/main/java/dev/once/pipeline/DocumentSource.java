@@ -1,11 +1,18 @@
 package dev.once.pipeline;
 
+import dev.once.entry.StorageObject;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The stored object a document event names, as its notification describes it. */
 public record DocumentSource(
     String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+
+  /** The object an upload event named. */
+  public static DocumentSource of(StorageObject object) {
+    return new DocumentSource(object.bucket(), object.name(), object.generation(), object.contentType(),
+        object.size(), object.md5Hash(), object.crc32c());
+  }
 
   public Map<String, Object> toMap() {
     Map<String, Object> map = new LinkedHashMap<>();

@@ -71,7 +71,7 @@ class BatchWebhookHandlerTest {
   @Test
   void aJobCompletedBefore_isAnsweredFromItsRecord_withoutAHandOff() throws Exception {
     when(completion.alreadyCompleted(JOB))
-        .thenReturn(Optional.of(Report.of(JOB, Effects.PUBLISH, new Outcome.Duplicate(Map.of(), 1))));
+        .thenReturn(Optional.of(Report.of(JOB, Effects.PUBLISH, Outcome.duplicate(Map.of(), 1))));
 
     Answer answer = deliver(SUCCEEDED);
 

@@ -1,12 +1,16 @@
 package dev.once.entry;
 
+import dev.once.guard.Attempt;
+import dev.once.guard.Completion;
+import dev.once.guard.Once;
+import dev.once.guard.Policy;
 import dev.once.internal.entry.Redeliver;
-import dev.once.internal.key.InvalidKey;
-import dev.once.internal.observe.EventLog;
-import dev.once.internal.observe.Trace;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
+import dev.once.observe.EventLog;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
+import dev.once.observe.Trace;
 import io.cloudevents.CloudEvent;
 import java.util.Map;
 import java.util.Optional;
@@ -18,9 +22,14 @@ import java.util.function.BiFunction;
  * event another delivery holds, or a transient failure, is thrown, so the platform delivers it again.
  *
  * <pre>{@code
- * private final EventEntry<Order> entry = EventEntry.of("OrderPlaced", Orders::parse, Orders::key, flow::handle);
+ * private final EventEntry<PubSubMessage> entry = EventEntry.of("SendWelcome", PubSubMessage::from,
+ *     message -> IdempotencyKey.of("welcome", message.attributes().get("userId")),
+ *     EventEntry.effect(once, "email", Policy.atMostOnce(), (message, attempt) -> mailer.send(attempt, message.data())));
  * public void accept(CloudEvent event) { entry.accept(event); }
  * }</pre>
+ *
+ * <p>The function's name names its log lines; an event may run several effects ({@link Report#then}), or one
+ * ({@link #effect}).
  */
 public final class EventEntry<T> {
   /** Reads what the event carries, or says why it never can be processed. */
@@ -39,6 +48,12 @@ public final class EventEntry<T> {
   @FunctionalInterface
   public interface Handler<T> {
     Report handle(T input, IdempotencyKey key);
+  }
+
+  /** The one effect of an event, given what the event carries: {@link Once.Effect} with the input. */
+  @FunctionalInterface
+  public interface Effect<T> {
+    Completion perform(T input, Attempt attempt) throws Exception;
   }
 
   private final String function;
@@ -60,6 +75,14 @@ public final class EventEntry<T> {
 
   public static <T> EventEntry<T> of(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler) {
     return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event), Log.stdout());
+  }
+
+  /**
+   * The handler of an event that runs one effect, {@code effect}, through {@code once} under {@code policy}: the
+   * event's report is that effect's outcome.
+   */
+  public static <T> Handler<T> effect(Once once, String effect, Policy policy, Effect<T> work) {
+    return (input, key) -> Report.of(key, effect, once.run(key, effect, policy, attempt -> work.perform(input, attempt)));
   }
 
   /** The same entry, taking each event's trace from what it carries (a message attribute, say) before the event's. */

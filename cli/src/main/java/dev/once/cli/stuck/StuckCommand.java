@@ -10,7 +10,7 @@ import dev.once.cli.Fields;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
 import dev.once.cli.stuck.PageToken.Cursor;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.ledger.LedgerRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

@@ -120,13 +120,13 @@ class FirestoreIndexBrokenTreeTest {
       import com.google.cloud.Timestamp;
       import com.google.cloud.firestore.Firestore;
       import com.google.cloud.firestore.Query;
-      import dev.once.internal.ledger.LedgerConfig;
+      import dev.once.ledger.LedgerOptions;
 
       public final class Stuck {
         private static final String STATE = "state";
         private final Query expired;
 
-        Stuck(Firestore db, LedgerConfig config) {
+        Stuck(Firestore db, LedgerOptions config) {
           var ledger = db.collection(config.collection());
           this.expired = ledger.whereEqualTo(STATE, "CLAIMED").whereLessThan("leaseExpiresAt", Timestamp.now());
         }
