@@ -119,7 +119,7 @@ class DeliveryFlowTest {
    */
   @Test
   void theCopyOfAResult_whoseFirstPostWasReceivedButUnanswered_isNotifiedOnce() {
-    endpoint.loseFirstAnswers();
+    endpoint.loseNextAnswers(1);
     PubSubMessage copy = new PubSubMessage("43", RESULT.data(), RESULT.attributes());
 
     assertThrows(IdempotentPost.PostFailed.class, () -> deliver(RESULT));

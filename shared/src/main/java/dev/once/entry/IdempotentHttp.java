@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -78,6 +79,25 @@ public final class IdempotentHttp<T> {
   @FunctionalInterface
   public interface Parser<T> {
     T parse(HttpRequest request, byte[] body) throws BadRequest;
+  }
+
+  /**
+   * A parser of a JSON body into {@code type} (Jackson: a record's components by name, an unknown field refused) that
+   * {@code valid} accepts; anything else is a {@link BadRequest} that tells the client {@code expected}.
+   */
+  public static <T> Parser<T> json(Class<T> type, Predicate<? super T> valid, String expected) {
+    return (request, body) -> {
+      T value;
+      try {
+        value = JSON.readValue(body, type);
+      } catch (IOException e) {
+        throw new BadRequest(expected);
+      }
+      if (value == null || !valid.test(value)) {
+        throw new BadRequest(expected);
+      }
+      return value;
+    };
   }
 
   /** Runs the request once per key; {@code attempt.key()} is this function's key for it, to pass on. */

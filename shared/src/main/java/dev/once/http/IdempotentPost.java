@@ -1,5 +1,10 @@
 package dev.once.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.config.InvalidSetting;
+import dev.once.config.Setting;
+import dev.once.config.Settings;
 import dev.once.entry.IdempotentHttp;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
@@ -46,6 +51,7 @@ import java.util.concurrent.TimeoutException;
 public final class IdempotentPost {
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
   private static final int MAX_BODY_PREVIEW = 500;
+  private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * Client errors that are not a refusal: a timeout (408), throttling (429), and a receiver still working on the same
    * Idempotency-Key (409, 425, as the IETF idempotency-key draft answers a retry that overtakes its original).
@@ -103,6 +109,25 @@ public final class IdempotentPost {
     return new IdempotentPost(endpoint, DEFAULT_TIMEOUT, (key, body) -> Map.of());
   }
 
+  /**
+   * POSTs to the URL the environment variable {@code variable} holds: unset, blank or not an http(s) URL fails here,
+   * naming the variable, so a function that needs it fails to start.
+   */
+  public static IdempotentPost toUrlIn(String variable) {
+    return toUrlIn(Settings.fromEnvironment(), variable);
+  }
+
+  /** {@link #toUrlIn(String)}, from {@code settings}. */
+  public static IdempotentPost toUrlIn(Settings settings, String variable) {
+    Setting setting = new Setting(variable, null, "the http(s) URL this function POSTs to");
+    String url = settings.required(setting);
+    try {
+      return to(URI.create(url));
+    } catch (IllegalArgumentException e) {
+      throw new InvalidSetting(setting, "is not an http(s) URL with a host: \"" + url + "\"");
+    }
+  }
+
   /** The same, each POST bounded by {@code value}, its answer read. */
   public IdempotentPost withTimeout(Duration value) {
     return new IdempotentPost(endpoint, value, headers);
@@ -132,6 +157,17 @@ public final class IdempotentPost {
       throw Refusal.permanent(endpoint + " refused with " + answer.status() + ": " + answer.body());
     }
     return Completion.of(Map.of("status", (long) answer.status()));
+  }
+
+  /** {@link #post(Attempt, String, byte[])} of {@code value} as JSON (Jackson). */
+  public Response postJson(Attempt attempt, Object value) {
+    byte[] body;
+    try {
+      body = JSON.writeValueAsBytes(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("not serialisable as JSON: " + e.getOriginalMessage(), e);
+    }
+    return post(attempt, "application/json", body);
   }
 
   /**

@@ -44,7 +44,7 @@ public final class FakeEndpoint implements AutoCloseable {
   /** Effects carried out, by Idempotency-Key (a request without one is an effect of its own), with their answer. */
   private final Map<String, Integer> performed = new LinkedHashMap<>();
   private final ConcurrentLinkedQueue<Integer> script = new ConcurrentLinkedQueue<>();
-  private volatile boolean loseFirstAnswers;
+  private int answersToLose;
   private int unkeyed;
 
   private FakeEndpoint() {
@@ -75,9 +75,9 @@ public final class FakeEndpoint implements AutoCloseable {
     return this;
   }
 
-  /** From now on, the first request with each key is carried out and its connection then reset: its answer lost. */
-  public FakeEndpoint loseFirstAnswers() {
-    loseFirstAnswers = true;
+  /** The next {@code count} requests carried out are carried out, then their connection reset: their answer lost. */
+  public synchronized FakeEndpoint loseNextAnswers(int count) {
+    answersToLose += count;
     return this;
   }
 
@@ -112,7 +112,8 @@ public final class FakeEndpoint implements AutoCloseable {
         status = scripted == null ? 200 : scripted;
         if (status < 500 && !Set.of(408, 409, 425, 429).contains(status)) {
           performed.put(key == null ? "(no key)#" + ++unkeyed : key, status);
-          lose = loseFirstAnswers;
+          lose = answersToLose > 0;
+          answersToLose -= lose ? 1 : 0;
         }
       }
       received.add(new Request(exchange.getRequestURI().getPath(), headers, body, lose ? 0 : status));

@@ -14,8 +14,8 @@ public enum Fault {
    */
   CRASH_AFTER_EFFECT,
   /**
-   * The effect's request reached the endpoint and was carried out, but its answer was lost (the connection reset):
-   * the function sees a failure although the effect happened, and the event is delivered again.
+   * The effect's first request reached the endpoint and was carried out, but its answer was lost (the connection
+   * reset): the function sees a failure although the effect happened, and the event is delivered again.
    */
   ANSWER_LOST
 }

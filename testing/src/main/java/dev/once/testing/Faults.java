@@ -47,9 +47,6 @@ public final class Faults implements AutoCloseable {
     this.fault = fault;
     Log log = Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8));
     this.once = new Once(fault == Fault.CRASH_AFTER_EFFECT ? new CrashingLedger(ledger) : ledger).loggingTo(log);
-    if (fault == Fault.ANSWER_LOST) {
-      endpoint.loseFirstAnswers();
-    }
   }
 
   /** A run through {@code fault}; close it when done (its endpoint listens until then). */
@@ -103,7 +100,7 @@ public final class Faults implements AutoCloseable {
    * the function acknowledges it, then once more.
    */
   public void deliver(Delivery delivery) {
-    events++;
+    newEvent();
     for (int delivered = 1; ; delivered++) {
       Throwable failure = attempt(delivery);
       if (failure == null) {
@@ -126,7 +123,7 @@ public final class Faults implements AutoCloseable {
    * must be answered the same. Answers the final answer.
    */
   public FakeHttp.Response request(HttpFunction function, Supplier<FakeHttp.Request> request) {
-    events++;
+    newEvent();
     FakeHttp.Response last = null;
     for (int sent = 1; sent <= MAX_DELIVERIES; sent++) {
       FakeHttp.Response response = new FakeHttp.Response();
@@ -152,6 +149,14 @@ public final class Faults implements AutoCloseable {
       assertArrayEquals(last.body(), again.body(), "[" + fault + "] the retry was answered otherwise");
     }
     return last;
+  }
+
+  /** One more event: under {@link Fault#ANSWER_LOST}, the answer of its first request carried out is lost. */
+  private void newEvent() {
+    events++;
+    if (fault == Fault.ANSWER_LOST) {
+      endpoint.loseNextAnswers(1);
+    }
   }
 
   /** Runs one delivery; its failure, or null. A delivery that died leaves its claim held: the lease runs out first. */
