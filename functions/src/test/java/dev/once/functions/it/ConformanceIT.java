@@ -153,9 +153,9 @@ class ConformanceIT {
     Path log = stack.logDir.resolve("function-run.log");
     Files.createDirectories(log.getParent());
     maven(root, log, List.of("-N", "install"));
-    // What its install step puts there: the library, and the stand-ins functions' tests depend on (the plugin
-    // resolves the module's test scope too). Nothing of this project is assumed to be there already.
-    for (String module : List.of("shared", "local")) {
+    // What its install step puts there: the library, and the stand-ins and the test kit functions' tests depend on
+    // (the plugin resolves the module's test scope too). Nothing of this project is assumed to be there already.
+    for (String module : List.of("shared", "local", "testing")) {
       installBuiltJar(root, log, module);
     }
 
