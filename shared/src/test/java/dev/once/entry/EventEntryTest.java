@@ -120,4 +120,19 @@ class EventEntryTest {
     assertEquals("order:9", line.path("key").asText());
     assertFalse(line.path("error").asText().isEmpty());
   }
+
+  @Test
+  void anEventOfOneEffect_runsItOnce_andReportsItsOutcome() {
+    EventEntry<String> single = EventEntry.of("Orders", event -> new String(event.getData().toBytes(),
+        StandardCharsets.UTF_8), order -> IdempotencyKey.of("order", order),
+        EventEntry.effect(once, "ship", dev.once.guard.Policy.DEFAULT, (order, attempt) -> {
+          runs.incrementAndGet();
+          return Completion.of(Map.of("order", order));
+        })).loggingTo(log);
+    single.accept(event("7", "88"));
+    single.accept(event("8", "88"));
+    assertEquals(1, runs.get());
+    assertEquals(List.of("processed", "duplicate"), lines().stream().map(l -> l.path("outcome").asText()).toList());
+    assertEquals("ship", lines().get(1).path("effect").asText());
+  }
 }

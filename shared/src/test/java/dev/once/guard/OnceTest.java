@@ -501,4 +501,46 @@ class OnceTest {
     assertInstanceOf(Duplicate.class, once.run(KEY, "notify", this::count));
     assertEquals(1, runs.get());
   }
+
+  @Test
+  void atMostOnce_runsNoSecondTryAfterOneThatMayHaveRun_butAgainAfterARefusalBeforeAnyWork() {
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "email",
+        Policy.atMostOnce(), attempt -> {
+          runs.incrementAndGet();
+          throw Refusal.notPerformed("the mailer answered 503", null);
+        })).kind());
+    assertThrows(IllegalStateException.class, () -> once.run(KEY, "email", Policy.atMostOnce(), attempt -> {
+      runs.incrementAndGet();
+      throw new IllegalStateException("timed out: it may have been sent");
+    }));
+    Rejected gaveUp = assertInstanceOf(Rejected.class, once.run(KEY, "email", Policy.atMostOnce(), this::count));
+    assertTrue(gaveUp.gaveUp());
+    assertEquals(2, runs.get(), "the refused try and the one that may have sent it; never a third");
+  }
+
+  @Test
+  void theGuardsCap_isOnceMaxAttempts_fromItsSettings() {
+    Once capped = Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "2")));
+    assertEquals(2, capped.maxAttempts());
+    assertEquals(Once.DEFAULT_MAX_ATTEMPTS, new Once(ledger).maxAttempts());
+    Policy paid = Policy.DEFAULT.cappedAtMaxAttempts(reason -> SideWrites.NONE);
+    for (int i = 0; i < 2; i++) {
+      assertThrows(IllegalStateException.class, () -> capped.run(KEY, "analyse", paid, attempt -> {
+        runs.incrementAndGet();
+        throw new IllegalStateException("reset");
+      }));
+    }
+    assertInstanceOf(Rejected.class, capped.run(KEY, "analyse", paid, this::count));
+    assertEquals(2, runs.get());
+    assertThrows(dev.once.config.InvalidSetting.class,
+        () -> Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "0"))));
+  }
+
+  @Test
+  void effectNames_outsideTheirRule_areRefused() {
+    for (String name : new String[] {"Email", "e mail", "", "x".repeat(65)}) {
+      assertThrows(IllegalArgumentException.class, () -> once.run(KEY, name, this::count), name);
+    }
+    assertEquals(0, runs.get());
+  }
 }

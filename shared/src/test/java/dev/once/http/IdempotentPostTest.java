@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class IdempotentPostTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("gcs:b/a.pdf#1");
   private final Receiver endpoint = Receiver.start();
-  private final IdempotentPost post = IdempotentPost.to(endpoint.url("/hook")).withTimeout(Duration.ofMillis(500));
+  private final IdempotentPost post = IdempotentPost.to(endpoint.url("/hook")).withTimeout(Duration.ofSeconds(5));
   private final byte[] body = "{\"status\":\"analysed\"}".getBytes(StandardCharsets.UTF_8);
   private final ManualClock clock = new ManualClock();
   private final InMemoryLedger ledger = new InMemoryLedger(clock);
@@ -75,7 +75,7 @@ class IdempotentPostTest {
     endpoint.answerNext(429, 503);
     assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> post(post)).kind());
     assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> post(post)).kind());
-    IdempotentPost closed = IdempotentPost.to(URI.create("http://127.0.0.1:9/")).withTimeout(Duration.ofMillis(500));
+    IdempotentPost closed = IdempotentPost.to(URI.create("http://127.0.0.1:9/")).withTimeout(Duration.ofSeconds(5));
     assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> post(closed)).kind());
   }
 
@@ -85,8 +85,9 @@ class IdempotentPostTest {
     for (int i = 0; i < 3; i++) {
       assertThrows(IdempotentPost.PostFailed.class, () -> post(post));
     }
-    endpoint.stallNext(Duration.ofSeconds(3));
-    IdempotentPost.PostFailed late = assertThrows(IdempotentPost.PostFailed.class, () -> post(post));
+    endpoint.stallNext(Duration.ofSeconds(4));
+    IdempotentPost.PostFailed late = assertThrows(IdempotentPost.PostFailed.class,
+        () -> post(post.withTimeout(Duration.ofSeconds(1))));
     assertTrue(late.getMessage().contains("no answer within"), late.getMessage());
   }
 
@@ -105,7 +106,7 @@ class IdempotentPostTest {
         }
       });
       IdempotentPost trickled = IdempotentPost.to(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"))
-          .withTimeout(Duration.ofMillis(500));
+          .withTimeout(Duration.ofSeconds(1));
       IdempotentPost.Response answer = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
           Duration.ofSeconds(10), () -> post(trickled), "the POST must not wait for the rest of the body");
       assertEquals(400, answer.status());
@@ -198,5 +199,28 @@ class IdempotentPostTest {
     }));
     assertEquals(Refusal.Kind.NOT_PERFORMED, refused.kind());
     assertEquals(0, endpoint.received().size());
+  }
+
+  @Test
+  void anEndpointNamedByAVariable_failsItsStartNamingIt_whenUnsetOrNoUrl() {
+    dev.once.config.MissingSetting missing = assertThrows(dev.once.config.MissingSetting.class,
+        () -> IdempotentPost.toUrlIn(dev.once.config.Settings.of(Map.of()), "MAILER_URL"));
+    assertTrue(missing.getMessage().startsWith("MAILER_URL is not set"), missing.getMessage());
+    dev.once.config.InvalidSetting invalid = assertThrows(dev.once.config.InvalidSetting.class,
+        () -> IdempotentPost.toUrlIn(dev.once.config.Settings.of(Map.of("MAILER_URL", "mailer:25")), "MAILER_URL"));
+    assertTrue(invalid.getMessage().startsWith("MAILER_URL is not an http(s) URL"), invalid.getMessage());
+    assertEquals(endpoint.url("/hook"), IdempotentPost.toUrlIn(
+        dev.once.config.Settings.of(Map.of("MAILER_URL", endpoint.url("/hook").toString())), "MAILER_URL").endpoint());
+  }
+
+  @Test
+  void aValue_isPostedAsJson() {
+    record Charge(long amount, String currency) {}
+    once.run(KEY, "charge", attempt -> {
+      post.postJson(attempt, new Charge(1200, "eur"));
+      return dev.once.guard.Completion.of(Map.of());
+    });
+    assertEquals("{\"amount\":1200,\"currency\":\"eur\"}", endpoint.received().get(0).text());
+    assertEquals("application/json", endpoint.received().get(0).header("Content-Type"));
   }
 }

@@ -87,4 +87,12 @@ class IdempotencyKeyTest {
   void pubSubKey_withNeitherAttributeNorId_isRejected() {
     assertThrows(InvalidKey.class, () -> PubSubMessageKeys.of(Map.of(), " "));
   }
+
+  @Test
+  void aKindAndAnId_makeAKey_andNoIdIsNoKey() {
+    assertEquals("welcome:u-42", IdempotencyKey.of("welcome", " u-42 ").value());
+    assertThrows(InvalidKey.class, () -> IdempotencyKey.of("welcome", null));
+    assertThrows(InvalidKey.class, () -> IdempotencyKey.of("welcome", " "));
+    assertThrows(IllegalArgumentException.class, () -> IdempotencyKey.of("wel:come", "u-42"));
+  }
 }
