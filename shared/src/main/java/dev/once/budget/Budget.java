@@ -44,7 +44,7 @@ public interface Budget {
   /**
    * Sets {@code microUsd} aside for the call {@code key} is about to make, or throws {@link Refusal#deferred} with
    * {@code onDeferral}'s writes (given the reason) when the budget cannot take it. A failure to read or write the
-   * counters is {@link dev.once.guard.NotPerformed}: nothing was spent.
+   * counters is {@link Refusal#notPerformed}: nothing was spent.
    */
   Reservation reserve(IdempotencyKey key, long microUsd, Function<String, SideWrites> onDeferral) throws Refusal;
 
