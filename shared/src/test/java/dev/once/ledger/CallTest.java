@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.internal.ledger.RecordLayout;
+import dev.once.internal.ledger.Calls;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -21,14 +21,14 @@ class CallTest {
         Arrays.stream(Call.Outcome.values()).map(Call.Outcome::stored).toList());
     for (Call.Outcome outcome : Call.Outcome.values()) {
       Call call = new Call(2, AT, outcome, "why");
-      assertEquals(outcome.stored(), RecordLayout.call(call).get("outcome"));
-      assertEquals(call, RecordLayout.call(RecordLayout.call(call)));
+      assertEquals(outcome.stored(), Calls.stored(call).get("outcome"));
+      assertEquals(call, Calls.read(Calls.stored(call)));
     }
   }
 
   @Test
   void anOutcomeThisVersionDoesNotKnow_readsAsATryThatMayHaveRun() {
-    Call read = RecordLayout.call(Map.of("number", 1L, "outcome", "vanished"));
+    Call read = Calls.read(Map.of("number", 1L, "outcome", "vanished"));
     assertEquals(Call.Outcome.FAILED, read.outcome());
     assertTrue(read.spent());
     assertFalse(new Call(1, AT, Call.Outcome.NOT_PERFORMED, null).spent());

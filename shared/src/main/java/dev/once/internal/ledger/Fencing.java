@@ -1,11 +1,8 @@
 package dev.once.internal.ledger;
 
-import static dev.once.ledger.RecordFields.NONCE;
-import static dev.once.ledger.RecordFields.STATE;
-import static dev.once.ledger.RecordFields.TOKEN;
-
 import dev.once.ledger.Claim;
 import dev.once.ledger.LeaseLost;
+import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.RecordStore.Decision;
 import dev.once.ledger.RecordStore.RecordWrite;
@@ -78,14 +75,14 @@ final class Fencing {
       RecordWrite create) {
     try {
       return store.transact(id, snapshot -> {
-        if (RecordLayout.bears(snapshot, (String) fields.get(NONCE))) {
+        if (RecordLayout.bears(snapshot, (String) fields.get(RecordFields.NONCE))) {
           // This write was applied already: the one-write commit, or this transaction's own, lost its answer and was
           // resent (refused by its precondition) or is being run again.
           return Decision.answer(true);
         }
         if (!snapshot.exists()
-            || !RecordState.CLAIMED.name().equals(snapshot.fields().get(STATE))
-            || !Objects.equals(RecordLayout.number(snapshot.fields().get(TOKEN)), token)
+            || !RecordState.CLAIMED.name().equals(snapshot.fields().get(RecordFields.STATE))
+            || !Objects.equals(RecordLayout.number(snapshot.fields().get(RecordFields.TOKEN)), token)
             || !also.test(snapshot)) {
           return Decision.answer(false);
         }
@@ -107,7 +104,7 @@ final class Fencing {
 
   /** Whether the record bears the nonce of {@code fields}: the write was applied (its answer lost). */
   boolean appliedAlready(String recordId, Map<String, Object> fields, RuntimeException failure) {
-    return bearing(recordId, (String) fields.get(NONCE), failure).isPresent();
+    return bearing(recordId, (String) fields.get(RecordFields.NONCE), failure).isPresent();
   }
 
   /**

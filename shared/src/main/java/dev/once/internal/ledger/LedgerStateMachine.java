@@ -4,23 +4,6 @@ import static dev.once.internal.ledger.Fencing.surfaced;
 import static dev.once.internal.ledger.RecordLayout.MAX_CALL_ERROR_CHARS;
 import static dev.once.internal.ledger.RecordLayout.MAX_ERROR_CHARS;
 import static dev.once.internal.ledger.RecordLayout.truncate;
-import static dev.once.ledger.RecordFields.ATTEMPTS;
-import static dev.once.ledger.RecordFields.CALLS;
-import static dev.once.ledger.RecordFields.ERROR;
-import static dev.once.ledger.RecordFields.EXPIRE_AT;
-import static dev.once.ledger.RecordFields.FINGERPRINT;
-import static dev.once.ledger.RecordFields.FINISHED_AT;
-import static dev.once.ledger.RecordFields.GAVE_UP;
-import static dev.once.ledger.RecordFields.LEASE_EXPIRES_AT;
-import static dev.once.ledger.RecordFields.NONCE;
-import static dev.once.ledger.RecordFields.OUTCOME;
-import static dev.once.ledger.RecordFields.RELEASED_AT;
-import static dev.once.ledger.RecordFields.RELEASED_BY;
-import static dev.once.ledger.RecordFields.RELEASE_REASON;
-import static dev.once.ledger.RecordFields.SPENT;
-import static dev.once.ledger.RecordFields.STATE;
-import static dev.once.ledger.RecordFields.TOKEN;
-import static dev.once.ledger.RecordFields.UPDATED_AT;
 
 import dev.once.internal.ledger.Fencing.Fenced;
 import dev.once.key.IdempotencyKey;
@@ -36,6 +19,7 @@ import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.NextClaim;
+import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.RecordStore.Decision;
 import dev.once.ledger.RecordStore.RecordWrite;
@@ -114,8 +98,8 @@ public final class LedgerStateMachine implements Ledger {
       Duration lease = claimOptions.leaseOr(options.lease());
       String nonce = RecordLayout.nonce();
       try {
-        Instant writtenAt = store.commit(List.of(RecordWrite.create(id, RecordLayout.newClaim(key, effect, claimOptions,
-            now, now.plus(lease), now.plus(options.retention()), nonce))), SideWrites.NONE).get(0);
+        Instant writtenAt = store.commit(List.of(RecordLayout.newClaim(id, key, effect, claimOptions, now,
+            now.plus(lease), now.plus(options.retention()), nonce)), SideWrites.NONE).get(0);
         return new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, writtenAt));
       } catch (RuntimeException e) {
         // EXISTS may be this very create, resent by the client after its answer was lost; any other failure may have
@@ -168,8 +152,8 @@ public final class LedgerStateMachine implements Ledger {
     if (!snapshot.exists()) {
       // Deleted meanwhile (TTL): claim it afresh, inside this transaction.
       return Decision.write(new Acquired(RecordLayout.firstClaim(key, effect, id, readTime, lease, null)),
-          List.of(RecordWrite.create(id, RecordLayout.newClaim(key, effect, claimOptions, readTime,
-              readTime.plus(lease), readTime.plus(options.retention()), nonce))), SideWrites.NONE);
+          List.of(RecordLayout.newClaim(id, key, effect, claimOptions, readTime, readTime.plus(lease),
+              readTime.plus(options.retention()), nonce)), SideWrites.NONE);
     }
     LedgerRecord record = RecordLayout.record(snapshot);
     if (RecordLayout.bears(snapshot, nonce)) {
@@ -181,16 +165,16 @@ public final class LedgerStateMachine implements Ledger {
     }
     Takeover takeover = Takeover.of(record, claimOptions, readTime);
     Map<String, Object> fields = new HashMap<>();
-    fields.put(TOKEN, takeover.token());
-    fields.put(ATTEMPTS, (long) takeover.attempts());
-    fields.put(SPENT, (long) takeover.spent());
-    fields.put(CALLS, RecordLayout.calls(takeover.calls()));
-    fields.put(LEASE_EXPIRES_AT, readTime.plus(lease));
-    fields.put(EXPIRE_AT, readTime.plus(options.retention()));
-    fields.put(UPDATED_AT, DocumentWrites.serverTime());
-    fields.put(NONCE, nonce);
+    fields.put(RecordFields.TOKEN, takeover.token());
+    fields.put(RecordFields.ATTEMPTS, (long) takeover.attempts());
+    fields.put(RecordFields.SPENT, (long) takeover.spent());
+    fields.put(RecordFields.CALLS, Calls.stored(takeover.calls()));
+    fields.put(RecordFields.LEASE_EXPIRES_AT, readTime.plus(lease));
+    fields.put(RecordFields.EXPIRE_AT, readTime.plus(options.retention()));
+    fields.put(RecordFields.UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.NONCE, nonce);
     if (record.fingerprint() == null && claimOptions.fingerprint() != null) {
-      fields.put(FINGERPRINT, claimOptions.fingerprint());
+      fields.put(RecordFields.FINGERPRINT, claimOptions.fingerprint());
     }
     // A takeover is fenced by its token: a transaction does not report its commit time.
     return Decision.write(new Acquired(takeover.claim(key, effect, id, readTime.plus(lease), null, lease)),
@@ -202,7 +186,7 @@ public final class LedgerStateMachine implements Ledger {
     return surfaced(() -> {
       Instant leaseExpiresAt = now().plus(lease);
       Map<String, Object> fields = written();
-      fields.put(LEASE_EXPIRES_AT, leaseExpiresAt);
+      fields.put(RecordFields.LEASE_EXPIRES_AT, leaseExpiresAt);
       Fenced written = fencing.fence(claim, fields, SideWrites.NONE, null, "renew");
       return claim.renewed(leaseExpiresAt, written.recordWrittenAt(), lease);
     });
@@ -216,8 +200,8 @@ public final class LedgerStateMachine implements Ledger {
   private Optional<Claim> completeAndChain(Claim claim, Map<String, Object> outcome, SideWrites writes,
       NextClaim next) {
     Map<String, Object> fields = finishing(RecordState.DONE);
-    fields.put(OUTCOME, outcome == null ? Map.of() : outcome);
-    fields.put(CALLS, RecordLayout.calls(claim.callsEnded(Call.Outcome.DONE, null)));
+    fields.put(RecordFields.OUTCOME, outcome == null ? Map.of() : outcome);
+    fields.put(RecordFields.CALLS, Calls.stored(claim.callsEnded(Call.Outcome.DONE, null)));
     if (next == null) {
       fencing.fence(claim, fields, writes, null, "complete");
       return Optional.empty();
@@ -226,9 +210,8 @@ public final class LedgerStateMachine implements Ledger {
     Instant now = now();
     Duration lease = next.options().leaseOr(options.lease());
     try {
-      Fenced written = fencing.fence(claim, fields, writes, RecordWrite.create(nextId, RecordLayout.newClaim(
-          claim.key(), next.effect(), next.options(), now, now.plus(lease), now.plus(options.retention()),
-          RecordLayout.nonce())), "complete");
+      Fenced written = fencing.fence(claim, fields, writes, RecordLayout.newClaim(nextId, claim.key(), next.effect(),
+          next.options(), now, now.plus(lease), now.plus(options.retention()), RecordLayout.nonce()), "complete");
       return Optional.of(RecordLayout.firstClaim(claim.key(), next.effect(), nextId, now, lease,
           written.nextWrittenAt()));
     } catch (Refused e) {
@@ -249,11 +232,11 @@ public final class LedgerStateMachine implements Ledger {
   public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
     surfaced(() -> {
       Map<String, Object> fields = finishing(RecordState.REJECTED);
-      fields.put(ERROR, truncate(reason, MAX_ERROR_CHARS));
+      fields.put(RecordFields.ERROR, truncate(reason, MAX_ERROR_CHARS));
       if (gaveUp) {
-        fields.put(GAVE_UP, true);
+        fields.put(RecordFields.GAVE_UP, true);
       }
-      fields.put(CALLS, RecordLayout.calls(claim.callsEnded(Call.Outcome.REJECTED,
+      fields.put(RecordFields.CALLS, Calls.stored(claim.callsEnded(Call.Outcome.REJECTED,
           truncate(reason, MAX_CALL_ERROR_CHARS))));
       return fencing.fence(claim, fields, writes, null, "reject");
     });
@@ -265,12 +248,12 @@ public final class LedgerStateMachine implements Ledger {
       Map<String, Object> fields = written();
       // The token moves on: a release resent by the client (its answer lost) finds its nonce and is done, and the
       // token would refuse it regardless; it is never applied twice with its writes (a reservation given back twice).
-      fields.put(TOKEN, claim.token() + 1);
-      fields.put(LEASE_EXPIRES_AT, DocumentWrites.serverTime());
-      fields.put(ERROR, truncate(error, MAX_ERROR_CHARS));
-      fields.put(CALLS, RecordLayout.calls(claim.callsEnded(
+      fields.put(RecordFields.TOKEN, claim.token() + 1);
+      fields.put(RecordFields.LEASE_EXPIRES_AT, DocumentWrites.serverTime());
+      fields.put(RecordFields.ERROR, truncate(error, MAX_ERROR_CHARS));
+      fields.put(RecordFields.CALLS, Calls.stored(claim.callsEnded(
           mayHaveRun ? Call.Outcome.FAILED : Call.Outcome.NOT_PERFORMED, truncate(error, MAX_CALL_ERROR_CHARS))));
-      fields.put(SPENT, (long) (mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1));
+      fields.put(RecordFields.SPENT, (long) (mayHaveRun || claim.exhausted() ? claim.spent() : claim.spent() - 1));
       return fencing.fence(claim, fields, writes, null, "release");
     });
   }
@@ -279,13 +262,13 @@ public final class LedgerStateMachine implements Ledger {
   public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
       boolean evenIfLive) {
     Map<String, Object> fields = written();
-    fields.put(TOKEN, token + 1);
-    fields.put(LEASE_EXPIRES_AT, DocumentWrites.serverTime());
-    fields.put(RELEASED_BY, by);
-    fields.put(RELEASED_AT, DocumentWrites.serverTime());
-    fields.put(RELEASE_REASON, truncate(reason, MAX_ERROR_CHARS));
+    fields.put(RecordFields.TOKEN, token + 1);
+    fields.put(RecordFields.LEASE_EXPIRES_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.RELEASED_BY, by);
+    fields.put(RecordFields.RELEASED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.RELEASE_REASON, truncate(reason, MAX_ERROR_CHARS));
     Predicate<Snapshot> leaseOver = snapshot -> {
-      Instant lease = (Instant) snapshot.fields().get(LEASE_EXPIRES_AT);
+      Instant lease = (Instant) snapshot.fields().get(RecordFields.LEASE_EXPIRES_AT);
       return evenIfLive || lease == null || !lease.isAfter(snapshot.readTime());
     };
     boolean released = surfaced(() ->
@@ -318,8 +301,8 @@ public final class LedgerStateMachine implements Ledger {
 
   private Map<String, Object> finishing(RecordState state) {
     Map<String, Object> fields = written();
-    fields.put(STATE, state.name());
-    fields.put(FINISHED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.STATE, state.name());
+    fields.put(RecordFields.FINISHED_AT, DocumentWrites.serverTime());
     return fields;
   }
 
@@ -330,9 +313,9 @@ public final class LedgerStateMachine implements Ledger {
    */
   private Map<String, Object> written() {
     Map<String, Object> fields = new HashMap<>();
-    fields.put(UPDATED_AT, DocumentWrites.serverTime());
-    fields.put(EXPIRE_AT, now().plus(options.retention()));
-    fields.put(NONCE, RecordLayout.nonce());
+    fields.put(RecordFields.UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.EXPIRE_AT, now().plus(options.retention()));
+    fields.put(RecordFields.NONCE, RecordLayout.nonce());
     return fields;
   }
 }
