@@ -24,7 +24,8 @@ import java.util.function.BiFunction;
  * <pre>{@code
  * private final EventEntry<PubSubMessage> entry = EventEntry.of("SendWelcome", PubSubMessage::from,
  *     message -> IdempotencyKey.of("welcome", message.attributes().get("userId")),
- *     EventEntry.effect(once, "email", Policy.atMostOnce(), (message, attempt) -> mailer.send(attempt, message.data())));
+ *     EventEntry.effect(once, "email", Policy.atMostOnce(),
+ *         (message, attempt) -> mailer.send(attempt, "application/json", message.data())));
  * public void accept(CloudEvent event) { entry.accept(event); }
  * }</pre>
  *
@@ -73,8 +74,10 @@ public final class EventEntry<T> {
     this.log = log;
   }
 
+  /** @param function the function's name, in its log lines: {@code [A-Za-z][A-Za-z0-9_-]{0,62}}, Cloud Functions' rule */
   public static <T> EventEntry<T> of(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler) {
-    return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event), Log.stdout());
+    return new EventEntry<>(IdempotentHttp.functionName(function), parser, keyOf, handler,
+        (input, event) -> traceOf(event), Log.stdout());
   }
 
   /**
@@ -82,7 +85,8 @@ public final class EventEntry<T> {
    * event's report is that effect's outcome.
    */
   public static <T> Handler<T> effect(Once once, String effect, Policy policy, Effect<T> work) {
-    return (input, key) -> Report.of(key, effect, once.run(key, effect, policy, attempt -> work.perform(input, attempt)));
+    return (input, key) -> Report.of(key, effect,
+        once.run(key, effect, policy, attempt -> work.perform(input, attempt)));
   }
 
   /** The same entry, taking each event's trace from what it carries (a message attribute, say) before the event's. */

@@ -165,15 +165,20 @@ public final class IdempotentHttp<T> {
 
   private IdempotentHttp(String function, Once once, Parser<T> parser, Handler<T> handler,
       Function<HttpRequest, String> caller, Policy policy) {
-    if (function == null || !FUNCTION.matcher(function).matches()) {
-      throw new IllegalArgumentException("a function name matches " + FUNCTION + ", got " + function);
-    }
-    this.function = function;
+    this.function = functionName(function);
     this.once = once;
     this.parser = parser;
     this.handler = handler;
     this.caller = caller;
     this.policy = policy;
+  }
+
+  /** {@code function}, when it follows Cloud Functions' rule for names; else an {@link IllegalArgumentException}. */
+  static String functionName(String function) {
+    if (function == null || !FUNCTION.matcher(function).matches()) {
+      throw new IllegalArgumentException("a function name matches " + FUNCTION + ", got " + function);
+    }
+    return function;
   }
 
   /** @param function the function's name: its log lines, and the scope of its keys */

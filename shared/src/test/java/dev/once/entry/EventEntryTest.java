@@ -135,4 +135,12 @@ class EventEntryTest {
     assertEquals(List.of("processed", "duplicate"), lines().stream().map(l -> l.path("outcome").asText()).toList());
     assertEquals("ship", lines().get(1).path("effect").asText());
   }
+
+  @Test
+  void aFunctionNameOutsideCloudFunctionsRule_isRefused() {
+    for (String name : new String[] {"", "9lives", "send welcome", "x".repeat(64)}) {
+      org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> EventEntry.of(name, event -> "x", order -> IdempotencyKey.of("k"), (order, key) -> null), name);
+    }
+  }
 }

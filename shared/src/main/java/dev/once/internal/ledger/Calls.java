@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** A record's tries as stored: its {@code calls} array, a map per try, oldest first, each outcome by its stored name. */
+/** A record's tries as stored: its {@code calls} array, a map per try, oldest first, outcomes by their stored name. */
 public final class Calls {
   private Calls() {}
 

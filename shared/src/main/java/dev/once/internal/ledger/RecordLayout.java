@@ -116,8 +116,9 @@ public final class RecordLayout {
         (Instant) fields.get(RecordFields.CREATED_AT),
         (Instant) fields.get(RecordFields.UPDATED_AT),
         snapshot.readTime(),
-        fields.get(RecordFields.RELEASED_BY) == null ? null : new LedgerRecord.Released((String) fields.get(RecordFields.RELEASED_BY),
-            (Instant) fields.get(RecordFields.RELEASED_AT), (String) fields.get(RecordFields.RELEASE_REASON)),
+        fields.get(RecordFields.RELEASED_BY) == null ? null
+            : new LedgerRecord.Released((String) fields.get(RecordFields.RELEASED_BY),
+                (Instant) fields.get(RecordFields.RELEASED_AT), (String) fields.get(RecordFields.RELEASE_REASON)),
         Calls.read(fields.get(RecordFields.CALLS)),
         // Records written before tries were counted: every attempt may have run.
         spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue(),
