@@ -46,6 +46,11 @@ class TerraformTreeTest {
   }
 
   @Test
+  void everyGoogleBlock_readsRightAgainstTheProvider7Schema() {
+    assertClean(SchemaCheck.google7().findings(Trees.real()));
+  }
+
+  @Test
   void everyProviderRange_admitsOnlyCheckedMajors() {
     assertClean(new ProviderVersionCheck().findings(Trees.real()));
   }
