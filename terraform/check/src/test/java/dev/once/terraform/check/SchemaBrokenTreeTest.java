@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.terraform.check.Trees.Copy;
 import java.io.IOException;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -172,7 +173,7 @@ class SchemaBrokenTreeTest {
   // --- the schema itself ---
 
   @Test
-  void theCommittedSchema_isTheOneThePinnedPackageGives() throws IOException {
+  void theCommittedSchema_isTheOneThePinnedPackageGives_ofAMajorTheVersionCheckAdmits() throws IOException {
     JsonNode pinned = new ObjectMapper().readTree(Trees.TERRAFORM.resolve("check/schema/package-lock.json").toFile())
         .path("packages").path("node_modules/@pulumi/gcp");
     JsonNode source = ProviderSchema.google7().source();
@@ -181,5 +182,11 @@ class SchemaBrokenTreeTest {
     assertEquals(pinned.path("integrity").asText(), source.path("integrity").asText(), hint);
     assertTrue(source.path("provider").asText().startsWith("hashicorp/terraform-provider-google-beta v7."),
         source::toString);
+    for (String provider : List.of("hashicorp/google", "hashicorp/google-beta")) {
+      assertTrue(ProviderVersionCheck.CHECKED_MAJORS.get(provider).contains(7),
+          () -> provider + " 7 is checked here, so its range may admit it: "
+              + ProviderVersionCheck.CHECKED_MAJORS.entrySet().stream().map(Object::toString)
+                  .collect(Collectors.joining(", ")));
+    }
   }
 }
