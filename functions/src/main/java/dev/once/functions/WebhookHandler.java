@@ -51,13 +51,13 @@ final class WebhookHandler {
 
   private final String function;
   private final WebhookSignatures signatures;
-  private final CompletionFlow flow;
+  private final CompletedJobs completed;
   private final CompletionHandoff handoff;
 
-  WebhookHandler(String function, WebhookSignatures signatures, CompletionFlow flow, CompletionHandoff handoff) {
+  WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed, CompletionHandoff handoff) {
     this.function = function;
     this.signatures = signatures;
-    this.flow = flow;
+    this.completed = completed;
     this.handoff = handoff;
   }
 
@@ -117,7 +117,7 @@ final class WebhookHandler {
     Optional<Report> earlier;
     String messageId;
     try {
-      earlier = flow.alreadyCompleted(jobKey);
+      earlier = completed.earlier(jobKey);
       messageId = earlier.isPresent() ? null : handoff.handOff(jobKey);
     } catch (RuntimeException e) {
       log(OutcomeLabel.FAILED, jobKey.value(), started, Map.of("error", String.valueOf(e)));

@@ -183,6 +183,15 @@ final class Wiring {
         resultPublication(clients));
   }
 
+  /**
+   * The webhook, wired with what its handler uses and nothing more: its signatures, one ledger read per delivery and
+   * the hand-off. No Gemini key, no results topic: the public function holds nothing a parser bug could spend.
+   */
+  static WebhookHandler webhookHandler(String name, Clients clients) {
+    return new WebhookHandler(name, webhookSignatures(clients), new CompletedJobs(clients.once),
+        completionHandoff(clients));
+  }
+
   /** The webhook's hand-off of finished jobs to BatchCompleted, its topic resolved now. */
   static CompletionHandoff completionHandoff(Clients clients) {
     checkLedger(clients.settings);

@@ -69,7 +69,7 @@ class WiringTest {
     assertInvalid("ONCE_LEASE_SECONDS", "ten", DocumentUploaded::new);
     assertInvalid("GEMINI_PRICES", "flash=cheap", DocumentUploaded::new);
     assertInvalid("GEMINI_TIMEOUT_SECONDS", "0", GeminiReconciler::new);
-    assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
+    assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", BatchCompleted::new);
     assertInvalid("BATCH_COMPLETIONS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
     assertInvalid("NOTIFY_URL", "ftp://example.com/x", MessageDelivered::new);
     assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
@@ -132,6 +132,23 @@ class WiringTest {
     MissingSetting e = assertThrows(MissingSetting.class, () -> new GeminiWebhook(clients(neither)));
     assertTrue(e.getMessage().contains("GEMINI_WEBHOOK_URL") && e.getMessage().contains("GEMINI_WEBHOOK_SECRET"),
         e.getMessage());
+  }
+
+  /**
+   * The public function holds no Gemini key: it starts without GEMINI_API_KEY and the results topic (the other
+   * functions fail without them), and an invalid Gemini setting does not stop it, since it reads none.
+   */
+  @Test
+  void theWebhook_startsWithoutAGeminiKeyOrTheResultsTopic() {
+    Map<String, String> env = deployed();
+    env.remove("GEMINI_API_KEY");
+    env.remove("RESULTS_TOPIC");
+    env.put("GEMINI_TIMEOUT_SECONDS", "0");
+    env.put("GEMINI_PRICES", "flash=cheap");
+    Clients clients = clients(env);
+    new GeminiWebhook(clients);
+    assertFalse(clients.gemini.isBuilt() || clients.prices.isBuilt());
+    assertThrows(MissingSetting.class, () -> new BatchCompleted(clients(env)));
   }
 
   @Test

@@ -198,6 +198,11 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
+  /** What one function was started with: the stack's environment less what Terraform withholds from it. */
+  Map<String, String> environment(String function) {
+    return stack.environment(Part.function(function));
+  }
+
   Map<String, String> environment() {
     return stack.environment();
   }

@@ -201,6 +201,10 @@ public final class LocalStack implements AutoCloseable {
     }
   }
 
+  /** The variables the webhook is deployed without (terraform/functions.tf). */
+  public static final java.util.Set<String> WITHHELD_FROM_THE_WEBHOOK =
+      java.util.Set.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC");
+
   private final Builder plan;
   private final Map<String, String> environment;
   private final ExecutorService starter = Executors.newCachedThreadPool(r -> {
@@ -312,7 +316,7 @@ public final class LocalStack implements AutoCloseable {
   private void startFunction(Part function) {
     List<String> flags = new ArrayList<>(Jvm.quick("-Xmx512m"));
     flags.addAll(extraJvm.getOrDefault(function, List.of()));
-    Map<String, String> env = new LinkedHashMap<>(environment);
+    Map<String, String> env = environment(function);
     env.putAll(extraEnv.getOrDefault(function, Map.of()));
     FunctionProcess process = FunctionProcess.start(jars().launch(flags), function.target(),
         plan.ports.of(function), env, plan.logDir.resolve(function.fileName() + ".log"));
@@ -335,7 +339,7 @@ public final class LocalStack implements AutoCloseable {
    */
   public FunctionProcess startInstance(Part function, List<String> jvmFlags, String logName) {
     FunctionProcess process = FunctionProcess.start(jars().launch(jvmFlags), function.target(), FreePort.pick(),
-        environment(), plan.logDir.resolve(logName));
+        environment(function), plan.logDir.resolve(logName));
     processes.add(process.process());
     instances.add(process);
     return process;
@@ -423,6 +427,18 @@ public final class LocalStack implements AutoCloseable {
   /** Every function's environment now (a test starts a sibling process with it). */
   public Map<String, String> environment() {
     return new LinkedHashMap<>(environment);
+  }
+
+  /**
+   * What {@code function} is started with: the stack's environment less what Terraform withholds from it. The public
+   * webhook gets no Gemini key, no Gemini server and no results topic, as deployed (it reads a record and publishes).
+   */
+  public Map<String, String> environment(Part function) {
+    Map<String, String> env = environment();
+    if (function == Part.GEMINI_WEBHOOK) {
+      env.keySet().removeAll(WITHHELD_FROM_THE_WEBHOOK);
+    }
+    return env;
   }
 
   public String project() {
