@@ -13,9 +13,12 @@ import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.Lazy;
 import dev.once.internal.config.MissingSetting;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.pipeline.HttpsOnly;
+import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.ResultSignature;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.DateTimeException;
@@ -171,8 +174,9 @@ final class Wiring {
     checkLedger(settings);
     URI endpoint = httpUrl(settings, PipelineSetting.NOTIFY_URL);
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
+    NotificationSigner signer = NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
-    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout)), clients.publisher,
+    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout, signer)), clients.publisher,
         () -> deadLetterTopic);
   }
 
@@ -258,9 +262,9 @@ final class Wiring {
     } catch (IllegalArgumentException e) {
       endpoint = null;
     }
-    if (endpoint == null || endpoint.getHost() == null
-        || !"https".equals(endpoint.getScheme()) && !"http".equals(endpoint.getScheme())) {
-      throw new InvalidSetting(setting, "is not an http(s) URL with a host: \"" + url + "\"");
+    if (!HttpsOnly.allows(endpoint)) {
+      throw new InvalidSetting(setting, "is not an https URL with a host (http only to this machine: localhost,"
+          + " 127.0.0.0/8, [::1]): \"" + url + "\"");
     }
     return endpoint;
   }
@@ -268,7 +272,12 @@ final class Wiring {
   /** The results topic, resolved now: publishing needs it on every path. */
   private static ResultPublication resultPublication(Clients clients) {
     String topic = clients.topic(PipelineSetting.RESULTS_TOPIC);
-    return new ResultPublication(clients.once, clients.publisher, () -> topic);
+    return new ResultPublication(clients.once, clients.publisher, () -> topic, resultSignature(clients));
+  }
+
+  /** RESULTS_SIGNING_KEY: what signs every published result, and what MessageDelivered checks. */
+  static ResultSignature resultSignature(Clients clients) {
+    return ResultSignature.fromKeys(clients.settings.required(PipelineSetting.RESULTS_SIGNING_KEY));
   }
 
   private static void checkLedger(Settings settings) {

@@ -198,6 +198,21 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
+  /**
+   * A Pub/Sub message (Google's JSON shape) with the two attributes the pipeline adds to each result it publishes:
+   * its key and its signature with the stack's RESULTS_SIGNING_KEY. MessageDelivered notifies no other.
+   */
+  com.fasterxml.jackson.databind.node.ObjectNode signedAsResult(JsonNode message, String key) {
+    com.fasterxml.jackson.databind.node.ObjectNode copy = message.deepCopy();
+    byte[] data = java.util.Base64.getDecoder().decode(copy.path("data").asText(""));
+    com.fasterxml.jackson.databind.node.ObjectNode attributes = copy.path("attributes").isObject()
+        ? (com.fasterxml.jackson.databind.node.ObjectNode) copy.get("attributes") : copy.putObject("attributes");
+    attributes.put(dev.once.key.PubSubMessageKeys.ATTRIBUTE, key);
+    attributes.put(dev.once.pipeline.ResultSignature.ATTRIBUTE,
+        dev.once.pipeline.ResultSignature.fromKeys(stack.resultsKey()).sign(key, data));
+    return copy;
+  }
+
   /** What one function was started with: the stack's environment less what Terraform withholds from it. */
   Map<String, String> environment(String function) {
     return stack.environment(Part.function(function));
