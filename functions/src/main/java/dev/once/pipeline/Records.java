@@ -30,6 +30,8 @@ public final class Records {
   public static final String QUEUED = "queued";
   /** Batch mode: assigned to a gathering ({@code batch}: its id), whose job is being submitted. */
   public static final String GATHERED = "gathered";
+  /** The same bytes as an earlier document ({@code duplicateOf}: its key): not analysed again, not billed. */
+  public static final String DUPLICATE = "duplicate";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
 
@@ -94,6 +96,18 @@ public final class Records {
     if (!reservation.none()) {
       fields.put("reservation", reservation.toMap());
     }
+    return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A document whose bytes an earlier one had ({@code original}): it points at that analysis, and nothing is billed.
+   * Replaces whatever was there (a deferral at most: it is written in the commit that completes the document's claim).
+   */
+  public SideWrites duplicate(IdempotencyKey documentKey, DocumentSource source, IdempotencyKey original) {
+    Map<String, Object> fields = base(documentKey, DUPLICATE);
+    fields.put("duplicateOf", original.value());
+    fields.put("duplicateOfAnalysisId", original.documentId());
+    fields.put("source", source.toMap());
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
   }
 

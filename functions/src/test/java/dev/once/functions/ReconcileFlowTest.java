@@ -287,7 +287,9 @@ class ReconcileFlowTest {
   private static ReconcileFlow resumingReconciler(MessagePublisher publisher, InstantSource clock) throws Exception {
     ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS);
     DocumentReader inbox = mock(DocumentReader.class);
-    when(inbox.read(any(), any(Long.class))).thenReturn("%PDF-1.4 lost".getBytes(StandardCharsets.US_ASCII));
+    // Bytes of their own at each read: documents of other tests in this emulator are not copies of these.
+    when(inbox.read(any(), any(Long.class))).thenAnswer(read -> ("%PDF-1.4 lost " + java.util.UUID.randomUUID())
+        .getBytes(StandardCharsets.US_ASCII));
     BatchSubmitter submitter = new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records,
         () -> inbox, clients.batchJobs, publication,
         new BatchSubmitter.Limits(100, 1 << 20, Duration.ZERO, 90, Duration.ofSeconds(10), 1 << 20), clock);

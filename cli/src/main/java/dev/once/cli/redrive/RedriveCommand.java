@@ -69,7 +69,7 @@ import picocli.CommandLine.ParentCommand;
         "64:usage error"})
 public final class RedriveCommand implements Callable<Integer> {
   /** Analysis statuses after which nothing is left to do for the document. */
-  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED);
+  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED, Records.DUPLICATE);
 
   @ParentCommand
   private Once once;
