@@ -77,7 +77,7 @@ final class CompletionFlow {
 
   /** The report of a job completed before, from one read, or empty when it must still be completed. */
   Optional<Report> alreadyCompleted(IdempotencyKey jobKey) {
-    return new CompletedJobs(once).earlier(jobKey);
+    return once.peek(jobKey, Effects.PUBLISH).map(done -> Report.of(jobKey, Effects.PUBLISH, done));
   }
 
   /** The job's completion record as it stands (one read): whether it was begun, and is held now. */

@@ -43,7 +43,8 @@ class BatchWebhookHandlerTest {
   private static final String SUCCEEDED = "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/job-1\"}}";
   private final CompletedJobs completion = mock(CompletedJobs.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
-  private final WebhookHandler handler = new WebhookHandler("GeminiWebhook", mock(WebhookSignatures.class), completion,
+  private final WebhookSignatures signatures = mock(WebhookSignatures.class);
+  private final WebhookHandler handler = new WebhookHandler("GeminiWebhook", signatures, completion,
       new CompletionHandoff(() -> publisher, () -> TOPIC));
 
   /**
@@ -63,6 +64,35 @@ class BatchWebhookHandlerTest {
     assertEquals(JOB.value(), answer.body().path("key").asText());
     verify(publisher, times(1)).publish(TOPIC, "{\"job\":\"batches/job-1\"}".getBytes(StandardCharsets.UTF_8),
         Map.of(PubSubMessageKeys.ATTRIBUTE, JOB.value()));
+  }
+
+  {
+    try {
+      when(signatures.verify(any(), any())).thenReturn(true); // bound to this webhook, unless a test says otherwise
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A v1a signature names no endpoint: a delivery Google signed for another customer's webhook, replayed here, would
+   * verify. It is handed off only for a job a document of this pipeline waits for; any other is ignored (200).
+   */
+  @Test
+  void aDeliveryBoundToNoEndpoint_isHandedOffOnlyForAJobOfThisPipeline() throws Exception {
+    when(signatures.verify(any(), any())).thenReturn(false);
+    when(completion.earlier(JOB)).thenReturn(Optional.empty());
+    when(publisher.publish(any(), any(), any())).thenReturn("m-1");
+
+    when(completion.submittedHere(JOB)).thenReturn(false);
+    Answer foreign = deliver(SUCCEEDED);
+    assertEquals(200, foreign.code());
+    assertEquals("ignored", foreign.body().path("status").asText());
+    verifyNoInteractions(publisher);
+
+    when(completion.submittedHere(JOB)).thenReturn(true);
+    assertEquals("queued", deliver(SUCCEEDED).body().path("status").asText());
+    verify(publisher, times(1)).publish(any(), any(), any());
   }
 
   /** A redelivery after the job was completed costs one read and no message. */
