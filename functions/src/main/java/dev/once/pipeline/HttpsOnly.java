@@ -23,10 +23,11 @@ public final class HttpsOnly {
       return false;
     }
     String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase(Locale.ROOT);
-    return scheme.equals("https") || scheme.equals("http") && loopback(url.getHost());
+    return scheme.equals("https") || scheme.equals("http") && isLoopback(url.getHost());
   }
 
-  static boolean loopback(String host) {
+  /** localhost, or a literal loopback address (127.0.0.0/8, ::1); a name is never resolved. */
+  public static boolean isLoopback(String host) {
     String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     if (bare.equalsIgnoreCase("localhost")) {
       return true;
