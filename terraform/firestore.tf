@@ -180,6 +180,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "reservation",
     "queuedAt",
     "size",
+    "duplicateOf",
+    "duplicateOfAnalysisId",
   ])
 
   project    = var.project_id
