@@ -105,6 +105,8 @@ final class PipelineStack implements AutoCloseable {
   final Firestore db;
   final Storage gcs;
   final PubSubAdmin pubsub;
+  /** NOTIFY_SIGNING_SECRET: what the receiver of the notifications verifies them with. */
+  final String notifySecret;
   final String resultsTopic;
   final String deadLetterTopic;
   final String resultsTap;
@@ -129,6 +131,7 @@ final class PipelineStack implements AutoCloseable {
     this.resultsTap = stack.resultsTap();
     this.deadLetterTap = stack.deadLetterHold();
     this.webhookSecret = stack.webhookSecret();
+    this.notifySecret = stack.notifySecret();
     this.db = FirestoreClients.forEmulator(stack.project(), stack.firestore().hostPort());
     this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(stack.project())
         .setCredentials(NoCredentials.getInstance()).build().getService();
