@@ -76,6 +76,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       ANALYSIS_MODE          = var.analysis_mode
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
@@ -335,6 +336,7 @@ resource "google_cloudfunctions2_function" "batch_completed" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
@@ -421,6 +423,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices

@@ -297,6 +297,17 @@ variable "results_signing_key_version" {
   }
 }
 
+variable "records_retention_days" {
+  description = "RECORDS_RETENTION_DAYS: how long the analyses and billing documents (invoice data) are kept after their last write, in days: a Firestore TTL on their expireAt. Null (the default): kept until deleted; invoices often must be kept for years."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.records_retention_days == null || try(var.records_retention_days == floor(var.records_retention_days) && var.records_retention_days >= 30 && var.records_retention_days <= 36500, false)
+    error_message = "records_retention_days must be a whole number of days from 30 to 36500, or null to keep the records."
+  }
+}
+
 variable "inbox_retention_days" {
   description = "How long an uploaded document (every generation) is kept in the inbox, in days: a lifecycle rule deletes older ones. Null (the default): kept."
   type        = number

@@ -41,7 +41,9 @@ public final class Needs {
       PipelineSetting.GEMINI_MODEL, PipelineSetting.GEMINI_TIMEOUT_SECONDS, PipelineSetting.GEMINI_PRICES,
       // batch jobs are made and read with the webhook's URL and the inline limit (Clients.batchJobs)
       PipelineSetting.GEMINI_WEBHOOK_URL, PipelineSetting.BATCH_INLINE_MAX_BYTES);
-  private static final List<Setting> RESULTS = List.of(PipelineSetting.RESULTS_TOPIC, PipelineSetting.RESULTS_SIGNING_KEY);
+  /** Those that publish results also write the analyses and bills (their retention). */
+  private static final List<Setting> RESULTS = List.of(PipelineSetting.RESULTS_TOPIC, PipelineSetting.RESULTS_SIGNING_KEY,
+      PipelineSetting.RECORDS_RETENTION_DAYS);
   private static final List<Setting> ANALYSIS = List.of(PipelineSetting.STORAGE_EMULATOR_HOST,
       PipelineSetting.GEMINI_DAILY_BUDGET_USD, PipelineSetting.MAX_DOCUMENT_BYTES, PipelineSetting.ANALYSIS_MODE,
       PipelineSetting.BATCH_MAX_DOCUMENTS, PipelineSetting.BATCH_MAX_BYTES, PipelineSetting.BATCH_MAX_WAIT_SECONDS,

@@ -284,11 +284,29 @@ final class Wiring {
     LedgerConfig.fromSettings(settings);
   }
 
-  /** The Gemini client's settings and the price table, parsed now; the client is built on first use. */
+  /** The Gemini client's settings, the price table and the records' retention, parsed now; the client on first use. */
   private static void checkGemini(Clients clients) {
     clients.settings.required(PipelineSetting.GEMINI_API_KEY);
     clients.settings.required(PipelineSetting.GEMINI_MODEL);
     clients.settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
     clients.records.get();
+  }
+
+  /** RECORDS_RETENTION_DAYS: unset, the analyses and bills are kept; else at least 30 days. */
+  static Optional<Duration> recordsRetention(Settings settings) {
+    Optional<String> days = settings.optional(PipelineSetting.RECORDS_RETENTION_DAYS);
+    if (days.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      long parsed = Long.parseLong(days.get());
+      if (parsed >= 30 && parsed <= 36_500) {
+        return Optional.of(Duration.ofDays(parsed));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidSetting(PipelineSetting.RECORDS_RETENTION_DAYS, "must be a whole number of days from 30 to 36500,"
+        + " or blank to keep the records, got \"" + days.get() + "\"");
   }
 }

@@ -83,6 +83,7 @@ class WiringTest {
     assertInvalid("GEMINI_WEBHOOK_JWKS_URL", "http://keys.example.com/jwks.json", GeminiWebhook::new);
     assertInvalid("NOTIFY_SIGNING_SECRET", "not-a-secret", MessageDelivered::new);
     assertInvalid("RESULTS_SIGNING_KEY", "whsec_c2hvcnQ=", DocumentUploaded::new);
+    assertInvalid("RECORDS_RETENTION_DAYS", "7", BatchCompleted::new);
     assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
     assertInvalid("GEMINI_WEBHOOK_SECRET", "not-a-secret", GeminiWebhook::new);
     assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", GeminiWebhook::new);
