@@ -104,7 +104,7 @@ class SyncPipelineIT {
     String first = PipelineStack.key(stack.upload("invoices/same.pdf", invoice, "application/pdf"));
     Await.until(DEADLINE, () -> stack.notifiedWith(first).size() == 1, "the first upload notified");
     List<String> copies = List.of(
-        PipelineStack.key(stack.upload("invoices/same (1).pdf", invoice, "application/pdf")),
+        PipelineStack.key(stack.upload("invoices/same-copy.pdf", invoice, "application/pdf")),
         PipelineStack.key(stack.upload("invoices/same.pdf", invoice, "application/pdf")));
     assertTrue(!copies.contains(first) && !copies.get(0).equals(copies.get(1)), copies.toString());
     Await.until(DEADLINE, () -> copies.stream().allMatch(k -> stack.notifiedWith(k).size() == 1) && stack.relayIdle(),
