@@ -22,6 +22,7 @@ class TerraformTreeTest {
   @Test
   void theEnvironment_isExactlyWhatTheCodeReads() {
     assertClean(EnvironmentCheck.forCode().findings(Trees.real()));
+    assertClean(PrivilegeCheck.forCode().findings(Trees.real()));
   }
 
   @Test
