@@ -4,14 +4,26 @@ import dev.once.entry.StorageObject;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The stored object a document event names, as its notification describes it. */
-public record DocumentSource(
-    String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+/**
+ * The stored object a document event names, as its notification describes it. {@code reanalyse}: the uploader asked
+ * for this generation to be analysed even if the same bytes were before (object metadata {@value #REANALYSE}).
+ */
+public record DocumentSource(String bucket, String name, long generation, String contentType, long size,
+    String md5Hash, String crc32c, boolean reanalyse) {
+  /** The custom metadata key that asks for a deliberate re-analysis of the same bytes ({@code true}). */
+  public static final String REANALYSE = "once-reanalyse";
 
-  /** The object an upload event named. */
+  /** A generation analysed once per content, as uploads are unless they ask otherwise. */
+  public DocumentSource(
+      String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+    this(bucket, name, generation, contentType, size, md5Hash, crc32c, false);
+  }
+
+  /** The object an upload event named; its metadata {@value #REANALYSE} {@code true} asks for a re-analysis. */
   public static DocumentSource of(StorageObject object) {
     return new DocumentSource(object.bucket(), object.name(), object.generation(), object.contentType(),
-        object.size(), object.md5Hash(), object.crc32c());
+        object.size(), object.md5Hash(), object.crc32c(),
+        "true".equalsIgnoreCase(object.metadata().getOrDefault(REANALYSE, "").strip()));
   }
 
   public Map<String, Object> toMap() {

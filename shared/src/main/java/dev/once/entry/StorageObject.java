@@ -9,6 +9,7 @@ import dev.once.internal.entry.StorageNames;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import io.cloudevents.CloudEvent;
+import java.util.Map;
 
 /**
  * The object a Cloud Storage "object finalized" CloudEvent names, as Eventarc delivers it: the object resource as
@@ -19,12 +20,17 @@ import io.cloudevents.CloudEvent;
  * @param size the object's size in bytes, as the event says (0 when absent)
  * @param md5Hash the base64 MD5 the event carries, or empty
  * @param crc32c the base64 CRC32C the event carries, or empty
+ * @param metadata the object's custom metadata (empty when it has none)
  */
 public record StorageObject(String bucket, String name, long generation, String contentType, long size,
-    String md5Hash, String crc32c) {
+    String md5Hash, String crc32c, Map<String, String> metadata) {
   /** The CloudEvent type of a finalized (written) object. */
   public static final String FINALIZED = "google.cloud.storage.object.v1.finalized";
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
+
+  public StorageObject {
+    metadata = Map.copyOf(metadata);
+  }
 
   /** The object the event names, or why no delivery of it can be processed. */
   public static StorageObject from(CloudEvent event) throws MalformedEvent {
@@ -51,7 +57,7 @@ public record StorageObject(String bucket, String name, long generation, String 
       throw new MalformedEvent("event " + event.getId() + ": " + refusal);
     }
     return new StorageObject(data.getBucket(), data.getName(), data.getGeneration(), data.getContentType(),
-        data.getSize(), data.getMd5Hash(), data.getCrc32C());
+        data.getSize(), data.getMd5Hash(), data.getCrc32C(), data.getMetadataMap());
   }
 
   /**

@@ -63,7 +63,8 @@ public final class IdempotentPost {
   /** Headers computed for each request (a signature over its body and time, say), beside the Idempotency-Key. */
   @FunctionalInterface
   public interface Headers {
-    Map<String, String> of(String idempotencyKey, byte[] body);
+    /** The headers of one try of the POST of {@code key} carrying {@code body}. */
+    Map<String, String> of(IdempotencyKey key, byte[] body);
   }
 
   /**
@@ -189,7 +190,7 @@ public final class IdempotentPost {
         .header("Content-Type", contentType)
         .header(IdempotentHttp.KEY_HEADER, idempotencyKey)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-    headers.of(idempotencyKey, body).forEach(request::header);
+    headers.of(key, body).forEach(request::header);
     long deadline = System.nanoTime() + timeout.toNanos();
     // The request timeout ends when the headers arrive; the deadline below also bounds reading the body, which a
     // slow or hostile endpoint could otherwise trickle past the function's timeout and the claim's lease.

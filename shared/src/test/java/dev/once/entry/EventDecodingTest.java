@@ -35,7 +35,8 @@ class EventDecodingTest {
         {"bucket":"inbox","name":"a/b.pdf","generation":"1700000000000001","metageneration":"1",
          "contentType":"application/pdf","size":"1234","md5Hash":"bWQ1","crc32c":"AAAAAA==","timeCreated":"2026-11-30T00:00:00Z",
          "somethingNew":{"x":1}}"""));
-    assertEquals(new StorageObject("inbox", "a/b.pdf", 1700000000000001L, "application/pdf", 1234, "bWQ1", "AAAAAA=="),
+    assertEquals(new StorageObject("inbox", "a/b.pdf", 1700000000000001L, "application/pdf", 1234, "bWQ1", "AAAAAA==",
+        Map.of()),
         document);
     assertEquals("gcs:inbox/a/b.pdf#1700000000000001", document.key().value());
   }
@@ -55,7 +56,8 @@ class EventDecodingTest {
          "contentLanguage":"en","cacheControl":"no-cache","contentDisposition":"inline","contentEncoding":"identity",
          "owner":{"entity":"user-x"},"acl":[],"timeCreated":"2026-11-30T00:00:00.000Z","updated":"2026-11-30T00:00:00.000Z"}"""
         .formatted(generation)));
-    assertEquals(new StorageObject("inbox", "a.pdf", 1700000000000001L, "application/pdf", 12, "bWQ1", "AAAAAA=="),
+    assertEquals(new StorageObject("inbox", "a.pdf", 1700000000000001L, "application/pdf", 12, "bWQ1", "AAAAAA==",
+        Map.of("k", "v")),
         document);
   }
 

@@ -116,11 +116,11 @@ class IdempotentPostTest {
   @Test
   void headersComputedPerRequest_areSentBesideTheKey() {
     IdempotentPost signed = post.withHeaders((key, sent) -> Map.of("webhook-signature", "v1," + Sha256.hex(sent),
-        "webhook-id", key));
+        "webhook-id", key.documentId()));
     post(signed);
     Receiver.Received received = endpoint.received().get(0);
     assertEquals("v1," + Sha256.hex(body), received.header("webhook-signature"));
-    assertEquals("gcs:b/a.pdf#1", received.header("webhook-id"));
+    assertEquals(KEY.documentId(), received.header("webhook-id"));
   }
 
   @Test
