@@ -16,12 +16,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * This project is the library's first user (DESIGN decision 20): functions/, cli/, bench/, run/ and example/ (main and
- * test sources) use its public API only, and name nothing under {@code dev.once.internal} — not in an import, not
- * fully qualified in code. What they need becomes public, for every user.
+ * test sources), and the test kit testing/, use its public API only, and name nothing under {@code dev.once.internal}
+ * — not in an import, not fully qualified in code. What they need becomes public, for every user.
  */
 class InternalImportsTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-  static final List<String> USERS = List.of("functions", "cli", "bench", "run", "example");
+  static final List<String> USERS = List.of("functions", "cli", "bench", "run", "example", "testing");
   private static final Pattern INTERNAL = Pattern.compile("\\bdev\\.once\\.internal\\b[\\w.]*");
   /** Spelt in two parts, so this file names nothing internal itself. */
   private static final String INTERNAL_PACKAGE = "dev.once." + "internal";

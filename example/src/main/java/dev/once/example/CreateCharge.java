@@ -11,10 +11,7 @@ import dev.once.http.IdempotentPost.Response;
 import java.io.IOException;
 import java.util.Map;
 
-/**
- * POST {"amount": 1200, "currency": "eur"} with an Idempotency-Key: paid once through PAYMENTS_URL, one document in
- * {@code charges}, 201 with the charge (or 402 if the payment was declined), however often the client retries.
- */
+/** A charge, POSTed as {"amount": 1200, "currency": "eur"}: paid once per Idempotency-Key, however often it is sent. */
 public final class CreateCharge implements HttpFunction {
   private final IdempotentHttp<Charge> guard;
 
@@ -29,12 +26,10 @@ public final class CreateCharge implements HttpFunction {
         charge -> charge.amount() > 0 && String.valueOf(charge.currency()).matches("[a-z]{3}"),
         "send {\"amount\": a positive number of cents, \"currency\": \"eur\"}"), (charge, attempt) -> {
           Response paid = payments.postJson(attempt, charge); // with this request's key, on every try: paid once
-          if (!paid.ok()) {
-            return Answer.json(402, Map.of("status", "declined", "paymentStatus", paid.status())); // kept, replayed
-          }
           String id = attempt.key().documentId(); // the same on every try of this key
           Map<String, Object> charged = Map.of("id", id, "amount", charge.amount(), "currency", charge.currency());
-          return Answer.json(201, charged).committing(writes -> writes.set("charges", id, charged));
+          return paid.ok() ? Answer.json(201, charged).committing(writes -> writes.set("charges", id, charged))
+              : Answer.json(402, Map.of("status", "declined", "paymentStatus", paid.status())); // kept, replayed
         });
   }
 
