@@ -249,7 +249,7 @@ final class DocumentFlow {
     call.details.put(EventCounts.DOCUMENTS, 1L);
     call.details.put(EventCounts.GIVEN_UP, analysis.succeeded() ? 0L : 1L);
     return Completion.of(ResultMessage.analysed(key, document, analysis, null),
-        records.get().analysed(key, document, analysis, null).and(reservation.settle(cost)));
+        records.get().analysed(key, document, analysis, null, attempt.generation()).and(reservation.settle(cost)));
   }
 
   /**

@@ -32,6 +32,8 @@ public final class Records {
   public static final String GATHERED = "gathered";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
+  /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
+  public static final String RERUN = "rerun";
 
   private final PriceTable prices;
 
@@ -117,6 +119,16 @@ public final class Records {
 
   /** Gemini answered: the analysis (analysed, or failed when the answer held no invoice) and its bill. */
   public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job) {
+    return analysed(documentKey, source, analysis, job, 1);
+  }
+
+  /**
+   * The same for run {@code run} of the analysis: a run after the first (an operator invalidated the earlier ones on
+   * purpose) is billed in a bill of its own, {@code billing/{id of KEY/rerun-N}} with the document's {@code key} and
+   * {@code rerun}, so every run's bill is kept; the analysis says which run it is.
+   */
+  public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job,
+      int run) {
     boolean batch = job != null;
     Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
     fields.put("mode", batch ? "batch" : "sync");
@@ -130,6 +142,9 @@ public final class Records {
     if (batch) {
       fields.put("job", job);
     }
+    if (run > 1) {
+      fields.put(RERUN, (long) run);
+    }
     Map<String, Object> bill = new LinkedHashMap<>();
     bill.put("key", documentKey.value());
     bill.put("model", analysis.model());
@@ -139,9 +154,12 @@ public final class Records {
     bill.put("priced", cost.isPresent());
     bill.put("batch", batch);
     bill.put("billedAt", DocumentWrites.serverTime());
+    if (run > 1) {
+      bill.put(RERUN, (long) run);
+    }
     return writes -> {
       writes.merge(ANALYSES, documentKey.documentId(), fields);
-      writes.set(BILLING, documentKey.documentId(), bill);
+      writes.set(BILLING, documentKey.rerun(run).documentId(), bill);
     };
   }
 

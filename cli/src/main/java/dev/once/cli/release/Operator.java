@@ -18,17 +18,17 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Who is acting, for the record of a release: against a deployed project the account of the application default
+ * Who is acting, for the record of a release or an invalidation: against a deployed project the account of the application default
  * credentials (a service account's email, or a user's, which Google's token info endpoint tells from the access
  * token); otherwise, or when that cannot be told, the local user at this host.
  */
-final class Operator {
+public final class Operator {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final String TOKEN_INFO = "https://oauth2.googleapis.com/tokeninfo?access_token=";
 
   private Operator() {}
 
-  static String name(Context context) {
+  public static String name(Context context) {
     if (context.deployed()) {
       Optional<String> account = adcAccount();
       if (account.isPresent()) {

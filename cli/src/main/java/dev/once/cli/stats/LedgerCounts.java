@@ -81,6 +81,10 @@ final class LedgerCounts {
     if (Fields.deferral(error)) {
       return null; // counted once, by its deferred analysis (withDeferred)
     }
+    if (error == null && doc.get(LedgerStateMachine.HISTORY) instanceof java.util.List<?> history && !history.isEmpty()
+        && !(doc.get(LedgerStateMachine.CALLS) instanceof java.util.List<?> calls && !calls.isEmpty())) {
+      return "invalidated"; // an operator's re-run to come: neither failed nor a duplicate
+    }
     return error != null ? OutcomeLabel.FAILED.label() : "abandoned";
   }
 

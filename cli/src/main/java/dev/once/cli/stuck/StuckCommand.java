@@ -273,6 +273,11 @@ public final class StuckCommand implements Callable<Integer> {
     if (r.released() != null) {
       line.append(", released by ").append(r.released().by());
     }
+    if (r.awaitingRerun()) {
+      LedgerRecord.Invalidated last = r.history().get(r.history().size() - 1);
+      line.append(", run ").append(r.generation()).append(" to come: invalidated by ").append(last.by())
+          .append(": ").append(Values.text(last.reason()));
+    }
     if (r.error() != null) {
       line.append(", last error: ").append(Values.text(r.error()));
     }
