@@ -11,6 +11,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.cli.release.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.firestore.FirestoreClients;
 import dev.once.internal.ledger.LedgerConfig;
@@ -137,7 +138,7 @@ class OperatorEndToEndTest {
   void reDrivingTheDoneDocument_repeatsNothing() throws Exception {
     Evidence before = evidence();
 
-    OnceRunner.Result result = once("redrive", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
+    OnceRunner.Result result = once("--yes", "redrive", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
         + invoice.getGeneration());
 
     assertEquals(Exit.OK, result.status(), result.all());
@@ -164,13 +165,13 @@ class OperatorEndToEndTest {
           resource.getBytes(StandardCharsets.UTF_8), attributes);
     }
 
-    OnceRunner.Result result = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+    OnceRunner.Result result = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertTrue(result.out().contains("POSTed to " + ports.url(Part.DOCUMENT_UPLOADED) + "/, answered 200"), result.all());
     assertTrue(result.out().contains("acknowledged"), result.all());
     before.assertUnchanged(evidence());
-    OnceRunner.Result empty = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+    OnceRunner.Result empty = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
     assertEquals(Exit.NOTHING, empty.status(), "acknowledged once re-driven:\n" + empty.all());
   }
 
@@ -237,8 +238,8 @@ class OperatorEndToEndTest {
     pubsub.pull(Topology.subscription(RunConfig.PROJECT, Topology.RESULTS_TAP)); // what came before
     long notifiedBefore = notifications(key.value());
 
-    OnceRunner.Result invalidated = once("invalidate", document, Effects.ANALYSE, "--reason", "prompt fixed: VAT",
-        "--by", "alice@example.com");
+    OnceRunner.Result invalidated = once("--yes", "invalidate", document, Effects.ANALYSE, "--reason",
+        "prompt fixed: VAT");
 
     assertEquals(Exit.OK, invalidated.status(), invalidated.all());
     assertTrue(invalidated.out().contains("analyse: run 1 (DONE, 1 attempt) kept in its history; run 2 waits"),
@@ -246,12 +247,12 @@ class OperatorEndToEndTest {
     assertTrue(invalidated.out().contains("publish: run 1 (DONE, 1 attempt) kept in its history"), invalidated.all());
     assertTrue(invalidated.out().contains("carries the key " + rerun), invalidated.all());
     OnceRunner.Result stuck = once("stuck");
-    assertTrue(stuck.out().contains("run 2 to come: invalidated by alice@example.com: prompt fixed: VAT"), stuck.all());
+    assertTrue(stuck.out().contains("run 2 to come: invalidated by " + Operator.localUser() + ": prompt fixed: VAT"), stuck.all());
 
     // The instance that analysed the document knows it finished (its cache, 10 minutes): the platform's next
     // instance is a new one, as after a scale-down.
     stack.restartWith(Part.DOCUMENT_UPLOADED, List.of());
-    OnceRunner.Result redriven = once("redrive", document);
+    OnceRunner.Result redriven = once("--yes", "redrive", document);
     assertEquals(Exit.OK, redriven.status(), redriven.all());
     Await.until(SETTLED, () -> ledger.lookup(rerun, Effects.NOTIFY).map(r -> r.state() == RecordState.DONE)
         .orElse(false), "the re-run's result notified");
@@ -275,11 +276,11 @@ class OperatorEndToEndTest {
     assertEquals(RecordState.DONE, analyse.state());
     assertEquals(2, analyse.generation());
     assertEquals(1, analyse.attempts(), "the re-run's one try");
-    assertEquals("alice@example.com", analyse.history().get(0).by());
+    assertEquals(Operator.localUser(), analyse.history().get(0).by(), "the authenticated account");
     assertEquals(2, ledger.lookup(key, Effects.PUBLISH).orElseThrow().generation());
 
     Evidence after = evidence();
-    OnceRunner.Result again = once("redrive", document);
+    OnceRunner.Result again = once("--yes", "redrive", document);
     assertEquals(Exit.OK, again.status(), again.all());
     assertEquals(calls + 1, stack.gemini().count("generateContent"), "once more, not twice");
     assertEquals(after.bills(), evidence().bills());
@@ -288,7 +289,7 @@ class OperatorEndToEndTest {
 
     OnceRunner.Result inspected = once("inspect", document);
     for (String line : List.of("analyse       DONE      attempts 1", ", run 2", "run 1 DONE after 1 attempt",
-        "invalidated by alice@example.com at", "prompt fixed: VAT", "run 2 (invalidated on purpose)",
+        "invalidated by " + Operator.localUser() + " at", "prompt fixed: VAT", "run 2 (invalidated on purpose)",
         "verdict: billed once per run (2 runs, 1 on purpose")) {
       assertTrue(inspected.out().contains(line), "'" + line + "' in\n" + inspected.all());
     }

@@ -1,6 +1,7 @@
 package dev.once.cli.invalidate;
 
 import com.google.cloud.firestore.DocumentSnapshot;
+import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
@@ -8,7 +9,6 @@ import dev.once.cli.Once;
 import dev.once.cli.Reads;
 import dev.once.cli.inspect.KeyCandidates;
 import dev.once.cli.inspect.Values;
-import dev.once.cli.release.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.internal.ledger.LedgerRecord;
 import dev.once.internal.ledger.RecordState;
@@ -74,11 +74,6 @@ public final class InvalidateCommand implements Callable<Integer> {
   @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "why, for the record")
   private String reason;
 
-  @Option(names = "--by", paramLabel = "WHO",
-      description = "who, for the record (default: the application default credentials' account against a deployed"
-          + " project, else the local user@host)")
-  private String by;
-
   @Override
   public Integer call() {
     List<String> chain = CHAINS.get(effect);
@@ -130,7 +125,12 @@ public final class InvalidateCommand implements Callable<Integer> {
           + " redrive)");
       return Exit.NOTHING;
     }
-    String who = by == null || by.isBlank() ? Operator.name(context) : by.strip();
+    // Who is recorded is who is authenticated (Change): the audit cannot be given another name.
+    String who = Change.confirm(context, "invalidate " + records.stream()
+        .filter(r -> r.state() == RecordState.DONE || r.state() == RecordState.REJECTED)
+        .map(r -> r.effect() + " (run " + r.generation() + ", " + r.state() + ")").toList()
+        + " of " + chosen + ", so that the next delivery runs " + (chain.size() > 1 ? "them" : "it") + " once more"
+        + (chain.contains(Effects.ANALYSE) ? " and bills the analysis again" : ""));
     int moved = 0;
     for (LedgerRecord record : records) {
       if (record.awaitingRerun()) {
