@@ -47,11 +47,13 @@ import picocli.CommandLine.ParentCommand;
         + " history with who, when and why; the next delivery of the event (or once redrive) runs the effect again,"
         + " counted as processed, not as a duplicate, and what it shows outside carries the key KEY/rerun-N (the"
         + " results' idempotency_key, the notification's Idempotency-Key). A re-analysis is billed again, in a bill"
-        + " of its own. Refused without a reason, for a live claim, and for batch mode's effects. Writes the ledger"
+        + " of its own. Refused without a reason, for a live claim, for batch mode's effects and for the analysis of"
+        + " a copy (same bytes as an earlier document). Asks first (--yes). Writes the ledger"
         + " (roles/datastore.user)."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:invalidated (or already, and not run again yet)", "1:nothing invalidated: no such record, a"
-        + " live claim, a run not finished, a batch-mode effect, or changed in between", "2:Firestore cannot be read"
+        + " live claim, a run not finished, a batch-mode effect, a copy's analysis, changed in between, or not"
+        + " confirmed", "2:Firestore cannot be read"
         + " or written", "64:usage error"})
 public final class InvalidateCommand implements Callable<Integer> {
   /** The effects an operator may run again, and what follows each for the same key. */
@@ -97,11 +99,9 @@ public final class InvalidateCommand implements Callable<Integer> {
     }
     IdempotencyKey chosen = found.get();
     if (effect.equals(Effects.ANALYSE) || effect.equals(Effects.PUBLISH)) {
-      Optional<String> batch = batchMode(target, chosen);
-      if (batch.isPresent()) {
-        out.println("not invalidated: " + chosen + " was analysed in batch mode (" + batch.get() + "), whose"
-            + " completion bills and publishes a job's documents together; upload the document again (a new"
-            + " generation is a new document) to analyse it again");
+      Optional<String> refused = notRerunnable(target, chosen, effect);
+      if (refused.isPresent()) {
+        out.println("not invalidated: " + refused.get());
         return Exit.NOTHING;
       }
     }
@@ -163,15 +163,29 @@ public final class InvalidateCommand implements Callable<Integer> {
     return Exit.OK;
   }
 
-  /** The document's mode when its analysis says batch: its job, or that it waits for one. */
-  private static Optional<String> batchMode(Context.Target target, IdempotencyKey documentKey) {
+  /**
+   * Why the document's analysis cannot be run again one document at a time, if it cannot: batch mode (a job's
+   * completion bills and publishes its documents together), or, for analyse, a copy of an earlier document's bytes
+   * (its re-run would find the copy again and call nothing: the first document is the one to re-analyse).
+   */
+  private static Optional<String> notRerunnable(Context.Target target, IdempotencyKey documentKey, String effect) {
     DocumentSnapshot analysis = Reads.await(target.db().collection(Records.ANALYSES).document(documentKey.documentId())
         .get(), "the analysis of " + documentKey);
-    if (!analysis.exists() || !"batch".equals(analysis.getString("mode"))) {
+    if (!analysis.exists()) {
       return Optional.empty();
     }
-    return Optional.of("status " + Values.text(analysis.get("status"))
-        + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))));
+    if ("batch".equals(analysis.getString("mode"))) {
+      return Optional.of(documentKey + " was analysed in batch mode (status " + Values.text(analysis.get("status"))
+          + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "), whose completion"
+          + " bills and publishes a job's documents together; upload the document again (a new generation is a new"
+          + " document) to analyse it again");
+    }
+    if (effect.equals(Effects.ANALYSE) && Records.DUPLICATE.equals(analysis.getString("status"))) {
+      return Optional.of(documentKey + " holds the same bytes as " + Values.text(analysis.get("duplicateOf"))
+          + ", which was the one analysed and billed: a re-run would find the copy again and call nothing."
+          + " Invalidate the analyse of " + Values.text(analysis.get("duplicateOf")) + " instead");
+    }
+    return Optional.empty();
   }
 
   private static String redrive(IdempotencyKey key) {
