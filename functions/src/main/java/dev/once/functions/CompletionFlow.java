@@ -142,6 +142,9 @@ final class CompletionFlow {
     // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
     Members members = members(name, found);
+    if (found.isPresent() && answersNotThereYet(found.get())) {
+      throw new NotFinished(name + " succeeded, but its answers are not there yet");
+    }
     String state = found.map(job -> BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN")).orElse("NOT_FOUND");
     // Deleted, or gone past Gemini's own retention: its documents get no answer from it, and go into another job.
     String ended = found.isEmpty() ? "Gemini has no batch job " + name
@@ -168,6 +171,21 @@ final class CompletionFlow {
     // The gathering the job was made for is no longer in flight: its place goes to the next job.
     return Completion.of(outcome, members.gathering() == null ? SideWrites.NONE : Gatherings.done(members.gathering()));
   }
+
+  /**
+   * A job reported succeeded whose output is not there yet: users report {@code BATCH_STATE_SUCCEEDED} before the
+   * responses file can be read (tidyverse/ellmer#926 keeps polling for it). Taken for no answers at all, it would send
+   * every document into another job, paid twice; so for an hour after it ended it is not finished yet, and then it is
+   * what it looks like.
+   */
+  private static boolean answersNotThereYet(BatchJob job) {
+    java.time.Instant ended = job.endTime().or(job::updateTime).orElse(java.time.Instant.EPOCH);
+    return BatchJobs.succeeded(job) && job.dest().isEmpty()
+        && ended.isAfter(java.time.Instant.now().minus(ANSWERS_GRACE));
+  }
+
+  /** How long a job reported succeeded without an output is waited for (see {@link #answersNotThereYet}). */
+  static final java.time.Duration ANSWERS_GRACE = java.time.Duration.ofHours(1);
 
   /**
    * A completion taken over from a holder that stopped: if a chunk it began is still held (its lease outlives the

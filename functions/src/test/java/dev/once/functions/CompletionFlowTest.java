@@ -444,4 +444,25 @@ class CompletionFlowTest {
         String.valueOf(leftToIt[0]));
     verify(batchJobs, times(1)).find(GATHERED_JOB);
   }
+
+  /**
+   * A job reported succeeded before its output can be read (tidyverse/ellmer#926): not finished yet for an hour
+   * after it ended, rather than every document run again and paid twice; past that, it is what it looks like.
+   */
+  @Test
+  void aJobReportedSucceededWithoutItsOutputYet_isNotFinished_forAnHour() {
+    BatchJob early = BatchJob.builder().name(JOB).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
+        .endTime(java.time.Instant.now().minusSeconds(5)).build();
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(early));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
+        null)));
+
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
+    verify(batchJobs, never()).results(any());
+
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
+        .endTime(java.time.Instant.now().minus(CompletionFlow.ANSWERS_GRACE).minusSeconds(60)).build()));
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+    assertEquals(Records.QUEUED, ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+  }
 }
