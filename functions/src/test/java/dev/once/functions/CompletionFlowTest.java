@@ -64,7 +64,7 @@ class CompletionFlowTest {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
-        new ResultPublication(once, () -> publisher, () -> TOPIC), MAX_ATTEMPTS);
+        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), MAX_ATTEMPTS);
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
   }
 
@@ -88,7 +88,7 @@ class CompletionFlowTest {
     assertEquals(OutcomeLabel.DUPLICATE, webhookAgain.outcome());
     verify(batchJobs, times(1)).find(JOB);
     verify(batchJobs, times(1)).results(any());
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
     assertEquals("analysed", ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
     assertEquals(true, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("batch"));
   }
@@ -159,7 +159,7 @@ class CompletionFlowTest {
     assertEquals("gave up after 3 batch jobs gave it no answer that could be matched to it: the batch job " + JOB
         + " ended JOB_STATE_EXPIRED; no answer of the job names it", analysis.get("reason"));
     assertTrue(ledger.collection(Records.BILLING).isEmpty());
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
   }
 
   @Test
@@ -265,7 +265,7 @@ class CompletionFlowTest {
     for (int i = 0; i < 250; i++) {
       IdempotencyKey key = members.get(i).documentKey();
       int expected = i >= 100 && i < 156 ? 2 : 1; // sent again: the second chunk up to its failing wave (8 at once)
-      verify(publisher, times(expected)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", key.value())));
+      verify(publisher, times(expected)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
       assertEquals("analysed", ledger.document(Records.ANALYSES, key.documentId()).orElseThrow().get("status"));
     }
     assertEquals(250, ledger.collection(Records.BILLING).size(), "each billed once");
@@ -318,7 +318,7 @@ class CompletionFlowTest {
     assertEquals(member.source().name(), ((Map<String, Object>) analysis.get("invoice")).get("invoiceNumber"),
         "its own answer");
     assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isPresent());
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", member.documentKey().value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
   }
 
   /**
@@ -364,7 +364,7 @@ class CompletionFlowTest {
       assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
       assertEquals("the answer filed under its key names another document's reference", analysis.get("reason"));
       assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isEmpty());
-      verify(publisher, never()).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", member.documentKey().value())));
+      verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
     }
     members.subList(2, 4).forEach(this::assertAnalysedWithItsOwnAnswer);
     assertEquals(Map.of("key_and_reference", 2), report.details().get("matched"));
