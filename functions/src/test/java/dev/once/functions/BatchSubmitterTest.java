@@ -64,9 +64,12 @@ class BatchSubmitterTest {
   private final List<RecordQueries.Submitted> members = IntStream.range(0, 3).mapToObj(BatchSubmitterTest::member)
       .toList();
   private final BatchSubmitter submitter;
+  /** What the submitter logged. */
+  private final java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
 
   BatchSubmitterTest() throws Exception {
-    Once once = new Once(ledger);
+    Once once = new Once(ledger).loggingTo(dev.once.observe.Log.to(new java.io.PrintStream(logged, true,
+        StandardCharsets.UTF_8)));
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
         () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
@@ -367,6 +370,7 @@ class BatchSubmitterTest {
     verify(gatherings).markSubmitted("batches/job-1", members);
     assertTrue(ledger.collection(Records.ANALYSES).isEmpty(), "no member refused");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
+    assertLoggedRefusal("Request payload size exceeds the limit: 20971520 bytes.");
   }
 
   /**
@@ -388,6 +392,7 @@ class BatchSubmitterTest {
     }
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
+    assertLoggedRefusal("Request Entity Too Large");
     assertEquals(2, submitter.dueJob(List.of(new RecordQueries.Queued("d0", 10, now, 2, 0), queued(1, 10, Duration.ZERO),
         queued(2, 10, Duration.ZERO))).size(), "the next job holding it takes at most 2");
   }
@@ -432,5 +437,13 @@ class BatchSubmitterTest {
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
     verify(gatherings).recordInput(GATHERING, "files/generated-9z");
+  }
+
+  /** Each refusal of the whole job is logged, as a warning carrying Google's own message. */
+  private void assertLoggedRefusal(String googlesMessage) {
+    List<String> lines = logged.toString(StandardCharsets.UTF_8).lines()
+        .filter(line -> line.contains("batches.create refused the whole job")).toList();
+    assertTrue(!lines.isEmpty() && lines.stream().allMatch(line -> line.contains("\"WARNING\"")
+        && line.contains(GATHERING) && line.contains(googlesMessage)), "logged with Google's message: " + lines);
   }
 }
