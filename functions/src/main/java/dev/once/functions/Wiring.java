@@ -185,7 +185,7 @@ final class Wiring {
     checkLedger(clients.settings);
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
-        resultPublication(clients));
+        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
   }
 
   /**
@@ -239,8 +239,8 @@ final class Wiring {
     // Whatever the mode: gatherings left by a batch revision are still submitted after a switch to sync.
     BatchSubmitter submitter = batchSubmitter(clients, Lazy.of(() -> new DocumentReader(clients.storage.get())),
         InstantSource.system());
-    return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients), () -> documents,
-        () -> submitter, budget(clients),
+    return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completionFlow(clients),
+        () -> documents, () -> submitter, budget(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN, RESUME_PER_RUN),
         InstantSource.system());

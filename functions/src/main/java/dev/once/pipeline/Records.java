@@ -38,6 +38,10 @@ public final class Records {
   public static final String DEFERRED = "deferred";
   /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
   public static final String RERUN = "rerun";
+  /** Batch mode: how many jobs ended without an answer that could be given to the document (it was queued again). */
+  public static final String RERUNS = "reruns";
+  /** Batch mode: the most documents a job holding the document may have (Gemini refused a larger one for its size). */
+  public static final String JOB_LIMIT = "jobLimit";
 
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
@@ -114,6 +118,30 @@ public final class Records {
       fields.put("reservation", reservation.toMap());
     }
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
+  /**
+   * A gathered document back in the queue, for another job: its job ended without an answer that could be given to it
+   * (or Gemini refused the job, not the document). It keeps its place ({@code queuedAt}), size and reservation, which
+   * the job that answers it settles; {@code reruns} counts the jobs that did not ({@code ONCE_MAX_ATTEMPTS} bounds
+   * them), {@code jobLimit} (when above 0) bounds the documents of the next job holding it. A document submitted
+   * before gathering existed is given a place in the queue now.
+   */
+  public SideWrites requeued(RecordQueries.Submitted document, String reason, int reruns, int jobLimit) {
+    Map<String, Object> fields = base(document.documentKey(), QUEUED);
+    fields.put("mode", "batch");
+    fields.put("reason", reason);
+    fields.put("batch", null);
+    fields.put("job", null);
+    fields.put(RERUNS, (long) reruns);
+    if (jobLimit > 0) {
+      fields.put(JOB_LIMIT, (long) jobLimit);
+    }
+    if (document.queuedAt() == null) {
+      fields.put("queuedAt", DocumentWrites.serverTime());
+      fields.put("size", document.source() == null ? 0L : document.source().size());
+    }
+    return writes -> writes.merge(ANALYSES, document.documentKey().documentId(), fields);
   }
 
   /**

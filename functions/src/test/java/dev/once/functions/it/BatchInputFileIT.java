@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.gemini.BatchJobs;
 import dev.once.local.Await;
+import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
@@ -164,6 +166,43 @@ class BatchInputFileIT {
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - created, "one paid job, adopted");
     assertEquals(1, stack.gemini.count("files.uploadChunk.carriedOut") - stored, "one input file stored");
     assertFileJobCompletedOnce(jobs.iterator().next(), keys);
+  }
+
+  /**
+   * A responses file whose lines come back shuffled, two of them under each other's {@code key} (python-genai#1909:
+   * "The response from one key wrongly put into another key"): the key alone would give each of the two the other's
+   * invoice. The reference each answer copies disagrees with its key, so neither answer is used: those two documents
+   * run again in a job of their own (a file again), the others keep their answers; each ends with its own, once.
+   */
+  @Test
+  void twoLinesAnsweredUnderEachOthersKey_areUsedForNeither_andRunAgain() {
+    List<String> keys = upload("file-misfiled");
+    String job = jobsOf(keys).iterator().next();
+    List<String> misfiled = stack.gemini.requests(job).subList(0, 2).stream()
+        .map(line -> line.path("key").asText()).toList();
+
+    stack.gemini.answerFaults(job, AnswerFault.SHUFFLED, AnswerFault.MISFILED);
+    stack.gemini.finish(job, BatchState.SUCCEEDED);
+    awaitReconciling(() -> {
+      stack.gemini.completeAll(); // the job of the two run again answers as Google documents
+      return keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty());
+    }, "every document of " + job + " notified");
+    Await.until(DEADLINE, stack::relayIdle, "the relay idle");
+
+    for (String key : keys) {
+      QueryDocumentSnapshot analysis = analysis(key);
+      assertEquals("analysed", analysis.getString("status"), key);
+      assertEquals(BatchJobs.reference(analysis.getString("batch"), analysis.getId()),
+          ((Map<?, ?>) analysis.get("invoice")).get("documentReference"), key + " holds another document's answer");
+      assertEquals(misfiled.contains(key), !job.equals(analysis.getString("job")), key + " run again");
+      assertEquals(misfiled.contains(key) ? 1L : null, analysis.getLong("reruns"), key);
+      assertEquals(1, withKey(stack.documents("billing"), key).size(), "billed " + key + " once");
+      assertEquals(1, attributed(stack.published(), key).size(), "published " + key + " once");
+      assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
+    }
+    String second = analysis(misfiled.get(0)).getString("job");
+    assertEquals(Set.copyOf(misfiled), stack.gemini.requests(second).stream().map(line -> line.path("key").asText())
+        .collect(Collectors.toSet()), "the second job holds the two only, keyed lines of a file");
   }
 
   private static AmbiguousFailure fault(String failure) {

@@ -229,6 +229,16 @@ public final class GeminiStandIn implements StandIn {
     jobs.defaultOutcome(terminal);
   }
 
+  /** How this job's answers come back when it ends (none given: as Google documents them). */
+  public void answerFaults(String name, AnswerFault... faults) {
+    jobs.faults(name, java.util.Set.of(faults));
+  }
+
+  /** How the answers of jobs created from now on come back (none given: as Google documents them). */
+  public void defaultAnswerFaults(AnswerFault... faults) {
+    jobs.defaultFaults(java.util.Set.of(faults));
+  }
+
   public BatchState state(String name) {
     return jobs.get(name).state();
   }
