@@ -61,7 +61,7 @@ class CrashMatrixIT {
         new PipelineStack.Config("sync", Integer.parseInt(dev.once.config.OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
             RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
             java.util.Map.of("GEMINI_TIMEOUT_SECONDS",
-                dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS.defaultValue()))));
+                dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS.defaultValue()))), PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
     // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.
     stack = PipelineStack.start(new PipelineStack.Config("sync", 3,
@@ -76,7 +76,8 @@ class CrashMatrixIT {
     // The kill and the replacement's start before the matrix, so no process start competes with its short Gemini
     // timeout; the wait for the lease, and the recovery, beside it.
     Killed killed = killDuringTheCallWithTheDefaults(defaultStack);
-    defaults = CompletableFuture.runAsync(() -> assertTakenOverWithTheDefaults(defaultStack, killed));
+    defaults = CompletableFuture.runAsync(() -> assertTakenOverWithTheDefaults(defaultStack, killed),
+        PipelineStack.BACKGROUND);
   }
 
   @AfterAll

@@ -61,7 +61,7 @@ class OutageIT {
     for (int i = 0; i < documents; i++) {
       keys.add(key(stack.upload(folder + "/doc-" + i + ".pdf", InvoicePdf.of(folder + i), "application/pdf")));
       if (i == outageAfter) {
-        during = CompletableFuture.runAsync(outage);
+        during = CompletableFuture.runAsync(outage, PipelineStack.BACKGROUND);
       }
     }
     during.join();

@@ -58,6 +58,13 @@ final class PipelineStack implements AutoCloseable {
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
   private static final AtomicInteger STACKS = new AtomicInteger();
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  /**
+   * Where tests run what waits in the background (a stack's start, a check beside the matrix): never on
+   * CompletableFuture's default pool, which has one thread on a 2-core machine and through which the JDK completes
+   * other waits.
+   */
+  static final java.util.concurrent.ExecutorService BACKGROUND =
+      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
   /**
    * How a test wants the pipeline configured. {@code dynamicWebhooks}: batch jobs name the webhook function's URL
@@ -164,7 +171,7 @@ final class PipelineStack implements AutoCloseable {
     for (int i = 0; i < processes; i++) {
       String log = "DocumentUploaded-" + i + ".log";
       starting.add(CompletableFuture.supplyAsync(
-          () -> stack.startInstance(Part.DOCUMENT_UPLOADED, Jvm.quick("-Xmx512m"), log)));
+          () -> stack.startInstance(Part.DOCUMENT_UPLOADED, Jvm.quick("-Xmx512m"), log), BACKGROUND));
     }
     starting.forEach(instance -> storm.instances.add(instance.orTimeout(3, TimeUnit.MINUTES).join()));
     return storm;
