@@ -45,7 +45,8 @@ class OutageIT {
         RetryPolicy.defaults().withMaxAttempts(100).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
             .withMaxAge(Duration.ofMinutes(5)), Map.of())
         .withEnv("FIRESTORE_EMULATOR_HOST", firestore.hostPort())
-        .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
+        .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort())
+        .withEnv("NOTIFY_TIMEOUT_SECONDS", "2")); // a stalled notify endpoint is given up on within seconds
   }
 
   @AfterAll
