@@ -49,7 +49,12 @@ resource "google_service_account_iam_member" "pubsub_agent_signs_as_trigger" {
   member             = "serviceAccount:${google_project_service_identity.pubsub.email}"
 }
 
-# Cloud Storage publishes object notifications for the storage trigger as its service agent.
+# Cloud Storage publishes object notifications for the storage trigger as its service agent. On the project, as Eventarc
+# requires for direct Cloud Storage events: the transport topic is Eventarc's, named and made when the trigger is
+# created, which needs this grant first; and Pub/Sub evaluates no resource conditions that could narrow it. What it
+# would let the agent (or whoever can point a bucket notification at a topic here) do to this pipeline is closed in
+# the code instead: MessageDelivered notifies only results signed with RESULTS_SIGNING_KEY, which the agent cannot
+# have, and a document is read from the inbox by the generation its event names.
 data "google_storage_project_service_account" "gcs" {
   project = var.project_id
 

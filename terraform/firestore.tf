@@ -180,6 +180,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "reservation",
     "queuedAt",
     "size",
+    "duplicateOf",
+    "duplicateOfAnalysisId",
   ])
 
   project    = var.project_id
@@ -246,6 +248,29 @@ resource "google_firestore_field" "gatherings_unindexed" {
   index_config {}
 }
 
+
+# TTL of the invoice data: with records_retention_days, every analysis and bill carries expireAt (its last write plus
+# that many days) and Firestore deletes it some time after. Without, no document carries the field and nothing is
+# deleted. Never queried, so exempted too.
+resource "google_firestore_field" "analyses_expire_at" {
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "analyses"
+  field      = "expireAt"
+
+  ttl_config {}
+  index_config {}
+}
+
+resource "google_firestore_field" "billing_expire_at" {
+  project    = var.project_id
+  database   = google_firestore_database.default.name
+  collection = "billing"
+  field      = "expireAt"
+
+  ttl_config {}
+  index_config {}
+}
 
 # TTL: Firestore deletes a spending guard's marker (one per reservation and per step-back, beside the counters) some
 # time after its expireAt, a day after its commit: it only has to outlive the client's resends of that commit. The

@@ -1,16 +1,18 @@
 # The five functions. One jar for all five (they share shared/ and its clients; a jar per function would save little).
 # Entry points, runtime and environment are literal here so the offline check (terraform/check) can compare them
 # with the code: each entry point must be a class of the right kind, every setting the code reads must be set here
-# (or be one of the few local-only ones), and nothing may be set that the code does not read.
+# (or be one of the few local-only ones), and nothing may be set that the code does not read; nor may a function get
+# a setting, a secret or a role beyond what its own code uses (dev.once.functions.Needs, terraform/check PrivilegeCheck).
 #
 # Who reads what (besides GOOGLE_CLOUD_PROJECT and the ledger settings ONCE_*, which every function reads):
-#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE, GEMINI_WEBHOOK_URL), RESULTS_TOPIC,
-#                      the budget
-#   MessageDelivered   NOTIFY_URL, DEAD_LETTER_TOPIC
-#   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER),
-#                      BATCH_COMPLETIONS_TOPIC (its hand-off to BatchCompleted); and, checked at start by the completion
-#                      flow it reads job records through, Gemini (GEMINI_API_KEY, GEMINI_MODEL) and RESULTS_TOPIC
-#   BatchCompleted     Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC
+#   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE, GEMINI_WEBHOOK_URL), RESULTS_TOPIC
+#                      and RESULTS_SIGNING_KEY, the budget
+#   MessageDelivered   NOTIFY_URL, NOTIFY_SIGNING_SECRET, RESULTS_SIGNING_KEY (it notifies signed results only),
+#                      DEAD_LETTER_TOPIC
+#   GeminiWebhook      its two configurations (GEMINI_WEBHOOK_SECRET; GEMINI_WEBHOOK_URL, _JWKS_URL, _ISSUER) and
+#                      BATCH_COMPLETIONS_TOPIC (its hand-off to BatchCompleted), nothing else: the public function has
+#                      no Gemini key and only reads Firestore
+#   BatchCompleted     Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC and RESULTS_SIGNING_KEY
 #   GeminiReconciler   Gemini (GEMINI_API_KEY, GEMINI_MODEL), RESULTS_TOPIC, the budget, and DocumentUploaded's
 #                      analysis settings and Storage: it resumes documents deferred for want of budget
 # Deliberately never set here: FIRESTORE_EMULATOR_HOST, PUBSUB_EMULATOR_HOST, STORAGE_EMULATOR_HOST and
@@ -74,6 +76,7 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       ANALYSIS_MODE          = var.analysis_mode
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
@@ -98,6 +101,13 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
       project_id = var.project_id
       secret     = google_secret_manager_secret.gemini_api_key.secret_id
       version    = var.gemini_api_key_version
+    }
+
+    secret_environment_variables {
+      key        = "RESULTS_SIGNING_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.results_signing_key.secret_id
+      version    = var.results_signing_key_version
     }
   }
 
@@ -124,8 +134,10 @@ resource "google_cloudfunctions2_function" "document_uploaded" {
     time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
     google_project_iam_member.trigger_event_receiver,
     google_project_iam_member.build,
+    google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_writer,
     google_secret_manager_secret_iam_member.gemini_api_key,
+    google_secret_manager_secret_iam_member.results_signing_key,
   ]
 }
 
@@ -171,6 +183,21 @@ resource "google_cloudfunctions2_function" "message_delivered" {
       NOTIFY_TIMEOUT_SECONDS = tostring(var.notify_timeout_seconds)
       DEAD_LETTER_TOPIC      = google_pubsub_topic.dead_letter.id
     }
+
+    # Signs every notification (Standard Webhooks); checks that a result is the pipeline's (RESULTS_SIGNING_KEY).
+    secret_environment_variables {
+      key        = "NOTIFY_SIGNING_SECRET"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.notify_signing_secret.secret_id
+      version    = var.notify_signing_secret_version
+    }
+
+    secret_environment_variables {
+      key        = "RESULTS_SIGNING_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.results_signing_key.secret_id
+      version    = var.results_signing_key_version
+    }
   }
 
   event_trigger {
@@ -185,7 +212,10 @@ resource "google_cloudfunctions2_function" "message_delivered" {
     time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
     google_project_iam_member.trigger_event_receiver,
     google_project_iam_member.build,
+    google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_writer,
+    google_secret_manager_secret_iam_member.notify_signing_secret,
+    google_secret_manager_secret_iam_member.results_signing_key,
   ]
 }
 
@@ -229,10 +259,6 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
       ONCE_COLLECTION      = local.ledger_collection
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
-      RESULTS_TOPIC          = google_pubsub_topic.results.id
-      GEMINI_MODEL           = var.gemini_model
-      GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
-      GEMINI_PRICES          = var.gemini_prices
       # Finished jobs are handed to BatchCompleted: the answer to Gemini does not wait for the completion.
       BATCH_COMPLETIONS_TOPIC = google_pubsub_topic.batch_completions.id
       # Dynamic webhooks: tokens must be made for this URL (the one batch jobs name) and verify with these keys.
@@ -249,12 +275,6 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
       version    = var.gemini_webhook_secret_version
     }
 
-    secret_environment_variables {
-      key        = "GEMINI_API_KEY"
-      project_id = var.project_id
-      secret     = google_secret_manager_secret.gemini_api_key.secret_id
-      version    = var.gemini_api_key_version
-    }
   }
 
   lifecycle {
@@ -270,8 +290,8 @@ resource "google_cloudfunctions2_function" "gemini_webhook" {
 
   depends_on = [
     google_project_iam_member.build,
+    google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_writer,
-    google_secret_manager_secret_iam_member.gemini_api_key,
     google_secret_manager_secret_iam_member.gemini_webhook_secret,
   ]
 }
@@ -316,6 +336,7 @@ resource "google_cloudfunctions2_function" "batch_completed" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
@@ -326,6 +347,13 @@ resource "google_cloudfunctions2_function" "batch_completed" {
       project_id = var.project_id
       secret     = google_secret_manager_secret.gemini_api_key.secret_id
       version    = var.gemini_api_key_version
+    }
+
+    secret_environment_variables {
+      key        = "RESULTS_SIGNING_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.results_signing_key.secret_id
+      version    = var.results_signing_key_version
     }
   }
 
@@ -348,8 +376,10 @@ resource "google_cloudfunctions2_function" "batch_completed" {
     time_sleep.agents_ready, # the service agents exist and their roles have propagated (agents.tf)
     google_project_iam_member.trigger_event_receiver,
     google_project_iam_member.build,
+    google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_writer,
     google_secret_manager_secret_iam_member.gemini_api_key,
+    google_secret_manager_secret_iam_member.results_signing_key,
   ]
 }
 
@@ -393,6 +423,7 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       ONCE_LEASE_SECONDS   = tostring(var.lease_seconds)
       ONCE_RETENTION_DAYS  = tostring(var.retention_days)
       RESULTS_TOPIC          = google_pubsub_topic.results.id
+      RECORDS_RETENTION_DAYS = local.records_retention
       GEMINI_MODEL           = var.gemini_model
       GEMINI_TIMEOUT_SECONDS = tostring(var.gemini_timeout_seconds)
       GEMINI_PRICES          = var.gemini_prices
@@ -417,11 +448,20 @@ resource "google_cloudfunctions2_function" "gemini_reconciler" {
       secret     = google_secret_manager_secret.gemini_api_key.secret_id
       version    = var.gemini_api_key_version
     }
+
+    secret_environment_variables {
+      key        = "RESULTS_SIGNING_KEY"
+      project_id = var.project_id
+      secret     = google_secret_manager_secret.results_signing_key.secret_id
+      version    = var.results_signing_key_version
+    }
   }
 
   depends_on = [
     google_project_iam_member.build,
+    google_project_iam_member.build_sources,
     google_artifact_registry_repository_iam_member.build_writer,
     google_secret_manager_secret_iam_member.gemini_api_key,
+    google_secret_manager_secret_iam_member.results_signing_key,
   ]
 }

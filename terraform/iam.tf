@@ -7,26 +7,32 @@
 # | document_uploaded | datastore.user                         | project                 | ledger, analyses, billing            |
 # |                   | storage.objectViewer                   | inbox bucket            | read the uploaded generation         |
 # |                   | pubsub.publisher                       | results topic           | publish the result (pubsub.tf)       |
-# |                   | secretmanager.secretAccessor           | gemini api key          | call Gemini (secrets.tf)             |
+# |                   | secretmanager.secretAccessor           | gemini api key, results | call Gemini, sign results            |
+# |                   |                                        | key                     | (secrets.tf)                         |
 # | message_delivered | datastore.user                         | project                 | ledger                               |
+# |                   | secretmanager.secretAccessor           | notify secret, results  | sign notifications, check results    |
+# |                   |                                        | key                     | are the pipeline's                   |
 # |                   | pubsub.publisher                       | dead-letter topic       | dead-letter poison messages          |
-# | gemini_webhook    | datastore.user                         | project                 | ledger, analyses, billing            |
-# |                   | secretmanager.secretAccessor           | api key, webhook secret | verify signatures, start-up checks   |
+# | gemini_webhook    | datastore.viewer                       | project                 | one ledger read per delivery (public:|
+# |                   |                                        |                         | it writes nothing, has no Gemini key)|
+# |                   | secretmanager.secretAccessor           | webhook secret          | verify static webhooks' signatures   |
 # |                   | pubsub.publisher                       | batch completions topic | hand finished jobs to BatchCompleted |
 # | batch_completed   | datastore.user                         | project                 | ledger, analyses, billing            |
-# |                   | secretmanager.secretAccessor           | gemini api key          | fetch the job and its results        |
+# |                   | secretmanager.secretAccessor           | api key, results key    | fetch the job, sign its results      |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
 # | gemini_reconciler | datastore.user                         | project                 | ledger, analyses, billing            |
 # |                   | storage.objectViewer                   | inbox bucket            | read a deferred document to resume it|
-# |                   | secretmanager.secretAccessor           | gemini api key          | list batch jobs, fetch results       |
+# |                   | secretmanager.secretAccessor           | api key, results key    | list batch jobs, sign results        |
 # |                   | pubsub.publisher                       | results topic           | publish the result                   |
 # | trigger           | run.invoker                            | the event functions     | Eventarc pushes events with its token|
 # |                   | eventarc.eventReceiver                 | project                 | receive Cloud Storage direct events  |
 # | scheduler         | run.invoker                            | reconciler only         | Cloud Scheduler's OIDC token         |
 # | build             | logging.logWriter                      | project                 | build logs                           |
 # |                   | artifactregistry.writer                | functions repository    | push the built image                 |
-# |                   | storage.objectAdmin                    | project                 | source copy in gcf-v2-sources-*      |
-# | GCS agent         | pubsub.publisher                       | project                 | Eventarc storage notifications       |
+# |                   | storage.objectAdmin                    | project, conditioned to | source copy in gcf-v2-sources-*;     |
+# |                   |                                        | the sources buckets     | never the inbox or the state bucket  |
+# | GCS agent         | pubsub.publisher                       | project                 | Eventarc storage notifications (see  |
+# |                   |                                        |                         | agents.tf: why not narrower)         |
 # | Eventarc agent    | eventarc.serviceAgent                  | project                 | create and run the triggers          |
 # | Pub/Sub agent     | iam.serviceAccountTokenCreator         | trigger account         | sign push tokens as the trigger      |
 # |                   | pubsub.publisher                       | dead-letter topic       | forward undeliverable events         |
@@ -35,7 +41,8 @@
 # The service agents (Google-managed identities) are created and granted in agents.tf.
 #
 # Firestore has no per-collection IAM: datastore.user on the project is the narrowest role that reads and writes
-# documents (it cannot change indexes, rules or the database).
+# documents (it cannot change indexes, rules or the database), datastore.viewer the narrowest that reads them. Each
+# function gets the one its code needs (dev.once.functions.Needs; terraform/check's PrivilegeCheck compares).
 
 locals {
   functions = {
@@ -58,11 +65,22 @@ resource "google_service_account" "function" {
   depends_on = [google_project_service.apis]
 }
 
+locals {
+  # The public webhook only reads (one ledger record a delivery); the others claim, complete and record.
+  firestore_roles = {
+    document_uploaded = "roles/datastore.user"
+    message_delivered = "roles/datastore.user"
+    gemini_webhook    = "roles/datastore.viewer"
+    batch_completed   = "roles/datastore.user"
+    gemini_reconciler = "roles/datastore.user"
+  }
+}
+
 resource "google_project_iam_member" "function_firestore" {
   for_each = local.functions
 
   project = var.project_id
-  role    = "roles/datastore.user"
+  role    = local.firestore_roles[each.key]
   member  = google_service_account.function[each.key].member
 }
 
@@ -150,8 +168,9 @@ resource "google_cloud_run_service_iam_member" "webhook_public" {
 
 # Builds run as this account instead of a project default (new projects' default build identity may lack the
 # rights, and an organisation may forbid default grants). The roles are those Google documents for a build
-# account; storage.objectAdmin is project-wide because the bucket Cloud Functions copies the source into
-# (gcf-v2-sources-NUMBER-REGION) is created by the platform, not here.
+# account. storage.objectAdmin is granted on the project because the buckets Cloud Functions copies the source into
+# (gcf-v2-sources-NUMBER-REGION, gcf-v2-uploads-NUMBER-REGION) are created by the platform, not here, but conditioned
+# to those and to the sources bucket: the build cannot rewrite the inbox, nor a Terraform state bucket in the project.
 resource "google_service_account" "build" {
   project      = var.project_id
   account_id   = "${var.name_prefix}-build"
@@ -162,11 +181,37 @@ resource "google_service_account" "build" {
 }
 
 resource "google_project_iam_member" "build" {
-  for_each = toset(["roles/logging.logWriter", "roles/storage.objectAdmin"])
-
   project = var.project_id
-  role    = each.value
+  role    = "roles/logging.logWriter"
   member  = google_service_account.build.member
+}
+
+# The platform's buckets are named by the project's number.
+data "google_project" "build" {
+  project_id = var.project_id
+
+  depends_on = [google_project_service.apis]
+}
+
+locals {
+  build_buckets = [
+    google_storage_bucket.sources.name,
+    "gcf-v2-sources-${data.google_project.build.number}-${var.region}",
+    "gcf-v2-uploads-${data.google_project.build.number}-${var.region}",
+  ]
+}
+
+resource "google_project_iam_member" "build_sources" {
+  project = var.project_id
+  role    = "roles/storage.objectAdmin"
+  member  = google_service_account.build.member
+
+  condition {
+    title       = "function sources only"
+    description = "The buckets a function build reads and writes: this configuration's sources and the platform's gcf-v2-* copies."
+    expression = join(" || ", [for bucket in local.build_buckets :
+    "resource.name == \"projects/_/buckets/${bucket}\" || resource.name.startsWith(\"projects/_/buckets/${bucket}/\")"])
+  }
 }
 
 resource "google_artifact_registry_repository_iam_member" "build_writer" {

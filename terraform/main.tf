@@ -11,6 +11,8 @@ locals {
   firestore_location = coalesce(var.firestore_location, var.region)
   # GEMINI_DAILY_BUDGET_USD: blank means no cap (the code treats a blank setting as unset).
   gemini_daily_budget = var.gemini_daily_budget_usd == null ? "" : tostring(var.gemini_daily_budget_usd)
+  # Blank: the analyses and bills are kept (RECORDS_RETENTION_DAYS).
+  records_retention = var.records_retention_days == null ? "" : tostring(var.records_retention_days)
   inbox_bucket       = "${var.project_id}-${var.name_prefix}-inbox"
   sources_bucket     = "${var.project_id}-${var.name_prefix}-sources"
 

@@ -48,3 +48,13 @@ output "gemini_webhook_secret" {
   description = "Secret Manager secret to add the webhook's whsec_ signing secret(s) to."
   value       = google_secret_manager_secret.gemini_webhook_secret.secret_id
 }
+
+output "notify_signing_secret" {
+  description = "Secret Manager secret holding the whsec_ secret(s) that sign every notification: the receiver verifies with it."
+  value       = google_secret_manager_secret.notify_signing_secret.secret_id
+}
+
+output "results_signing_key" {
+  description = "Secret Manager secret holding the whsec_ key(s) that sign every published result (for the pipeline alone)."
+  value       = google_secret_manager_secret.results_signing_key.secret_id
+}

@@ -27,6 +27,20 @@ resource "google_storage_bucket" "inbox" {
     }
   }
 
+  # Retention of the documents themselves (var.inbox_retention_days; null: kept). Invoices may name people: keep them
+  # no longer than the law of your books asks.
+  dynamic "lifecycle_rule" {
+    for_each = var.inbox_retention_days == null ? [] : [var.inbox_retention_days]
+    content {
+      condition {
+        age = lifecycle_rule.value
+      }
+      action {
+        type = "Delete"
+      }
+    }
+  }
+
   depends_on = [google_project_service.apis]
 }
 

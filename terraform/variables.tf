@@ -254,9 +254,9 @@ variable "retention_days" {
 }
 
 variable "gemini_api_key_version" {
-  description = "Secret Manager version of GEMINI_API_KEY the functions read: a number (recommended: a change deploys new revisions) or latest."
+  description = "Secret Manager version of GEMINI_API_KEY the functions read: a number (the default, 1: a change deploys new revisions, and a version added by mistake is not read) or latest."
   type        = string
-  default     = "latest"
+  default     = "1"
 
   validation {
     condition     = can(regex("^(latest|[1-9][0-9]*)$", var.gemini_api_key_version))
@@ -265,13 +265,57 @@ variable "gemini_api_key_version" {
 }
 
 variable "gemini_webhook_secret_version" {
-  description = "Secret Manager version of GEMINI_WEBHOOK_SECRET (one or more whsec_ secrets, blank-separated) the webhook reads: a number or latest."
+  description = "Secret Manager version of GEMINI_WEBHOOK_SECRET (one or more whsec_ secrets, blank-separated) the webhook reads: a number (default 1) or latest."
   type        = string
-  default     = "latest"
+  default     = "1"
 
   validation {
     condition     = can(regex("^(latest|[1-9][0-9]*)$", var.gemini_webhook_secret_version))
     error_message = "gemini_webhook_secret_version must be latest or a version number."
+  }
+}
+
+variable "notify_signing_secret_version" {
+  description = "Secret Manager version of NOTIFY_SIGNING_SECRET (one or more whsec_ secrets, blank-separated: both while receivers move to a new one) that signs every notification: a number (default 1) or latest."
+  type        = string
+  default     = "1"
+
+  validation {
+    condition     = can(regex("^(latest|[1-9][0-9]*)$", var.notify_signing_secret_version))
+    error_message = "notify_signing_secret_version must be latest or a version number."
+  }
+}
+
+variable "results_signing_key_version" {
+  description = "Secret Manager version of RESULTS_SIGNING_KEY (one or more whsec_ keys, blank-separated during a rotation) that signs every published result: a number (default 1) or latest."
+  type        = string
+  default     = "1"
+
+  validation {
+    condition     = can(regex("^(latest|[1-9][0-9]*)$", var.results_signing_key_version))
+    error_message = "results_signing_key_version must be latest or a version number."
+  }
+}
+
+variable "records_retention_days" {
+  description = "RECORDS_RETENTION_DAYS: how long the analyses and billing documents (invoice data) are kept after their last write, in days: a Firestore TTL on their expireAt. Null (the default): kept until deleted; invoices often must be kept for years."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.records_retention_days == null || try(var.records_retention_days == floor(var.records_retention_days) && var.records_retention_days >= 30 && var.records_retention_days <= 36500, false)
+    error_message = "records_retention_days must be a whole number of days from 30 to 36500, or null to keep the records."
+  }
+}
+
+variable "inbox_retention_days" {
+  description = "How long an uploaded document (every generation) is kept in the inbox, in days: a lifecycle rule deletes older ones. Null (the default): kept."
+  type        = number
+  default     = null
+
+  validation {
+    condition     = var.inbox_retention_days == null || try(var.inbox_retention_days == floor(var.inbox_retention_days) && var.inbox_retention_days >= 9, false)
+    error_message = "inbox_retention_days must be a whole number of days, at least 9 (a dead letter is re-driven up to 8 days after its event), or null to keep them."
   }
 }
 
@@ -320,9 +364,9 @@ variable "reconcile_time_zone" {
 }
 
 variable "gemini_daily_budget_usd" {
-  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. Null: no cap, and no budget alerts."
+  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. On by default (20 USD a day, about 60,000 one-page invoices with gemini-2.5-flash): raise it to what your volume needs. Null, set explicitly: no cap, and no budget alerts."
   type        = number
-  default     = null
+  default     = 20
 
   validation {
     condition     = var.gemini_daily_budget_usd == null || try(var.gemini_daily_budget_usd > 0, false)

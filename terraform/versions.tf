@@ -1,8 +1,11 @@
-# Provider ranges admit only the majors whose schemas this configuration was checked against: google/google-beta
-# 6.33+ (build_config.service_account, docker_repository, PromQL alert conditions with disable_metric_validation,
-# replication.auto), so < 7.0: a fresh `terraform init` would otherwise install 7.x, which no one checked. A new
-# major may rename or remove arguments, so it needs a deliberate bump, a plan review, and its major added to
-# ProviderVersionCheck.CHECKED_MAJORS (terraform/check), which fails while a range admits an unchecked major.
+# The Google providers: 6.33 or newer, 6.x or 7.x. 6.33 is the oldest with what this configuration uses
+# (build_config.service_account, docker_repository, PromQL alert conditions with disable_metric_validation,
+# replication.auto). 7.x is what a fresh `terraform init` installs and what other modules of a root module may
+# require; nothing here differs between the two majors (docs/DEPLOY.md: provider versions), so a root module pinned
+# to the last 6.x keeps working too. Each admitted major was checked: 7 on every build, by terraform/check's
+# SchemaCheck against the 7.x schema it holds; 6 by review (up to 6.50.0). A new major may rename
+# or remove arguments: admitting it takes a schema of it, a plan review, and its major in
+# ProviderVersionCheck.CHECKED_MAJORS, which fails while a range admits an unchecked major.
 #
 # State: local by default. For a team, keep it in a GCS bucket: copy backend.tf.example to backend.tf (docs/DEPLOY.md).
 terraform {
@@ -11,13 +14,13 @@ terraform {
   required_providers {
     google = {
       source  = "hashicorp/google"
-      version = ">= 6.33, < 7.0"
+      version = ">= 6.33, < 8.0"
     }
     # Only for google_project_service_identity (the Eventarc and Pub/Sub service agents), which the GA provider
     # documents as beta.
     google-beta = {
       source  = "hashicorp/google-beta"
-      version = ">= 6.33, < 7.0"
+      version = ">= 6.33, < 8.0"
     }
     # time_sleep: lets new service agents' roles propagate before the triggers that use them (agents.tf).
     time = {

@@ -34,14 +34,36 @@ public final class Context implements AutoCloseable {
   private final Settings settings;
   private final PrintWriter out;
   private final PrintWriter err;
+  private final java.io.BufferedReader in;
+  private boolean assumeYes;
   private Optional<StackInfo> stack;
   private Target target;
 
   public Context(Map<String, String> env, PrintWriter out, PrintWriter err) {
+    this(env, null, out, err);
+  }
+
+  /** @param in where a change's confirmation is read from (standard input); null: none, so only --yes confirms */
+  public Context(Map<String, String> env, java.io.BufferedReader in, PrintWriter out, PrintWriter err) {
     this.env = Map.copyOf(env);
     this.settings = Settings.of(this.env);
+    this.in = in;
     this.out = out;
     this.err = err;
+  }
+
+  /** Where a change's confirmation is read from; null when there is none. */
+  public java.io.BufferedReader in() {
+    return in;
+  }
+
+  /** {@code --yes}: changes go ahead without asking (each still names what, where and who first). */
+  public boolean assumeYes() {
+    return assumeYes;
+  }
+
+  void assumeYes(boolean value) {
+    assumeYes = value;
   }
 
   /** Where to read: the client, a description for headers and messages, the ledger's collection. */

@@ -22,6 +22,11 @@ public final class Failure extends RuntimeException {
     return new Failure(Exit.REMOTE, message, cause);
   }
 
+  /** A change the operator did not confirm: nothing done (exit 1). */
+  public static Failure notConfirmed(String message) {
+    return new Failure(Exit.NOTHING, message, null);
+  }
+
   public static Failure usage(String message) {
     return new Failure(Exit.USAGE, message, null);
   }

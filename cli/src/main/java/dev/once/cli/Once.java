@@ -16,6 +16,7 @@ import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -48,6 +49,12 @@ public final class Once implements Runnable, AutoCloseable {
     return context;
   }
 
+  @Option(names = {"-y", "--yes"}, scope = CommandLine.ScopeType.INHERIT,
+      description = "make the change without asking (it still names the project and the account first)")
+  void yes(boolean value) {
+    context.assumeYes(value);
+  }
+
   @Override
   public void run() {
     throw new ParameterException(spec.commandLine(), "name a command: inspect, stuck, release, redrive, stats, webhook");
@@ -56,15 +63,22 @@ public final class Once implements Runnable, AutoCloseable {
   public static void main(String[] args) {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
-    int code = execute(System.getenv(), out, err, args);
+    java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+    int code = execute(System.getenv(), in, out, err, args);
     out.flush();
     err.flush();
     System.exit(code);
   }
 
-  /** Runs one command line; what it prints goes to {@code out} and {@code err}. */
+  /** Runs one command line; what it prints goes to {@code out} and {@code err}; no confirmation can be typed. */
   public static int execute(Map<String, String> env, PrintWriter out, PrintWriter err, String... args) {
-    try (Once once = new Once(new Context(env, out, err))) {
+    return execute(env, null, out, err, args);
+  }
+
+  /** Runs one command line; a change's confirmation is read from {@code in} (null: none, only --yes confirms). */
+  public static int execute(Map<String, String> env, java.io.BufferedReader in, PrintWriter out, PrintWriter err,
+      String... args) {
+    try (Once once = new Once(new Context(env, in, out, err))) {
       CommandLine line = new CommandLine(once)
           .setOut(out)
           .setErr(err)

@@ -135,7 +135,7 @@ class OperatorEndToEndTest {
   void reDrivingTheDoneDocument_repeatsNothing() throws Exception {
     Evidence before = evidence();
 
-    OnceRunner.Result result = once("redrive", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
+    OnceRunner.Result result = once("--yes", "redrive", "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#"
         + invoice.getGeneration());
 
     assertEquals(Exit.OK, result.status(), result.all());
@@ -162,13 +162,13 @@ class OperatorEndToEndTest {
           resource.getBytes(StandardCharsets.UTF_8), attributes);
     }
 
-    OnceRunner.Result result = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+    OnceRunner.Result result = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertTrue(result.out().contains("POSTed to " + ports.url(Part.DOCUMENT_UPLOADED) + "/, answered 200"), result.all());
     assertTrue(result.out().contains("acknowledged"), result.all());
     before.assertUnchanged(evidence());
-    OnceRunner.Result empty = once("redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
+    OnceRunner.Result empty = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
     assertEquals(Exit.NOTHING, empty.status(), "acknowledged once re-driven:\n" + empty.all());
   }
 

@@ -73,7 +73,8 @@ final class Clients {
     this.ledger = Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings)));
     this.once = new Once(ledger).loggingTo(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
-    this.records = Lazy.of(() -> new Records(prices.get()));
+    this.records = Lazy.of(() -> new Records(prices.get(), Wiring.recordsRetention(settings),
+        java.time.InstantSource.system()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
     this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));

@@ -17,6 +17,7 @@ import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import dev.once.ledger.SideWrites;
+import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
@@ -227,6 +228,10 @@ final class DocumentFlow {
     IdempotencyKey key = call.key;
     DocumentSource document = call.document;
     byte[] content = readValid(key, document);
+    Optional<Completion> copy = copyOfEarlier(call, content);
+    if (copy.isPresent()) {
+      return copy.get();
+    }
     Reservation reservation = reserve(call, content, false);
     Analysis analysis;
     try {
@@ -253,9 +258,44 @@ final class DocumentFlow {
    */
   private Completion queue(Paid call) throws Refusal {
     byte[] content = readValid(call.key, call.document);
+    Optional<Completion> copy = copyOfEarlier(call, content);
+    if (copy.isPresent()) {
+      return copy.get();
+    }
     Reservation reservation = reserve(call, content, true);
     return Completion.of(Map.of("queued", true, "mode", "batch"),
         records.get().queued(call.key, call.document, content.length, reservation));
+  }
+
+  /**
+   * The same bytes uploaded before, under another name or as another generation: the first document of this content
+   * (its {@link ContentKeys content key}'s record, claimed here and completed at once) is the one analysed and billed;
+   * this one is completed as its duplicate — recorded, published and so notified under its own key with
+   * {@code status: duplicate} and the first one's key, no Gemini call, no reservation, no bill — whatever the first one's
+   * own outcome (it may still be in flight, or deferred). Empty when this document is the first (again, on a retry) or
+   * its upload asked for a re-analysis ({@link DocumentSource#REANALYSE}). A copy racing the first's claim is retried:
+   * released, not counted, and redelivered.
+   */
+  private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
+    if (call.document.reanalyse()) {
+      return Optional.empty();
+    }
+    IdempotencyKey contentKey = ContentKeys.of(call.document.bucket(), mimeType(call.document), content);
+    Outcome first = once.run(contentKey, Effects.CONTENT,
+        attempt -> Completion.of(Map.of("document", call.key.value())));
+    Object original = switch (first) {
+      case Outcome.Processed processed -> processed.result().get("document");
+      case Outcome.Duplicate duplicate -> duplicate.result().get("document");
+      default -> throw Refusal.notPerformed("the first document of the same content is being recorded (" + first
+          + "); retried", null);
+    };
+    if (original == null || call.key.value().equals(original)) {
+      return Optional.empty();
+    }
+    IdempotencyKey earlier = IdempotencyKey.of(String.valueOf(original));
+    call.details.put("duplicateOf", earlier.value());
+    return Optional.of(Completion.of(ResultMessage.duplicate(call.key, call.document, earlier),
+        records.get().duplicate(call.key, call.document, earlier)));
   }
 
   /**

@@ -10,6 +10,7 @@ import java.io.IOException;
 /**
  * Entry point for the Gemini API webhook (HTTP, public: it checks signatures itself; see WebhookHandler). Its
  * settings, those of its static and dynamic webhook configurations among them, are checked when the instance starts.
+ * The one public function holds the least: it reads the ledger and publishes hand-offs, and has no Gemini key.
  */
 public final class GeminiWebhook implements HttpFunction {
   static final String NAME = "GeminiWebhook";
@@ -20,8 +21,7 @@ public final class GeminiWebhook implements HttpFunction {
   }
 
   GeminiWebhook(Clients clients) {
-    handler = new WebhookHandler(NAME, Wiring.webhookSignatures(clients), Wiring.completionFlow(clients),
-        Wiring.completionHandoff(clients));
+    handler = Wiring.webhookHandler(NAME, clients);
   }
 
   @Override

@@ -2,12 +2,14 @@ package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
+import dev.once.entry.MalformedEvent;
 import dev.once.internal.observe.Trace;
+import dev.once.pipeline.ResultSignature;
 import io.cloudevents.CloudEvent;
 
 /**
  * Entry point for {@code google.cloud.pubsub.topic.v1.messagePublished} on the results topic: notify once (see
- * DeliveryFlow). The trace is the one the result was published under, so one document's lines join up.
+ * DeliveryFlow) each result the pipeline signed ({@link ResultSignature}). The trace is the one the result was published under, so one document's lines join up.
  */
 public final class MessageDelivered implements CloudEventsFunction {
   static final String NAME = "MessageDelivered";
@@ -18,13 +20,30 @@ public final class MessageDelivered implements CloudEventsFunction {
   }
 
   MessageDelivered(Clients clients) {
-    DeliveryFlow flow = Wiring.deliveryFlow(clients);
-    entry = EventEntry.of(NAME, PubSubEvents::read, DeliveryFlow::key, flow::deliver)
+    entry = entry(Wiring.deliveryFlow(clients), Wiring.resultSignature(clients));
+  }
+
+  /** Parse, check the signature, key, deliver; traced by the trace the result was published under. */
+  static EventEntry<PubSubEvents.Message> entry(DeliveryFlow flow, ResultSignature signature) {
+    return EventEntry.of(NAME, event -> signed(PubSubEvents.read(event), signature), DeliveryFlow::key, flow::deliver)
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }
 
   @Override
   public void accept(CloudEvent event) {
     entry.accept(event);
+  }
+
+  /**
+   * Only a result this pipeline published is delivered. Anything else is refused here, before its key reaches the
+   * ledger: logged and acknowledged, so a forged message that names a real document's key neither is notified nor
+   * claims that key ahead of the real result.
+   */
+  static PubSubEvents.Message signed(PubSubEvents.Message message, ResultSignature signature) throws MalformedEvent {
+    if (!signature.verifies(message.attributes(), message.data())) {
+      throw new MalformedEvent("message " + message.messageId() + " is not a result of this pipeline: it carries no "
+          + ResultSignature.ATTRIBUTE + " that RESULTS_SIGNING_KEY verifies");
+    }
+    return message;
   }
 }

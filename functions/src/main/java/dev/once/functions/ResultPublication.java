@@ -10,6 +10,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.ResultMessage;
+import dev.once.pipeline.ResultSignature;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,8 @@ import java.util.function.Supplier;
 /**
  * Publishes results as a guarded effect. Each message carries the document's key as its {@code idempotency_key},
  * so the copy a crash between publishing and recording may cause is recognised downstream, and the trace it was
- * published under, so the notification's log lines join the document's. The lease must outlast the publish before
+ * published under, so the notification's log lines join the document's, and its {@link ResultSignature}, so
+ * MessageDelivered can tell it from a message anyone else put on the topic. The lease must outlast the publish before
  * it starts.
  */
 final class ResultPublication {
@@ -32,11 +34,13 @@ final class ResultPublication {
   private final Once once;
   private final Supplier<MessagePublisher> publisher;
   private final Supplier<String> topic;
+  private final ResultSignature signature;
 
-  ResultPublication(Once once, Supplier<MessagePublisher> publisher, Supplier<String> topic) {
+  ResultPublication(Once once, Supplier<MessagePublisher> publisher, Supplier<String> topic, ResultSignature signature) {
     this.once = once;
     this.publisher = publisher;
     this.topic = topic;
+    this.signature = signature;
   }
 
   /** One document's result, guarded by the document's key; on {@code held} when an earlier commit claimed it. */
@@ -85,7 +89,9 @@ final class ResultPublication {
   private String send(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Trace> trace) {
     Map<String, String> attributes = new HashMap<>(ResultMessage.attributes(documentKey));
     trace.ifPresent(t -> attributes.put(Trace.TRACEPARENT, t.traceparent()));
-    return publisher.get().publish(topic.get(), ResultMessage.json(summary), attributes);
+    byte[] data = ResultMessage.json(summary);
+    attributes.put(ResultSignature.ATTRIBUTE, signature.sign(documentKey.value(), data));
+    return publisher.get().publish(topic.get(), data, attributes);
   }
 
   /** Waits for one message sent beside others; its failure, as a publish's own (the sending already bounded it). */

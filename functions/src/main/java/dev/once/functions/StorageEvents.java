@@ -45,7 +45,8 @@ final class StorageEvents {
       throw new MalformedEvent("event " + event.getId() + ": " + refusal);
     }
     return new DocumentSource(data.getBucket(), data.getName(), data.getGeneration(), data.getContentType(),
-        data.getSize(), data.getMd5Hash(), data.getCrc32C());
+        data.getSize(), data.getMd5Hash(), data.getCrc32C(),
+        "true".equalsIgnoreCase(data.getMetadataMap().getOrDefault(DocumentSource.REANALYSE, "").strip()));
   }
 
   /** The event's data as text; bytes that are not UTF-8 make the event malformed rather than silently replaced. */

@@ -51,13 +51,13 @@ final class WebhookHandler {
 
   private final String function;
   private final WebhookSignatures signatures;
-  private final CompletionFlow flow;
+  private final CompletedJobs completed;
   private final CompletionHandoff handoff;
 
-  WebhookHandler(String function, WebhookSignatures signatures, CompletionFlow flow, CompletionHandoff handoff) {
+  WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed, CompletionHandoff handoff) {
     this.function = function;
     this.signatures = signatures;
-    this.flow = flow;
+    this.completed = completed;
     this.handoff = handoff;
   }
 
@@ -72,8 +72,9 @@ final class WebhookHandler {
       HttpAnswer.send(response, 413, "too_large");
       return;
     }
+    boolean bound;
     try {
-      signatures.verify(request::getFirstHeader, body);
+      bound = signatures.verify(request::getFirstHeader, body);
     } catch (InvalidSignature e) {
       log(OutcomeLabel.UNAUTHENTICATED, null, started, Map.of("reason", "signature: " + e.getMessage()));
       HttpAnswer.send(response, 401, "invalid_signature");
@@ -109,15 +110,25 @@ final class WebhookHandler {
       unreadable(response, started, "the event names no usable batch job", e.getMessage());
       return;
     }
-    acknowledge(jobKey, response, started);
+    acknowledge(jobKey, bound, response, started);
   }
 
-  /** A job completed before is answered from its record; any other is handed off, and answered once that is done. */
-  private void acknowledge(IdempotencyKey jobKey, HttpResponse response, long started) throws IOException {
+  /**
+   * A job completed before is answered from its record; any other is handed off, and answered once that is done. A
+   * delivery bound to no endpoint ({@code v1a}: Google may have signed it for another) is handed off only for a job
+   * this pipeline submitted, else ignored.
+   */
+  private void acknowledge(IdempotencyKey jobKey, boolean bound, HttpResponse response, long started)
+      throws IOException {
     Optional<Report> earlier;
     String messageId;
     try {
-      earlier = flow.alreadyCompleted(jobKey);
+      earlier = completed.earlier(jobKey);
+      if (earlier.isEmpty() && !bound && !completed.submittedHere(jobKey)) {
+        unreadable(response, started, "a delivery whose signature names no endpoint (v1a), for a job no document of"
+            + " this pipeline waits for", jobKey.value());
+        return;
+      }
       messageId = earlier.isPresent() ? null : handoff.handOff(jobKey);
     } catch (RuntimeException e) {
       log(OutcomeLabel.FAILED, jobKey.value(), started, Map.of("error", String.valueOf(e)));

@@ -13,9 +13,12 @@ import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.Lazy;
 import dev.once.internal.config.MissingSetting;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.pipeline.HttpsOnly;
+import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
+import dev.once.pipeline.ResultSignature;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.DateTimeException;
@@ -171,8 +174,9 @@ final class Wiring {
     checkLedger(settings);
     URI endpoint = httpUrl(settings, PipelineSetting.NOTIFY_URL);
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
+    NotificationSigner signer = NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
-    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout)), clients.publisher,
+    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout, signer)), clients.publisher,
         () -> deadLetterTopic);
   }
 
@@ -181,6 +185,15 @@ final class Wiring {
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
         resultPublication(clients));
+  }
+
+  /**
+   * The webhook, wired with what its handler uses and nothing more: its signatures, one ledger read per delivery and
+   * the hand-off. No Gemini key, no results topic: the public function holds nothing a parser bug could spend.
+   */
+  static WebhookHandler webhookHandler(String name, Clients clients) {
+    return new WebhookHandler(name, webhookSignatures(clients), new CompletedJobs(clients.once, clients.firestore),
+        completionHandoff(clients));
   }
 
   /** The webhook's hand-off of finished jobs to BatchCompleted, its topic resolved now. */
@@ -249,9 +262,9 @@ final class Wiring {
     } catch (IllegalArgumentException e) {
       endpoint = null;
     }
-    if (endpoint == null || endpoint.getHost() == null
-        || !"https".equals(endpoint.getScheme()) && !"http".equals(endpoint.getScheme())) {
-      throw new InvalidSetting(setting, "is not an http(s) URL with a host: \"" + url + "\"");
+    if (!HttpsOnly.allows(endpoint)) {
+      throw new InvalidSetting(setting, "is not an https URL with a host (http only to this machine: localhost,"
+          + " 127.0.0.0/8, [::1]): \"" + url + "\"");
     }
     return endpoint;
   }
@@ -259,18 +272,41 @@ final class Wiring {
   /** The results topic, resolved now: publishing needs it on every path. */
   private static ResultPublication resultPublication(Clients clients) {
     String topic = clients.topic(PipelineSetting.RESULTS_TOPIC);
-    return new ResultPublication(clients.once, clients.publisher, () -> topic);
+    return new ResultPublication(clients.once, clients.publisher, () -> topic, resultSignature(clients));
+  }
+
+  /** RESULTS_SIGNING_KEY: what signs every published result, and what MessageDelivered checks. */
+  static ResultSignature resultSignature(Clients clients) {
+    return ResultSignature.fromKeys(clients.settings.required(PipelineSetting.RESULTS_SIGNING_KEY));
   }
 
   private static void checkLedger(Settings settings) {
     LedgerConfig.fromSettings(settings);
   }
 
-  /** The Gemini client's settings and the price table, parsed now; the client is built on first use. */
+  /** The Gemini client's settings, the price table and the records' retention, parsed now; the client on first use. */
   private static void checkGemini(Clients clients) {
     clients.settings.required(PipelineSetting.GEMINI_API_KEY);
     clients.settings.required(PipelineSetting.GEMINI_MODEL);
     clients.settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
     clients.records.get();
+  }
+
+  /** RECORDS_RETENTION_DAYS: unset, the analyses and bills are kept; else at least 30 days. */
+  static Optional<Duration> recordsRetention(Settings settings) {
+    Optional<String> days = settings.optional(PipelineSetting.RECORDS_RETENTION_DAYS);
+    if (days.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      long parsed = Long.parseLong(days.get());
+      if (parsed >= 30 && parsed <= 36_500) {
+        return Optional.of(Duration.ofDays(parsed));
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new InvalidSetting(PipelineSetting.RECORDS_RETENTION_DAYS, "must be a whole number of days from 30 to 36500,"
+        + " or blank to keep the records, got \"" + days.get() + "\"");
   }
 }

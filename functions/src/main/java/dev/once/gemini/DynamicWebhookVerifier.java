@@ -50,7 +50,9 @@ import java.util.function.Function;
  * Live deliveries were reported to carry Standard Webhooks' asymmetric signature instead (googleapis/python-genai
  * issue 2927): a header of {@code v1a,<base64>} entries is checked as Ed25519 signatures of {@code
  * "<webhook-id>.<webhook-timestamp>.<raw body>"} against the Ed25519 keys of the same JWKS, with the timestamp
- * within {@link WebhookMessage#TOLERANCE} (it names no audience; the pipeline completes only jobs it created).
+ * within {@link WebhookMessage#TOLERANCE}, at most {@link V1aSignatures#MAX_CHECKS} checks per request. Such a
+ * signature names no audience, so a delivery Google signed for another endpoint would verify too: {@link #verify}
+ * says so, and the webhook accepts it only for a job this pipeline submitted.
  * <p>A failed check is an {@link InvalidSignature} (answer 401); keys that cannot be fetched are a
  * {@link JwksUnavailable} (answer 503, Gemini retries): never a pass. Keys are cached (see {@link JwksCache}).
  * Thread-safe; make one per instance.
@@ -153,10 +155,12 @@ public final class DynamicWebhookVerifier {
   /**
    * @param header a request header by name, case-insensitive
    * @param body the raw request body, exactly as received
+   * @return true when the delivery is bound to this webhook (a token whose {@code aud} names its URL); false for a
+   *     {@code v1a} signature, which covers the delivery but names no endpoint: the caller binds it to a job of its own
    * @throws InvalidSignature the delivery must be refused (401)
    * @throws JwksUnavailable the keys could not be fetched (503)
    */
-  public void verify(Function<String, Optional<String>> header, byte[] body) throws InvalidSignature {
+  public boolean verify(Function<String, Optional<String>> header, byte[] body) throws InvalidSignature {
     String token = header.apply(SIGNATURE_HEADER)
         .orElseThrow(() -> new InvalidSignature("no " + SIGNATURE_HEADER + " header")).strip();
     if (token.length() > MAX_TOKEN_CHARS) {
@@ -164,7 +168,7 @@ public final class DynamicWebhookVerifier {
     }
     if (V1aSignatures.present(token)) {
       verifyV1a(header, token, body);
-      return;
+      return false;
     }
     JWTClaimsSet claims;
     try {
@@ -176,19 +180,21 @@ public final class DynamicWebhookVerifier {
     }
     checkIssuedAt(claims);
     checkBody(claims, body);
+    return true;
   }
 
   private void verifyV1a(Function<String, Optional<String>> header, String signatures, byte[] body)
       throws InvalidSignature {
     WebhookMessage message = WebhookMessage.read(header, clock.instant());
     List<byte[]> offered = V1aSignatures.parse(signatures);
+    V1aSignatures.Budget checks = new V1aSignatures.Budget();
     try {
-      if (V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered)) {
+      if (V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered, checks)) {
         return;
       }
       // Perhaps signed with a key published since the keys were fetched: look once more, at most once per interval.
       if (keys.refetchForUnknownKey()
-          && V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered)) {
+          && V1aSignatures.anyVerifies(keys.select(V1aSignatures.ED25519_KEYS), message, body, offered, checks)) {
         return;
       }
     } catch (KeySourceException e) {

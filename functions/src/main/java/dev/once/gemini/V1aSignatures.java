@@ -26,7 +26,13 @@ final class V1aSignatures {
   static final JWKSelector ED25519_KEYS =
       new JWKSelector(new JWKMatcher.Builder().keyType(KeyType.OKP).curve(Curve.Ed25519).build());
   private static final String PREFIX = "v1a,";
-  private static final int MAX_ENTRIES = 16;
+  /** Google signs with one key, two while it rotates them: more entries than this are not a rotation. */
+  static final int MAX_ENTRIES = 4;
+  /**
+   * The most Ed25519 checks one request may cost (each over up to 1 MiB), the retry after a refetch of the keys
+   * included: an unsigned request must not make the public function do work a real delivery never needs.
+   */
+  static final int MAX_CHECKS = 8;
   /** The DER prefix of an X.509 Ed25519 public key; the raw 32-byte key follows it. */
   private static final byte[] X509_PREFIX = HexFormat.of().parseHex("302a300506032b6570032100");
 
@@ -56,17 +62,34 @@ final class V1aSignatures {
     return signatures;
   }
 
+  /** The checks one request may still make: {@link #MAX_CHECKS} in all, across every try of the keys. */
+  static final class Budget {
+    private int left = MAX_CHECKS;
+
+    boolean spend() {
+      return left-- > 0;
+    }
+  }
+
   /**
    * Whether any signature verifies {@code "<webhook-id>.<webhook-timestamp>.<body>"} with any of {@code keys}
-   * (Ed25519 JWKs; others are skipped).
+   * (Ed25519 JWKs; others are skipped), within the request's {@code budget} of checks (a signature of 64 bytes only:
+   * any other length cannot verify and costs nothing).
    */
-  static boolean anyVerifies(List<JWK> keys, WebhookMessage message, byte[] body, List<byte[]> signatures) {
+  static boolean anyVerifies(List<JWK> keys, WebhookMessage message, byte[] body, List<byte[]> signatures,
+      Budget budget) throws InvalidSignature {
     for (JWK jwk : keys) {
       PublicKey key = publicKey(jwk);
       if (key == null) {
         continue;
       }
       for (byte[] signature : signatures) {
+        if (signature.length != 64) {
+          continue;
+        }
+        if (!budget.spend()) {
+          throw new InvalidSignature("more than " + MAX_CHECKS + " signature checks");
+        }
         if (verifies(key, message.signedPrefix(), body, signature)) {
           return true;
         }

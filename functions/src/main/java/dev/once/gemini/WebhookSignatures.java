@@ -26,15 +26,17 @@ public final class WebhookSignatures {
   /**
    * @param header a request header by name, case-insensitive
    * @param body the raw request body, exactly as received
+   * @return true when the delivery is bound to this webhook (a static one's secret is this project's; a dynamic
+   *     token names this URL), false when its signature names no endpoint ({@code v1a})
    * @throws InvalidSignature the delivery must be refused (401)
    * @throws JwksUnavailable the keys of dynamic webhooks could not be fetched (503)
    */
-  public void verify(Function<String, Optional<String>> header, byte[] body) throws InvalidSignature {
+  public boolean verify(Function<String, Optional<String>> header, byte[] body) throws InvalidSignature {
     if (dynamicWebhooks.isEmpty() || staticWebhooks.isPresent() && isStatic(header.apply("webhook-signature"))) {
       staticWebhooks.orElseThrow().verify(header, body);
-    } else {
-      dynamicWebhooks.orElseThrow().verify(header, body);
+      return true;
     }
+    return dynamicWebhooks.orElseThrow().verify(header, body);
   }
 
   /** A {@code v1,} entry among the blank-separated signatures: Standard Webhooks' HMAC scheme. */

@@ -1,18 +1,11 @@
 package dev.once.gemini;
 
-import dev.once.internal.config.InvalidSetting;
 import dev.once.pipeline.PipelineSetting;
-import java.security.InvalidKeyException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import dev.once.pipeline.SigningKeys;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Verifies a static Gemini webhook (one registered for the project): Standard Webhooks' symmetric signature.
@@ -22,17 +15,14 @@ import javax.crypto.spec.SecretKeySpec;
  * rolled. Comparison is constant-time.
  */
 public final class WebhookVerifier {
-  private static final String PREFIX = "whsec_";
-  private static final int MAX_SIGNATURES = 16;
-
-  private final List<byte[]> keys;
+  private final SigningKeys keys;
   private final InstantSource clock;
 
   public WebhookVerifier(List<byte[]> keys, InstantSource clock) {
     if (keys.isEmpty()) {
       throw new IllegalArgumentException("at least one webhook secret is needed");
     }
-    this.keys = List.copyOf(keys);
+    this.keys = SigningKeys.of(keys);
     this.clock = clock;
   }
 
@@ -43,25 +33,7 @@ public final class WebhookVerifier {
 
   /** Blank-separated {@code whsec_<base64>} secrets. The message never repeats a secret. */
   static List<byte[]> parseSecrets(String text) {
-    List<byte[]> keys = new ArrayList<>();
-    int position = 0;
-    for (String secret : text.strip().split("\\s+")) {
-      position++;
-      if (!secret.startsWith(PREFIX)) {
-        throw new InvalidSetting(PipelineSetting.GEMINI_WEBHOOK_SECRET, "secret #" + position + " does not start with " + PREFIX);
-      }
-      try {
-        byte[] key = Base64.getDecoder().decode(secret.substring(PREFIX.length()));
-        if (key.length < 16) {
-          throw new IllegalArgumentException("short");
-        }
-        keys.add(key);
-      } catch (IllegalArgumentException e) {
-        throw new InvalidSetting(PipelineSetting.GEMINI_WEBHOOK_SECRET, "secret #" + position
-            + " is not whsec_ followed by base64 of at least 16 bytes");
-      }
-    }
-    return keys;
+    return SigningKeys.parse(PipelineSetting.GEMINI_WEBHOOK_SECRET, text).keys();
   }
 
   /** @param header a header by name, case-insensitive */
@@ -69,45 +41,11 @@ public final class WebhookVerifier {
     WebhookMessage message = WebhookMessage.read(header, clock.instant());
     String signatures =
         header.apply("webhook-signature").orElseThrow(() -> new InvalidSignature("no webhook-signature header"));
-    byte[] signedPrefix = message.signedPrefix();
-    List<byte[]> expected = new ArrayList<>(keys.size());
-    for (byte[] key : keys) {
-      expected.add(hmac(key, signedPrefix, body));
-    }
-    String[] offered = signatures.strip().split("\\s+");
-    if (offered.length > MAX_SIGNATURES) {
+    if (signatures.strip().split("\\s+").length > SigningKeys.MAX_SIGNATURES) {
       throw new InvalidSignature("too many signatures");
     }
-    boolean matched = false;
-    for (String signature : offered) {
-      int comma = signature.indexOf(',');
-      if (comma < 0 || !signature.substring(0, comma).equals("v1")) {
-        continue; // another scheme version: not ours to check
-      }
-      byte[] candidate;
-      try {
-        candidate = Base64.getDecoder().decode(signature.substring(comma + 1));
-      } catch (IllegalArgumentException e) {
-        continue;
-      }
-      for (byte[] mac : expected) {
-        // Every candidate is compared with every key, without stopping early, in constant time.
-        matched |= MessageDigest.isEqual(mac, candidate);
-      }
-    }
-    if (!matched) {
+    if (!keys.verifies(signatures, message.signedPrefix(), body)) {
       throw new InvalidSignature("no v1 signature matches any configured secret");
-    }
-  }
-
-  private static byte[] hmac(byte[] key, byte[] prefix, byte[] body) {
-    try {
-      Mac mac = Mac.getInstance("HmacSHA256");
-      mac.init(new SecretKeySpec(key, "HmacSHA256"));
-      mac.update(prefix);
-      return mac.doFinal(body);
-    } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-      throw new IllegalStateException("HmacSHA256 is unavailable", e);
     }
   }
 }

@@ -3,9 +3,20 @@ package dev.once.pipeline;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The stored object a document event names, as its notification describes it. */
-public record DocumentSource(
-    String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+/**
+ * The stored object a document event names, as its notification describes it. {@code reanalyse}: the uploader asked
+ * for this generation to be analysed even if the same bytes were before (object metadata {@value #REANALYSE}).
+ */
+public record DocumentSource(String bucket, String name, long generation, String contentType, long size,
+    String md5Hash, String crc32c, boolean reanalyse) {
+  /** The custom metadata key that asks for a deliberate re-analysis of the same bytes ({@code true}). */
+  public static final String REANALYSE = "once-reanalyse";
+
+  /** A generation analysed once per content, as uploads are unless they ask otherwise. */
+  public DocumentSource(
+      String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
+    this(bucket, name, generation, contentType, size, md5Hash, crc32c, false);
+  }
 
   public Map<String, Object> toMap() {
     Map<String, Object> map = new LinkedHashMap<>();

@@ -10,6 +10,11 @@ public final class Effects {
    * even when its deliveries reach revisions of both modes.
    */
   public static final String ANALYSE = "analyse";
+  /**
+   * The first document of some content (bytes, type, bucket): keyed by the content ({@code content:…}), it records
+   * which document key is analysed for it, so a copy uploaded under another name or generation is not paid again.
+   */
+  public static final String CONTENT = "content";
   /** The submission of a gathered batch job (batch mode): its one batches.create, keyed by its gathering. */
   public static final String SUBMIT = "submit";
   /** The completion of a batch job: its analyses and billing records. */
@@ -22,7 +27,7 @@ public final class Effects {
   public static final String DEAD_LETTER = "dead-letter";
 
   /** In the order an event meets them. */
-  public static final List<String> ALL = List.of(ANALYSE, SUBMIT, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
+  public static final List<String> ALL = List.of(CONTENT, ANALYSE, SUBMIT, COMPLETE, PUBLISH, NOTIFY, DEAD_LETTER);
 
   private Effects() {}
 }

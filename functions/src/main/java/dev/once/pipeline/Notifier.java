@@ -18,7 +18,9 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Notifies a person's endpoint by HTTP POST of a JSON summary, with an {@code Idempotency-Key} header so the
- * receiver can drop the copy that at-least-once delivery may bring.
+ * receiver can drop the copy that at-least-once delivery may bring, signed as Standard Webhooks
+ * ({@link NotificationSigner}) so it can tell a result of this pipeline from anyone's POST. https only, but for a
+ * loopback endpoint ({@link HttpsOnly}).
  */
 public final class Notifier {
   /** How the endpoint answered, for the caller to decide done, retry or give up. */
@@ -42,13 +44,15 @@ public final class Notifier {
   private final HttpClient http;
   private final URI endpoint;
   private final Duration timeout;
+  private final NotificationSigner signer;
 
-  public Notifier(URI endpoint, Duration timeout) {
-    if (!"https".equals(endpoint.getScheme()) && !"http".equals(endpoint.getScheme())) {
-      throw new IllegalArgumentException("NOTIFY_URL must be an http(s) URL, got " + endpoint);
+  public Notifier(URI endpoint, Duration timeout, NotificationSigner signer) {
+    if (!HttpsOnly.allows(endpoint)) {
+      throw new IllegalArgumentException("NOTIFY_URL must be an https URL (http only to this machine), got " + endpoint);
     }
     this.endpoint = endpoint;
     this.timeout = timeout;
+    this.signer = signer;
     this.http = HttpClient.newBuilder()
         .connectTimeout(timeout)
         .followRedirects(HttpClient.Redirect.NEVER)
@@ -61,12 +65,13 @@ public final class Notifier {
   }
 
   public Result notify(String idempotencyKey, byte[] json) {
-    HttpRequest request = HttpRequest.newBuilder(endpoint)
+    HttpRequest.Builder builder = HttpRequest.newBuilder(endpoint)
         .timeout(timeout)
         .header("Content-Type", "application/json")
         .header("Idempotency-Key", headerSafe(idempotencyKey))
-        .POST(HttpRequest.BodyPublishers.ofByteArray(json))
-        .build();
+        .POST(HttpRequest.BodyPublishers.ofByteArray(json));
+    signer.headers(idempotencyKey, json).forEach(builder::header);
+    HttpRequest request = builder.build();
     long deadline = System.nanoTime() + timeout.toNanos();
     // The request timeout ends when the headers arrive; the deadline below also bounds reading the body, which a
     // slow or hostile endpoint could otherwise trickle past the function's timeout and the claim's lease.

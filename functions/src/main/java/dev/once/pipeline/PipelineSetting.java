@@ -43,7 +43,16 @@ public final class PipelineSetting {
   public static final Setting DEAD_LETTER_TOPIC = new Setting("DEAD_LETTER_TOPIC", null,
       "topic for messages that cannot be delivered, as an id or projects/p/topics/t");
   public static final Setting NOTIFY_URL = new Setting("NOTIFY_URL", null,
-      "HTTPS endpoint notified once per result");
+      "HTTPS endpoint notified once per result (http only to this machine: localhost, 127.0.0.0/8, [::1])");
+  public static final Setting NOTIFY_SIGNING_SECRET = new Setting("NOTIFY_SIGNING_SECRET", null,
+      "one or more whsec_… secrets, blank-separated (rotation), that sign every notification as Standard Webhooks"
+      + " (webhook-id, webhook-timestamp, webhook-signature); from Secret Manager when deployed");
+  public static final Setting RESULTS_SIGNING_KEY = new Setting("RESULTS_SIGNING_KEY", null,
+      "one or more whsec_… keys, blank-separated (rotation): every published result carries their HMAC, and"
+      + " MessageDelivered notifies only results that carry one; from Secret Manager when deployed");
+  public static final Setting RECORDS_RETENTION_DAYS = new Setting("RECORDS_RETENTION_DAYS", null,
+      "how long the analyses and billing documents (invoice data) are kept, in days, at least 30: each carries"
+      + " expireAt for a Firestore TTL (blank: kept)");
   public static final Setting NOTIFY_TIMEOUT_SECONDS = new Setting("NOTIFY_TIMEOUT_SECONDS", "10",
       "bound on one notification request");
   public static final Setting MAX_DOCUMENT_BYTES = new Setting("MAX_DOCUMENT_BYTES", "14680064",

@@ -6,7 +6,9 @@ import dev.once.internal.budget.Reservation;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -30,13 +32,28 @@ public final class Records {
   public static final String QUEUED = "queued";
   /** Batch mode: assigned to a gathering ({@code batch}: its id), whose job is being submitted. */
   public static final String GATHERED = "gathered";
+  /** The same bytes as an earlier document ({@code duplicateOf}: its key): not analysed again, not billed. */
+  public static final String DUPLICATE = "duplicate";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
 
-  private final PriceTable prices;
+  /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
+  public static final String EXPIRE_AT = "expireAt";
 
+  private final PriceTable prices;
+  private final Optional<Duration> retention;
+  private final InstantSource clock;
+
+  /** Records kept until deleted. */
   public Records(PriceTable prices) {
+    this(prices, Optional.empty(), InstantSource.system());
+  }
+
+  /** @param retention how long an analysis or a bill is kept after its last write; empty: kept */
+  public Records(PriceTable prices, Optional<Duration> retention, InstantSource clock) {
     this.prices = prices;
+    this.retention = retention;
+    this.clock = clock;
   }
 
   /** A document refused before any paid call: bad type, size, empty, or gone. */
@@ -97,6 +114,18 @@ public final class Records {
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
   }
 
+  /**
+   * A document whose bytes an earlier one had ({@code original}): it points at that analysis, and nothing is billed.
+   * Replaces whatever was there (a deferral at most: it is written in the commit that completes the document's claim).
+   */
+  public SideWrites duplicate(IdempotencyKey documentKey, DocumentSource source, IdempotencyKey original) {
+    Map<String, Object> fields = base(documentKey, DUPLICATE);
+    fields.put("duplicateOf", original.value());
+    fields.put("duplicateOfAnalysisId", original.documentId());
+    fields.put("source", source.toMap());
+    return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
+  }
+
   /** What an answer cost, in millionths of a USD (batch jobs at half price); empty when the model has no price. */
   public Optional<Long> costMicroUsd(Analysis analysis, boolean batch) {
     return prices.costMicroUsd(analysis.model(), analysis.usage(), batch);
@@ -139,6 +168,7 @@ public final class Records {
     bill.put("priced", cost.isPresent());
     bill.put("batch", batch);
     bill.put("billedAt", DocumentWrites.serverTime());
+    expiring(bill);
     return writes -> {
       writes.merge(ANALYSES, documentKey.documentId(), fields);
       writes.set(BILLING, documentKey.documentId(), bill);
@@ -168,11 +198,17 @@ public final class Records {
     return value instanceof Number n ? n.longValue() : 0L;
   }
 
-  private static Map<String, Object> base(IdempotencyKey documentKey, String status) {
+  private Map<String, Object> base(IdempotencyKey documentKey, String status) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("key", documentKey.value());
     fields.put("status", status);
     fields.put("updatedAt", DocumentWrites.serverTime());
+    return expiring(fields);
+  }
+
+  /** With a retention, {@link #EXPIRE_AT}: now (this instance's clock; TTL works in days) plus the retention. */
+  private Map<String, Object> expiring(Map<String, Object> fields) {
+    retention.ifPresent(days -> fields.put(EXPIRE_AT, clock.instant().plus(days)));
     return fields;
   }
 

@@ -55,6 +55,18 @@ public final class ResultMessage {
     return summary;
   }
 
+  /**
+   * A document whose bytes an earlier one had: its own result says so and names the earlier one, whose result holds
+   * the invoice ({@code duplicateOf}, {@code duplicateOfAnalysisId}). The same invoice uploaded twice is one invoice.
+   */
+  public static Map<String, Object> duplicate(IdempotencyKey documentKey, DocumentSource source,
+      IdempotencyKey original) {
+    Map<String, Object> summary = base(documentKey, Records.DUPLICATE, source);
+    summary.put("duplicateOf", original.value());
+    summary.put("duplicateOfAnalysisId", original.documentId());
+    return summary;
+  }
+
   public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason) {
     Map<String, Object> summary = base(documentKey, Records.FAILED, null);
     summary.put("reason", reason);

@@ -81,7 +81,7 @@ class BatchLostDocumentTest {
     });
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> new RecordQueries(db), () -> records, () -> reader,
-        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r"),
+        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 1 << 20, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
   }
 

@@ -69,7 +69,7 @@ class BatchSubmitterTest {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
-        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r"),
+        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     when(queries.gatheredIn(GATHERING)).thenReturn(members);
@@ -246,7 +246,7 @@ class BatchSubmitterTest {
     assertEquals("rejected",
         ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
     verify(publisher, times(1)).publish(anyString(), any(),
-        eq(Map.of("idempotency_key", members.get(1).documentKey().value())));
+        TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(publisher, times(1)).publish(anyString(), any(), anyMap());
   }
 
@@ -276,7 +276,7 @@ class BatchSubmitterTest {
     assertEquals(List.of("none"), statusWhenPublished, "published before the commit recorded the refusal");
     assertEquals("rejected", ledger.document(Records.ANALYSES, refused).orElseThrow().get("status"));
     verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any());
-    verify(publisher, times(2)).publish(anyString(), any(), eq(Map.of("idempotency_key", members.get(1).documentKey().value())));
+    verify(publisher, times(2)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
   }
 
   @Test

@@ -5,7 +5,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyInt;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
@@ -33,7 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * What the webhook answers a delivery whose signature checked out (the signatures, the completion and the publisher are
+ * What the webhook answers a delivery whose signature checked out (the signatures, the ledger's read and the publisher are
  * mocked; the end-to-end suites sign real deliveries): which event names hand a job off, what a job completed before,
  * a failed hand-off and an unreadable delivery get.
  */
@@ -42,9 +41,10 @@ class BatchWebhookHandlerTest {
   private static final String TOPIC = "projects/p/topics/batch-completions";
   private static final IdempotencyKey JOB = GeminiCompletionKeys.ofName("batches/job-1");
   private static final String SUCCEEDED = "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/job-1\"}}";
-  private final CompletionFlow completion = mock(CompletionFlow.class);
+  private final CompletedJobs completion = mock(CompletedJobs.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
-  private final WebhookHandler handler = new WebhookHandler("GeminiWebhook", mock(WebhookSignatures.class), completion,
+  private final WebhookSignatures signatures = mock(WebhookSignatures.class);
+  private final WebhookHandler handler = new WebhookHandler("GeminiWebhook", signatures, completion,
       new CompletionHandoff(() -> publisher, () -> TOPIC));
 
   /**
@@ -54,7 +54,7 @@ class BatchWebhookHandlerTest {
   @ParameterizedTest
   @ValueSource(strings = {"batch.succeeded", "batch.completed", "batch.failed", "batch.expired", "batch.cancelled"})
   void everyEventThatEndsAJob_isHandedOffAndAnsweredQueued(String type) throws Exception {
-    when(completion.alreadyCompleted(JOB)).thenReturn(Optional.empty());
+    when(completion.earlier(JOB)).thenReturn(Optional.empty());
     when(publisher.publish(any(), any(), any())).thenReturn("m-1");
 
     Answer answer = deliver("{\"type\":\"" + type + "\",\"version\":\"v1\",\"data\":{\"id\":\"batches/job-1\"}}");
@@ -64,13 +64,41 @@ class BatchWebhookHandlerTest {
     assertEquals(JOB.value(), answer.body().path("key").asText());
     verify(publisher, times(1)).publish(TOPIC, "{\"job\":\"batches/job-1\"}".getBytes(StandardCharsets.UTF_8),
         Map.of(PubSubMessageKeys.ATTRIBUTE, JOB.value()));
-    verify(completion, never()).complete(any());
+  }
+
+  {
+    try {
+      when(signatures.verify(any(), any())).thenReturn(true); // bound to this webhook, unless a test says otherwise
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * A v1a signature names no endpoint: a delivery Google signed for another customer's webhook, replayed here, would
+   * verify. It is handed off only for a job a document of this pipeline waits for; any other is ignored (200).
+   */
+  @Test
+  void aDeliveryBoundToNoEndpoint_isHandedOffOnlyForAJobOfThisPipeline() throws Exception {
+    when(signatures.verify(any(), any())).thenReturn(false);
+    when(completion.earlier(JOB)).thenReturn(Optional.empty());
+    when(publisher.publish(any(), any(), any())).thenReturn("m-1");
+
+    when(completion.submittedHere(JOB)).thenReturn(false);
+    Answer foreign = deliver(SUCCEEDED);
+    assertEquals(200, foreign.code());
+    assertEquals("ignored", foreign.body().path("status").asText());
+    verifyNoInteractions(publisher);
+
+    when(completion.submittedHere(JOB)).thenReturn(true);
+    assertEquals("queued", deliver(SUCCEEDED).body().path("status").asText());
+    verify(publisher, times(1)).publish(any(), any(), any());
   }
 
   /** A redelivery after the job was completed costs one read and no message. */
   @Test
   void aJobCompletedBefore_isAnsweredFromItsRecord_withoutAHandOff() throws Exception {
-    when(completion.alreadyCompleted(JOB))
+    when(completion.earlier(JOB))
         .thenReturn(Optional.of(Report.of(JOB, Effects.PUBLISH, new Outcome.Duplicate(Map.of(), 1))));
 
     Answer answer = deliver(SUCCEEDED);
@@ -78,7 +106,6 @@ class BatchWebhookHandlerTest {
     assertEquals(200, answer.code());
     assertEquals("duplicate", answer.body().path("status").asText());
     verifyNoInteractions(publisher);
-    verify(completion, never()).complete(any());
   }
 
   /**
@@ -87,7 +114,7 @@ class BatchWebhookHandlerTest {
    */
   @Test
   void aHandOffThatFailed_isA503_andGeminisRetryHandsTheJobOffAgain() throws Exception {
-    when(completion.alreadyCompleted(JOB)).thenReturn(Optional.empty());
+    when(completion.earlier(JOB)).thenReturn(Optional.empty());
     when(publisher.publish(any(), any(), any()))
         .thenThrow(new IllegalStateException("Pub/Sub did not accept the message within PT10S"))
         .thenReturn("m-2");
@@ -105,7 +132,7 @@ class BatchWebhookHandlerTest {
   /** Firestore unavailable: Gemini must retry, and nothing is handed off on a guess. */
   @Test
   void aLedgerThatCannotBeRead_isA503_andNothingIsHandedOff() throws Exception {
-    when(completion.alreadyCompleted(JOB)).thenThrow(new IllegalStateException("UNAVAILABLE: firestore"));
+    when(completion.earlier(JOB)).thenThrow(new IllegalStateException("UNAVAILABLE: firestore"));
 
     Answer answer = deliver(SUCCEEDED);
 
@@ -122,7 +149,6 @@ class BatchWebhookHandlerTest {
 
     assertEquals(200, answer.code(), answer.body().toString());
     assertEquals("ignored", answer.body().path("status").asText());
-    verify(completion, never()).complete(any());
     verifyNoInteractions(publisher);
   }
 

@@ -63,7 +63,7 @@ class CompletionFlowTest {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
-        new ResultPublication(once, () -> publisher, () -> TOPIC));
+        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS));
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
   }
 
@@ -87,7 +87,7 @@ class CompletionFlowTest {
     assertEquals(OutcomeLabel.DUPLICATE, webhookAgain.outcome());
     verify(batchJobs, times(1)).find(JOB);
     verify(batchJobs, times(1)).results(any());
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
     assertEquals("analysed", ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
     assertEquals(true, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("batch"));
   }
@@ -205,7 +205,7 @@ class CompletionFlowTest {
     assertTrue(ledger.document(Records.ANALYSES, stranger.documentId()).isEmpty());
     Map<String, Object> own = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
     assertEquals("failed", own.get("status"), "the job's own document got no answer: it fails, saying so");
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", DOCUMENT.value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
   }
 
   /**
@@ -254,7 +254,7 @@ class CompletionFlowTest {
     for (int i = 0; i < 250; i++) {
       IdempotencyKey key = members.get(i).documentKey();
       int expected = i >= 100 && i < 156 ? 2 : 1; // sent again: the second chunk up to its failing wave (8 at once)
-      verify(publisher, times(expected)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", key.value())));
+      verify(publisher, times(expected)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
       assertEquals("analysed", ledger.document(Records.ANALYSES, key.documentId()).orElseThrow().get("status"));
     }
     assertEquals(250, ledger.collection(Records.BILLING).size(), "each billed once");

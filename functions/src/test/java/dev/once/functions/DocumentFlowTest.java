@@ -64,7 +64,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
     verify(reader, times(1)).read(any(), any(Long.class));
     verify(analyzer, times(1)).analyse(any(), anyString());
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), eq(Map.of("idempotency_key", KEY.value())));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(KEY.value()));
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("analysed", analysis.get("status"));
     Map<String, Object> bill = ledger.document(Records.BILLING, KEY.documentId()).orElseThrow();

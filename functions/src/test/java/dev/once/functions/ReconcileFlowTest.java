@@ -66,7 +66,8 @@ class ReconcileFlowTest {
         "GEMINI_API_KEY", "test-key",
         "GEMINI_BASE_URL", gemini.baseUrl(),
         "GEMINI_TIMEOUT_SECONDS", "10",
-        "RESULTS_TOPIC", "results")));
+        "RESULTS_TOPIC", "results",
+        "RESULTS_SIGNING_KEY", TestSignatures.RESULTS_KEY)));
   }
 
   @AfterAll
@@ -274,7 +275,7 @@ class ReconcileFlowTest {
     assertEquals(1, gemini.count("batchGenerateContent.carriedOut") - made, "one job for the document, ever");
     assertEquals("analysed", analysis(key).getString("status"), completing.toMap().toString());
     assertTrue(clients.firestore.get().collection("billing").document(key.documentId()).get().get().exists());
-    verify(publisher, times(1)).publish(any(), any(), eq(Map.of("idempotency_key", key.value())));
+    verify(publisher, times(1)).publish(any(), any(), TestSignatures.keyed(key.value()));
     verify(publisher, times(1)).publish(any(), any(), any());
   }
 
@@ -284,9 +285,11 @@ class ReconcileFlowTest {
 
   /** The reconciler of a batch-mode deployment, documents read from a mocked inbox, results published to a mock. */
   private static ReconcileFlow resumingReconciler(MessagePublisher publisher, InstantSource clock) throws Exception {
-    ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r");
+    ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS);
     DocumentReader inbox = mock(DocumentReader.class);
-    when(inbox.read(any(), any(Long.class))).thenReturn("%PDF-1.4 lost".getBytes(StandardCharsets.US_ASCII));
+    // Bytes of their own at each read: documents of other tests in this emulator are not copies of these.
+    when(inbox.read(any(), any(Long.class))).thenAnswer(read -> ("%PDF-1.4 lost " + java.util.UUID.randomUUID())
+        .getBytes(StandardCharsets.US_ASCII));
     BatchSubmitter submitter = new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records,
         () -> inbox, clients.batchJobs, publication,
         new BatchSubmitter.Limits(100, 1 << 20, Duration.ZERO, 90, Duration.ofSeconds(10), 1 << 20), clock);

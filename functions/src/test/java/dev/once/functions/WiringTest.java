@@ -26,6 +26,8 @@ class WiringTest {
     env.put("DEAD_LETTER_TOPIC", "projects/q/topics/dead");
     env.put("BATCH_COMPLETIONS_TOPIC", "batch-completions");
     env.put("NOTIFY_URL", "https://example.com/notify");
+    env.put("NOTIFY_SIGNING_SECRET", "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD");
+    env.put("RESULTS_SIGNING_KEY", TestSignatures.RESULTS_KEY);
     return env;
   }
 
@@ -56,6 +58,11 @@ class WiringTest {
     assertMissing("GEMINI_API_KEY", DocumentUploaded::new);
     assertMissing("NOTIFY_URL", MessageDelivered::new);
     assertMissing("DEAD_LETTER_TOPIC", MessageDelivered::new);
+    assertMissing("NOTIFY_SIGNING_SECRET", MessageDelivered::new);
+    assertMissing("RESULTS_SIGNING_KEY", MessageDelivered::new);
+    assertMissing("RESULTS_SIGNING_KEY", DocumentUploaded::new);
+    assertMissing("RESULTS_SIGNING_KEY", BatchCompleted::new);
+    assertMissing("RESULTS_SIGNING_KEY", GeminiReconciler::new);
     assertMissing("RESULTS_TOPIC", GeminiReconciler::new);
     assertMissing("BATCH_COMPLETIONS_TOPIC", GeminiWebhook::new);
     assertMissing("RESULTS_TOPIC", BatchCompleted::new);
@@ -69,9 +76,14 @@ class WiringTest {
     assertInvalid("ONCE_LEASE_SECONDS", "ten", DocumentUploaded::new);
     assertInvalid("GEMINI_PRICES", "flash=cheap", DocumentUploaded::new);
     assertInvalid("GEMINI_TIMEOUT_SECONDS", "0", GeminiReconciler::new);
-    assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
+    assertInvalid("RESULTS_TOPIC", "projects/p/subscriptions/x", BatchCompleted::new);
     assertInvalid("BATCH_COMPLETIONS_TOPIC", "projects/p/subscriptions/x", GeminiWebhook::new);
     assertInvalid("NOTIFY_URL", "ftp://example.com/x", MessageDelivered::new);
+    assertInvalid("NOTIFY_URL", "http://example.com/notify", MessageDelivered::new); // https only, but to 127.0.0.1
+    assertInvalid("GEMINI_WEBHOOK_JWKS_URL", "http://keys.example.com/jwks.json", GeminiWebhook::new);
+    assertInvalid("NOTIFY_SIGNING_SECRET", "not-a-secret", MessageDelivered::new);
+    assertInvalid("RESULTS_SIGNING_KEY", "whsec_c2hvcnQ=", DocumentUploaded::new);
+    assertInvalid("RECORDS_RETENTION_DAYS", "7", BatchCompleted::new);
     assertInvalid("NOTIFY_TIMEOUT_SECONDS", "soon", MessageDelivered::new);
     assertInvalid("GEMINI_WEBHOOK_SECRET", "not-a-secret", GeminiWebhook::new);
     assertInvalid("GEMINI_WEBHOOK_URL", "webhook.example.com/hook", GeminiWebhook::new);
@@ -134,6 +146,23 @@ class WiringTest {
         e.getMessage());
   }
 
+  /**
+   * The public function holds no Gemini key: it starts without GEMINI_API_KEY and the results topic (the other
+   * functions fail without them), and an invalid Gemini setting does not stop it, since it reads none.
+   */
+  @Test
+  void theWebhook_startsWithoutAGeminiKeyOrTheResultsTopic() {
+    Map<String, String> env = deployed();
+    env.remove("GEMINI_API_KEY");
+    env.remove("RESULTS_TOPIC");
+    env.put("GEMINI_TIMEOUT_SECONDS", "0");
+    env.put("GEMINI_PRICES", "flash=cheap");
+    Clients clients = clients(env);
+    new GeminiWebhook(clients);
+    assertFalse(clients.gemini.isBuilt() || clients.prices.isBuilt());
+    assertThrows(MissingSetting.class, () -> new BatchCompleted(clients(env)));
+  }
+
   @Test
   void topicSettings_acceptIdsAndFullNames() {
     Clients clients = clients(deployed());
@@ -170,6 +199,7 @@ class WiringTest {
     env.put(variable, value);
     InvalidSetting e = assertThrows(InvalidSetting.class, () -> function.apply(clients(env)), variable);
     assertTrue(e.getMessage().startsWith(variable), e.getMessage());
-    assertTrue(variable.equals("GEMINI_WEBHOOK_SECRET") || e.getMessage().contains(value), e.getMessage());
+    assertTrue(variable.matches("GEMINI_WEBHOOK_SECRET|NOTIFY_SIGNING_SECRET|RESULTS_SIGNING_KEY")
+        || e.getMessage().contains(value), e.getMessage());
   }
 }

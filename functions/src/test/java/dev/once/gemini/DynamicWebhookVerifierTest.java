@@ -340,6 +340,35 @@ class DynamicWebhookVerifierTest {
         ? Optional.of(signature) : Optional.empty(), BODY));
   }
 
+  /**
+   * A v1a signature names no endpoint, so the verifier says it is unbound (the webhook then accepts it only for a job
+   * of its own), while a token is bound by its aud. And one request costs at most 8 Ed25519 checks, across the keys'
+   * refetch: four entries (Google signs with one key, two while rotating), then refused without more work.
+   */
+  @Test
+  void v1a_isReportedUnbound_andOneRequestCostsAtMostEightChecks() throws Exception {
+    DynamicWebhookSigner google = DynamicWebhookSigner.generate();
+    java.util.List<com.nimbusds.jose.jwk.JWK> keys = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      keys.addAll(DynamicWebhookSigner.generate().publicKeys().getKeys());
+    }
+    keys.addAll(google.publicKeys().getKeys());
+    jwks.set(new JWKSet(keys).toString());
+    DynamicWebhookVerifier verifier = verifier();
+    long sent = now.get().getEpochSecond();
+    String real = google.v1a("msg_1", sent, BODY);
+
+    assertEquals(false, verifier.verify(v1aHeaders("msg_1", sent, real), BODY), "v1a: bound to no endpoint");
+    String others = DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY) + " "
+        + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY) + " " + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY);
+    InvalidSignature costly = assertThrows(InvalidSignature.class,
+        () -> verifier.verify(v1aHeaders("msg_1", sent, others + " " + real), BODY), "4 entries x 4 keys = 16 checks");
+    assertTrue(costly.getMessage().contains("more than 8 signature checks"), costly.getMessage());
+    InvalidSignature many = assertThrows(InvalidSignature.class,
+        () -> verifier.verify(v1aHeaders("msg_1", sent, others + " " + others), BODY));
+    assertEquals("too many signatures", many.getMessage());
+  }
+
   @Test
   void v1a_signedWithAnotherKey_isRefused_afterOneFetchAgain() throws Exception {
     DynamicWebhookSigner google = DynamicWebhookSigner.generate();

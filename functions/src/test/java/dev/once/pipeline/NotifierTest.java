@@ -27,7 +27,8 @@ import org.mockito.ArgumentCaptor;
 
 class NotifierTest {
   private final Receiver endpoint = Receiver.start();
-  private final Notifier notifier = new Notifier(endpoint.url("/hook"), Duration.ofMillis(500));
+  static final NotificationSigner SIGNER = NotificationSigner.fromSecrets(dev.once.local.gemini.WebhookSigner.newSecret());
+  private final Notifier notifier = new Notifier(endpoint.url("/hook"), Duration.ofMillis(500), SIGNER);
   private final byte[] body = "{\"status\":\"analysed\"}".getBytes(StandardCharsets.UTF_8);
 
   @AfterEach
@@ -64,7 +65,7 @@ class NotifierTest {
     endpoint.stallNext(Duration.ofSeconds(3));
     Notifier.Result timedOut = notifier.notify("k", body);
     assertInstanceOf(Notifier.Result.Failed.class, timedOut);
-    Notifier closed = new Notifier(URI.create("http://127.0.0.1:9/"), Duration.ofMillis(500));
+    Notifier closed = new Notifier(URI.create("http://127.0.0.1:9/"), Duration.ofMillis(500), SIGNER);
     assertInstanceOf(Notifier.Result.Failed.class, closed.notify("k", body));
   }
 
@@ -82,7 +83,8 @@ class NotifierTest {
           // the client hung up
         }
       });
-      Notifier trickled = new Notifier(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"), Duration.ofMillis(500));
+      Notifier trickled = new Notifier(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"), Duration.ofMillis(500),
+          SIGNER);
       Notifier.Result result = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(10),
           () -> trickled.notify("k", body), "the notifier must not wait for the rest of the body");
       assertInstanceOf(Notifier.Result.Refused.class, result);
@@ -141,8 +143,17 @@ class NotifierTest {
     return status.getValue();
   }
 
+  /** https only; plain http to this machine alone, for local runs and tests (a name is never resolved for that). */
   @Test
-  void nonHttpEndpoints_areRefusedUpFront() {
-    assertThrows(IllegalArgumentException.class, () -> new Notifier(URI.create("ftp://x/"), Duration.ofSeconds(1)));
+  void onlyHttpsEndpoints_orHttpToThisMachine_areAccepted() {
+    for (String refused : List.of("ftp://x/", "http://example.com/notify", "http://10.0.0.1/", "http://127.0.0.1.nip.io/",
+        "http://localhost.example.com/", "https:///nohost")) {
+      assertThrows(IllegalArgumentException.class,
+          () -> new Notifier(URI.create(refused), Duration.ofSeconds(1), SIGNER), refused);
+    }
+    for (String accepted : List.of("https://example.com/notify", "http://127.0.0.1:9400/notify", "http://localhost:1/",
+        "http://[::1]:8080/", "http://127.1.2.3/")) {
+      new Notifier(URI.create(accepted), Duration.ofSeconds(1), SIGNER);
+    }
   }
 }

@@ -1,47 +1,43 @@
 package dev.once.cli.redrive;
 
+import com.google.auth.oauth2.GoogleCredentials;
+import com.google.auth.oauth2.IdTokenCredentials;
+import com.google.auth.oauth2.IdTokenProvider;
 import dev.once.cli.Failure;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
+import java.net.URI;
 
 /**
- * An identity token from the Google Cloud CLI ({@code gcloud auth print-identity-token}) for calling a private
- * function: Cloud Run checks it against the roles/run.invoker grants. Read from gcloud's output, never passed on a
- * command line where other users could see it.
+ * An identity token for calling a private function, minted from the application default credentials for that
+ * function alone (its audience: the URL's scheme and host, which Cloud Run checks with the roles/run.invoker grants),
+ * and sent over https only. Never taken from the command line, where other users of the machine could read it, and
+ * never sent to a host other than the one it was made for.
  */
 final class IdentityTokens {
-  private static final long TIMEOUT_SECONDS = 30;
-
   private IdentityTokens() {}
 
-  static String fromGcloud() {
-    ProcessBuilder builder = new ProcessBuilder("gcloud", "auth", "print-identity-token").redirectErrorStream(false);
-    Process process;
-    try {
-      process = builder.start();
-    } catch (IOException e) {
-      throw Failure.remote("could not run gcloud for an identity token (is the Google Cloud CLI installed and on"
-          + " PATH?): " + Failure.reason(e), e);
+  /** The audience a token for {@code target} is made for: {@code https://host[:port]}. */
+  static String audience(URI target) {
+    return "https://" + target.getRawAuthority();
+  }
+
+  static String forAudience(URI target) {
+    if (!"https".equals(target.getScheme())) {
+      throw Failure.usage("an identity token is sent over https only, not to " + target);
     }
     try {
-      process.getOutputStream().close();
-      if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw Failure.remote("gcloud auth print-identity-token did not finish within " + TIMEOUT_SECONDS + " s", null);
+      GoogleCredentials credentials = GoogleCredentials.getApplicationDefault();
+      if (!(credentials instanceof IdTokenProvider provider)) {
+        throw Failure.remote("the application default credentials (" + credentials.getClass().getSimpleName()
+            + ") cannot mint identity tokens: use a user or service account login"
+            + " (gcloud auth application-default login)", null);
       }
-      String token = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      if (process.exitValue() != 0 || token.isEmpty()) {
-        String error = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        throw Failure.remote("gcloud auth print-identity-token failed: " + Failure.reason(new IOException(error)), null);
-      }
-      return token;
+      IdTokenCredentials token = IdTokenCredentials.newBuilder().setIdTokenProvider(provider)
+          .setTargetAudience(audience(target)).build();
+      token.refresh();
+      return token.getIdToken().getTokenValue();
     } catch (IOException e) {
-      throw Failure.remote("could not read gcloud's identity token: " + Failure.reason(e), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      throw Failure.remote("interrupted while waiting for gcloud", e);
+      throw Failure.remote("could not mint an identity token for " + audience(target) + ": " + Failure.reason(e), e);
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.once.cli.redrive;
 
 import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.ReceivedMessage;
+import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Durations;
 import dev.once.cli.Exit;
@@ -15,6 +16,7 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.Topics;
@@ -59,7 +61,8 @@ import picocli.CommandLine.ParentCommand;
             + " whose ledger record expired would be paid for again, and is refused unless --force.",
         "  once redrive --dead-letter-subscription SUB [--to URL | --documents-topic T] [--results-topic T]",
         "A deployed function's URL: gcloud functions describe FUNCTION --gen2 --region REGION"
-            + " --format='value(serviceConfig.uri)'; it is private, so pass --id-token-from-gcloud (or --id-token)."
+            + " --format='value(serviceConfig.uri)'; it is private: an identity token minted for it from the"
+            + " application default credentials goes with each POST, over https only."
             + " Locally the defaults are the dev/run's DocumentUploaded and results topic."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:re-driven (every dead letter pulled, in that mode)",
@@ -69,7 +72,7 @@ import picocli.CommandLine.ParentCommand;
         "64:usage error"})
 public final class RedriveCommand implements Callable<Integer> {
   /** Analysis statuses after which nothing is left to do for the document. */
-  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED);
+  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED, Records.DUPLICATE);
 
   @ParentCommand
   private Once once;
@@ -79,12 +82,6 @@ public final class RedriveCommand implements Callable<Integer> {
 
   @Option(names = "--to", paramLabel = "URL", description = "DocumentUploaded's URL (locally: the dev/run's)")
   private String to;
-
-  @Option(names = "--id-token", paramLabel = "TOKEN", description = "an identity token for a private function")
-  private String idToken;
-
-  @Option(names = "--id-token-from-gcloud", description = "take the identity token from gcloud auth print-identity-token")
-  private boolean idTokenFromGcloud;
 
   @Option(names = "--timeout", paramLabel = "SPAN", defaultValue = "10m",
       description = "how long to wait for the function's answer (it may take its own timeout, 540 s for"
@@ -115,16 +112,13 @@ public final class RedriveCommand implements Callable<Integer> {
       + " has expired: it is analysed, billed, published and notified again")
   private boolean force;
 
-  /** Made on first use: an identity token from gcloud is asked for only when something is POSTed. */
+  /** Made on first use: an identity token is minted only when something is POSTed. */
   private EventPoster poster;
 
   @Override
   public Integer call() {
     if ((object == null) == (deadLetters == null)) {
       throw Failure.usage("give either gs://BUCKET/NAME#GENERATION or --dead-letter-subscription SUB");
-    }
-    if (idToken != null && idTokenFromGcloud) {
-      throw Failure.usage("give --id-token or --id-token-from-gcloud, not both");
     }
     return object != null ? redriveObject(ObjectLocation.parse(object)) : redriveDeadLetters();
   }
@@ -147,8 +141,9 @@ public final class RedriveCommand implements Callable<Integer> {
       return Exit.NOTHING;
     }
     CloudEvent event = FinalizeEvents.of(location, resource.get());
+    Change.confirm(context, "re-drive " + location + " to " + target);
     out.println("re-driving " + location + " (key " + location.key() + ") to " + target + " as event " + event.id());
-    EventPoster.Answer answer = poster().post(event, target);
+    EventPoster.Answer answer = poster(target).post(event, target);
     if (!answer.ok()) {
       throw Failure.remote(target + " answered " + answer.status() + " after " + answer.millis() + " ms: "
           + Failure.reason(new IllegalStateException(answer.body().isBlank() ? "(no body)" : answer.body()))
@@ -190,6 +185,11 @@ public final class RedriveCommand implements Callable<Integer> {
         : Optional.of(Topology.RESULTS_TOPIC)).map(t -> topic(project, t));
     String emulator = context.env("PUBSUB_EMULATOR_HOST")
         .orElseGet(() -> context.deployed() ? null : context.localPorts().hostPort(Part.PUBSUB));
+    if (!list) {
+      Change.confirm(context, "re-drive up to " + max + " dead letter(s) of " + subscription + " ("
+          + documents.map(t -> "documents to " + t).or(() -> documentsUrl.map(u -> "documents to " + u))
+              .orElse("no documents") + ", " + results.map(t -> "results to " + t).orElse("no results") + ")");
+    }
     try (DeadLetterSubscription held = new DeadLetterSubscription(subscription, emulator);
         MessagePublisher publisher = new MessagePublisher(emulator)) {
       List<ReceivedMessage> pulled = held.pull(max);
@@ -249,16 +249,21 @@ public final class RedriveCommand implements Callable<Integer> {
   }
 
   private String post(CloudEvent event, URI url) {
-    EventPoster.Answer answer = poster().post(event, url);
+    EventPoster.Answer answer = poster(url).post(event, url);
     if (!answer.ok()) {
       throw Failure.remote(url + " answered " + answer.status(), null);
     }
     return "POSTed to " + url + ", answered " + answer.status() + " in " + answer.millis() + " ms";
   }
 
-  private EventPoster poster() {
+  /**
+   * The poster for {@code target}: to this machine, no token (local functions check none); to a deployed function,
+   * over https only, an identity token minted for that function's audience (made once, on the first POST).
+   */
+  private EventPoster poster(URI target) {
     if (poster == null) {
-      poster = new EventPoster(timeout, idTokenFromGcloud ? IdentityTokens.fromGcloud() : idToken);
+      poster = new EventPoster(timeout,
+          HttpsOnly.isLoopback(target.getHost()) ? null : IdentityTokens.forAudience(target));
     }
     return poster;
   }
@@ -270,6 +275,10 @@ public final class RedriveCommand implements Callable<Integer> {
         URI uri = URI.create(to.strip());
         if (uri.getScheme() == null || !uri.getScheme().startsWith("http") || uri.getHost() == null) {
           throw new IllegalArgumentException("not an http(s) URL");
+        }
+        if (!HttpsOnly.allows(uri)) {
+          throw Failure.usage("--to '" + to + "' is not https: events (and the identity token) go to a deployed"
+              + " function over https only, or over http to this machine");
         }
         return Optional.of(uri);
       } catch (IllegalArgumentException e) {

@@ -18,22 +18,22 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Who is acting, for the record of a release: against a deployed project the account of the application default
+ * Who is acting, for the record of a change: against a deployed project the account of the application default
  * credentials (a service account's email, or a user's, which Google's token info endpoint tells from the access
- * token); otherwise, or when that cannot be told, the local user at this host.
+ * token), and no change when that cannot be told; against a local stack, the local user at this host.
  */
-final class Operator {
+public final class Operator {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
   private static final String TOKEN_INFO = "https://oauth2.googleapis.com/tokeninfo?access_token=";
 
   private Operator() {}
 
-  static String name(Context context) {
+  /** The authenticated account; against a deployed project, one that cannot be told is a failure, not a guess. */
+  public static String name(Context context) {
     if (context.deployed()) {
-      Optional<String> account = adcAccount();
-      if (account.isPresent()) {
-        return account.get();
-      }
+      return adcAccount().orElseThrow(() -> dev.once.cli.Failure.remote("cannot tell which account the application"
+          + " default credentials are (gcloud auth application-default login), so nothing is changed: the record"
+          + " names the authenticated account", null));
     }
     return localUser();
   }

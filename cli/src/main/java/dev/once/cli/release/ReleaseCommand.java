@@ -1,5 +1,6 @@
 package dev.once.cli.release;
 
+import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
@@ -50,11 +51,6 @@ public final class ReleaseCommand implements Callable<Integer> {
   @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "why, for the record")
   private String reason;
 
-  @Option(names = "--by", paramLabel = "WHO",
-      description = "who, for the record (default: the application default credentials' account against a deployed"
-          + " project, else the local user@host)")
-  private String by;
-
   @Option(names = "--live", description = "release even though the lease is live (the holder may still be running)")
   private boolean live;
 
@@ -96,7 +92,9 @@ public final class ReleaseCommand implements Callable<Integer> {
           + " run out, or pass --live.");
       return Exit.NOTHING;
     }
-    String who = by == null || by.isBlank() ? Operator.name(context) : by.strip();
+    // Who is recorded is who is authenticated (Change): the audit cannot be given another name.
+    String who = Change.confirm(context, "release " + effect + " of " + chosen + " (token " + record.token() + ", "
+        + (record.leaseLive() ? "lease live until " + record.leaseExpiresAt() : "lease run out") + ")");
     try {
       ledger.forceRelease(chosen, effect, record.token(), who, reason.strip(), live);
     } catch (LeaseLost lost) {

@@ -12,12 +12,14 @@ import com.google.genai.gaos.models.webhooks.WebhookState;
 import com.google.genai.gaos.models.webhooks.WebhookSubscribedEvent;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
+import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.Once;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -85,7 +87,13 @@ public final class WebhookCommand implements Runnable {
         .apiVersion(API_VERSION)
         .timeout(Math.toIntExact(timeout.toMillis()))
         .retryOptions(HttpRetryOptions.builder().attempts(1).build());
-    context.settings().optional(PipelineSetting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
+    Optional<String> baseUrl = context.settings().optional(PipelineSetting.GEMINI_BASE_URL);
+    if (baseUrl.isPresent() && !local(baseUrl.get())) {
+      // A leftover GEMINI_BASE_URL would receive the project's key: only a stand-in on this machine may stand in.
+      throw Failure.usage("GEMINI_BASE_URL is " + baseUrl.get() + ", not this machine: the Gemini API key is sent to"
+          + " Google's API or to a stand-in on localhost only (unset GEMINI_BASE_URL)");
+    }
+    baseUrl.ifPresent(http::baseUrl);
     try (Client client = Client.builder().apiKey(key).vertexAI(false).httpOptions(http.build()).build()) {
       return call.apply(client.webhooks);
     } catch (com.google.genai.errors.ApiException e) {
@@ -98,6 +106,23 @@ public final class WebhookCommand implements Runnable {
     } catch (RuntimeException e) {
       throw Failure.remote(what + " failed: " + Failure.reason(e) + (ifTimedOut == null ? "" : " (" + ifTimedOut + ")"), e);
     }
+  }
+
+  /** An http(s) URL to a loopback address: a stand-in on this machine. */
+  static boolean local(String url) {
+    try {
+      URI uri = URI.create(url.strip());
+      return uri.getHost() != null && dev.once.pipeline.HttpsOnly.isLoopback(uri.getHost());
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /** The gate of every change (Change): names it, the project and the account, and asks. */
+  void confirm(String what) {
+    Optional<String> baseUrl = once.context().settings().optional(PipelineSetting.GEMINI_BASE_URL);
+    Change.confirm(once.context(), what + " with the Gemini API " + baseUrl.map(u -> "stand-in at " + u)
+        .orElse("(the project of GEMINI_API_KEY)"));
   }
 
   PrintWriter out() {
@@ -157,6 +182,7 @@ public final class WebhookCommand implements Runnable {
       if (!url.startsWith("https://") && !url.startsWith("http://")) {
         throw Failure.usage("--url must be an http(s) URL, got '" + url + "'");
       }
+      parent.confirm("register a webhook for " + url);
       return run(parent, () -> {
         Webhook created = parent.call("registering " + url,
             webhooks -> webhooks.create(WebhookInput.builder().name(name).uri(url).subscribedEvents(BATCH_EVENTS)
@@ -195,6 +221,8 @@ public final class WebhookCommand implements Runnable {
     public Integer call() throws Exception {
       RevocationBehavior behavior = revokeNow ? RevocationBehavior.REVOKE_PREVIOUS_SECRETS_IMMEDIATELY
           : RevocationBehavior.REVOKE_PREVIOUS_SECRETS_AFTER_H24;
+      parent.confirm("rotate the signing secret of webhook " + id
+          + (revokeNow ? ", revoking the previous ones now" : ""));
       return run(parent, () -> {
         String secret = parent.call("rotating the secret of " + id,
             webhooks -> webhooks.rotateSigningSecret(id, RotateSigningSecretRequest.builder()
@@ -239,6 +267,7 @@ public final class WebhookCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
+      parent.confirm("delete webhook " + id);
       return run(parent, () -> {
         parent.call("deleting " + id, webhooks -> webhooks.delete(id), null);
         parent.out().println("deleted " + id + " (batch jobs now complete through the reconciler alone)");

@@ -65,19 +65,48 @@ class ReleaseCommandTest {
     return ledger.lookup(key, effect).orElseThrow();
   }
 
+  /**
+   * A change names what it changes, the project and the account, then asks: without a "yes" on standard input or
+   * --yes, nothing changes (exit 1). And --by is gone: the record names the authenticated account.
+   */
+  @Test
+  void aReleaseIsNotMade_withoutConfirmation_andNamesTheProjectAndTheAccountFirst() {
+    ledger.release(claim(KEY, Effects.ANALYSE), "Gemini answered 503");
+    long token = record(KEY, Effects.ANALYSE).token();
+
+    for (String answer : new String[] {null, "", "no\n", "yess\n"}) {
+      OnceRunner.Result refused = OnceRunner.runAnswering(CliFirestore.env(), answer, "release", KEY.value(), "analyse",
+          "--reason", "r");
+      assertEquals(Exit.NOTHING, refused.status(), refused.all());
+      assertTrue(refused.err().contains("about to release analyse of " + KEY.value()), refused.all());
+      assertTrue(refused.err().contains("in project "), refused.all());
+      assertTrue(refused.err().contains("as " + Operator.localUser()), refused.all());
+      assertTrue(refused.err().contains("not confirmed: nothing changed"), refused.all());
+      assertEquals(token, record(KEY, Effects.ANALYSE).token(), "nothing released");
+      assertTrue(record(KEY, Effects.ANALYSE).released() == null, "no release recorded");
+    }
+    assertEquals(Exit.USAGE, OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse", "--reason",
+        "r", "--by", "someone-else").status(), "--by is not an option");
+
+    OnceRunner.Result confirmed = OnceRunner.runAnswering(CliFirestore.env(), "yes\n", "release", KEY.value(),
+        "analyse", "--reason", "r");
+    assertEquals(Exit.OK, confirmed.status(), confirmed.all());
+    assertEquals(Operator.localUser(), record(KEY, Effects.ANALYSE).released().by());
+  }
+
   @Test
   void anExpiredClaim_isReleased_recordingWhoWhenAndWhy_andTheNextDeliveryTakesItOver() {
     ledger.release(claim(KEY, Effects.ANALYSE), "Gemini answered 503");
 
-    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "release", "gs://inbox/stuck.pdf#5", "analyse",
-        "--reason", "the outage is over", "--by", "alice@example.com");
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "--yes", "release", "gs://inbox/stuck.pdf#5", "analyse",
+        "--reason", "the outage is over");
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertTrue(result.out().contains("released analyse of gcs:inbox/stuck.pdf#5 (token 2, 1 attempt)"), result.all());
     LedgerRecord released = record(KEY, Effects.ANALYSE);
     assertEquals(RecordState.CLAIMED, released.state());
     assertFalse(released.leaseLive());
-    assertEquals("alice@example.com", released.released().by());
+    assertEquals(Operator.localUser(), released.released().by(), "the authenticated account, never a name typed in");
     assertEquals("the outage is over", released.released().reason());
     assertNotNull(released.released().at());
     assertEquals(3, released.token(), "the release moved the token on: the holder it released is fenced out");
@@ -87,7 +116,7 @@ class ReleaseCommandTest {
   @Test
   void byDefault_theOperatorIsTheLocalUserAtThisHost() {
     ledger.release(claim(KEY, Effects.PUBLISH), "Pub/Sub unavailable");
-    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "publish", "--reason", "r");
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
     assertEquals(Exit.OK, result.status(), result.all());
     assertEquals(Operator.localUser(), record(KEY, Effects.PUBLISH).released().by());
   }
@@ -96,13 +125,13 @@ class ReleaseCommandTest {
   void aLiveLease_isRefused_unlessLive_andThenItsHolderCannotFinish() {
     Claim held = claim(KEY, Effects.NOTIFY);
 
-    OnceRunner.Result refused = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "notify", "--reason", "r");
+    OnceRunner.Result refused = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r");
     assertEquals(Exit.NOTHING, refused.status(), refused.all());
     assertTrue(refused.out().contains("not released: the lease of notify for " + KEY + " is live until"), refused.all());
     assertTrue(record(KEY, Effects.NOTIFY).leaseLive(), "untouched");
     assertNull(record(KEY, Effects.NOTIFY).released());
 
-    OnceRunner.Result forced = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "notify", "--reason", "r",
+    OnceRunner.Result forced = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r",
         "--live");
     assertEquals(Exit.OK, forced.status(), forced.all());
     assertFalse(record(KEY, Effects.NOTIFY).leaseLive());
@@ -114,22 +143,22 @@ class ReleaseCommandTest {
   void aFinishedEffect_orNoRecord_hasNothingToRelease() {
     ledger.complete(claim(KEY, Effects.ANALYSE), Map.of(), SideWrites.NONE);
 
-    OnceRunner.Result done = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "analyse", "--reason", "r");
+    OnceRunner.Result done = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse", "--reason", "r");
     assertEquals(Exit.NOTHING, done.status(), done.all());
     assertTrue(done.out().contains("nothing to release: analyse of " + KEY + " is DONE"), done.all());
     assertEquals(RecordState.DONE, record(KEY, Effects.ANALYSE).state());
 
-    OnceRunner.Result none = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "publish", "--reason", "r");
+    OnceRunner.Result none = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
     assertEquals(Exit.NOTHING, none.status(), none.all());
     assertTrue(none.out().contains("the ledger has no publish record"), none.all());
   }
 
   @Test
   void usageErrors_areExit64() {
-    OnceRunner.Result effect = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "bill", "--reason", "r");
+    OnceRunner.Result effect = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "bill", "--reason", "r");
     assertEquals(Exit.USAGE, effect.status(), effect.all());
-    assertTrue(effect.err().contains("EFFECT must be one of analyse, submit, complete, publish, notify, dead-letter"), effect.all());
-    OnceRunner.Result reason = OnceRunner.run(CliFirestore.env(), "release", KEY.value(), "analyse");
+    assertTrue(effect.err().contains("EFFECT must be one of content, analyse, submit, complete, publish, notify, dead-letter"), effect.all());
+    OnceRunner.Result reason = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse");
     assertEquals(Exit.USAGE, reason.status(), reason.all());
     assertTrue(reason.err().contains("--reason"), reason.all());
   }
@@ -159,8 +188,7 @@ class ReleaseCommandTest {
         });
         Future<OnceRunner.Result> operator = pool.submit(() -> {
           start.await();
-          return OnceRunner.run(CliFirestore.env(), "release", key.value(), "analyse", "--reason", "race", "--live",
-              "--by", "operator");
+          return OnceRunner.run(CliFirestore.env(), "--yes", "release", key.value(), "analyse", "--reason", "race", "--live");
         });
         start.countDown();
         boolean holderWon = holder.get(60, TimeUnit.SECONDS);

@@ -38,14 +38,14 @@ class WebhookCommandTest {
   }
 
   private String register() {
-    OnceRunner.Result registered = once("webhook", "register", "--url", "https://example.run.app/webhook");
+    OnceRunner.Result registered = once("--yes", "webhook", "register", "--url", "https://example.run.app/webhook");
     assertEquals(Exit.OK, registered.status(), registered.all() + gemini.calls());
     return gemini.webhooks().keySet().iterator().next();
   }
 
   @Test
   void register_sendsTheBatchEvents_andPrintsTheSecretAloneOnStandardOutput() throws Exception {
-    OnceRunner.Result result = once("webhook", "register", "--url", "https://example.run.app/webhook");
+    OnceRunner.Result result = once("--yes", "webhook", "register", "--url", "https://example.run.app/webhook");
 
     assertEquals(Exit.OK, result.status(), result.all());
     String id = gemini.webhooks().keySet().iterator().next();
@@ -64,7 +64,7 @@ class WebhookCommandTest {
   void rotate_keepsThePreviousSecretForADayByDefault_andPrintsTheNewOne() throws Exception {
     String id = register();
 
-    OnceRunner.Result rotated = once("webhook", "rotate", id);
+    OnceRunner.Result rotated = once("--yes", "webhook", "rotate", id);
 
     assertEquals(Exit.OK, rotated.status(), rotated.all());
     assertEquals(2, gemini.secrets(id).size());
@@ -73,10 +73,30 @@ class WebhookCommandTest {
     assertEquals("POST /v1beta/webhooks/" + id + ":rotateSigningSecret", call.method() + " " + call.path());
     assertEquals("revoke_previous_secrets_after_h24", JSON.readTree(call.body()).get("revocation_behavior").asText());
 
-    OnceRunner.Result now = once("webhook", "rotate", id, "--revoke-now");
+    OnceRunner.Result now = once("--yes", "webhook", "rotate", id, "--revoke-now");
     assertEquals(Exit.OK, now.status(), now.all());
     assertEquals("revoke_previous_secrets_immediately",
         JSON.readTree(gemini.calls().get(gemini.calls().size() - 1).body()).get("revocation_behavior").asText());
+  }
+
+  /**
+   * A webhook change names itself, the project and the account and is not made unconfirmed; a GEMINI_BASE_URL that is
+   * not this machine (a leftover) is refused before the key is sent anywhere.
+   */
+  @Test
+  void changesAreNotMadeUnconfirmed_andTheKeyGoesToNoOtherHost() {
+    String id = register();
+    OnceRunner.Result refused = OnceRunner.runAnswering(env(), "n\n", "webhook", "delete", id);
+    assertEquals(Exit.NOTHING, refused.status(), refused.all());
+    assertTrue(refused.err().contains("about to delete webhook " + id), refused.all());
+    assertTrue(gemini.webhooks().containsKey(id), "not deleted");
+    int calls = gemini.calls().size();
+
+    OnceRunner.Result elsewhere = OnceRunner.run(Map.of("GEMINI_API_KEY", WebhookService.API_KEY,
+        "GEMINI_BASE_URL", "https://gemini-proxy.example.com"), "--yes", "webhook", "list");
+    assertEquals(Exit.USAGE, elsewhere.status(), elsewhere.all());
+    assertTrue(elsewhere.err().contains("not this machine"), elsewhere.all());
+    assertEquals(calls, gemini.calls().size(), "nothing sent");
   }
 
   @Test
@@ -92,7 +112,7 @@ class WebhookCommandTest {
     assertTrue(list.out().startsWith(id + "  https://example.run.app/webhook  enabled  events [batch.succeeded,"
         + " batch.failed, batch.expired, batch.cancelled]  name once  secrets [whsec_"), list.all());
 
-    OnceRunner.Result deleted = once("webhook", "delete", id);
+    OnceRunner.Result deleted = once("--yes", "webhook", "delete", id);
     assertEquals(Exit.OK, deleted.status(), deleted.all());
     assertTrue(gemini.webhooks().isEmpty());
 
@@ -107,12 +127,12 @@ class WebhookCommandTest {
   void aRegistrationThatTimesOut_mayHaveHappened_andTheToolSaysWhereToLook() {
     gemini.stallNext();
 
-    OnceRunner.Result result = once("webhook", "register", "--url", "https://example.run.app/webhook", "--timeout", "2s");
+    OnceRunner.Result result = once("--yes", "webhook", "register", "--url", "https://example.run.app/webhook", "--timeout", "2s");
 
     assertEquals(Exit.REMOTE, result.status(), result.all());
     assertEquals("", result.out(), "no secret printed: " + result.all());
     assertTrue(result.err().contains("it may have been created anyway: once webhook list shows it"), result.all());
-    assertEquals(1, result.err().strip().lines().count(), result.all());
+    assertEquals(1, result.errLinesBesideTheNotice(), result.all());
     assertEquals(1, gemini.webhooks().size(), "the stand-in did create it");
   }
 

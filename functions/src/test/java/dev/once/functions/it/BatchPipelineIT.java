@@ -108,6 +108,33 @@ class BatchPipelineIT {
     assertEquals(List.of("200", "200"), answers, "both webhooks were acknowledged");
   }
 
+  /**
+   * Batch mode: the same invoice uploaded again under another name is not queued (no second request in any job, no
+   * reservation): it is published and notified at once as a duplicate of the first, which its job completes and
+   * bills once.
+   */
+  @Test
+  void theSameBytesUploadedTwice_makeOneRequestInOneJob_andOneBill() throws Exception {
+    byte[] invoice = InvoicePdf.of("batch-same-" + System.nanoTime());
+    long jobsBefore = stack.gemini.count("batchGenerateContent");
+    Blob first = stack.upload("batch/same.pdf", invoice, "application/pdf");
+    String firstKey = key(first);
+    String job = submitted(first);
+    String copy = key(stack.upload("batch/same-again.pdf", invoice, "application/pdf"));
+    Await.until(DEADLINE, () -> notified(copy) == 1, "the copy notified as a duplicate");
+    stack.gemini.finish(job, BatchState.SUCCEEDED);
+    Await.until(DEADLINE, () -> notified(firstKey) == 1 && stack.relayIdle(), "the first notified");
+
+    assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore, "one batch job");
+    assertEquals(1, stack.gemini.requests(job).size(), "one request in it");
+    assertEquals(1, withKey(stack.documents("billing"), firstKey).size(), "one bill");
+    assertEquals(0, withKey(stack.documents("billing"), copy).size());
+    QueryDocumentSnapshot analysis = withKey(stack.documents("analyses"), copy).get(0);
+    assertEquals("duplicate", analysis.getString("status"));
+    assertEquals(firstKey, analysis.getString("duplicateOf"));
+    assertEquals(1, attributed(stack.published(), copy).size());
+  }
+
   @Test
   void jobWhoseWebhookNeverComes_isCompletedByTheReconciler() {
     stack.gemini.webhookMode(WebhookMode.NEVER);

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  * batches.get, which carries the job's answers, for longer than the webhook may take), the webhook still answers 2xx
  * within a second, and the job of many documents is then completed exactly once: one batches.get, one completion,
  * and per document one bill, one publication, one notification — although the job was handed off twice (Gemini's
- * two deliveries; a publish whose answer was lost and which the client sent again).
+ * two deliveries; a publish whose answer was lost and which the client sent again). The webhook runs, as deployed,
+ * with no Gemini key.
  */
 class BatchWebhookAckIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -67,6 +68,9 @@ class BatchWebhookAckIT {
   @Test
   void theWebhookAnswersAtOnce_whileTheCompletionIsHeld_andTheJobIsCompletedOnce() throws Exception {
     stack.gemini.webhookMode(WebhookMode.NEVER); // this test sends Gemini's deliveries itself, and times them
+    // The public function runs as deployed, without a Gemini key, a Gemini server or the results topic.
+    assertTrue(java.util.Collections.disjoint(stack.environment("GeminiWebhook").keySet(),
+        List.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC")), "the webhook has no Gemini key");
     // A warm instance, as deployed (webhook_min_instances): its clients built by a first delivery (a job not ours).
     assertEquals("queued", deliver("batches/warm-up", "w0").status());
     Await.until(DEADLINE, () -> completionLines("gemini:batches/warm-up", "rejected") == 1, "the warm-up refused");

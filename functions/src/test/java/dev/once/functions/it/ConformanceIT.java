@@ -116,20 +116,33 @@ class ConformanceIT {
     assertPubSubSampleNotified(envelope);
   }
 
-  /** The delivery captured from Eventarc (google-cloudevents issue 151), its headers included, twice: one notification. */
+  /**
+   * The delivery captured from Eventarc (google-cloudevents issue 151), its headers included: as captured, without the
+   * pipeline's signature, it is refused and claims nothing; with the attributes the pipeline adds to each result,
+   * delivered twice, it is notified exactly once.
+   */
   @Test
-  void capturedEventarcDelivery_deliveredTwice_isNotifiedExactlyOnce() throws Exception {
+  void capturedEventarcDelivery_unsignedIsRefused_signedAndDeliveredTwice_isNotifiedExactlyOnce() throws Exception {
     JsonNode captured = read("pubsub/google-cloudevents-issue-151.headers.json");
-    JsonNode data = read("pubsub/google-cloudevents-issue-151.json");
+    ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
     // The capture redacted the project in ce-source (brackets are not valid in a URI); the subscription names it.
     String source = captured.path("ce-source").asText().replace("[redacted]", "kevmoo-firebase3-test");
-    CloudEvent event = new CloudEvent(captured.path("ce-id").asText(), source, captured.path("ce-type").asText(), null,
-        Instant.parse(captured.path("ce-time").asText()), captured.path("content-type").asText(),
-        bytes("pubsub/google-cloudevents-issue-151.json"), Map.of());
     String ledger = isolatedLedger();
     String key = "pubsub:1981947010177954";
     int before = stack.notifiedWith(key).size();
+    CloudEvent unsigned = new CloudEvent(captured.path("ce-id").asText() + "-unsigned", source,
+        captured.path("ce-type").asText(), null, Instant.parse(captured.path("ce-time").asText()),
+        captured.path("content-type").asText(), bytes("pubsub/google-cloudevents-issue-151.json"), Map.of());
 
+    List<JsonNode> refused = deliver("MessageDelivered", unsigned);
+    assertEquals("rejected", refused.get(0).path("outcome").asText(), refused.toString());
+    assertTrue(refused.get(0).path("reason").asText().contains("not a result of this pipeline"), refused.toString());
+    assertTrue(withKey(stack.documents(ledger), key).isEmpty(), "the unsigned message claimed nothing");
+
+    data.set("message", stack.signedAsResult(data.path("message"), key));
+    CloudEvent event = new CloudEvent(captured.path("ce-id").asText(), source, captured.path("ce-type").asText(), null,
+        Instant.parse(captured.path("ce-time").asText()), captured.path("content-type").asText(),
+        JSON.writeValueAsBytes(data), Map.of());
     List<JsonNode> first = deliver("MessageDelivered", event);
     List<JsonNode> second = deliver("MessageDelivered", event);
 
@@ -171,6 +184,7 @@ class ConformanceIT {
       String messageId = "7" + System.nanoTime();
       ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
       ((ObjectNode) data.path("message")).put("messageId", messageId).put("message_id", messageId);
+      data.set("message", stack.signedAsResult(data.path("message"), "pubsub:" + messageId));
       CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + stack.project
           + "/topics/results", CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
           JSON.writeValueAsBytes(data), Map.of());
@@ -253,14 +267,17 @@ class ConformanceIT {
   }
 
   /**
-   * Delivers a Pub/Sub sample as Eventarc would (ce-id the message id, ce-time its publish time) to a
-   * MessageDelivered with a ledger of its own: some samples share the message id "message-id" for different
+   * Delivers a Pub/Sub sample as Eventarc would (ce-id the message id, ce-time its publish time), with the attributes
+   * the pipeline adds to each result (its key, the sample's own, and its signature), to a MessageDelivered with a
+   * ledger of its own: some samples share the message id "message-id" for different
    * messages, which no topic does.
    */
-  private static void assertPubSubSampleNotified(JsonNode data) throws Exception {
-    JsonNode message = data.path("message");
-    String messageId = message.path("messageId").asText();
+  private static void assertPubSubSampleNotified(JsonNode sample) throws Exception {
+    String messageId = sample.path("message").path("messageId").asText();
     String key = "pubsub:" + messageId;
+    ObjectNode data = sample.deepCopy();
+    data.set("message", stack.signedAsResult(sample.path("message"), key));
+    JsonNode message = data.path("message");
     String project = data.path("subscription").asText().split("/")[1];
     CloudEvent event = new CloudEvent(messageId, "//pubsub.googleapis.com/projects/" + project + "/topics/my-topic",
         CloudEvent.PUBSUB_PUBLISHED, null,

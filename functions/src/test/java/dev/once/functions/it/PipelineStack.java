@@ -112,6 +112,8 @@ final class PipelineStack implements AutoCloseable {
   final Firestore db;
   final Storage gcs;
   final PubSubAdmin pubsub;
+  /** NOTIFY_SIGNING_SECRET: what the receiver of the notifications verifies them with. */
+  final String notifySecret;
   final String resultsTopic;
   final String deadLetterTopic;
   final String resultsTap;
@@ -136,6 +138,7 @@ final class PipelineStack implements AutoCloseable {
     this.resultsTap = stack.resultsTap();
     this.deadLetterTap = stack.deadLetterHold();
     this.webhookSecret = stack.webhookSecret();
+    this.notifySecret = stack.notifySecret();
     this.db = FirestoreClients.forEmulator(stack.project(), stack.firestore().hostPort());
     this.gcs = StorageOptions.http().setHost(storage.endpoint()).setProjectId(stack.project())
         .setCredentials(NoCredentials.getInstance()).build().getService();
@@ -208,6 +211,26 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /** The environment Terraform gives the functions, pointed at this machine's emulators and stand-ins. */
+  /**
+   * A Pub/Sub message (Google's JSON shape) with the two attributes the pipeline adds to each result it publishes:
+   * its key and its signature with the stack's RESULTS_SIGNING_KEY. MessageDelivered notifies no other.
+   */
+  com.fasterxml.jackson.databind.node.ObjectNode signedAsResult(JsonNode message, String key) {
+    com.fasterxml.jackson.databind.node.ObjectNode copy = message.deepCopy();
+    byte[] data = java.util.Base64.getDecoder().decode(copy.path("data").asText(""));
+    com.fasterxml.jackson.databind.node.ObjectNode attributes = copy.path("attributes").isObject()
+        ? (com.fasterxml.jackson.databind.node.ObjectNode) copy.get("attributes") : copy.putObject("attributes");
+    attributes.put(dev.once.key.PubSubMessageKeys.ATTRIBUTE, key);
+    attributes.put(dev.once.pipeline.ResultSignature.ATTRIBUTE,
+        dev.once.pipeline.ResultSignature.fromKeys(stack.resultsKey()).sign(key, data));
+    return copy;
+  }
+
+  /** What one function was started with: the stack's environment less what Terraform withholds from it. */
+  Map<String, String> environment(String function) {
+    return stack.environment(Part.function(function));
+  }
+
   Map<String, String> environment() {
     return stack.environment();
   }

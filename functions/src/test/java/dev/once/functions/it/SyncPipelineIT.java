@@ -90,4 +90,51 @@ class SyncPipelineIT {
     assertEquals(1, stack.storage.counters().get("objects.download") - downloadsBefore,
         "duplicates read nothing from Storage");
   }
+
+  /**
+   * The same invoice uploaded three times (a first name, another name, a new generation of the first name): one Gemini
+   * call and one bill; each upload is published and notified once under its own key, the copies as duplicates naming
+   * the first; and every notification verifies against NOTIFY_SIGNING_SECRET by the Standard Webhooks rule, computed
+   * here from the specification.
+   */
+  @Test
+  void theSameBytesUploadedThreeTimes_costOneGeminiCallAndOneBill_andEachUploadIsNotifiedOnce() throws Exception {
+    long geminiCallsBefore = stack.gemini.count("generateContent");
+    byte[] invoice = InvoicePdf.of("same-" + System.nanoTime());
+    String first = PipelineStack.key(stack.upload("invoices/same.pdf", invoice, "application/pdf"));
+    Await.until(DEADLINE, () -> stack.notifiedWith(first).size() == 1, "the first upload notified");
+    List<String> copies = List.of(
+        PipelineStack.key(stack.upload("invoices/same-copy.pdf", invoice, "application/pdf")),
+        PipelineStack.key(stack.upload("invoices/same.pdf", invoice, "application/pdf")));
+    assertTrue(!copies.contains(first) && !copies.get(0).equals(copies.get(1)), copies.toString());
+    Await.until(DEADLINE, () -> copies.stream().allMatch(k -> stack.notifiedWith(k).size() == 1) && stack.relayIdle(),
+        "the copies notified");
+
+    assertEquals(1, stack.gemini.count("generateContent") - geminiCallsBefore, "one Gemini call");
+    assertEquals(1, PipelineStack.withKey(stack.documents("billing"), first).size(), "one bill");
+    for (String copy : copies) {
+      assertEquals(0, PipelineStack.withKey(stack.documents("billing"), copy).size(), "no bill for " + copy);
+      QueryDocumentSnapshot analysis = PipelineStack.withKey(stack.documents("analyses"), copy).get(0);
+      assertEquals("duplicate", analysis.getString("status"));
+      assertEquals(first, analysis.getString("duplicateOf"));
+      assertEquals(1, PipelineStack.attributed(stack.published(), copy).size(), "one published result for " + copy);
+      Receiver.Received notification = stack.notifiedWith(copy).get(0);
+      JsonNode result = JSON.readTree(notification.body()).path("result");
+      assertEquals("duplicate", result.path("status").asText(), result.toString());
+      assertEquals(first, result.path("duplicateOf").asText());
+      assertTrue(signedAsStandardWebhooks(notification), "a signed notification: " + notification.headers());
+    }
+    assertTrue(signedAsStandardWebhooks(stack.notifiedWith(first).get(0)));
+  }
+
+  /** standardwebhooks.com: base64 HMAC-SHA256 of "id.timestamp.body", keyed with the secret's base64 after whsec_. */
+  private static boolean signedAsStandardWebhooks(Receiver.Received notification) throws Exception {
+    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+    mac.init(new javax.crypto.spec.SecretKeySpec(
+        java.util.Base64.getDecoder().decode(stack.notifySecret.substring("whsec_".length())), "HmacSHA256"));
+    mac.update((notification.header("webhook-id") + "." + notification.header("webhook-timestamp") + ".")
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    String expected = "v1," + java.util.Base64.getEncoder().encodeToString(mac.doFinal(notification.body()));
+    return java.util.Arrays.asList(notification.header("webhook-signature").split(" ")).contains(expected);
+  }
 }

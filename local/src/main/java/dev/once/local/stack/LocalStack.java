@@ -65,6 +65,10 @@ public final class LocalStack implements AutoCloseable {
     private final String project;
     private final Path logDir;
     private final String webhookSecret = WebhookSigner.newSecret();
+    /** NOTIFY_SIGNING_SECRET: the notification endpoint's receiver verifies with it. */
+    private final String notifySecret = WebhookSigner.newSecret();
+    /** RESULTS_SIGNING_KEY: what the pipeline signs its results with. */
+    private final String resultsKey = WebhookSigner.newSecret();
     private final Map<String, String> env = new LinkedHashMap<>();
     private Ports ports = Ports.free();
     private String names = "";
@@ -184,6 +188,8 @@ public final class LocalStack implements AutoCloseable {
       all.put("DEAD_LETTER_TOPIC", Topology.DEAD_LETTER_TOPIC + names);
       all.put("BATCH_COMPLETIONS_TOPIC", Topology.BATCH_COMPLETIONS_TOPIC + names);
       all.put("NOTIFY_URL", ports.url(Part.NOTIFY) + Topology.NOTIFY_PATH);
+      all.put("NOTIFY_SIGNING_SECRET", notifySecret);
+      all.put("RESULTS_SIGNING_KEY", resultsKey);
       all.putAll(env);
       return all;
     }
@@ -200,6 +206,10 @@ public final class LocalStack implements AutoCloseable {
       }
     }
   }
+
+  /** The variables the webhook is deployed without (terraform/functions.tf). */
+  public static final java.util.Set<String> WITHHELD_FROM_THE_WEBHOOK =
+      java.util.Set.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC", "RESULTS_SIGNING_KEY", "NOTIFY_SIGNING_SECRET");
 
   private final Builder plan;
   private final Map<String, String> environment;
@@ -312,7 +322,7 @@ public final class LocalStack implements AutoCloseable {
   private void startFunction(Part function) {
     List<String> flags = new ArrayList<>(Jvm.quick("-Xmx512m"));
     flags.addAll(extraJvm.getOrDefault(function, List.of()));
-    Map<String, String> env = new LinkedHashMap<>(environment);
+    Map<String, String> env = environment(function);
     env.putAll(extraEnv.getOrDefault(function, Map.of()));
     FunctionProcess process = FunctionProcess.start(jars().launch(flags), function.target(),
         plan.ports.of(function), env, plan.logDir.resolve(function.fileName() + ".log"));
@@ -335,7 +345,7 @@ public final class LocalStack implements AutoCloseable {
    */
   public FunctionProcess startInstance(Part function, List<String> jvmFlags, String logName) {
     FunctionProcess process = FunctionProcess.start(jars().launch(jvmFlags), function.target(), FreePort.pick(),
-        environment(), plan.logDir.resolve(logName));
+        environment(function), plan.logDir.resolve(logName));
     processes.add(process.process());
     instances.add(process);
     return process;
@@ -425,6 +435,19 @@ public final class LocalStack implements AutoCloseable {
     return new LinkedHashMap<>(environment);
   }
 
+  /**
+   * What {@code function} is started with: the stack's environment less what Terraform withholds from it. The public
+   * webhook gets no Gemini key, no Gemini server, no results topic and no signing key, as deployed (it reads a record
+   * and publishes a hand-off).
+   */
+  public Map<String, String> environment(Part function) {
+    Map<String, String> env = environment();
+    if (function == Part.GEMINI_WEBHOOK) {
+      env.keySet().removeAll(WITHHELD_FROM_THE_WEBHOOK);
+    }
+    return env;
+  }
+
   public String project() {
     return plan.project;
   }
@@ -435,6 +458,16 @@ public final class LocalStack implements AutoCloseable {
 
   public String webhookSecret() {
     return plan.webhookSecret;
+  }
+
+  /** NOTIFY_SIGNING_SECRET: what a receiver of the notifications verifies them with. */
+  public String notifySecret() {
+    return plan.notifySecret;
+  }
+
+  /** RESULTS_SIGNING_KEY: what signs the results the pipeline publishes (a test forging one lacks it). */
+  public String resultsKey() {
+    return plan.resultsKey;
   }
 
   public StorageStandIn storage() {

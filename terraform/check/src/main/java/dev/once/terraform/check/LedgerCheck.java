@@ -22,17 +22,27 @@ public final class LedgerCheck implements Check {
   private final String ttlField;
   private final String markers;
   private final String markerTtlField;
+  /** collection.field of the pipeline's own expiring documents (analyses and bills, RECORDS_RETENTION_DAYS). */
+  private final java.util.Set<String> recordTtls;
 
   public LedgerCheck(String collection, String ttlField, String markers, String markerTtlField) {
+    this(collection, ttlField, markers, markerTtlField, java.util.Set.of());
+  }
+
+  public LedgerCheck(String collection, String ttlField, String markers, String markerTtlField,
+      java.util.Set<String> recordTtls) {
     this.collection = collection;
     this.ttlField = ttlField;
     this.markers = markers;
     this.markerTtlField = markerTtlField;
+    this.recordTtls = java.util.Set.copyOf(recordTtls);
   }
 
   public static LedgerCheck forCode() {
     return new LedgerCheck(OnceSetting.ONCE_COLLECTION.defaultValue(), FirestoreLedger.EXPIRE_AT,
-        SpendCounters.COLLECTION, SpendCounters.EXPIRE_AT);
+        SpendCounters.COLLECTION, SpendCounters.EXPIRE_AT,
+        java.util.Set.of(dev.once.pipeline.Records.ANALYSES + "." + dev.once.pipeline.Records.EXPIRE_AT,
+            dev.once.pipeline.Records.BILLING + "." + dev.once.pipeline.Records.EXPIRE_AT));
   }
 
   @Override
@@ -58,7 +68,7 @@ public final class LedgerCheck implements Check {
         ledgerTtl++;
       } else if (fieldCollection.get().equals(markers) && fieldName.get().equals(markerTtlField)) {
         markerTtl++;
-      } else {
+      } else if (!recordTtls.contains(fieldCollection.get() + "." + fieldName.get())) {
         findings.add(new Finding(field.file(), field.address(), "puts a TTL policy on " + fieldCollection.get() + "." + fieldName.get()
             + ", but the ledger writes its expiry to " + collection + "." + ttlField
             + " (OnceSetting.ONCE_COLLECTION default, FirestoreLedger.EXPIRE_AT), and the spending guard its markers' to "

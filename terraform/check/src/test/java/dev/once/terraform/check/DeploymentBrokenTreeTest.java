@@ -87,18 +87,18 @@ class DeploymentBrokenTreeTest {
 
   // --- provider versions ---
 
-  private static final Copy GOOGLE_UP_TO_7 = Copy.replacing("versions.tf",
-      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 7.0\"",
-      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 8.0\"");
+  private static final Copy GOOGLE_UP_TO_8 = Copy.replacing("versions.tf",
+      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 8.0\"",
+      "source  = \"hashicorp/google\"\n      version = \">= 6.33, < 9.0\"");
 
   @Test
   void aProviderRangeAdmittingAnUncheckedMajor_isReported() {
-    assertOneFinding(new ProviderVersionCheck().findings(GOOGLE_UP_TO_7.config()), "versions.tf",
-        "required_providers.google", "admits hashicorp/google major [7]", "checked: [6]");
+    assertOneFinding(new ProviderVersionCheck().findings(GOOGLE_UP_TO_8.config()), "versions.tf",
+        "required_providers.google", "admits hashicorp/google major [8]", "checked: [6, 7]");
   }
 
   private static final Copy BETA_UNBOUNDED = Copy.replacing("versions.tf",
-      "source  = \"hashicorp/google-beta\"\n      version = \">= 6.33, < 7.0\"",
+      "source  = \"hashicorp/google-beta\"\n      version = \">= 6.33, < 8.0\"",
       "source  = \"hashicorp/google-beta\"\n      version = \">= 6.33\"");
 
   @Test

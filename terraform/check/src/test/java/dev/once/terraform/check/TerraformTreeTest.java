@@ -22,6 +22,7 @@ class TerraformTreeTest {
   @Test
   void theEnvironment_isExactlyWhatTheCodeReads() {
     assertClean(EnvironmentCheck.forCode().findings(Trees.real()));
+    assertClean(PrivilegeCheck.forCode().findings(Trees.real()));
   }
 
   @Test
@@ -43,6 +44,11 @@ class TerraformTreeTest {
   @Test
   void aFreshProject_getsItsServiceAgentsAndWaitsForThemBeforeTheTriggers() {
     assertClean(new FreshProjectCheck().findings(Trees.real()));
+  }
+
+  @Test
+  void everyGoogleBlock_readsRightAgainstTheProvider7Schema() {
+    assertClean(SchemaCheck.google7().findings(Trees.real()));
   }
 
   @Test
