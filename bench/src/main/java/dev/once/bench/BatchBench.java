@@ -74,8 +74,13 @@ public final class BatchBench {
     Instant burst = Instant.now();
     ExecutorService uploads = Executors.newFixedThreadPool(UPLOADERS);
     List<Future<?>> handled = new ArrayList<>();
+    List<Long> uploadMillis = Collections.synchronizedList(new ArrayList<>());
     for (DocumentSource document : documents) {
-      handled.add(uploads.submit(() -> flow.apply(document)));
+      handled.add(uploads.submit(() -> {
+        long t0 = System.nanoTime();
+        flow.apply(document);
+        uploadMillis.add((System.nanoTime() - t0) / 1_000_000);
+      }));
     }
     for (Future<?> done : handled) {
       done.get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
@@ -106,13 +111,41 @@ public final class BatchBench {
     names.forEach(name -> stack.gemini().finish(name, BatchState.SUCCEEDED));
     FirestoreCalls.Snapshot beforeCompletion = calls.snapshot();
     List<Long> completionMs = new ArrayList<>();
+    List<Long> completionCalls = new ArrayList<>();
     for (String name : names) {
       long t0 = System.nanoTime();
       completion.apply(GeminiCompletionKeys.ofName(name));
       completionMs.add((System.nanoTime() - t0) / 1_000_000);
+      // A job's two webhooks make two hand-offs: the second finds it completing, then (redelivered) completed.
+      for (int again = 0; again < 2; again++) {
+        long t1 = System.nanoTime();
+        completion.apply(GeminiCompletionKeys.ofName(name));
+        completionCalls.add((System.nanoTime() - t1) / 1_000_000);
+      }
     }
+    completionCalls.addAll(completionMs);
     FirestoreCalls.Snapshot completing = calls.snapshot().since(beforeCompletion);
     Collections.sort(completionMs);
+
+    // MessageDelivered: each result notified once, as its Pub/Sub delivery would.
+    List<com.google.pubsub.v1.PubsubMessage> results = results(stack, analyses.size());
+    Benchmarks.Delivery delivery = instance.deliveryFlow();
+    FirestoreCalls.Snapshot beforeDelivery = calls.snapshot();
+    List<Long> deliveryMillis = new ArrayList<>();
+    for (com.google.pubsub.v1.PubsubMessage result : results) {
+      long t0 = System.nanoTime();
+      delivery.deliver(result.getMessageId(), result.getData().toByteArray(), result.getAttributesMap());
+      deliveryMillis.add((System.nanoTime() - t0) / 1_000_000);
+    }
+    FirestoreCalls.Snapshot delivering = calls.snapshot().since(beforeDelivery);
+
+    // GeminiReconciler: Cloud Scheduler runs it every 10 minutes, burst or not: six runs in the burst's hour.
+    FirestoreCalls.Snapshot beforeReconcile = calls.snapshot();
+    long r0 = System.nanoTime();
+    instance.reconciliation().get();
+    new dev.once.pipeline.BatchGauges(counted).read(); // the run's gauge line
+    long reconcileMillis = (System.nanoTime() - r0) / 1_000_000;
+    FirestoreCalls.Billed reconciling = calls.snapshot().since(beforeReconcile).documents();
 
     long batchCost = 0;
     long syncCost = 0;
@@ -134,15 +167,52 @@ public final class BatchBench {
         longestWait.toMillis() / 1000.0);
     System.out.printf("%-52s %.2f reads, %.2f commits (%s)%n", "Firestore calls per document, queue to submission",
         (double) queuing.reads() / DOCUMENTS, (double) queuing.commitCount() / DOCUMENTS, queuing.calls());
-    System.out.printf("%-52s %.2f reads, %.2f commits (%s)%n", "Firestore calls per document, completion",
-        (double) completing.reads() / DOCUMENTS, (double) completing.commitCount() / DOCUMENTS, completing.calls());
+    System.out.printf("%-52s %.2f reads, %.2f commits (%s; with 2 hand-offs absorbed a job)%n",
+        "Firestore calls per document, completion", (double) completing.reads() / DOCUMENTS,
+        (double) completing.commitCount() / DOCUMENTS, completing.calls());
     System.out.printf("%-52s %.1f µUSD batch, %.1f µUSD sync (%.2fx)%n", "Gemini cost per document",
         (double) batchCost / DOCUMENTS, (double) syncCost / DOCUMENTS, (double) batchCost / syncCost);
     System.out.printf("%-52s p50 %d ms, p99 %d ms, max %d ms (%d jobs; BatchCompleted's, not waited for)%n",
         "completion of a job of " + PER_JOB, completionMs.get(completionMs.size() / 2),
         completionMs.get(Math.min(completionMs.size() - 1, (int) Math.ceil(completionMs.size() * 0.99) - 1)),
         completionMs.get(completionMs.size() - 1), completionMs.size());
+
+    int reconcilesAnHour = 6;
+    FirestoreCalls.Billed hourOfReconciling = new FirestoreCalls.Billed(reconciling.reads() * reconcilesAnHour,
+        reconciling.writes() * reconcilesAnHour, reconciling.deletes() * reconcilesAnHour,
+        reconciling.expiring() * reconcilesAnHour);
+    new BurstCost(DOCUMENTS)
+        .add(new BurstCost.Part(ListPrices.Function.DOCUMENT_UPLOADED, "queue, gather, submit", queuing.documents(),
+            DOCUMENTS, uploadMillis, true))
+        .add(new BurstCost.Part(ListPrices.Function.GEMINI_WEBHOOK, "2 deliveries a job, handed off",
+            // Not run here (WebhookAckBench times it under the invoker): one ledger read each, well under 100 ms.
+            new FirestoreCalls.Billed(2 * jobs, 0, 0, 0), 2 * jobs, java.util.Collections.nCopies((int) (2 * jobs), 0L),
+            false))
+        .add(new BurstCost.Part(ListPrices.Function.BATCH_COMPLETED, "completion, 2 hand-offs absorbed",
+            completing.documents(), 3L * names.size(), completionCalls, false))
+        .add(new BurstCost.Part(ListPrices.Function.MESSAGE_DELIVERED, "notify each result", delivering.documents(),
+            results.size(), deliveryMillis, true))
+        .add(new BurstCost.Part(ListPrices.Function.GEMINI_RECONCILER, reconcilesAnHour + " runs an hour",
+            hourOfReconciling, reconcilesAnHour, java.util.Collections.nCopies(reconcilesAnHour, reconcileMillis), false))
+        .print(System.out, (double) batchCost / DOCUMENTS);
     instance.close();
+  }
+
+  /** The burst's results, pulled from the results topic's tap until all {@code expected} are there. */
+  private static List<com.google.pubsub.v1.PubsubMessage> results(BenchStack stack, int expected) throws Exception {
+    List<com.google.pubsub.v1.PubsubMessage> ours = new ArrayList<>();
+    Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
+    while (ours.size() < expected && Instant.now().isBefore(deadline)) {
+      for (com.google.pubsub.v1.PubsubMessage m : stack.pullResults()) {
+        if (m.getAttributesMap().getOrDefault("idempotency_key", "").contains("/batch-bench/")) {
+          ours.add(m);
+        }
+      }
+    }
+    if (ours.size() < expected) {
+      throw new IllegalStateException(ours.size() + " results of " + expected + " published");
+    }
+    return ours;
   }
 
   private static List<QueryDocumentSnapshot> mine(BenchStack stack) throws Exception {

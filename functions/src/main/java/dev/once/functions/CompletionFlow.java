@@ -109,6 +109,9 @@ final class CompletionFlow {
       report = report.with("costMicroUsd", processed.result().get("costMicroUsd"))
           .with("model", String.valueOf(processed.result().get("model")));
     }
+    if (completed instanceof Outcome.Processed processed) {
+      report = EventCounts.finished(report, processed.result().get("documents"), processed.result().get(EventCounts.GIVEN_UP));
+    }
     Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // Every chunk published its own documents: the job's publish record only says so, for the one-read pre-check.
     return settled ? report.then(Effects.PUBLISH, publication.publishAll(jobKey, List.of(), held)) : report;
@@ -142,10 +145,12 @@ final class CompletionFlow {
     long cost = 0;
     String model = null;
     int documents = 0;
+    int givenUp = 0;
     int chunks = (members.size() + CHUNK - 1) / CHUNK;
     for (int chunk = 0; chunk < chunks; chunk++) {
       Map<String, Object> done = completeChunk(jobKey, chunk, members, answers, failure);
       documents += documents(done).size();
+      givenUp += (int) documents(done).stream().filter(d -> Records.FAILED.equals(d.get("status"))).count();
       if (done.get("model") != null) {
         cost += ((Number) done.get("costMicroUsd")).longValue();
         model = String.valueOf(done.get("model"));
@@ -155,6 +160,7 @@ final class CompletionFlow {
     outcome.put("job", name);
     outcome.put("state", state);
     outcome.put("documents", documents);
+    outcome.put(EventCounts.GIVEN_UP, givenUp);
     outcome.put("chunks", chunks);
     if (model != null) {
       outcome.put("costMicroUsd", cost);

@@ -67,7 +67,9 @@ final class DeliveryFlow {
       Notifier endpoint = notifier.get();
       // A notification is seen outside: a holder whose lease may run out during the POST must not send it.
       attempt.ensureLease(endpoint.timeout());
-      Notifier.Result result = endpoint.notify(key.value(), body(key, message));
+      // The message's key, or KEY/rerun-N when an operator invalidated the notification on purpose: a new event.
+      IdempotencyKey sent = attempt.downstreamKey();
+      Notifier.Result result = endpoint.notify(sent.value(), body(sent, message));
       return Completion.of(switch (result) {
         case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
         case Notifier.Result.Refused refused -> throw Refusal.permanent(

@@ -13,6 +13,7 @@ import dev.once.internal.config.InvalidSetting;
 import dev.once.internal.config.Lazy;
 import dev.once.internal.config.MissingSetting;
 import dev.once.internal.ledger.LedgerConfig;
+import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.Notifier;
@@ -243,6 +244,12 @@ final class Wiring {
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN, RESUME_PER_RUN),
         InstantSource.system());
+  }
+
+  /** The reconciler's line of batch gauges, against the cap it is deployed with. */
+  static GaugeLine gaugeLine(Clients clients) {
+    int maxInFlight = atMost(clients.settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
+    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())), maxInFlight);
   }
 
   static DocumentFlow.Mode mode(Settings settings) {

@@ -262,7 +262,7 @@ public final class RecordQueries {
     return await(query.get(), what);
   }
 
-  private static <T> T await(java.util.concurrent.Future<T> future, String what) {
+  static <T> T await(java.util.concurrent.Future<T> future, String what) {
     try {
       return future.get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

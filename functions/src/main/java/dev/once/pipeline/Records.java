@@ -36,6 +36,8 @@ public final class Records {
   public static final String DUPLICATE = "duplicate";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
+  /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
+  public static final String RERUN = "rerun";
 
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
@@ -146,6 +148,16 @@ public final class Records {
 
   /** Gemini answered: the analysis (analysed, or failed when the answer held no invoice) and its bill. */
   public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job) {
+    return analysed(documentKey, source, analysis, job, 1);
+  }
+
+  /**
+   * The same for run {@code run} of the analysis: a run after the first (an operator invalidated the earlier ones on
+   * purpose) is billed in a bill of its own, {@code billing/{id of KEY/rerun-N}} with the document's {@code key} and
+   * {@code rerun}, so every run's bill is kept; the analysis says which run it is.
+   */
+  public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job,
+      int run) {
     boolean batch = job != null;
     Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
     fields.put("mode", batch ? "batch" : "sync");
@@ -159,6 +171,9 @@ public final class Records {
     if (batch) {
       fields.put("job", job);
     }
+    if (run > 1) {
+      fields.put(RERUN, (long) run);
+    }
     Map<String, Object> bill = new LinkedHashMap<>();
     bill.put("key", documentKey.value());
     bill.put("model", analysis.model());
@@ -168,10 +183,13 @@ public final class Records {
     bill.put("priced", cost.isPresent());
     bill.put("batch", batch);
     bill.put("billedAt", DocumentWrites.serverTime());
+    if (run > 1) {
+      bill.put(RERUN, (long) run);
+    }
     expiring(bill);
     return writes -> {
       writes.merge(ANALYSES, documentKey.documentId(), fields);
-      writes.set(BILLING, documentKey.documentId(), bill);
+      writes.set(BILLING, documentKey.rerun(run).documentId(), bill);
     };
   }
 

@@ -85,6 +85,9 @@ class CompletionFlowTest {
 
     assertEquals(OutcomeLabel.PROCESSED, first.outcome());
     assertEquals(OutcomeLabel.DUPLICATE, webhookAgain.outcome());
+    assertEquals(1L, first.details().get(EventCounts.DOCUMENTS), "the complete line counts the job's documents");
+    assertEquals(0L, first.details().get(EventCounts.GIVEN_UP));
+    assertEquals(null, webhookAgain.details().get(EventCounts.DOCUMENTS), "once");
     verify(batchJobs, times(1)).find(JOB);
     verify(batchJobs, times(1)).results(any());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
@@ -139,7 +142,9 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
 
-    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+    Report report = flow.complete(JOB_KEY);
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome());
+    assertEquals(1L, report.details().get(EventCounts.GIVEN_UP), "its document given up, on the complete line");
 
     verify(batchJobs, never()).results(any());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();

@@ -42,6 +42,11 @@ final class LazyLedger implements Ledger {
   }
 
   @Override
+  public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+    return ledger.get().invalidate(key, effect, generation, by, reason);
+  }
+
+  @Override
   public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
     ledger.get().reject(claim, reason, gaveUp, writes);
   }

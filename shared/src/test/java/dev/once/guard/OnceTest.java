@@ -541,5 +541,10 @@ class OnceTest {
         boolean evenIfLive) {
       inner.forceRelease(key, effect, token, by, reason, evenIfLive);
     }
+
+    @Override
+    public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+      return inner.invalidate(key, effect, generation, by, reason);
+    }
   }
 }

@@ -41,6 +41,9 @@ import java.util.regex.Pattern;
  *       instance clock only contributes through the store's estimate of its time ({@link RecordStore#time}).
  *   <li><b>Release</b> keeps the record {@code CLAIMED} with {@code leaseExpiresAt} set to the release's own commit
  *       time, so the next delivery takes over at once, with {@code attempts} and the last {@code error}.
+ *   <li><b>Invalidation</b> (an operator's deliberate re-run) moves a finished record to its next {@code generation}:
+ *       how the run ended goes to its {@code history} with who, when and why, and the record becomes a claim with no
+ *       try whose lease is over, so the next delivery takes it over as after a release and runs the effect once more.
  *   <li><b>Retention</b>: {@code expireAt} (the TTL field) is the last write's time plus the retention period.
  *   <li><b>Resent writes</b>: a store's client may resend a commit whose answer was lost, and run a transaction's body
  *       again when its commit failed. Every write of a record carries a fresh {@code nonce}, so a write that finds
@@ -72,6 +75,12 @@ public class LedgerStateMachine implements Ledger {
   public static final String NONCE = "nonce";
   /** On a rejected record: refused because its cap of tries was reached, not for its input. */
   public static final String GAVE_UP = "gaveUp";
+  /** Which run of the effect the record is about (absent: the first); an operator's invalidation moves it on. */
+  public static final String GENERATION = "generation";
+  /** The runs an operator invalidated, oldest first: {@link LedgerRecord.Invalidated} as maps. */
+  public static final String HISTORY = "history";
+  /** Runs an invalidated record remembers at most (each holds its outcome: the record stays well under 1 MiB). */
+  static final int HISTORY_KEPT = 10;
   /** How a give-up's reason starts, on records written before {@link #GAVE_UP} was. */
   private static final String LEGACY_GAVE_UP = "gave up after ";
 
@@ -266,7 +275,7 @@ public class LedgerStateMachine implements Ledger {
     boolean exhausted = calls.isEmpty() || calls.get(calls.size() - 1).outcome() != Call.Outcome.RUNNING
         || calls.get(calls.size() - 1).number() != record.attempts();
     return new Claim(key, effect, record.recordId(), record.token(), record.attempts(), record.leaseExpiresAt(), null,
-        lease, calls, record.spent(), exhausted, record.error());
+        lease, calls, record.spent(), exhausted, record.error(), record.generation());
   }
 
   @Override
@@ -378,6 +387,57 @@ public class LedgerStateMachine implements Ledger {
           + " no longer holds the claim (taken over, or finished)"
           + (evenIfLive ? "" : ", or its lease is live again (renewed since it was read)"));
     }
+  }
+
+  @Override
+  public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+    String id = recordId(key, effect);
+    // One nonce for every run of the body: a run after a commit whose answer was lost finds it on the record.
+    String nonce = nonce();
+    try {
+      return store.transact(id, snapshot -> invalidated(snapshot, generation, by, reason, nonce));
+    } catch (RuntimeException e) {
+      if (bearing(id, nonce, e).isPresent()) {
+        return true;
+      }
+      throw Refused.original(e);
+    }
+  }
+
+  /** The record, finished in {@code generation}, as the next generation's claim with no try and its lease over. */
+  private Decision<Boolean> invalidated(Snapshot snapshot, int generation, String by, String reason, String nonce) {
+    if (snapshot.bears(nonce)) {
+      return Decision.answer(true);
+    }
+    if (!snapshot.exists()) {
+      return Decision.answer(false);
+    }
+    LedgerRecord record = record(snapshot);
+    boolean finished = record.state() == RecordState.DONE || record.state() == RecordState.REJECTED;
+    if (!finished || record.generation() != generation) {
+      return Decision.answer(false); // running, waiting for a redelivery, or invalidated since it was read
+    }
+    List<Map<String, Object>> history = new ArrayList<>();
+    record.history().forEach(run -> history.add(run.toMap()));
+    history.add(new LedgerRecord.Invalidated(generation, record.state(), record.outcome(), record.error(),
+        record.attempts(), (Instant) snapshot.fields().get(FINISHED_AT), by, snapshot.readTime(),
+        truncate(reason, MAX_ERROR_CHARS)).toMap());
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(STATE, RecordState.CLAIMED.name());
+    fields.put(GENERATION, (long) generation + 1);
+    fields.put(HISTORY, new ArrayList<>(history.subList(Math.max(0, history.size() - HISTORY_KEPT), history.size())));
+    fields.put(TOKEN, record.token() + 1);
+    fields.put(ATTEMPTS, 0L);
+    fields.put(SPENT, 0L);
+    fields.put(CALLS, List.of());
+    fields.put(LEASE_EXPIRES_AT, snapshot.readTime());
+    for (String ended : List.of(OUTCOME, ERROR, GAVE_UP, FINISHED_AT, RELEASED_BY, RELEASED_AT, RELEASE_REASON)) {
+      fields.put(ended, null);
+    }
+    fields.put(UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(EXPIRE_AT, snapshot.readTime().plus(config.retention()));
+    fields.put(NONCE, nonce);
+    return Decision.write(true, List.of(RecordWrite.update(snapshot.id(), fields, null)), SideWrites.NONE);
   }
 
   @Override
@@ -526,7 +586,9 @@ public class LedgerStateMachine implements Ledger {
         callsOf(fields.get(CALLS)),
         // Records written before tries were counted: every attempt may have run.
         spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue(),
-        gaveUp(fields.get(GAVE_UP), (String) fields.get(ERROR)));
+        gaveUp(fields.get(GAVE_UP), (String) fields.get(ERROR)),
+        number(fields.get(GENERATION)) == null ? 1 : number(fields.get(GENERATION)).intValue(),
+        LedgerRecord.Invalidated.listOf(fields.get(HISTORY)));
   }
 
   /** Whether a rejected record's {@link #GAVE_UP} field (or, on a record older than it, its reason) says given up. */

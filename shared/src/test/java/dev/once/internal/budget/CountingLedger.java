@@ -81,6 +81,11 @@ class CountingLedger implements Ledger {
   }
 
   @Override
+  public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+    return inner.invalidate(key, effect, generation, by, reason);
+  }
+
+  @Override
   public Instant now() {
     return inner.now();
   }
