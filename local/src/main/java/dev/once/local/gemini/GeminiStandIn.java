@@ -310,6 +310,15 @@ public final class GeminiStandIn implements StandIn {
   }
 
   /**
+   * The next {@code count} calls of {@code operation} (as {@link #ambiguousNext} names them) take {@code latency},
+   * whatever latency is set later: a call held in flight while its caller is killed, that the call taking over never
+   * meets. A count of 0 disarms.
+   */
+  public void latencyNext(String operation, int count, Duration latency) {
+    faults.latencyNext(knownOperation(operation), count, latency);
+  }
+
+  /**
    * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
    * batches.get, batches.list, batches.cancel, batches.delete, files.upload (an upload's start), files.uploadChunk (its
    * bytes; the last request stores the file), files.get, files.delete, files.download) are carried
