@@ -48,6 +48,32 @@ locals {
     reconciler_too_old = <<-EOT
       sum(increase(${local.promql_prefix}reconciler_too_old_sum{monitored_resource="cloud_run_revision"}[1h]))
     EOT
+    # Batch mode: the reconciler's gauges (one value a run, so the mean over 20 minutes is its latest), and the
+    # documents the event lines finished.
+    batch_jobs_in_flight = <<-EOT
+      sum(increase(${local.promql_prefix}batch_jobs_in_flight_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_jobs_in_flight_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    batch_max_jobs_in_flight = <<-EOT
+      sum(increase(${local.promql_prefix}batch_max_jobs_in_flight_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_max_jobs_in_flight_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    batch_queued = <<-EOT
+      sum(increase(${local.promql_prefix}batch_queued_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_queued_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    batch_gathered = <<-EOT
+      sum(increase(${local.promql_prefix}batch_gathered_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_gathered_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    batch_oldest_queued_seconds = <<-EOT
+      sum(increase(${local.promql_prefix}batch_oldest_queued_seconds_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_oldest_queued_seconds_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    batch_oldest_job_seconds = <<-EOT
+      sum(increase(${local.promql_prefix}batch_oldest_job_seconds_sum{monitored_resource="cloud_run_revision"}[20m])) / sum(increase(${local.promql_prefix}batch_oldest_job_seconds_count{monitored_resource="cloud_run_revision"}[20m]))
+    EOT
+    documents_finished = <<-EOT
+      sum(increase(${local.promql_prefix}documents_finished_sum{monitored_resource="cloud_run_revision"}[1h]))
+    EOT
+    documents_given_up = <<-EOT
+      sum(increase(${local.promql_prefix}documents_given_up_sum{monitored_resource="cloud_run_revision"}[1h]))
+    EOT
   }
 
   dashboard = {
@@ -197,6 +223,96 @@ locals {
             }
           }
         },
+        {
+          xPos = 0, yPos = 48, width = 24, height = 16
+          widget = {
+            title = "Batch jobs in flight against the cap (BATCH_MAX_JOBS_IN_FLIGHT)"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType        = "LINE"
+                  legendTemplate  = "jobs in flight"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_jobs_in_flight }
+                },
+                {
+                  plotType        = "LINE"
+                  legendTemplate  = "cap"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_max_jobs_in_flight }
+                },
+              ]
+              yAxis = { label = "jobs", scale = "LINEAR" }
+            }
+          }
+        },
+        {
+          xPos = 24, yPos = 48, width = 24, height = 16
+          widget = {
+            title = "Batch queue depth: documents queued, and gathered into jobs being made"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType        = "STACKED_AREA"
+                  legendTemplate  = "queued"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_queued }
+                },
+                {
+                  plotType        = "STACKED_AREA"
+                  legendTemplate  = "gathered"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_gathered }
+                },
+              ]
+              yAxis = { label = "documents", scale = "LINEAR" }
+            }
+          }
+        },
+        {
+          xPos = 0, yPos = 64, width = 24, height = 16
+          widget = {
+            title = "Batch: oldest queued document's wait, oldest running job's age"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType        = "LINE"
+                  legendTemplate  = "oldest wait (s)"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_oldest_queued_seconds, unitOverride = "s" }
+                },
+                {
+                  plotType        = "LINE"
+                  targetAxis      = "Y2"
+                  legendTemplate  = "oldest job (s)"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_oldest_job_seconds, unitOverride = "s" }
+                },
+              ]
+              thresholds = [
+                { value = var.batch_queue_age_alert_seconds, label = "wait alert" },
+                { value = var.batch_job_age_alert_seconds, label = "job alert", targetAxis = "Y2" },
+              ]
+              yAxis  = { label = "seconds waiting", scale = "LINEAR" }
+              y2Axis = { label = "seconds running", scale = "LINEAR" }
+            }
+          }
+        },
+        {
+          xPos = 24, yPos = 64, width = 24, height = 16
+          widget = {
+            title = "Documents completed per hour, and given up"
+            xyChart = {
+              dataSets = [
+                {
+                  plotType        = "STACKED_BAR"
+                  legendTemplate  = "completed"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.documents_finished }
+                },
+                {
+                  plotType        = "LINE"
+                  legendTemplate  = "given up"
+                  timeSeriesQuery = { prometheusQuery = local.dashboard_queries.documents_given_up }
+                },
+              ]
+              yAxis = { label = "per hour", scale = "LINEAR" }
+            }
+          }
+        },
       ]
     }
   }
@@ -212,5 +328,8 @@ resource "google_monitoring_dashboard" "once" {
     google_logging_metric.gemini_spend,
     google_logging_metric.budget_share,
     google_logging_metric.reconciler,
+    google_logging_metric.batch,
+    google_logging_metric.documents_finished,
+    google_logging_metric.documents_given_up,
   ]
 }

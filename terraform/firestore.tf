@@ -83,6 +83,8 @@ resource "google_firestore_field" "ledger_unindexed" {
     "releasedAt",
     "releaseReason",
     "nonce",
+    "generation",
+    "history",
   ])
 
   project    = var.project_id
@@ -180,6 +182,7 @@ resource "google_firestore_field" "analyses_unindexed" {
     "reservation",
     "queuedAt",
     "size",
+    "rerun",
     "duplicateOf",
     "duplicateOfAnalysisId",
   ])
@@ -202,6 +205,7 @@ resource "google_firestore_field" "billing_unindexed" {
     "priced",
     "batch",
     "billedAt",
+    "rerun",
   ])
 
   project    = var.project_id

@@ -10,7 +10,10 @@
 # noise) and relisted (the reconciler listing a job it completed before: not a platform redelivery). Processed
 # `analyse` lines carry jsonPayload.costMicroUsd and model. With a budget set, "gemini budget" lines carry
 # jsonPayload.budgetShare (spent + reserved / budget); the reconciler's "reconciliation run" line carries
-# jsonPayload.summary.* (its findings).
+# jsonPayload.summary.* (its findings), and its "batch gauges" line, every run, jsonPayload.gauges.* (batch mode now:
+# queue depth, oldest wait, jobs in flight against the cap, the oldest job). An event line that finished documents
+# carries jsonPayload.documents and jsonPayload.givenUp (of them, failed for good): a sync analysis one, a batch job's
+# completion all of its documents.
 #
 # Every metric here is named ${name_prefix}_KEY and queried in PromQL as ${local.promql_prefix}KEY
 # (logging.googleapis.com/user/NAME becomes logging_googleapis_com:user_NAME): terraform/check resolves each such
@@ -43,6 +46,17 @@ locals {
     failed           = "jobs or pages the run could not handle (retried next run)"
     deferred_resumed = "deferred documents resumed because budget was available again"
     too_old          = "listed jobs older than the retention, left alone"
+  }
+
+  # The reconciler's batch gauges (jsonPayload.gauges.*, functions/…/pipeline/BatchGauges.java): one distribution
+  # metric each, one value a run; a window's sum / count is the gauge then (a log-based metric cannot be a gauge).
+  batch_gauges = {
+    queued                = "documents queued, waiting to be gathered into a batch job"
+    gathered              = "documents gathered into jobs being made"
+    oldest_queued_seconds = "seconds the oldest queued document has waited"
+    jobs_in_flight        = "batch jobs gathering, submitted or running: what BATCH_MAX_JOBS_IN_FLIGHT caps"
+    max_jobs_in_flight    = "the cap on jobs in flight (BATCH_MAX_JOBS_IN_FLIGHT)"
+    oldest_job_seconds    = "seconds since the oldest job still running was submitted"
   }
 
   # Alerts on the day's Gemini budget: a metric counting budget lines at or above each share.
@@ -237,6 +251,85 @@ resource "google_logging_metric" "reconciler" {
   bucket_options {
     exponential_buckets {
       num_finite_buckets = 12 # 1 to 2,048 a run
+      growth_factor      = 2
+      scale              = 1
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "batch" {
+  for_each = local.batch_gauges
+
+  project     = var.project_id
+  name        = "${local.metric_prefix}_batch_${each.key}"
+  description = "Per reconciler run, batch mode: ${each.value} (jsonPayload.gauges.${each.key} of the \"batch gauges\" line)."
+  filter      = "resource.type=\"cloud_run_revision\" AND resource.labels.service_name=\"${google_cloudfunctions2_function.gemini_reconciler.name}\" AND jsonPayload.message=\"batch gauges\" AND jsonPayload.gauges.${each.key}:*"
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "DISTRIBUTION"
+    unit        = "1"
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.gauges.${each.key})"
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 24 # 1 to 8.4 million (97 days in seconds)
+      growth_factor      = 2
+      scale              = 1
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+# Documents finished (given a result, analysed or failed), and of them given up, by the event lines that finished
+# them: its sum over an hour is the documents completed in that hour.
+resource "google_logging_metric" "documents_finished" {
+  project     = var.project_id
+  name        = "${local.metric_prefix}_documents_finished"
+  description = "Documents given a result (analysed or failed) by one event: jsonPayload.documents of its line (a sync analysis 1, a batch job's completion all its documents)."
+  filter      = "${local.event_lines} AND jsonPayload.documents:*"
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "DISTRIBUTION"
+    unit        = "1"
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.documents)"
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 14 # 1 to 8,192 documents an event
+      growth_factor      = 2
+      scale              = 1
+    }
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
+resource "google_logging_metric" "documents_given_up" {
+  project     = var.project_id
+  name        = "${local.metric_prefix}_documents_given_up"
+  description = "Documents given up by one event (their result failed: tries used up, no answer from their batch job, an answer holding no invoice): jsonPayload.givenUp of its line."
+  filter      = "${local.event_lines} AND jsonPayload.givenUp:*"
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "DISTRIBUTION"
+    unit        = "1"
+  }
+
+  value_extractor = "EXTRACT(jsonPayload.givenUp)"
+
+  bucket_options {
+    exponential_buckets {
+      num_finite_buckets = 14
       growth_factor      = 2
       scale              = 1
     }
@@ -497,6 +590,138 @@ resource "google_monitoring_alert_policy" "budget" {
   }
 
   depends_on = [google_logging_metric.budget]
+}
+
+# Batch mode's gauges (keyed by the gauge), each the reconciler's last value(s) over 20 minutes (it runs every 10 by default): sum / count
+# of the distribution, since a log-based metric cannot be a gauge.
+locals {
+  gauge_alerts = {
+    oldest_queued_seconds = {
+      threshold = var.batch_queue_age_alert_seconds
+      title     = "oldest queued document waiting longer than ${var.batch_queue_age_alert_seconds} s"
+      runbook   = <<-EOT
+        The oldest document queued for a batch job has waited longer than ${var.batch_queue_age_alert_seconds} s,
+        where it should wait at most BATCH_MAX_WAIT_SECONDS (${var.batch_max_wait_seconds} s) plus a reconciler period.
+        Nothing is lost while it waits, but its result is late.
+
+        1. `once stats` (batch section) and `once stuck`: how many jobs are in flight against BATCH_MAX_JOBS_IN_FLIGHT
+           (${var.batch_max_jobs_in_flight}), which documents wait, which gatherings were never submitted, which jobs
+           run long. The dashboard's batch panels show the same over time.
+        2. Jobs in flight at the cap: documents wait for a job to complete and free a place. Look at the jobs that run
+           long (the "batch job running long" alert, `once stuck`); raise `batch_max_jobs_in_flight` (at most 100,
+           Gemini's limit per project, shared with anything else using the project's key) only if Gemini has room.
+        3. Below the cap: the reconciler is not submitting. Its lines: "reconciliation run" (summary.jobs_submitted,
+           failed), "the reconciler could not submit the batch jobs due", "batch jobs wait for room"; Gemini 429 or
+           5xx on batches.create (quota, an outage); the Cloud Scheduler job `${var.name_prefix}-gemini-reconcile`
+           and its last attempts. A reconciler that does not run at all writes no gauge line: the trigger backlog and
+           the scheduler's own job status say so.
+      EOT
+    }
+    oldest_job_seconds = {
+      threshold = var.batch_job_age_alert_seconds
+      title     = "a batch job running longer than ${var.batch_job_age_alert_seconds} s"
+      runbook   = <<-EOT
+        A batch job submitted more than ${var.batch_job_age_alert_seconds} s ago has not completed. Google's target
+        turnaround for the Batch API is 24 hours, and a job that has not finished after 48 expires.
+
+        1. `once stuck` lists the jobs running long (job name, gathering, documents, submitted at); `once inspect
+           gemini:batches/ID` shows a job's documents.
+        2. Nothing needs doing for the job itself: the webhook or, failing it, the reconciler completes it when
+           Gemini ends it, expired or cancelled ones too. Meanwhile it holds a place among the jobs in flight, so
+           documents queue behind it (the "oldest queued document" alert).
+        3. Many jobs past the target at once: Gemini's Batch API is slow for everyone (its status page); lower
+           `batch_max_documents` if large jobs are the slow ones.
+      EOT
+    }
+  }
+}
+
+resource "google_monitoring_alert_policy" "batch_gauge" {
+  for_each = local.gauge_alerts
+
+  project               = var.project_id
+  display_name          = "once: ${each.value.title}"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "${each.key} of the reconciler's batch gauges above ${each.value.threshold}"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        (
+          sum(increase(${local.promql_prefix}batch_${each.key}_sum{monitored_resource="cloud_run_revision"}[20m]))
+            /
+          sum(increase(${local.promql_prefix}batch_${each.key}_count{monitored_resource="cloud_run_revision"}[20m]))
+        ) > ${each.value.threshold}
+      EOT
+      duration                  = "0s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "3600s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = each.value.runbook
+  }
+
+  depends_on = [google_logging_metric.batch]
+}
+
+resource "google_monitoring_alert_policy" "given_up_share" {
+  project               = var.project_id
+  display_name          = "once: documents given up above ${format("%.1f", var.given_up_share_threshold * 100)}%"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "documents given up / documents finished, last hour"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        (
+          sum(increase(${local.promql_prefix}documents_given_up_sum{monitored_resource="cloud_run_revision"}[1h]))
+            /
+          sum(increase(${local.promql_prefix}documents_finished_sum{monitored_resource="cloud_run_revision"}[1h]))
+        ) > ${var.given_up_share_threshold}
+        and
+        sum(increase(${local.promql_prefix}documents_finished_sum{monitored_resource="cloud_run_revision"}[1h])) >= ${var.alert_min_events}
+      EOT
+      duration                  = "0s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "3600s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = <<-EOT
+      More than ${format("%.1f", var.given_up_share_threshold * 100)} % of the documents finished in the last hour
+      were given up: their result is `failed` (published as such, recorded in `analyses` with the reason, nothing
+      billed for those without an answer), and the pipeline will not try them again.
+
+      1. Why: Logs Explorer, the lines with `jsonPayload.givenUp>0` (a sync `analyse` line, a batch `complete` line)
+         and their `reason`; `once inspect KEY` per document. "gave up after N tries": ${var.max_attempts} Gemini calls
+         that may each have been billed failed (the "events failing" alert usually fired first: fix its cause).
+         "the batch job ended FAILED/EXPIRED/CANCELLED": the job's documents got no answer. An answer holding no
+         invoice: the documents are not invoices, or the prompt or model no longer fits them.
+      2. Once the cause is fixed, upload the documents again (a new generation is a new document), or, for an
+         answer to run again on purpose, `once invalidate` (docs/OPERATIONS.md).
+    EOT
+  }
+
+  depends_on = [google_logging_metric.documents_finished, google_logging_metric.documents_given_up]
 }
 
 # A Cloud Billing budget on the whole project (Gemini calls billed to this project's key, the functions,

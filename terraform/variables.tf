@@ -473,6 +473,39 @@ variable "alert_min_events" {
   }
 }
 
+variable "batch_queue_age_alert_seconds" {
+  description = "Batch mode: alert when the oldest queued document has waited longer than this for its job (the reconciler's gauge, every run). A due job is submitted at the next upload or reconciler run, so allow batch_max_wait_seconds plus two reconciler periods."
+  type        = number
+  default     = 1800
+
+  validation {
+    condition     = var.batch_queue_age_alert_seconds == floor(var.batch_queue_age_alert_seconds) && var.batch_queue_age_alert_seconds >= 600
+    error_message = "batch_queue_age_alert_seconds must be a whole number of seconds, at least 600."
+  }
+}
+
+variable "batch_job_age_alert_seconds" {
+  description = "Batch mode: alert when a batch job has run longer than this since its submission. Google's target turnaround is 24 hours; a job expires after 48."
+  type        = number
+  default     = 86400
+
+  validation {
+    condition     = var.batch_job_age_alert_seconds == floor(var.batch_job_age_alert_seconds) && var.batch_job_age_alert_seconds >= 3600
+    error_message = "batch_job_age_alert_seconds must be a whole number of seconds, at least 3600."
+  }
+}
+
+variable "given_up_share_threshold" {
+  description = "Alert when documents given up (their result failed: tries used up, a batch job that gave no answer, an answer holding no invoice) exceed this share of the documents finished in an hour, with at least alert_min_events finished."
+  type        = number
+  default     = 0.02
+
+  validation {
+    condition     = var.given_up_share_threshold > 0 && var.given_up_share_threshold < 1
+    error_message = "given_up_share_threshold must be a fraction between 0 and 1."
+  }
+}
+
 variable "alert_notification_channels" {
   description = "Cloud Monitoring notification channel ids (projects/P/notificationChannels/N) every alert notifies. Empty means incidents are only shown in the console."
   type        = list(string)

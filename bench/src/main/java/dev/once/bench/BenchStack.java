@@ -102,6 +102,11 @@ public final class BenchStack implements AutoCloseable {
     throw new IllegalStateException("the storage stand-in sent no notification for " + name);
   }
 
+  /** The results published since the last pull (the stack's tap subscription on the results topic). */
+  public List<com.google.pubsub.v1.PubsubMessage> pullResults() {
+    return stack.pubsub().pull(stack.resultsTap());
+  }
+
   /** The documents a query matches, counted by Firestore (an aggregation: no document is read here). */
   public long count(Query query) {
     try {

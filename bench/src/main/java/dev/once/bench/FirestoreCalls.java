@@ -23,18 +23,42 @@ import java.util.TreeMap;
  * {@code RunQuery}, {@code BeginTransaction}, {@code Rollback}, ...), and describes each commit's writes, so the
  * cost benchmark reports exactly what one event costs. Counting on the channel sees what the client sends,
  * retries included, with no change to the code under measurement.
+ *
+ * <p>Beside the calls, the documents as Firestore bills them ({@link Billed}): a read per document a get returns
+ * or finds missing, per document a query returns (at least one per query), per thousand index entries an aggregation
+ * counts (at least one); a write per document a successful commit writes (however many fields or transforms), a
+ * delete per document it deletes; and the documents written with an {@code expireAt}, each deleted later by a TTL
+ * policy, which Firestore bills as a delete.
  */
 final class FirestoreCalls implements ClientInterceptor {
   /** Calls that read documents (Firestore bills each document read). */
   static final List<String> READS = List.of("BatchGetDocuments", "GetDocument", "RunQuery", "RunAggregationQuery");
 
+  /** The field TTL policies delete by (terraform/firestore.tf: the ledger, the spending guard's markers). */
+  static final String EXPIRE_AT = "expireAt";
+
   private final Map<String, Long> calls = new TreeMap<>();
+  private long reads;
+  private long writes;
+  private long deletes;
+  private final java.util.Set<String> expiring = new java.util.HashSet<>();
   private final List<String> commits = new ArrayList<>();
   /** Ledger record name to its effect, learnt from the claim that created it (later writes do not carry it). */
   private final Map<String, String> effects = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * Documents as Firestore bills them: read, written, deleted, and written with an expiry (each a delete later, by
+   * the TTL service).
+   */
+  record Billed(long reads, long writes, long deletes, long expiring) {
+    Billed minus(Billed earlier) {
+      return new Billed(reads - earlier.reads, writes - earlier.writes, deletes - earlier.deletes,
+          expiring - earlier.expiring);
+    }
+  }
+
   /** What was counted up to one moment; {@link #since} gives the calls between two. */
-  record Snapshot(Map<String, Long> calls, List<String> commits) {
+  record Snapshot(Map<String, Long> calls, List<String> commits, Billed documents) {
     Snapshot since(Snapshot earlier) {
       Map<String, Long> delta = new TreeMap<>();
       calls.forEach((method, n) -> {
@@ -43,7 +67,8 @@ final class FirestoreCalls implements ClientInterceptor {
           delta.put(method, d);
         }
       });
-      return new Snapshot(delta, List.copyOf(commits.subList(earlier.commits.size(), commits.size())));
+      return new Snapshot(delta, List.copyOf(commits.subList(earlier.commits.size(), commits.size())),
+          documents.minus(earlier.documents));
     }
 
     long reads() {
@@ -82,7 +107,8 @@ final class FirestoreCalls implements ClientInterceptor {
   }
 
   synchronized Snapshot snapshot() {
-    return new Snapshot(new TreeMap<>(calls), List.copyOf(commits));
+    return new Snapshot(new TreeMap<>(calls), List.copyOf(commits),
+        new Billed(reads, writes, deletes, expiring.size()));
   }
 
   @Override
@@ -91,10 +117,37 @@ final class FirestoreCalls implements ClientInterceptor {
       calls.merge(method.getBareMethodName(), 1L, Long::sum);
     }
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+      private CommitRequest commit;
+      private long returned;
+
+      @Override
+      public void start(Listener<A> listener, io.grpc.Metadata headers) {
+        super.start(new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+          // Counted before the client hears of it: its future may complete on a message, before the call closes.
+          @Override
+          public void onMessage(A message) {
+            long read = billedReads(message);
+            returned += read;
+            settle(read, message instanceof com.google.firestore.v1.CommitResponse ? commit : null);
+            super.onMessage(message);
+          }
+
+          @Override
+          public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+            String name = method.getBareMethodName();
+            if (status.isOk() && returned == 0 && (name.equals("RunQuery") || name.equals("RunAggregationQuery"))) {
+              settle(1, null); // a query is billed one read at least
+            }
+            super.onClose(status, trailers);
+          }
+        }, headers);
+      }
+
       @Override
       public void sendMessage(Q message) {
-        if (message instanceof CommitRequest commit) {
-          String description = describe(commit);
+        if (message instanceof CommitRequest request) {
+          commit = request;
+          String description = describe(request);
           synchronized (FirestoreCalls.this) {
             commits.add(description);
           }
@@ -102,6 +155,37 @@ final class FirestoreCalls implements ClientInterceptor {
         super.sendMessage(message);
       }
     };
+  }
+
+  /** The reads one answer of a read call is billed: documents got (found or missing) or returned, index batches. */
+  private static long billedReads(Object message) {
+    return switch (message) {
+      case com.google.firestore.v1.BatchGetDocumentsResponse got -> got.hasFound() || got.hasMissing() ? 1 : 0;
+      case com.google.firestore.v1.Document doc -> 1; // GetDocument
+      case com.google.firestore.v1.RunQueryResponse query -> query.hasDocument() ? 1 : 0;
+      case com.google.firestore.v1.RunAggregationQueryResponse aggregation -> aggregation.hasResult()
+          ? aggregation.getResult().getAggregateFieldsMap().values().stream()
+              .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1) : 0;
+      default -> 0;
+    };
+  }
+
+  /** Reads answered, and a commit's documents once it is answered (one that fails, a precondition, writes nothing). */
+  private synchronized void settle(long read, CommitRequest commit) {
+    reads += read;
+    if (commit == null) {
+      return;
+    }
+    for (Write write : commit.getWritesList()) {
+      if (write.hasDelete()) {
+        deletes++;
+      } else {
+        writes++;
+        if (write.hasUpdate() && write.getUpdate().getFieldsMap().containsKey(EXPIRE_AT)) {
+          expiring.add(write.getUpdate().getName());
+        }
+      }
+    }
   }
 
   /** e.g. "create idempotency[analyse]", "update-if-unchanged idempotency[analyse] + merge analyses + set billing". */

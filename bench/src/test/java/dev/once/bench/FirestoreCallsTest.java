@@ -54,5 +54,38 @@ class FirestoreCallsTest {
     assertEquals(Map.of("BeginTransaction", 1L), spent.others(), "the transaction began with its own call: " + spent);
     assertEquals(List.of("create things", "update-if-unchanged things", "set things (in a transaction)"),
         spent.commits());
+    assertEquals(new FirestoreCalls.Billed(3, 3, 0, 0), spent.documents(), "documents, as Firestore bills them");
+  }
+
+  /**
+   * Billed by the document, not by the call: a commit of two writes is two, a query of two documents two reads, an
+   * empty query and a count one each, a missing document one; a commit refused by its precondition nothing; a
+   * document written with an expiry is a delete to come.
+   */
+  @Test
+  void countsDocumentsAsFirestoreBillsThem() throws Exception {
+    var other = db.collection("billed");
+    FirestoreCalls.Snapshot before = calls.snapshot();
+
+    var batch = db.batch();
+    batch.set(other.document("a"), Map.of("n", 1L));
+    batch.set(other.document("b"), Map.of("n", 2L, FirestoreCalls.EXPIRE_AT, com.google.cloud.Timestamp.now()));
+    var written = batch.commit().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    other.get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    other.whereEqualTo("n", 99L).get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    other.count().get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    db.getAll(other.document("missing")).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    try {
+      other.document("a").update(Map.of("n", 3L), Precondition.updatedAt(com.google.cloud.Timestamp.ofTimeSecondsAndNanos(1, 0)))
+          .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException refused) {
+      // FAILED_PRECONDITION: nothing written
+    }
+    other.document("a").delete().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+
+    FirestoreCalls.Billed billed = calls.snapshot().since(before).documents();
+    assertEquals(2, written.size());
+    assertEquals(new FirestoreCalls.Billed(5, 2, 1, 1), billed,
+        "2 written (1 to expire), 2 + 1 + 1 + 1 read, 1 deleted, the refused update nothing");
   }
 }

@@ -41,4 +41,17 @@ public final class Durations implements ITypeConverter<Duration> {
     }
     return s % 60 == 0 ? s / 60 + "m" : s + "s";
   }
+
+  /** A measured span to the second, largest units first: {@code 1h12m5s}, {@code 40s}. */
+  public static String span(Duration d) {
+    long s = Math.max(0, d.toSeconds());
+    StringBuilder text = new StringBuilder();
+    for (long[] unit : new long[][] {{86_400, 'd'}, {3600, 'h'}, {60, 'm'}}) {
+      if (s >= unit[0]) {
+        text.append(s / unit[0]).append((char) unit[1]);
+        s %= unit[0];
+      }
+    }
+    return s > 0 || text.isEmpty() ? text.append(s).append('s').toString() : text.toString();
+  }
 }

@@ -21,6 +21,15 @@ public final class Fields {
   public static final String STATUS = "status";
   public static final String DEFERRED = "deferred";
   public static final String DEFERRED_AT = "deferredAt";
+  /** Batch mode: an analysis's place in the queue and its gathering ({@link Records}). */
+  public static final String QUEUED_AT = "queuedAt";
+  public static final String BATCH = "batch";
+  /** Batch mode: a gathering's times, job and size ({@link dev.once.pipeline.Gatherings}). */
+  public static final String OPENED_AT = "openedAt";
+  public static final String SEALED_AT = "sealedAt";
+  public static final String SUBMITTED_AT = "submittedAt";
+  public static final String JOB = "job";
+  public static final String DOCUMENTS = "documents";
 
   private Fields() {}
 

@@ -3,6 +3,7 @@ package dev.once.cli;
 import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.FirestoreException;
 import dev.once.cli.inspect.InspectCommand;
+import dev.once.cli.invalidate.InvalidateCommand;
 import dev.once.cli.redrive.RedriveCommand;
 import dev.once.cli.release.ReleaseCommand;
 import dev.once.cli.stats.StatsCommand;
@@ -23,15 +24,17 @@ import picocli.CommandLine.Spec;
 /**
  * {@code once}: the operator's tool. One command per question an operator is asked: what happened to this key
  * ({@code inspect}), what is stuck ({@code stuck}), give this claim up ({@code release}), send this event again
- * ({@code redrive}), how are the effects doing ({@code stats}), and the Gemini webhook ({@code webhook}).
+ * ({@code redrive}), run this effect once more on purpose ({@code invalidate}), how are the effects doing
+ * ({@code stats}), and the Gemini webhook ({@code webhook}).
  */
 @Command(name = "once", mixinStandardHelpOptions = true, version = "once 0.1.0",
-    description = "The operator's tool for the once pipeline: inspect, stuck, release, redrive, stats, webhook.%n"
+    description = "The operator's tool for the once pipeline: inspect, stuck, release, redrive, invalidate, stats,"
+        + " webhook.%n"
         + "Reads FIRESTORE_EMULATOR_HOST when set; else, with GOOGLE_CLOUD_PROJECT, the real Firestore with"
         + " application default credentials; else the emulator of the dev/run running here."
         + " ONCE_COLLECTION names the ledger (default idempotency).",
     subcommands = {InspectCommand.class, StuckCommand.class, ReleaseCommand.class, RedriveCommand.class,
-        StatsCommand.class, WebhookCommand.class},
+        InvalidateCommand.class, StatsCommand.class, WebhookCommand.class},
     exitCodeListHeading = "%nExit codes (every command):%n",
     exitCodeList = {"0:done, or found", "1:nothing found or nothing done (each command says)",
         "2:Firestore cannot be read", "3:another service failed or refused", "64:usage error", "70:a bug"})
@@ -57,7 +60,7 @@ public final class Once implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "name a command: inspect, stuck, release, redrive, stats, webhook");
+    throw new ParameterException(spec.commandLine(), "name a command: inspect, stuck, release, redrive, invalidate, stats, webhook");
   }
 
   public static void main(String[] args) {

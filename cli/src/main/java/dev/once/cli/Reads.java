@@ -25,4 +25,18 @@ public final class Reads {
       throw Failure.firestore("could not read " + what + ": " + Failure.reason(e.getCause()), e.getCause());
     }
   }
+
+  /**
+   * Runs reads made by the pipeline's own code ({@code dev.once.pipeline}), which fails with an unchecked exception
+   * naming what it read: a {@link Failure} with exit 2.
+   */
+  public static <T> T call(java.util.function.Supplier<T> reads, String what) {
+    try {
+      return reads.get();
+    } catch (Failure e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw Failure.firestore("could not read " + what + ": " + Failure.reason(e), e);
+    }
+  }
 }

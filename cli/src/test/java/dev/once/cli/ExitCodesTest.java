@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ExitCodesTest {
   static List<List<String>> firestoreCommands() {
     return List.of(List.of("inspect", "pubsub:1"), List.of("stuck"), List.of("release", "pubsub:1", "notify",
-        "--reason", "r"), List.of("stats"));
+        "--reason", "r"), List.of("invalidate", "pubsub:1", "notify", "--reason", "r"), List.of("stats"));
   }
 
   @ParameterizedTest
@@ -32,7 +32,7 @@ class ExitCodesTest {
   }
 
   static List<List<String>> everyCommand() {
-    return List.of(List.of(), List.of("inspect"), List.of("stuck"), List.of("release"), List.of("redrive"),
+    return List.of(List.of(), List.of("inspect"), List.of("stuck"), List.of("release"), List.of("invalidate"), List.of("redrive"),
         List.of("stats"), List.of("webhook"), List.of("webhook", "register"), List.of("webhook", "rotate"),
         List.of("webhook", "ping"), List.of("webhook", "delete"), List.of("webhook", "list"));
   }

@@ -11,6 +11,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.cli.release.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.firestore.FirestoreClients;
 import dev.once.ledger.LedgerOptions;
@@ -61,7 +62,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * {@link LocalStack}, on free ports, with its lock file, which is all the tool is told): a document goes through, {@code once inspect} says it
  * was billed once, then it is re-driven twice — straight to DocumentUploaded, and as a dead-lettered finalize from
  * the hold subscription — and nothing is repeated: the ledger's records are unchanged, and the Gemini stand-in,
- * the billing entries, the results topic and the notification endpoint count what they counted before.
+ * the billing entries, the results topic and the notification endpoint count what they counted before. Then its
+ * analysis is invalidated on purpose ({@code once invalidate}, refused without a reason and for a live claim) and
+ * re-driven: it runs exactly once more, billed once more, published and notified under the re-run's key.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -197,6 +200,111 @@ class OperatorEndToEndTest {
     OnceRunner.Result result = once("stuck");
     assertEquals(Exit.NOTHING, result.status(), result.all());
     assertTrue(result.out().contains("nothing is stuck"), result.all());
+  }
+
+  @Test
+  @Order(6)
+  void invalidate_isRefusedWithoutAReason_andForALiveClaim_writingNothing() {
+    String document = "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#" + invoice.getGeneration();
+    OnceRunner.Result noReason = once("invalidate", document, Effects.ANALYSE);
+    assertEquals(Exit.USAGE, noReason.status(), noReason.all());
+    assertTrue(noReason.err().contains("--reason"), noReason.all());
+    OnceRunner.Result blank = once("invalidate", document, Effects.ANALYSE, "--reason", "  ");
+    assertEquals(Exit.USAGE, blank.status(), blank.all());
+    // A delivery at work: its claim is live (the ledger's lease, 60 s).
+    IdempotencyKey working = IdempotencyKey.of("gcs:inbox/operator/working.pdf#1");
+    assertTrue(ledger.claim(working, Effects.ANALYSE) instanceof dev.once.ledger.ClaimResult.Acquired);
+    OnceRunner.Result live = once("invalidate", working.value(), Effects.ANALYSE, "--reason", "re-run it");
+    assertEquals(Exit.NOTHING, live.status(), live.all());
+    assertTrue(live.out().contains("the claim of analyse for " + working + " is live until"), live.all());
+    LedgerRecord untouched = ledger.lookup(key, Effects.ANALYSE).orElseThrow();
+    assertEquals(RecordState.DONE, untouched.state(), "nothing written by a refusal");
+    assertEquals(1, untouched.generation());
+    assertTrue(ledger.lookup(working, Effects.ANALYSE).orElseThrow().history().isEmpty());
+  }
+
+  /**
+   * The prompt was fixed: the document's analysis is invalidated on purpose, and re-driven. Gemini is called once
+   * more, the document billed once more (a bill of its own, the first kept), its result published and notified once
+   * more under the re-run's key, a new event to both; the run is counted as processed; a further re-drive repeats
+   * nothing; once inspect shows the history.
+   */
+  @Test
+  @Order(7)
+  void invalidate_runsTheAnalysisExactlyOnceMore_billedOnceMore_publishedAndNotifiedUnderANewKey() throws Exception {
+    String document = "gs://" + invoice.getBucket() + "/" + invoice.getName() + "#" + invoice.getGeneration();
+    IdempotencyKey rerun = key.rerun(2);
+    long calls = stack.gemini().count("generateContent");
+    pubsub.pull(Topology.subscription(RunConfig.PROJECT, Topology.RESULTS_TAP)); // what came before
+    long notifiedBefore = notifications(key.value());
+
+    OnceRunner.Result invalidated = once("--yes", "invalidate", document, Effects.ANALYSE, "--reason",
+        "prompt fixed: VAT");
+
+    assertEquals(Exit.OK, invalidated.status(), invalidated.all());
+    assertTrue(invalidated.out().contains("analyse: run 1 (DONE, 1 attempt) kept in its history; run 2 waits"),
+        invalidated.all());
+    assertTrue(invalidated.out().contains("publish: run 1 (DONE, 1 attempt) kept in its history"), invalidated.all());
+    assertTrue(invalidated.out().contains("carries the key " + rerun), invalidated.all());
+    OnceRunner.Result stuck = once("stuck");
+    assertTrue(stuck.out().contains("run 2 to come: invalidated by " + Operator.localUser() + ": prompt fixed: VAT"), stuck.all());
+
+    // The instance that analysed the document knows it finished (its cache, 10 minutes): the platform's next
+    // instance is a new one, as after a scale-down.
+    stack.restartWith(Part.DOCUMENT_UPLOADED, List.of());
+    OnceRunner.Result redriven = once("--yes", "redrive", document);
+    assertEquals(Exit.OK, redriven.status(), redriven.all());
+    Await.until(SETTLED, () -> ledger.lookup(rerun, Effects.NOTIFY).map(r -> r.state() == RecordState.DONE)
+        .orElse(false), "the re-run's result notified");
+
+    assertEquals(calls + 1, stack.gemini().count("generateContent"), "Gemini called exactly once more");
+    List<com.google.cloud.firestore.QueryDocumentSnapshot> bills = db.collection(Records.BILLING)
+        .whereEqualTo("key", key.value()).get().get(30, TimeUnit.SECONDS).getDocuments();
+    assertEquals(2, bills.size(), "both bills kept");
+    assertEquals(1, bills.stream().filter(b -> Long.valueOf(2).equals(b.getLong(Records.RERUN))).count(),
+        "the re-run's bill, of its own");
+    List<com.google.pubsub.v1.PubsubMessage> results = pubsub.pull(Topology.subscription(RunConfig.PROJECT,
+        Topology.RESULTS_TAP));
+    assertEquals(1, results.size(), "one result published: " + results);
+    assertEquals(rerun.value(), results.get(0).getAttributesMap().get("idempotency_key"));
+    JsonNode message = JSON.readTree(results.get(0).getData().toByteArray());
+    assertEquals(key.value(), message.path("key").asText(), "the result still names its document");
+    assertEquals(2, message.path("rerun").asInt());
+    assertEquals(1, notifications(rerun.value()), "notified once under the new key");
+    assertEquals(notifiedBefore, notifications(key.value()), "nothing under the old key");
+    LedgerRecord analyse = ledger.lookup(key, Effects.ANALYSE).orElseThrow();
+    assertEquals(RecordState.DONE, analyse.state());
+    assertEquals(2, analyse.generation());
+    assertEquals(1, analyse.attempts(), "the re-run's one try");
+    assertEquals(Operator.localUser(), analyse.history().get(0).by(), "the authenticated account");
+    assertEquals(2, ledger.lookup(key, Effects.PUBLISH).orElseThrow().generation());
+
+    Evidence after = evidence();
+    OnceRunner.Result again = once("--yes", "redrive", document);
+    assertEquals(Exit.OK, again.status(), again.all());
+    assertEquals(calls + 1, stack.gemini().count("generateContent"), "once more, not twice");
+    assertEquals(after.bills(), evidence().bills());
+    assertEquals(0, pubsub.pull(Topology.subscription(RunConfig.PROJECT, Topology.RESULTS_TAP)).stream()
+        .filter(m -> m.getAttributesMap().get("idempotency_key").startsWith(key.value())).count());
+
+    OnceRunner.Result inspected = once("inspect", document);
+    for (String line : List.of("analyse       DONE      attempts 1", ", run 2", "run 1 DONE after 1 attempt",
+        "invalidated by " + Operator.localUser() + " at", "prompt fixed: VAT", "run 2 (invalidated on purpose)",
+        "verdict: billed once per run (2 runs, 1 on purpose")) {
+      assertTrue(inspected.out().contains(line), "'" + line + "' in\n" + inspected.all());
+    }
+    // The re-run is a processed analysis, not a duplicate: two processed analyse lines in all.
+    OnceRunner.Result logStats = once("stats", "--from", "logs");
+    assertTrue(logStats.out().matches("(?s).*\\n  analyse +2 +0 +0 +0 +0 .*"), logStats.all());
+  }
+
+  /** Notification requests that carried {@code idempotencyKey} (failed tries included). */
+  private long notifications(String idempotencyKey) throws Exception {
+    long n = 0;
+    for (JsonNode request : JSON.readTree(get(ports.url(Part.NOTIFY) + "/_admin/received"))) {
+      n += idempotencyKey.equals(request.path("headers").path("idempotency-key").asText()) ? 1 : 0;
+    }
+    return n;
   }
 
   /** What the document's effects left behind, counted at their destinations. */

@@ -40,9 +40,15 @@ import java.util.function.Supplier;
  * whose display name names the gathering, so a retry after a try that may have made the job (an answer late, reset,
  * 5xx, 429) adopts it by that name instead of paying for a second. Its commit records the job on the gathering (the
  * completion goes by the gathering's members), a bounded commit whatever the job's size; each member's analysis is
- * then told its job, conditionally, outside it. Gemini's refusals that rule the job out free the try; the others leave it counted, and the
- * gathering waits (the reconciler retries it, looking first): a document is never failed for want of capacity, and no
- * try counts against a cap, since a retry that looks first cannot pay twice.
+ * then told its job, conditionally, outside it. Gemini's refusals that rule the job out free the try; the others leave
+ * it counted, and the gathering waits (the reconciler retries it, looking first): a document is never failed for want
+ * of capacity, and no try counts against a cap, since a retry that looks first cannot pay twice.
+ *
+ * <p>A refusal of the whole job is the job's, never its members': too large inlined, it is sent from an input file;
+ * too large even so, or refused for what a document holds without naming it, its members go back to the queue for
+ * jobs of half as many (a document alone in a job refused so is refused itself); only a refusal naming one request
+ * refuses that document. Documents run again after a job gave them no answer that could be matched go in a job made
+ * from an input file, and a document back in the queue makes a job due at once.
  */
 final class BatchSubmitter {
   /** The key prefix of a gathering's submission in the ledger. */
@@ -96,7 +102,8 @@ final class BatchSubmitter {
     if (oldest.isEmpty()) {
       return 0;
     }
-    boolean waitedEnough = !oldest.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
+    boolean waitedEnough = oldest.get(0).back()
+        || !oldest.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
     if (!waitedEnough && queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments()) {
       return 0;
     }
@@ -199,16 +206,23 @@ final class BatchSubmitter {
   List<RecordQueries.Queued> dueJob(List<RecordQueries.Queued> queue) {
     List<RecordQueries.Queued> job = new ArrayList<>();
     long bytes = 0;
+    int most = limits.maxDocuments();
     for (RecordQueries.Queued document : queue) {
-      if (!job.isEmpty() && bytes + document.size() > limits.maxBytes()) {
-        return job; // full by bytes: the next one would not fit
+      int bound = document.jobLimit() > 0 ? Math.min(most, document.jobLimit()) : most;
+      if (!job.isEmpty() && (bytes + document.size() > limits.maxBytes() || job.size() >= bound)) {
+        return job; // full by bytes, or by the bound of a document Gemini refused a larger job of
       }
       job.add(document);
       bytes += document.size();
+      most = bound;
+      if (job.size() >= most) {
+        return job;
+      }
     }
-    boolean full = job.size() >= limits.maxDocuments() || bytes >= limits.maxBytes();
-    boolean waitedEnough = !job.isEmpty()
-        && !job.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
+    boolean full = job.size() >= most || bytes >= limits.maxBytes();
+    // The oldest waited long enough; or it is back after a job that did not answer it, and waited a job already.
+    boolean waitedEnough = !job.isEmpty() && (job.get(0).back()
+        || !job.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant()));
     return full || waitedEnough ? job : List.of();
   }
 
@@ -228,37 +242,32 @@ final class BatchSubmitter {
 
   /** @param inJob filled with the documents the job was made for, as read */
   private Completion create(Attempt attempt, String id, List<RecordQueries.Submitted> inJob) throws Refusal {
-    List<RecordQueries.Submitted> members = sealed(id, queries.get().gatheredIn(id));
+    List<RecordQueries.Submitted> gathered = queries.get().gatheredIn(id);
+    Gatherings.State gathering = seal(id, gathered);
+    List<RecordQueries.Submitted> members = gathering == null ? List.of() : sealed(gathering, gathered);
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
       return Completion.of(Map.of("gathering", id, "documents", 0), Gatherings.done(id));
     }
-    BatchJob job = earlierJob(attempt, id);
     List<SideWrites> writes = new ArrayList<>();
-    // An adopted job holds every member: the first try sealed and read them all (one it could not read got no answer,
-    // and its completion fails it).
     inJob.clear();
-    inJob.addAll(members);
-    if (job == null) {
-      List<BatchJobs.Request> requests = new ArrayList<>();
+    BatchJob job = earlierJob(attempt, id);
+    if (job != null) {
+      // The adopted job holds every member the earlier try did not refuse (it read them all; one it could not read
+      // got no answer, and its completion runs it again). Those it refused were published then: recorded again now.
       for (RecordQueries.Submitted member : members) {
-        String refusal = read(member, requests);
-        if (refusal != null) {
-          inJob.remove(member);
+        String refusal = gathering.refused().get(member.documentKey().documentId());
+        if (refusal == null) {
+          inJob.add(member);
+        } else {
           writes.add(records.get().rejected(member.documentKey(), member.source(), refusal)
               .and(member.reservation().release()));
-          publishRefusal(member, refusal);
         }
       }
-      if (requests.isEmpty()) {
+    } else {
+      job = createJob(attempt, id, members, inJob, writes);
+      if (job == null) {
         return Completion.of(Map.of("gathering", id, "documents", 0), SideWrites.all(writes).and(Gatherings.done(id)));
-      }
-      attempt.ensureLease(limits.timeout());
-      try {
-        // The lease is made to outlast batches.create itself, after an input file's upload.
-        job = batchJobs.get().submit(id, requests, () -> attempt.ensureLease(limits.timeout()));
-      } catch (RuntimeException e) {
-        throw classified(id, members, e);
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
@@ -267,31 +276,147 @@ final class BatchSubmitter {
   }
 
   /**
-   * The gathered documents that are the job's: those the gathering was sealed with, by this try or an earlier one
-   * (which may have made the job with them). A document gathered after the seal is not among them.
+   * Reads the members, refuses those that are gone, too large or empty (published, then recorded on the gathering
+   * before anything is asked of Gemini), and makes the job of the others; fills {@code inJob} with them. Null when no
+   * job was made and none is to be: no member left, or Gemini refused the job for its size, which puts its members
+   * back in the queue for smaller jobs ({@code writes} say so). Throws what may have made a job, to count the try.
    */
-  private List<RecordQueries.Submitted> sealed(String id, List<RecordQueries.Submitted> gathered) {
-    if (gathered.isEmpty()) {
-      return gathered;
+  private BatchJob createJob(Attempt attempt, String id, List<RecordQueries.Submitted> members,
+      List<RecordQueries.Submitted> inJob, List<SideWrites> writes) throws Refusal {
+    List<BatchJobs.Request> requests = new ArrayList<>();
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    for (RecordQueries.Submitted member : members) {
+      String refusal = read(id, member, requests);
+      if (refusal == null) {
+        inJob.add(member);
+      } else {
+        refuse(member, refusal, refused, writes);
+      }
     }
-    java.util.Set<String> members;
+    // Documents run again go in an input file: its lines' keys came back more dependably than inlined metadata.
+    BatchJobs.Input how = inJob.stream().anyMatch(RecordQueries.Submitted::rerun) ? BatchJobs.Input.FILE
+        : BatchJobs.Input.INLINED_WHEN_SMALL;
+    while (!requests.isEmpty()) {
+      recordRefusals(id, refused);
+      attempt.ensureLease(limits.timeout());
+      RuntimeException lastRefusal;
+      try {
+        // The lease is made to outlast batches.create itself, after an input file's upload.
+        return batchJobs.get().submit(id, requests, how, file -> {
+          attempt.ensureLease(limits.timeout());
+          file.ifPresent(name -> recordInput(id, name));
+        });
+      } catch (RuntimeException e) {
+        throwUnlessRefusedHere(id, e);
+        lastRefusal = e;
+      }
+      // Refused outright (nothing was made): by what Gemini said, one document's fault, or the job's size.
+      java.util.OptionalInt named = GeminiErrors.refusedRequest(lastRefusal);
+      if (named.isPresent() && named.getAsInt() < requests.size()) {
+        RecordQueries.Submitted member = inJob.remove(named.getAsInt());
+        requests.remove(named.getAsInt());
+        refuse(member, GeminiErrors.describe(lastRefusal), refused, writes);
+      } else if (GeminiErrors.tooLarge(lastRefusal) && how != BatchJobs.Input.FILE) {
+        how = BatchJobs.Input.FILE; // over the inline limit after all: the same requests from a file
+      } else if (inJob.size() > 1) {
+        // Too large, or refused for what one of them holds without saying which: smaller jobs, until one is alone.
+        int bound = (inJob.size() + 1) / 2;
+        for (RecordQueries.Submitted member : inJob) {
+          writes.add(records.get().requeued(member, "Gemini refused a job of " + inJob.size() + " documents holding it ("
+              + GeminiErrors.describe(lastRefusal) + "): it goes into a job of at most " + bound, member.reruns(), bound));
+        }
+        inJob.clear();
+        return null;
+      } else {
+        refuse(inJob.remove(0), GeminiErrors.describe(lastRefusal), refused, writes); // alone in its job: its own fault
+        requests.clear();
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Returns when batches.create refused the job outright (nothing was made) for its size or for what a document holds
+   * (the caller makes smaller jobs, or refuses that document), after logging Google's message. Throws anything else:
+   * another outright refusal (a configuration problem, say) as not performed, to be tried later; what may have made
+   * the job as it is, to count the try (the next one looks for the job first).
+   */
+  private void throwUnlessRefusedHere(String id, RuntimeException e) {
+    if (e instanceof BatchJobs.NotSubmitted) {
+      throw Refusal.notPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
+    }
+    if (!GeminiErrors.certainlyNotCreated(e) && !GeminiErrors.tooLarge(e)) {
+      throw e;
+    }
+    String reason = GeminiErrors.describe(e);
+    once.log().write("WARNING", "batches.create refused the whole job", Map.of("gathering", id, "error", reason));
+    if (!GeminiErrors.refusedRequest(e).isPresent() && !GeminiErrors.tooLarge(e) && !GeminiErrors.isPermanent(e)) {
+      throw Refusal.notPerformed(reason, e);
+    }
+  }
+
+  /** A member refused before its job was made: published now, recorded in the submission's commit. */
+  private void refuse(RecordQueries.Submitted member, String reason, Map<String, String> refused,
+      List<SideWrites> writes) {
+    publishRefusal(member, reason);
+    refused.put(member.documentKey().documentId(), reason);
+    writes.add(records.get().rejected(member.documentKey(), member.source(), reason).and(member.reservation().release()));
+  }
+
+  /** Records the input file on the gathering before batches.create (nothing asked of Gemini yet when it fails). */
+  private void recordInput(String id, String fileName) {
     try {
-      members = java.util.Set.copyOf(gatherings.get().seal(id,
-          gathered.stream().map(member -> member.documentKey().documentId()).toList()));
+      gatherings.get().recordInput(id, fileName);
+    } catch (RuntimeException e) {
+      throw Refusal.notPerformed("could not record the input file of the gathering " + id + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Records the refusals on the gathering before batches.create, for a try that adopts the job to go by. */
+  private void recordRefusals(String id, Map<String, String> refused) {
+    if (refused.isEmpty()) {
+      return;
+    }
+    try {
+      gatherings.get().refuse(id, refused);
+    } catch (RuntimeException e) {
+      throw Refusal.notPerformed("could not record the refusals of the gathering " + id + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Seals the gathering with the documents gathered into it, unless an earlier try did; returns it as sealed (null
+   * when none is gathered and it was never sealed).
+   */
+  private Gatherings.State seal(String id, List<RecordQueries.Submitted> gathered) {
+    if (gathered.isEmpty()) {
+      return null;
+    }
+    try {
+      return gatherings.get().seal(id, gathered.stream().map(member -> member.documentKey().documentId()).toList());
     } catch (RuntimeException e) {
       throw Refusal.notPerformed("could not seal the gathering " + id + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The gathered documents that are the job's: those the gathering was sealed with, by this try or an earlier one
+   * (which may have made the job with them). A document gathered after the seal is not among them.
+   */
+  private static List<RecordQueries.Submitted> sealed(Gatherings.State gathering,
+      List<RecordQueries.Submitted> gathered) {
+    java.util.Set<String> members = java.util.Set.copyOf(gathering.members());
     return gathered.stream().filter(member -> members.contains(member.documentKey().documentId())).toList();
   }
 
   /** Adds the member's request; returns why it is refused instead (gone, or grown), or throws to try later. */
-  private String read(RecordQueries.Submitted member, List<BatchJobs.Request> requests) {
+  private String read(String id, RecordQueries.Submitted member, List<BatchJobs.Request> requests) {
     try {
       byte[] content = reader.get().read(member.source(), limits.maxDocumentBytes());
       if (content.length == 0) {
         return "the document is empty";
       }
-      requests.add(new BatchJobs.Request(member.documentKey(), content, DocumentFlow.mimeType(member.source())));
+      requests.add(BatchJobs.Request.of(id, member.documentKey(), content, DocumentFlow.mimeType(member.source())));
       return null;
     } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
       return e.getMessage();
@@ -316,31 +441,6 @@ final class BatchSubmitter {
       throw Refusal.notPerformed("could not look for the batch job an earlier try may have made: "
           + GeminiErrors.describe(e), e);
     }
-  }
-
-  /**
-   * A refusal that rules the job out frees the try (nothing was made); one about the job itself fails its documents,
-   * releasing their reservations; anything else may have made the job, and is rethrown to count as such.
-   */
-  private RuntimeException classified(String id, List<RecordQueries.Submitted> members, RuntimeException e)
-      throws Refusal {
-    String reason = GeminiErrors.describe(e);
-    if (e instanceof BatchJobs.NotSubmitted) {
-      return Refusal.notPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
-    }
-    if (GeminiErrors.isPermanent(e)) {
-      List<SideWrites> writes = new ArrayList<>();
-      for (RecordQueries.Submitted member : members) {
-        writes.add(records.get().rejected(member.documentKey(), member.source(), reason)
-            .and(member.reservation().release()));
-        publishRefusal(member, reason);
-      }
-      throw Refusal.permanent(reason, SideWrites.all(writes).and(Gatherings.done(id)));
-    }
-    if (GeminiErrors.certainlyNotCreated(e)) {
-      return Refusal.notPerformed(reason, e);
-    }
-    return e;
   }
 
   /**

@@ -81,6 +81,12 @@ public final class Benchmarks {
     };
   }
 
+  /** One run of GeminiReconciler's, as Cloud Scheduler starts it every 10 minutes; its summary out. */
+  public Supplier<Map<String, Object>> reconciliation() {
+    ReconcileFlow flow = Wiring.reconcileFlow(clients);
+    return () -> flow.run().toMap();
+  }
+
   /** BatchCompleted's flow: a finished job's key in, its report out. */
   public Function<IdempotencyKey, Report> completionFlow() {
     CompletionFlow flow = Wiring.completionFlow(clients);

@@ -58,7 +58,9 @@ final class DeliveryFlow {
     Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
     Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
       // The POST covers its timeout by the lease first: a holder whose lease may run out during it does not send it.
-      IdempotentPost.Response answer = notifier.get().post(attempt, "application/json", body(key, message));
+      // Its key, header and body alike: the message's, or KEY/rerun-N when an operator invalidated it on purpose.
+      IdempotentPost.Response answer =
+          notifier.get().post(attempt, "application/json", body(attempt.downstreamKey(), message));
       if (!answer.ok()) {
         throw Refusal.permanent("the notify endpoint refused with " + answer.status() + ": " + answer.body());
       }

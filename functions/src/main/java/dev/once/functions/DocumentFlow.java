@@ -134,6 +134,9 @@ final class DocumentFlow {
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     if (analysed instanceof Outcome.Rejected rejected) {
       report = report.with("reason", rejected.reason()); // refused or given up: the log line says why
+      if (rejected.gaveUp() && rejected.now()) {
+        report = EventCounts.finished(report, 1, 1);
+      }
     }
     if (analysed instanceof Outcome.Processed) {
       for (Map.Entry<String, Object> detail : call.details.entrySet()) {
@@ -248,8 +251,10 @@ final class DocumentFlow {
     long cost = records.get().costMicroUsd(analysis, false).orElse(reservation.microUsd());
     call.details.put("costMicroUsd", cost);
     call.details.put("model", analysis.model());
+    call.details.put(EventCounts.DOCUMENTS, 1L);
+    call.details.put(EventCounts.GIVEN_UP, analysis.succeeded() ? 0L : 1L);
     return Completion.of(ResultMessage.analysed(key, document, analysis, null),
-        records.get().analysed(key, document, analysis, null).and(reservation.settle(cost)));
+        records.get().analysed(key, document, analysis, null, attempt.generation()).and(reservation.settle(cost)));
   }
 
   /**

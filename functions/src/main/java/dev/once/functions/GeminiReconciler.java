@@ -11,11 +11,12 @@ import java.util.Map;
 /**
  * Entry point for Cloud Scheduler (HTTP, private: the scheduler calls it with an OIDC token). Runs one bounded
  * reconciliation (see ReconcileFlow) and answers its summary; 503 when Gemini cannot be listed at all; 405 to
- * anything but a POST.
+ * anything but a POST. Every run, whatever it came to, also logs the batch gauges (GaugeLine).
  */
 public final class GeminiReconciler implements HttpFunction {
   static final String NAME = "GeminiReconciler";
   private final ReconcileFlow flow;
+  private final GaugeLine gauges;
 
   public GeminiReconciler() {
     this(Clients.instance());
@@ -23,6 +24,7 @@ public final class GeminiReconciler implements HttpFunction {
 
   GeminiReconciler(Clients clients) {
     flow = Wiring.reconcileFlow(clients);
+    gauges = Wiring.gaugeLine(clients);
   }
 
   @Override
@@ -37,10 +39,12 @@ public final class GeminiReconciler implements HttpFunction {
       summary = flow.run();
     } catch (RuntimeException e) {
       Log.stdout().error("the reconciler could not list batch jobs", Map.of("function", NAME, "error", String.valueOf(e)));
+      gauges.log();
       HttpAnswer.send(response, 503, "unavailable");
       return;
     }
     Log.stdout().info("reconciliation run", Map.of("function", NAME, "summary", summary.toMap()));
+    gauges.log();
     HttpAnswer.send(response, 200, summary.truncated ? "partial" : "complete", summary.toMap());
   }
 }

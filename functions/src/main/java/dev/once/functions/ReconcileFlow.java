@@ -13,6 +13,7 @@ import dev.once.observe.EventLog;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -96,6 +97,7 @@ final class ReconcileFlow {
 
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<RecordQueries> queries;
+  private final Supplier<Gatherings> gatherings;
   private final CompletionFlow completion;
   private final Supplier<DocumentFlow> documents;
   private final Supplier<BatchSubmitter> submitter;
@@ -103,10 +105,11 @@ final class ReconcileFlow {
   private final Limits limits;
   private final InstantSource clock;
 
-  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, CompletionFlow completion,
-      Supplier<DocumentFlow> documents, Supplier<BatchSubmitter> submitter, Budget spending, Limits limits,
-      InstantSource clock) {
+  ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, Supplier<Gatherings> gatherings,
+      CompletionFlow completion, Supplier<DocumentFlow> documents, Supplier<BatchSubmitter> submitter, Budget spending,
+      Limits limits, InstantSource clock) {
     this.submitter = submitter;
+    this.gatherings = gatherings;
     this.batchJobs = batchJobs;
     this.queries = queries;
     this.completion = completion;
@@ -321,29 +324,48 @@ final class ReconcileFlow {
   }
 
   /**
-   * A running job of this pipeline that its document's analysis disowns is a stray second job (an earlier try made
-   * it, and the retry did not find it): cancelled, so it is not paid for to the end. A deferred document's is not: its
-   * next try adopts it. Only jobs older than {@link #STRAY_AFTER} are looked at (one read each), so a submission still
-   * committing is never taken for one.
+   * A running job of this pipeline that its document's analysis, or its gathering, disowns is a stray second job (an
+   * earlier try made it, and the retry did not find it, or adopted another of the same name): cancelled, so it is not
+   * paid for to the end. A deferred document's is not: its next try adopts it; nor a gathering's still open: its next
+   * try adopts the oldest job of its name, and only then are the others strays. Only jobs older than
+   * {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
    */
   private void cancelIfStray(BatchJob job, Summary summary) {
-    Optional<String> documentId = BatchJobs.documentId(job);
     boolean settledIn = job.createTime().map(created -> created.isBefore(clock.instant().minus(STRAY_AFTER))).orElse(false);
-    if (documentId.isEmpty() || !settledIn || job.name().isEmpty()) {
+    if (!settledIn || job.name().isEmpty()) {
       return;
     }
+    String name = job.name().get();
     try {
+      Optional<String> gathering = BatchJobs.gatheringId(job);
+      if (gathering.isPresent()) {
+        Gatherings.State state = gatherings.get().state(gathering.get());
+        if (state.state() != null && !Gatherings.OPEN.equals(state.state()) && !name.equals(state.job())) {
+          cancel(name, summary, Map.of("gathering", gathering.get(), "gatheringJob", String.valueOf(state.job())));
+        }
+        return;
+      }
+      Optional<String> documentId = BatchJobs.documentId(job);
+      if (documentId.isEmpty()) {
+        return;
+      }
       Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
-      if (analysis.isPresent() && analysis.get().disowns(job.name().get())) {
-        batchJobs.get().cancel(job.name().get());
-        summary.cancelled++;
-        Log.stdout().write("WARNING", "cancelled a stray second batch job", Map.of("function", GeminiReconciler.NAME,
-            "job", job.name().get(), "key", analysis.get().documentKey().value(),
+      if (analysis.isPresent() && analysis.get().disowns(name)) {
+        cancel(name, summary, Map.of("key", analysis.get().documentKey().value(),
             "analysisJob", String.valueOf(analysis.get().job())));
       }
     } catch (RuntimeException e) {
       summary.failed++;
     }
+  }
+
+  private void cancel(String name, Summary summary, Map<String, String> why) {
+    batchJobs.get().cancel(name);
+    summary.cancelled++;
+    Map<String, Object> fields = new LinkedHashMap<>(why);
+    fields.put("function", GeminiReconciler.NAME);
+    fields.put("job", name);
+    Log.stdout().write("WARNING", "cancelled a stray second batch job", fields);
   }
 
   /** Runs one completion, logs it and counts its outcome. */

@@ -9,6 +9,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.observe.Trace;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
+import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultSignature;
 import java.util.HashMap;
@@ -80,9 +81,19 @@ final class ResultPublication {
     return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(jobKey, Effects.PUBLISH, effect));
   }
 
+  /**
+   * One result, under the publication's downstream key: the document's key, or after an operator invalidated the
+   * publication on purpose (re-run N) {@code KEY/rerun-N} with {@code rerun} in the message, so the results topic and
+   * the notified endpoint see a new event.
+   */
   private String send(Attempt attempt, IdempotencyKey documentKey, Map<String, Object> summary) {
     attempt.ensureLease(MessagePublisher.TIMEOUT);
-    return send(documentKey, summary, Trace.current());
+    if (attempt.generation() == 1) {
+      return send(documentKey, summary, Trace.current());
+    }
+    Map<String, Object> rerun = new java.util.LinkedHashMap<>(summary);
+    rerun.put(Records.RERUN, (long) attempt.generation());
+    return send(attempt.downstreamKey(), rerun, Trace.current());
   }
 
   /** One message; the trace passed along, since a sending thread does not carry the event's. */

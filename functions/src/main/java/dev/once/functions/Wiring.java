@@ -14,6 +14,7 @@ import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
 import dev.once.ledger.LedgerOptions;
+import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.PipelineSetting;
@@ -184,7 +185,7 @@ final class Wiring {
     checkLedger(clients.settings);
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
-        resultPublication(clients));
+        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
   }
 
   /**
@@ -238,11 +239,17 @@ final class Wiring {
     // Whatever the mode: gatherings left by a batch revision are still submitted after a switch to sync.
     BatchSubmitter submitter = batchSubmitter(clients, Lazy.of(() -> new DocumentReader(clients.storage.get())),
         InstantSource.system());
-    return new ReconcileFlow(clients.batchJobs, clients.queries, completionFlow(clients), () -> documents,
-        () -> submitter, budget(clients),
+    return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completionFlow(clients),
+        () -> documents, () -> submitter, budget(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN, RESUME_PER_RUN),
         InstantSource.system());
+  }
+
+  /** The reconciler's line of batch gauges, against the cap it is deployed with. */
+  static GaugeLine gaugeLine(Clients clients) {
+    int maxInFlight = atMost(clients.settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
+    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())), maxInFlight);
   }
 
   static DocumentFlow.Mode mode(Settings settings) {

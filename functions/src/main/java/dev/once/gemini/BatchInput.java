@@ -49,8 +49,9 @@ public final class BatchInput {
       line.put("key", request.documentKey().value());
       ObjectNode body = line.putObject("request");
       body.putArray("contents")
-          .add(JSON.readTree(InvoicePrompt.content(request.content(), request.mimeType()).toJson()));
-      GenerateContentConfig config = InvoicePrompt.config().build();
+          .add(JSON.readTree(InvoicePrompt.batchContent(request.content(), request.mimeType(), request.reference())
+              .toJson()));
+      GenerateContentConfig config = InvoicePrompt.batchConfig().build();
       ObjectNode generation = body.putObject("generationConfig");
       config.responseMimeType().ifPresent(value -> generation.put("responseMimeType", value));
       if (config.responseSchema().isPresent()) {

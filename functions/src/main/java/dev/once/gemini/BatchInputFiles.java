@@ -78,12 +78,12 @@ final class BatchInputFiles {
   }
 
   /**
-   * Deletes the gathering's input file, once its job ended: Gemini reads it no more. Best effort: a file that is not
-   * there (an inlined job had none) is fine, and any other failure is logged, the file expiring 48 hours after its
-   * upload ("Files are stored for 48 hours", ai.google.dev/gemini-api/docs/files).
+   * Deletes an input file, by the name its submission recorded (ours, or one the Files API generated), once its job
+   * ended: Gemini reads it no more. Best effort: a file that is not there any more is fine, and any other failure is
+   * logged, the file expiring 48 hours after its upload ("Files are stored for 48 hours",
+   * ai.google.dev/gemini-api/docs/files).
    */
-  void delete(String gatheringId) {
-    String name = name(gatheringId);
+  void delete(String name) {
     try {
       client.files.delete(name, null);
       Log.stdout().info("deleted a batch input", Map.of("file", name));

@@ -79,8 +79,45 @@ public final class BatchJobs {
     this.inputFiles = new BatchInputFiles(client);
   }
 
-  /** One document of a job: its key (echoed on its answer), its content and type. */
-  public record Request(IdempotencyKey documentKey, byte[] content, String mimeType) {}
+  /**
+   * One document of a job: its key (echoed on its answer, when Gemini echoes it), its content and type, and its
+   * reference in this job ({@link #reference}), which its answer copies.
+   */
+  public record Request(IdempotencyKey documentKey, byte[] content, String mimeType, String reference) {
+    /** The document's request in the gathering's job. */
+    public static Request of(String gatheringId, IdempotencyKey documentKey, byte[] content, String mimeType) {
+      return new Request(documentKey, content, mimeType, BatchJobs.reference(gatheringId, documentKey.documentId()));
+    }
+  }
+
+  /**
+   * A document's reference in a gathering's job: 16 hex digits of the SHA-256 of the gathering's id (random, 128 bits)
+   * and the document's id. The model copies it from the request into the answer ({@link InvoiceSchema#REFERENCE}),
+   * which is how an answer is known to be its document's ({@link BatchAnswers}). It cannot be guessed from outside,
+   * so a document that asks the model to copy another reference cannot have its answer filed to another document, and
+   * it differs from job to job, so an answer from an earlier job of the same document never matches.
+   */
+  public static String reference(String gatheringId, String documentId) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest((gatheringId + "/" + documentId).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(digest, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every JDK has SHA-256", e);
+    }
+  }
+
+  /** How a job's requests are sent. */
+  public enum Input {
+    /** Inlined while they stay under the inline limit, else an input file. */
+    INLINED_WHEN_SMALL,
+    /**
+     * An input file whatever their size: each line keyed ({@code key}). For documents run again because an earlier job's
+     * answers could not be matched to them (users found the file's keys more dependable than inlined metadata,
+     * googleapis/python-genai#1909), and for a job Gemini refused as too large inlined.
+     */
+    FILE
+  }
 
   /** Not submitted, certainly: the job's input could not be stored, so no job was asked for. Try again later. */
   public static final class NotSubmitted extends RuntimeException {
@@ -100,21 +137,26 @@ public final class BatchJobs {
    * @throws NotSubmitted when the input file could not be stored (no job was asked for)
    */
   public BatchJob submit(String gatheringId, List<Request> requests) {
-    return submit(gatheringId, requests, () -> {});
+    return submit(gatheringId, requests, Input.INLINED_WHEN_SMALL, file -> {});
   }
 
   /**
-   * As {@link #submit(String, List)}, running {@code beforeCreate} right before batches.create, after an upload that
-   * may have taken a while: where the claim's lease is made to outlast the paid call.
+   * As {@link #submit(String, List)}, sent as {@code how} says, running {@code beforeCreate} right before batches.create
+   * with the name of the input file the job is made from (empty: inlined), after an upload that may have taken a
+   * while: where the claim's lease is made to outlast the paid call, and the file's name is recorded, so that it is
+   * deleted once the job ended (whichever name the Files API gave it).
    */
-  public BatchJob submit(String gatheringId, List<Request> requests, Runnable beforeCreate) {
+  public BatchJob submit(String gatheringId, List<Request> requests, Input how,
+      java.util.function.Consumer<Optional<String>> beforeCreate) {
     BatchInput input = BatchInput.of(requests);
     BatchJobSource source;
-    if (input.size() <= inlineMaxBytes) {
+    Optional<String> file = Optional.empty();
+    if (how == Input.INLINED_WHEN_SMALL && input.size() <= inlineMaxBytes) {
       source = BatchJobSource.builder().inlinedRequests(requests.stream().map(BatchJobs::inlined).toList()).build();
     } else {
       try {
-        source = BatchJobSource.builder().fileName(inputFiles.put(gatheringId, input)).build();
+        file = Optional.of(inputFiles.put(gatheringId, input));
+        source = BatchJobSource.builder().fileName(file.get()).build();
       } catch (BatchInputFiles.NotStored e) {
         throw new NotSubmitted(e.getMessage(), e);
       }
@@ -126,26 +168,24 @@ public final class BatchJobs {
         .webhookConfig(webhook.build())
         .httpOptions(GeminiClients.noRetries())
         .build();
-    beforeCreate.run();
+    beforeCreate.accept(file);
     return client.batches.create(model, source, config);
   }
 
   private static InlinedRequest inlined(Request request) {
     return InlinedRequest.builder()
-        .contents(List.of(InvoicePrompt.content(request.content(), request.mimeType())))
-        .config(InvoicePrompt.config().build())
+        .contents(List.of(InvoicePrompt.batchContent(request.content(), request.mimeType(), request.reference())))
+        .config(InvoicePrompt.batchConfig().build())
         .metadata(Map.of(DOCUMENT_KEY, request.documentKey().value()))
         .build();
   }
 
   /**
-   * Deletes the input file of a gathered job that ended (its completion has its answers from the responses file):
-   * best effort, never throwing; a job made of inlined requests has no file, which costs one answered delete.
+   * Deletes the input file a job was made from, once it ended (its answers are read): best effort, never throwing.
+   * Called only for a job made from a file, by the name its submission recorded.
    */
-  public void deleteInput(BatchJob job) {
-    if (isTerminal(job)) {
-      gatheringId(job).ifPresent(inputFiles::delete);
-    }
+  public void deleteInput(String fileName) {
+    inputFiles.delete(fileName);
   }
 
   public static String gatheringName(String gatheringId) {
@@ -169,8 +209,12 @@ public final class BatchJobs {
         .webhookConfig(webhook.userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
         .httpOptions(GeminiClients.noRetries())
         .build();
-    return client.batches.create(model,
-        BatchJobSource.builder().inlinedRequests(inlined(new Request(documentKey, document, mimeType))).build(), config);
+    InlinedRequest request = InlinedRequest.builder()
+        .contents(List.of(InvoicePrompt.content(document, mimeType)))
+        .config(InvoicePrompt.config().build())
+        .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
+        .build();
+    return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
   }
 
   public static String displayName(IdempotencyKey documentKey) {
@@ -252,7 +296,11 @@ public final class BatchJobs {
     }
   }
 
-  /** Every answer of a finished job: inlined, or in its responses file (downloaded to a temporary file). */
+  /**
+   * Every answer a job that ended returned, whatever its state (one that failed, expired or was cancelled may have
+   * answered some requests, and Google bills those): inlined, or in its responses file (downloaded to a temporary
+   * file); none when it returned nothing.
+   */
   public List<BatchResult> results(BatchJob job) {
     String jobModel = job.model().map(m -> m.startsWith("models/") ? m.substring("models/".length()) : m).orElse(model);
     Optional<String> file = job.dest().flatMap(d -> d.fileName());

@@ -13,11 +13,45 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One answer of a finished batch job: for which document (when the request named it), and the analysis or
- * the error. Inlined responses carry the request's metadata; a responses file carries each line's {@code key}.
+ * One answer of a finished batch job: the key it came back under (an inlined response's {@code metadata}, a
+ * responses file line's {@code key}; either may be missing, python-genai#2008), the document reference its text
+ * names ({@link InvoiceSchema#REFERENCE}: what the model copied from its request), and the analysis or the error.
+ * Which document it belongs to is {@link BatchAnswers}'s to say, never its position.
  */
-public record BatchResult(Optional<String> documentKey, Optional<Analysis> analysis, Optional<String> error) {
+public record BatchResult(Optional<String> documentKey, Optional<String> reference, Optional<Analysis> analysis,
+    Optional<String> error) {
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * How an answer in the referenced schema starts: the reference comes first (its property order), so even an answer
+   * cut short at its token bound, which is not JSON, still names its document.
+   */
+  private static final java.util.regex.Pattern LEADING_REFERENCE =
+      java.util.regex.Pattern.compile("\\s*\\{\\s*\"" + InvoiceSchema.REFERENCE + "\"\\s*:\\s*\"([0-9a-f]{16})\"");
+
+  /** An answer (or an error) without a reference: a job made before requests carried one. */
+  public BatchResult(Optional<String> documentKey, Optional<Analysis> analysis, Optional<String> error) {
+    this(documentKey, Optional.empty(), analysis, error);
+  }
+
+  static BatchResult answered(Optional<String> documentKey, String model, GenerateContentResponse response) {
+    Analysis analysis = InvoiceAnalyzer.interpret(model, response);
+    return new BatchResult(documentKey, reference(analysis, response), Optional.of(analysis), Optional.empty());
+  }
+
+  /** The reference the answer names: its parsed JSON's, else what its text starts with; empty when neither. */
+  static Optional<String> reference(Analysis analysis, GenerateContentResponse response) {
+    if (analysis.invoice().get(InvoiceSchema.REFERENCE) instanceof String parsed) {
+      return Optional.of(parsed);
+    }
+    String text;
+    try {
+      text = response.text();
+    } catch (RuntimeException e) {
+      return Optional.empty();
+    }
+    java.util.regex.Matcher leading = text == null ? null : LEADING_REFERENCE.matcher(text);
+    return leading != null && leading.lookingAt() ? Optional.of(leading.group(1)) : Optional.empty();
+  }
 
   public static List<BatchResult> inlined(BatchJob job, String model) {
     List<BatchResult> results = new ArrayList<>();
@@ -26,8 +60,7 @@ public record BatchResult(Optional<String> documentKey, Optional<Analysis> analy
     for (InlinedResponse response : responses) {
       Optional<String> documentKey = response.metadata().map(m -> m.get(BatchJobs.DOCUMENT_KEY));
       if (response.response().isPresent()) {
-        results.add(new BatchResult(documentKey,
-            Optional.of(InvoiceAnalyzer.interpret(model, response.response().get())), Optional.empty()));
+        results.add(answered(documentKey, model, response.response().get()));
       } else {
         results.add(new BatchResult(documentKey, Optional.empty(),
             Optional.of(describe(response.error().orElse(null)))));
@@ -49,7 +82,7 @@ public record BatchResult(Optional<String> documentKey, Optional<Analysis> analy
             .or(() -> Optional.ofNullable(node.path("metadata").path(BatchJobs.DOCUMENT_KEY).asText(null)));
         if (node.hasNonNull("response")) {
           GenerateContentResponse response = GenerateContentResponse.fromJson(node.get("response").toString());
-          results.add(new BatchResult(key, Optional.of(InvoiceAnalyzer.interpret(model, response)), Optional.empty()));
+          results.add(answered(key, model, response));
         } else {
           results.add(new BatchResult(key, Optional.empty(),
               Optional.of("the batch answered with an error: " + node.path("error").path("message").asText("unknown"))));

@@ -50,6 +50,48 @@ public final class GeminiErrors {
         && ABOUT_THE_CONFIGURATION.stream().noneMatch(message::contains);
   }
 
+  /** Words of a refusal about a request's size, not its content. */
+  private static final List<String> ABOUT_THE_SIZE = List.of("payload size", "too large", "exceeds the limit");
+  /** How a refusal names one request of a batch: its field path ({@code …requests.requests[3].request…}). */
+  private static final java.util.regex.Pattern NAMED_REQUEST =
+      java.util.regex.Pattern.compile("requests\\.requests\\[(\\d{1,9})]");
+
+  /**
+   * batches.create refused the job for its size: a 413, or a 400 INVALID_ARGUMENT "Request payload size exceeds the
+   * limit" (a job a little over the inline limit). The job's fault, not its documents': none of them is refused for it.
+   */
+  public static boolean tooLarge(Throwable error) {
+    ApiException api = api(error);
+    if (api == null) {
+      return false;
+    }
+    String message = String.valueOf(api.message()).toLowerCase(Locale.ROOT);
+    return api.code() == 413 || api.code() == 400 && "INVALID_ARGUMENT".equals(api.status())
+        && ABOUT_THE_SIZE.stream().anyMatch(message::contains);
+  }
+
+  /**
+   * The one request of a batch that batches.create refused, when its refusal names it (400 INVALID_ARGUMENT with the
+   * request's field path, as the API names a bad field: "* BatchGenerateContentRequest.batch.input_config.requests
+   * .requests[3].request: …"); empty for a refusal of the whole job.
+   */
+  public static java.util.OptionalInt refusedRequest(Throwable error) {
+    ApiException api = api(error);
+    if (api == null || api.code() != 400 || !"INVALID_ARGUMENT".equals(api.status())) {
+      return java.util.OptionalInt.empty();
+    }
+    java.util.regex.Matcher named = NAMED_REQUEST.matcher(String.valueOf(api.message()));
+    java.util.OptionalInt index = java.util.OptionalInt.empty();
+    while (named.find()) {
+      int found = Integer.parseInt(named.group(1));
+      if (index.isPresent() && index.getAsInt() != found) {
+        return java.util.OptionalInt.empty(); // several requests named: the job's refusal, not one document's
+      }
+      index = java.util.OptionalInt.of(found);
+    }
+    return index;
+  }
+
   /** Google answered without doing the work (nothing generated, nothing billed). */
   public static boolean refusedBeforeWork(Throwable error) {
     ApiException api = api(error);

@@ -4,7 +4,12 @@ import com.google.genai.types.Content;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.Part;
 
-/** One document as a Gemini request: the document inline, the instruction, and the invoice response schema. */
+/**
+ * One document as a Gemini request: the document inline, the instruction, and the invoice response schema. A batch
+ * request adds the document's reference ({@link #batchContent}): the model copies it into its answer
+ * ({@link InvoiceSchema#REFERENCE}), so an answer shows which document it was generated for, whatever key or position
+ * the job files it under.
+ */
 public final class InvoicePrompt {
   static final String INSTRUCTION = "Extract the invoice in this document. Answer with JSON only, following the"
       + " schema; use null for a field the document does not state; dates as YYYY-MM-DD; amounts as numbers"
@@ -28,10 +33,34 @@ public final class InvoicePrompt {
         .build();
   }
 
+  /**
+   * A batch job's request for one document: the document, the instruction, and the order to copy its reference, in a
+   * sentence of its own ("Set documentReference to "…" exactly.").
+   */
+  public static Content batchContent(byte[] document, String mimeType, String reference) {
+    return Content.builder()
+        .role("user")
+        .parts(Part.fromBytes(document, mimeType), Part.fromText(INSTRUCTION), Part.fromText(referenceInstruction(reference)))
+        .build();
+  }
+
+  static String referenceInstruction(String reference) {
+    return "Set " + InvoiceSchema.REFERENCE + " to \"" + reference + "\" exactly.";
+  }
+
   public static GenerateContentConfig.Builder config() {
+    return config(InvoiceSchema.SCHEMA);
+  }
+
+  /** A batch request's configuration: the schema whose first property is the document's reference. */
+  public static GenerateContentConfig.Builder batchConfig() {
+    return config(InvoiceSchema.REFERENCED);
+  }
+
+  private static GenerateContentConfig.Builder config(com.google.genai.types.Schema schema) {
     return GenerateContentConfig.builder()
         .responseMimeType("application/json")
-        .responseSchema(InvoiceSchema.SCHEMA)
+        .responseSchema(schema)
         .maxOutputTokens(MAX_OUTPUT_TOKENS)
         .temperature(0f);
   }

@@ -7,6 +7,7 @@ import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.cloud.firestore.SetOptions;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
@@ -137,10 +138,30 @@ public final class Gatherings {
     }
   }
 
-  /** Closes a gathering that got no document (another submitter took them): no job, and no longer in flight. */
-  public void close(String id) {
-    await(db.collection(COLLECTION).document(id).update(Map.of("state", DONE, "inFlight", false)),
-        "close the gathering " + id);
+  /**
+   * Closes a gathering that got no document (another submitter took them) or that its opener found past the cap: no
+   * job, and no longer in flight. Only while it is still open and unsealed, by an update conditional on the update
+   * time it was read at: an opener that stalled past a submission's lease may call this after the reconciler resumed
+   * the gathering, sealed it and made its job, and must not take that running job out of flight (the cap on jobs in
+   * flight would be passed by one). Returns whether it closed it.
+   */
+  public boolean close(String id) {
+    DocumentReference ref = db.collection(COLLECTION).document(id);
+    for (int tries = 0; tries < 3; tries++) {
+      DocumentSnapshot read = await(ref.get(), "read the gathering " + id);
+      State state = state(read);
+      if (!read.exists() || !OPEN.equals(state.state()) || state.sealed()) {
+        return false;
+      }
+      try {
+        await(ref.update(Map.of("state", DONE, "inFlight", false), Precondition.updatedAt(read.getUpdateTime())),
+            "close the gathering " + id);
+        return true;
+      } catch (IllegalStateException e) {
+        // Changed since it was read (sealed, or this very write resent after it landed): read it again.
+      }
+    }
+    return DONE.equals(state(id).state());
   }
 
   /** A gathering whose job was not made yet: its submission was interrupted, or waits for Gemini's capacity. */
@@ -159,9 +180,14 @@ public final class Gatherings {
 
   /**
    * The gathering's state, job and members (the ids its submission sealed, in order), as a completion must know them;
-   * null fields when it has none (no such gathering: all null).
+   * the members its submission refused before making the job (id → why: they are not in it), and the input file the
+   * job was made from (null: inlined requests); null fields when it has none (no such gathering: all null).
    */
-  public record State(String state, String job, List<String> members) {
+  public record State(String state, String job, List<String> members, Map<String, String> refused, String inputFile) {
+    public State(String state, String job, List<String> members) {
+      this(state, job, members, Map.of(), null);
+    }
+
     public boolean sealed() {
       return members != null;
     }
@@ -174,8 +200,11 @@ public final class Gatherings {
   @SuppressWarnings("unchecked")
   private static State state(DocumentSnapshot doc) {
     Object members = doc.get("members");
+    Object refused = doc.get("refused");
     return new State(doc.getString("state"), doc.getString("job"),
-        members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null);
+        members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null,
+        refused instanceof Map<?, ?> reasons ? Map.copyOf((Map<String, String>) reasons) : Map.of(),
+        doc.getString("inputFile"));
   }
 
   /**
@@ -183,24 +212,44 @@ public final class Gatherings {
    * earlier try of the submission recorded some, and returns the members recorded. Conditional on the update time
    * the unsealed gathering was read at, so of two tries (or a resent write) one seal lands, and both go by it.
    */
-  public List<String> seal(String id, List<String> documentIds) {
+  public State seal(String id, List<String> documentIds) {
     DocumentReference ref = db.collection(COLLECTION).document(id);
     DocumentSnapshot read = await(ref.get(), "read the gathering " + id);
-    if (state(read).sealed()) {
-      return state(read).members();
+    State before = state(read);
+    if (before.sealed()) {
+      return before;
     }
     try {
       await(ref.update(Map.of("members", documentIds, "sealedAt", FieldValue.serverTimestamp()),
           Precondition.updatedAt(read.getUpdateTime())), "seal the gathering " + id);
-      return List.copyOf(documentIds);
+      return new State(before.state(), before.job(), List.copyOf(documentIds), before.refused(), before.inputFile());
     } catch (IllegalStateException e) {
       // Sealed meanwhile (another try, or this very write resent after it landed), or failed outright: the record says.
       State now = state(id);
       if (now.sealed()) {
-        return now.members();
+        return now;
       }
       throw e;
     }
+  }
+
+  /**
+   * Before batches.create: the members this try refused (gone, too large, empty; id → why), which the job is made
+   * without. A later try that adopts the job an earlier one made goes by them: it records them refused again (their
+   * refusal was published then) and does not tell them a job that holds no request of theirs.
+   */
+  public void refuse(String id, Map<String, String> refused) {
+    await(db.collection(COLLECTION).document(id).set(Map.of("refused", refused), SetOptions.merge()),
+        "record the refusals of the gathering " + id);
+  }
+
+  /**
+   * Before batches.create: the input file the job is made from, under the name the Files API gave it, so that the
+   * completion deletes that file, and no completion of an inlined job asks to delete one.
+   */
+  public void recordInput(String id, String fileName) {
+    await(db.collection(COLLECTION).document(id).set(Map.of("inputFile", fileName), SetOptions.merge()),
+        "record the input file of the gathering " + id);
   }
 
   /**

@@ -73,12 +73,24 @@ public final class RecordQueries {
 
   /**
    * A document a batch job was submitted for, with the source recorded at submission and the day's budget it reserved
-   * ({@link Reservation#NONE} when none), which the job's completion settles.
+   * ({@link Reservation#NONE} when none), which the job's completion settles; how many jobs before this one ended
+   * without an answer that could be given to it ({@code reruns}: it was queued again each time), and when it was first
+   * queued (null for a document submitted before gathering existed).
    */
   public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation,
-      String gathering, Timestamp updateTime) {
+      String gathering, Timestamp updateTime, int reruns, Instant queuedAt) {
     public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering) {
-      this(documentKey, source, reservation, gathering, null);
+      this(documentKey, source, reservation, gathering, null, 0, null);
+    }
+
+    public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering,
+        Timestamp updateTime) {
+      this(documentKey, source, reservation, gathering, updateTime, 0, null);
+    }
+
+    /** Run again after an earlier job: its job is made from an input file, whose answers come back keyed. */
+    public boolean rerun() {
+      return reruns > 0;
     }
   }
 
@@ -93,7 +105,8 @@ public final class RecordQueries {
       String key = doc.getString("key");
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
-            Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime()));
+            Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime(), reruns(doc),
+            instant(doc.getTimestamp("queuedAt"))));
       }
     }
     return found;
@@ -141,7 +154,12 @@ public final class RecordQueries {
       return Optional.empty();
     }
     return Optional.of(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")),
-        gathering, doc.getUpdateTime()));
+        gathering, doc.getUpdateTime(), reruns(doc), instant(doc.getTimestamp("queuedAt"))));
+  }
+
+  private static int reruns(DocumentSnapshot doc) {
+    Long reruns = doc.getLong(Records.RERUNS);
+    return reruns == null ? 0 : reruns.intValue();
   }
 
   /** A document gathered into a gathering, as read: which one, and the update time to write it conditionally on. */
@@ -162,8 +180,21 @@ public final class RecordQueries {
     return found;
   }
 
-  /** A document waiting to be gathered into a batch job: its size, and since when it waits. */
-  public record Queued(String documentId, long size, Instant queuedAt) {}
+  /**
+   * A document waiting to be gathered into a batch job: its size, since when it waits, the most documents a job
+   * holding it may have ({@code jobLimit}, 0: no bound of its own; set when Gemini refused a job of it for its size),
+   * and how many jobs before gave it no answer that could be given to it ({@code reruns}).
+   */
+  public record Queued(String documentId, long size, Instant queuedAt, int jobLimit, int reruns) {
+    public Queued(String documentId, long size, Instant queuedAt) {
+      this(documentId, size, queuedAt, 0, 0);
+    }
+
+    /** Back in the queue after a job: it waited a whole job already, so a job of it is due at once. */
+    public boolean back() {
+      return reruns > 0 || jobLimit > 0;
+    }
+  }
 
   /**
    * Up to {@code limit} queued documents, oldest first: an equality and an ordering on another field, so a composite
@@ -177,7 +208,8 @@ public final class RecordQueries {
       Instant queuedAt = instant(doc.getTimestamp("queuedAt"));
       Long size = doc.getLong("size");
       if (queuedAt != null && size != null) {
-        found.add(new Queued(doc.getId(), size, queuedAt));
+        Long jobLimit = doc.getLong(Records.JOB_LIMIT);
+        found.add(new Queued(doc.getId(), size, queuedAt, jobLimit == null ? 0 : jobLimit.intValue(), reruns(doc)));
       }
     }
     return found;
@@ -262,7 +294,7 @@ public final class RecordQueries {
     return await(query.get(), what);
   }
 
-  private static <T> T await(java.util.concurrent.Future<T> future, String what) {
+  static <T> T await(java.util.concurrent.Future<T> future, String what) {
     try {
       return future.get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -36,6 +36,12 @@ public final class Records {
   public static final String DUPLICATE = "duplicate";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
+  /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
+  public static final String RERUN = "rerun";
+  /** Batch mode: how many jobs ended without an answer that could be given to the document (it was queued again). */
+  public static final String RERUNS = "reruns";
+  /** Batch mode: the most documents a job holding the document may have (Gemini refused a larger one for its size). */
+  public static final String JOB_LIMIT = "jobLimit";
 
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
@@ -115,6 +121,30 @@ public final class Records {
   }
 
   /**
+   * A gathered document back in the queue, for another job: its job ended without an answer that could be given to it
+   * (or Gemini refused the job, not the document). It keeps its place ({@code queuedAt}), size and reservation, which
+   * the job that answers it settles; {@code reruns} counts the jobs that did not ({@code ONCE_MAX_ATTEMPTS} bounds
+   * them), {@code jobLimit} (when above 0) bounds the documents of the next job holding it. A document submitted
+   * before gathering existed is given a place in the queue now.
+   */
+  public SideWrites requeued(RecordQueries.Submitted document, String reason, int reruns, int jobLimit) {
+    Map<String, Object> fields = base(document.documentKey(), QUEUED);
+    fields.put("mode", "batch");
+    fields.put("reason", reason);
+    fields.put("batch", null);
+    fields.put("job", null);
+    fields.put(RERUNS, (long) reruns);
+    if (jobLimit > 0) {
+      fields.put(JOB_LIMIT, (long) jobLimit);
+    }
+    if (document.queuedAt() == null) {
+      fields.put("queuedAt", DocumentWrites.serverTime());
+      fields.put("size", document.source() == null ? 0L : document.source().size());
+    }
+    return writes -> writes.merge(ANALYSES, document.documentKey().documentId(), fields);
+  }
+
+  /**
    * A document whose bytes an earlier one had ({@code original}): it points at that analysis, and nothing is billed.
    * Replaces whatever was there (a deferral at most: it is written in the commit that completes the document's claim).
    */
@@ -146,6 +176,16 @@ public final class Records {
 
   /** Gemini answered: the analysis (analysed, or failed when the answer held no invoice) and its bill. */
   public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job) {
+    return analysed(documentKey, source, analysis, job, 1);
+  }
+
+  /**
+   * The same for run {@code run} of the analysis: a run after the first (an operator invalidated the earlier ones on
+   * purpose) is billed in a bill of its own, {@code billing/{id of KEY/rerun-N}} with the document's {@code key} and
+   * {@code rerun}, so every run's bill is kept; the analysis says which run it is.
+   */
+  public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job,
+      int run) {
     boolean batch = job != null;
     Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
     fields.put("mode", batch ? "batch" : "sync");
@@ -159,6 +199,9 @@ public final class Records {
     if (batch) {
       fields.put("job", job);
     }
+    if (run > 1) {
+      fields.put(RERUN, (long) run);
+    }
     Map<String, Object> bill = new LinkedHashMap<>();
     bill.put("key", documentKey.value());
     bill.put("model", analysis.model());
@@ -168,10 +211,13 @@ public final class Records {
     bill.put("priced", cost.isPresent());
     bill.put("batch", batch);
     bill.put("billedAt", DocumentWrites.serverTime());
+    if (run > 1) {
+      bill.put(RERUN, (long) run);
+    }
     expiring(bill);
     return writes -> {
       writes.merge(ANALYSES, documentKey.documentId(), fields);
-      writes.set(BILLING, documentKey.documentId(), bill);
+      writes.set(BILLING, documentKey.rerun(run).documentId(), bill);
     };
   }
 

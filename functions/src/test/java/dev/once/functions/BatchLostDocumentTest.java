@@ -74,7 +74,7 @@ class BatchLostDocumentTest {
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     MessagePublisher publisher = mock(MessagePublisher.class);
     when(publisher.publish(anyString(), any(), anyMap())).thenReturn("m-1");
-    when(batchJobs.submit(anyString(), anyList(), any())).thenAnswer(call -> {
+    when(batchJobs.submit(anyString(), anyList(), any(), any())).thenAnswer(call -> {
       List<BatchJobs.Request> requests = call.getArgument(1);
       jobs.add(requests.stream().map(request -> request.documentKey().value()).toList());
       return BatchJob.builder().name("batches/job-" + jobs.size()).build();
@@ -145,5 +145,26 @@ class BatchLostDocumentTest {
 
     assertEquals(Records.QUEUED, analysis(key).getString("status"));
     assertEquals(null, analysis(key).getString("batch"));
+  }
+
+  /**
+   * Review defect 4: an opener stalled past a submission's lease (here, the reconciler resumed its gathering, sealed it
+   * and made its job meanwhile) wakes and closes its gathering, which it found empty. The close lands only on a
+   * gathering still open and unsealed: the running job stays in flight, so the cap on jobs in flight holds.
+   */
+  @Test
+  void aStalledOpenersClose_afterItsGatheringWasSubmitted_leavesTheRunningJobInFlight() throws Exception {
+    IdempotencyKey key = queued(UUID.randomUUID() + "/submitted.pdf");
+    String stalled = UUID.randomUUID().toString().replace("-", "");
+    assertTrue(gatherings.open(stalled, 90));
+    assertEquals(1, gatherings.assign(stalled, List.of(key.documentId())));
+    now = now.plus(Duration.ofMinutes(10));
+    assertEquals(1, submitter.resumeUnsubmitted(), "the reconciler submitted the gathering");
+
+    gatherings.close(stalled); // the opener wakes
+
+    DocumentSnapshot gathering = db.collection(Gatherings.COLLECTION).document(stalled).get().get();
+    assertEquals(List.of(Gatherings.SUBMITTED, true), List.of(gathering.getString("state"),
+        gathering.getBoolean("inFlight")), "still a job in flight");
   }
 }

@@ -64,16 +64,19 @@ class BatchSubmitterTest {
   private final List<RecordQueries.Submitted> members = IntStream.range(0, 3).mapToObj(BatchSubmitterTest::member)
       .toList();
   private final BatchSubmitter submitter;
+  /** What the submitter logged. */
+  private final java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
 
   BatchSubmitterTest() throws Exception {
-    Once once = new Once(ledger);
+    Once once = new Once(ledger).loggingTo(dev.once.observe.Log.to(new java.io.PrintStream(logged, true,
+        StandardCharsets.UTF_8)));
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
         () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     when(queries.gatheredIn(GATHERING)).thenReturn(members);
-    when(gatherings.seal(anyString(), anyList())).thenAnswer(call -> call.getArgument(1));
+    when(gatherings.seal(anyString(), anyList())).thenAnswer(call -> sealedWith(call.getArgument(1)));
     when(publisher.publish(anyString(), any(), anyMap())).thenReturn("m-1");
   }
 
@@ -81,6 +84,10 @@ class BatchSubmitterTest {
     return new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/b" + i + ".pdf#1"),
         new DocumentSource("inbox", "b" + i + ".pdf", 1, "application/pdf", PDF.length, null, null), Reservation.NONE,
         GATHERING);
+  }
+
+  private static Gatherings.State sealedWith(List<String> members) {
+    return new Gatherings.State(Gatherings.OPEN, null, members);
   }
 
   private RecordQueries.Queued queued(int i, long size, Duration waited) {
@@ -98,20 +105,22 @@ class BatchSubmitterTest {
     assertEquals(1, submitter.dueJob(List.of(queued(1, 10, Duration.ofMinutes(5)))).size(), "waited long enough");
     assertEquals(1, submitter.dueJob(List.of(queued(1, 500, young))).size(), "one document larger than a job");
     assertEquals(List.of(), submitter.dueJob(List.of()), "nothing queued");
+    assertEquals(1, submitter.dueJob(List.of(new RecordQueries.Queued("back", 10, now.minus(young), 0, 1))).size(),
+        "back after a job that gave it no answer: due at once");
   }
 
   @Test
   void aGathering_isSealed_submittedAsOneJobOfAllItsDocuments_toldOnEach_andOnceOnly() {
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenReturn(JOB);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenReturn(JOB);
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     assertInstanceOf(Outcome.Duplicate.class, submitter.submit(GATHERING));
 
-    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any(), any());
     verify(batchJobs, never()).findGathered(any());
     var order = org.mockito.Mockito.inOrder(gatherings, batchJobs);
     order.verify(gatherings).seal(GATHERING, members.stream().map(m -> m.documentKey().documentId()).toList());
-    order.verify(batchJobs).submit(eq(GATHERING), anyList(), any());
+    order.verify(batchJobs).submit(eq(GATHERING), anyList(), any(), any());
     order.verify(gatherings).markSubmitted("batches/job-1", members);
     assertTrue(ledger.collection(Records.ANALYSES).isEmpty(), "the documents are not in the submission's commit");
     Map<String, Object> gathering = ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow();
@@ -125,7 +134,7 @@ class BatchSubmitterTest {
     when(gatherings.open(anyString(), eq(90))).thenReturn(true);
     when(gatherings.assign(anyString(), eq(List.of("doc0")))).thenReturn(1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
-    when(batchJobs.submit(anyString(), anyList(), any())).thenReturn(JOB);
+    when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
 
     assertEquals(1, submitter.submitDue());
 
@@ -133,7 +142,7 @@ class BatchSubmitterTest {
     order.verify(gatherings).open(anyString(), eq(90));
     order.verify(gatherings).assign(anyString(), eq(List.of("doc0")));
     order.verify(queries).gatheredIn(anyString());
-    order.verify(batchJobs).submit(anyString(), anyList(), any());
+    order.verify(batchJobs).submit(anyString(), anyList(), any(), any());
   }
 
   @Test
@@ -145,13 +154,13 @@ class BatchSubmitterTest {
 
     verify(gatherings, times(1)).close(anyString());
     verify(queries, never()).gatheredIn(anyString());
-    verify(batchJobs, never()).submit(anyString(), anyList(), any());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
   }
 
   @Test
   void theRequestsOfAJob_areItsDocumentsKeyedByTheirKeys() {
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenAnswer(call -> {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenAnswer(call -> {
       sent.add(call.getArgument(1));
       return JOB;
     });
@@ -170,13 +179,13 @@ class BatchSubmitterTest {
     RuntimeException failure = code == 0
         ? new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out"))
         : new ApiException(code, status, "the answer does not say whether the job exists");
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenThrow(failure);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenThrow(failure);
     when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(JOB));
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
-    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), any(), any(), any());
     verify(batchJobs, times(1)).findGathered(GATHERING);
     assertEquals("batches/job-1", ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("job"));
   }
@@ -188,9 +197,9 @@ class BatchSubmitterTest {
   @Test
   void aRetry_sendsTheMembersTheFirstTrySealed_notADocumentGatheredSince() {
     List<String> sealed = members.subList(0, 2).stream().map(m -> m.documentKey().documentId()).toList();
-    when(gatherings.seal(eq(GATHERING), anyList())).thenReturn(sealed);
+    when(gatherings.seal(eq(GATHERING), anyList())).thenReturn(sealedWith(sealed));
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenAnswer(call -> {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenAnswer(call -> {
       sent.add(call.getArgument(1));
       return JOB;
     });
@@ -205,14 +214,14 @@ class BatchSubmitterTest {
   /** Gemini without room (429) however often: the documents wait in their gathering, none is failed. */
   @Test
   void aJobGeminiHasNoRoomFor_waits_andNoDocumentFails() {
-    when(batchJobs.submit(eq(GATHERING), anyList(), any()))
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
         .thenThrow(new ApiException(429, "RESOURCE_EXHAUSTED", "too many concurrent batch jobs"));
     when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.empty());
 
     for (int i = 0; i < 12; i++) {
       assertThrows(ApiException.class, () -> submitter.submit(GATHERING));
     }
-    verify(batchJobs, times(12)).submit(eq(GATHERING), any(), any());
+    verify(batchJobs, times(12)).submit(eq(GATHERING), any(), any(), any());
     verify(batchJobs, times(11)).findGathered(GATHERING);
     assertTrue(ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).isEmpty(),
         "no document failed");
@@ -221,7 +230,7 @@ class BatchSubmitterTest {
 
   @Test
   void aRefusalThatRulesTheJobOut_isRetriedWithoutALook() {
-    when(batchJobs.submit(eq(GATHERING), anyList(), any()))
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
         .thenThrow(new ApiException(401, "UNAUTHENTICATED", "API key not valid. Please pass a valid API key."))
         .thenReturn(JOB);
 
@@ -235,7 +244,7 @@ class BatchSubmitterTest {
     when(reader.read(eq(members.get(1).source()), any(Long.class)))
         .thenThrow(new DocumentReader.Gone("the document is gone"));
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenAnswer(call -> {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenAnswer(call -> {
       sent.add(call.getArgument(1));
       return JOB;
     });
@@ -258,7 +267,7 @@ class BatchSubmitterTest {
   void aRefusal_isPublishedBeforeTheCommitRecordingIt_andAFailedPublishLeavesTheSubmissionToRetry() throws Exception {
     when(reader.read(eq(members.get(1).source()), any(Long.class)))
         .thenThrow(new DocumentReader.Gone("the document is gone"));
-    when(batchJobs.submit(eq(GATHERING), anyList(), any())).thenReturn(JOB);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenReturn(JOB);
     String refused = members.get(1).documentKey().documentId();
     List<Object> statusWhenPublished = new ArrayList<>();
     when(publisher.publish(anyString(), any(), anyMap()))
@@ -270,12 +279,12 @@ class BatchSubmitterTest {
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
     assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(), "nothing recorded while the refusal is unpublished");
-    verify(batchJobs, never()).submit(anyString(), anyList(), any());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     assertEquals(List.of("none"), statusWhenPublished, "published before the commit recorded the refusal");
     assertEquals("rejected", ledger.document(Records.ANALYSES, refused).orElseThrow().get("status"));
-    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any(), any());
     verify(publisher, times(2)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
   }
 
@@ -283,7 +292,7 @@ class BatchSubmitterTest {
   void aGatheringWhoseDocumentsAllWentElsewhere_makesNoJob_andLeavesFlight() {
     when(queries.gatheredIn(GATHERING)).thenReturn(List.of());
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
-    verify(batchJobs, never()).submit(anyString(), anyList(), any());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
   }
 
@@ -311,6 +320,130 @@ class BatchSubmitterTest {
 
     assertEquals(0, submitter.submitDue());
     verify(gatherings, never()).assign(anyString(), anyList());
-    verify(batchJobs, never()).submit(anyString(), anyList(), any());
+    verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
+  }
+
+  /**
+   * Review defect 1: a member refused (gone) by a try whose batches.create then answered ambiguously. The retry adopts
+   * the job, which holds no request of it: it is left out of the job (not told it, not counted), recorded refused
+   * again, and its refusal — published by the first try — is not published a second time.
+   */
+  @Test
+  void aMemberRefusedBeforeAnAmbiguousCreate_isLeftOutOfTheAdoptedJob_andPublishedOnce() throws Exception {
+    when(reader.read(eq(members.get(1).source()), any(Long.class)))
+        .thenThrow(new DocumentReader.Gone("the document is gone"));
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
+        .thenThrow(new ApiException(503, "UNAVAILABLE", "The model is overloaded."));
+    when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(JOB));
+    List<Map<String, String>> recorded = new ArrayList<>();
+    org.mockito.Mockito.doAnswer(call -> recorded.add(call.getArgument(1))).when(gatherings)
+        .refuse(eq(GATHERING), anyMap());
+    assertThrows(ApiException.class, () -> submitter.submit(GATHERING));
+    // The gathering as the first try left it: sealed, and the refusal recorded before batches.create.
+    List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
+    when(gatherings.seal(eq(GATHERING), anyList()))
+        .thenReturn(new Gatherings.State(Gatherings.OPEN, null, ids, recorded.get(0), null));
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    assertEquals(Map.of(members.get(1).documentKey().documentId(), "the document is gone"), recorded.get(0));
+    verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
+    assertEquals(2, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("documents"));
+    assertEquals("rejected",
+        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+    verify(publisher, times(1)).publish(anyString(), any(), anyMap());
+  }
+
+  /**
+   * Review defect 2: batches.create refuses a job a little over the inline limit (400 "Request payload size exceeds
+   * the limit"). The job's fault, not its members': the same requests go from an input file, no member is refused.
+   */
+  @Test
+  void aJobRefusedAsTooLargeInlined_isMadeFromAnInputFile_andNoMemberIsRefused() {
+    when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.INLINED_WHEN_SMALL), any()))
+        .thenThrow(new ApiException(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit: 20971520 bytes."));
+    when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any())).thenReturn(JOB);
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any());
+    verify(gatherings).markSubmitted("batches/job-1", members);
+    assertTrue(ledger.collection(Records.ANALYSES).isEmpty(), "no member refused");
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+    assertLoggedRefusal("Request payload size exceeds the limit: 20971520 bytes.");
+  }
+
+  /**
+   * Refused as too large even from a file (or for what one of its documents holds, without saying which): its members
+   * go back to the queue for jobs of at most half as many, none refused, the gathering out of flight; a document
+   * alone in a job refused so is refused itself.
+   */
+  @Test
+  void aJobRefusedAsTooLargeFromAFile_sendsItsMembersBackToTheQueueForSmallerJobs() {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
+        .thenThrow(new ApiException(413, "", "Request Entity Too Large"));
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
+      assertEquals(List.of(Records.QUEUED, 2L, 0L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT),
+          analysis.get(Records.RERUNS)), "queued again for a job of at most 2, no try counted");
+    }
+    assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+    assertLoggedRefusal("Request Entity Too Large");
+    assertEquals(2, submitter.dueJob(List.of(new RecordQueries.Queued("d0", 10, now, 2, 0), queued(1, 10, Duration.ZERO),
+        queued(2, 10, Duration.ZERO))).size(), "the next job holding it takes at most 2");
+  }
+
+  /** A refusal that names one request is that document's: it is refused, and the job is made of the others. */
+  @Test
+  void aRefusalNamingOneRequest_refusesThatDocument_andTheJobIsMadeOfTheOthers() {
+    List<List<BatchJobs.Request>> sent = new ArrayList<>();
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenAnswer(call -> {
+      sent.add(List.copyOf(call.<List<BatchJobs.Request>>getArgument(1)));
+      if (sent.size() == 1) {
+        throw new ApiException(400, "INVALID_ARGUMENT", "* BatchGenerateContentRequest.batch.input_config.requests"
+            + ".requests[1].request.contents[0].parts[0].inline_data: Unable to process input image");
+      }
+      return JOB;
+    });
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    assertEquals(List.of(members.get(0).documentKey(), members.get(2).documentKey()),
+        sent.get(1).stream().map(BatchJobs.Request::documentKey).toList());
+    assertEquals("rejected",
+        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+    verify(publisher, times(1)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
+    verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
+  }
+
+  /**
+   * A document run again (an earlier job gave it no answer that could be matched to it) goes in a job made from an
+   * input file, whose lines come back keyed; the file's name is recorded on the gathering before batches.create.
+   */
+  @Test
+  void aJobHoldingADocumentRunAgain_isMadeFromAnInputFile_whoseNameIsRecorded() {
+    RecordQueries.Submitted rerun = new RecordQueries.Submitted(members.get(0).documentKey(), members.get(0).source(),
+        Reservation.NONE, GATHERING, null, 1, now);
+    when(queries.gatheredIn(GATHERING)).thenReturn(List.of(rerun, members.get(1)));
+    when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any())).thenAnswer(call -> {
+      call.<java.util.function.Consumer<Optional<String>>>getArgument(3).accept(Optional.of("files/generated-9z"));
+      return JOB;
+    });
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    verify(gatherings).recordInput(GATHERING, "files/generated-9z");
+  }
+
+  /** Each refusal of the whole job is logged, as a warning carrying Google's own message. */
+  private void assertLoggedRefusal(String googlesMessage) {
+    List<String> lines = logged.toString(StandardCharsets.UTF_8).lines()
+        .filter(line -> line.contains("batches.create refused the whole job")).toList();
+    assertTrue(!lines.isEmpty() && lines.stream().allMatch(line -> line.contains("\"WARNING\"")
+        && line.contains(GATHERING) && line.contains(googlesMessage)), "logged with Google's message: " + lines);
   }
 }

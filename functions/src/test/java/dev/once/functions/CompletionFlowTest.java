@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Test;
 /** A batch job's completion, against the in-memory ledger, with Gemini, the record queries and Pub/Sub mocked. */
 class CompletionFlowTest {
   private static final String TOPIC = "projects/p/topics/results";
+  private static final int MAX_ATTEMPTS = 3;
   private static final String JOB = "batches/job-1";
   private static final IdempotencyKey JOB_KEY = GeminiCompletionKeys.ofName(JOB);
   private static final IdempotencyKey DOCUMENT = IdempotencyKey.of("gcs:inbox/a.pdf#1");
@@ -63,7 +64,7 @@ class CompletionFlowTest {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
-        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS));
+        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), MAX_ATTEMPTS);
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
   }
 
@@ -85,6 +86,9 @@ class CompletionFlowTest {
 
     assertEquals(OutcomeLabel.PROCESSED, first.outcome());
     assertEquals(OutcomeLabel.DUPLICATE, webhookAgain.outcome());
+    assertEquals(1L, first.details().get(EventCounts.DOCUMENTS), "the complete line counts the job's documents");
+    assertEquals(0L, first.details().get(EventCounts.GIVEN_UP));
+    assertEquals(null, webhookAgain.details().get(EventCounts.DOCUMENTS), "once");
     verify(batchJobs, times(1)).find(JOB);
     verify(batchJobs, times(1)).results(any());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
@@ -111,16 +115,22 @@ class CompletionFlowTest {
     assertEquals(bill, report.details().get("costMicroUsd"), "the complete line carries the job's cost");
   }
 
+  /** A job that ended without answering: its document goes into another job, keeping its place and reservation. */
   @Test
-  void aJobThatEndedWithoutAnswers_releasesItsDocumentsReservations() throws Exception {
+  void aJobThatEndedWithoutAnswers_sendsItsDocumentBackToTheQueue_keepingItsReservation() throws Exception {
     Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, Log.stdout(), "gemini budget")
         .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved, null)));
 
-    flow.complete(JOB_KEY);
+    Report report = flow.complete(JOB_KEY);
 
-    assertEquals(new DaySpend(reserved.day(), 0, 0), new SpendCounters(ledger).read(reserved.day()));
+    assertEquals(new DaySpend(reserved.day(), 0, 10_000), new SpendCounters(ledger).read(reserved.day()),
+        "kept for the job that answers it");
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    assertEquals(1, report.details().get("rerun"));
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
   @Test
@@ -134,18 +144,27 @@ class CompletionFlowTest {
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
+  /**
+   * A job that failed, expired or was cancelled sends its documents into another job, each such job counted: at
+   * ONCE_MAX_ATTEMPTS jobs (3 here) the document is given up, failed, saying so, and published once.
+   */
   @Test
-  void aFailedJob_failsItsDocuments_billingNothing() {
+  void aDocumentWhoseJobsKeepEndingWithoutItsAnswer_isGivenUpAtTheCap_sayingWhy() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
+        null, null, MAX_ATTEMPTS - 1, java.time.Instant.EPOCH)));
 
-    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+    Report report = flow.complete(JOB_KEY);
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome());
+    assertEquals(1L, report.details().get(EventCounts.GIVEN_UP), "its document given up, on the complete line");
 
-    verify(batchJobs, never()).results(any());
+    verify(batchJobs, times(1)).results(any());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
     assertEquals("failed", analysis.get("status"));
-    assertEquals("the batch job ended JOB_STATE_EXPIRED", analysis.get("reason"));
+    assertEquals("gave up after 3 batch jobs gave it no answer that could be matched to it: the batch job " + JOB
+        + " ended JOB_STATE_EXPIRED; no answer of the job names it", analysis.get("reason"));
     assertTrue(ledger.collection(Records.BILLING).isEmpty());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
   }
 
   @Test
@@ -204,8 +223,8 @@ class CompletionFlowTest {
     assertTrue(ledger.document(Records.BILLING, stranger.documentId()).isEmpty(), "the stranger is not billed");
     assertTrue(ledger.document(Records.ANALYSES, stranger.documentId()).isEmpty());
     Map<String, Object> own = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
-    assertEquals("failed", own.get("status"), "the job's own document got no answer: it fails, saying so");
-    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
+    assertEquals(Records.QUEUED, own.get("status"), "the job's own document got no answer: it goes into another job");
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
   /**
@@ -230,10 +249,7 @@ class CompletionFlowTest {
       List<String> chunk = call.getArgument(2);
       return members.stream().filter(m -> chunk.contains(m.documentKey().documentId())).toList();
     });
-    when(batchJobs.results(succeeded)).thenReturn(members.stream().map(m -> new BatchResult(
-        Optional.of(m.documentKey().value()),
-        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 1.0), null, new Usage(10, 1, 11))),
-        Optional.empty())).toList());
+    when(batchJobs.results(succeeded)).thenReturn(members.stream().map(m -> answer(gathering, m, true)).toList());
     String failing = members.get(150).documentKey().value();
     java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenAnswer(call -> {
@@ -259,5 +275,199 @@ class CompletionFlowTest {
     }
     assertEquals(250, ledger.collection(Records.BILLING).size(), "each billed once");
     assertEquals(false, ledger.document(Gatherings.COLLECTION, gathering).orElseThrow().get("inFlight"));
+    verify(batchJobs, never()).deleteInput(any()); // an inlined job: no input file to delete
+  }
+
+  private static final String GATHERING = "fedcba9876543210fedcba9876543210";
+  private static final String GATHERED_JOB = "batches/gathered-1";
+  private static final IdempotencyKey GATHERED_KEY = GeminiCompletionKeys.ofName(GATHERED_JOB);
+
+  /** A gathered job of {@code count} documents, ended in {@code state}, its gathering as its submission recorded it. */
+  private List<RecordQueries.Submitted> gathered(int count, JobState.Known state, String inputFile,
+      java.util.function.Function<List<RecordQueries.Submitted>, List<BatchResult>> answers) {
+    BatchJob job = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
+        .state(new JobState(state)).build();
+    List<RecordQueries.Submitted> members = java.util.stream.IntStream.range(0, count)
+        .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/g" + i + ".pdf#1"),
+            new DocumentSource("inbox", "g" + i + ".pdf", 1, "application/pdf", 9, null, null), Reservation.NONE,
+            GATHERING))
+        .toList();
+    List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
+    when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(job));
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, GATHERED_JOB, ids,
+        Map.of(), inputFile));
+    when(queries.waitingFor(eq(GATHERED_JOB), eq(GATHERING), any())).thenAnswer(call -> {
+      List<String> chunk = call.getArgument(2);
+      return members.stream().filter(m -> chunk.contains(m.documentKey().documentId())).toList();
+    });
+    when(batchJobs.results(job)).thenReturn(answers.apply(members));
+    return members;
+  }
+
+  /** The answer a model gives a member's request: its invoice (its own number), naming its reference. */
+  private static BatchResult answer(String gathering, RecordQueries.Submitted member, boolean withKey) {
+    String reference = BatchJobs.reference(gathering, member.documentKey().documentId());
+    return new BatchResult(withKey ? Optional.of(member.documentKey().value()) : Optional.empty(),
+        Optional.of(reference), Optional.of(new Analysis("gemini-2.5-flash", Map.of("invoiceNumber",
+            member.source().name(), "documentReference", reference), null, new Usage(10, 1, 11))), Optional.empty());
+  }
+
+  private Map<String, Object> analysis(RecordQueries.Submitted member) {
+    return ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
+  }
+
+  @SuppressWarnings("unchecked")
+  private void assertAnalysedWithItsOwnAnswer(RecordQueries.Submitted member) {
+    Map<String, Object> analysis = analysis(member);
+    assertEquals("analysed", analysis.get("status"), member.documentKey().value());
+    assertEquals(member.source().name(), ((Map<String, Object>) analysis.get("invoice")).get("invoiceNumber"),
+        "its own answer");
+    assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isPresent());
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
+  }
+
+  /**
+   * Inlined answers out of request order and without their metadata (python-genai#1909, #2008): each goes to the
+   * document whose reference it names; nothing is run again.
+   */
+  @Test
+  void answersShuffledAndWithoutTheirKeys_goEachToTheDocumentTheirReferenceNames() {
+    List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> {
+      List<BatchResult> answers = new java.util.ArrayList<>(all.stream().map(m -> answer(GATHERING, m, false)).toList());
+      java.util.Collections.reverse(answers);
+      return answers;
+    });
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    members.forEach(this::assertAnalysedWithItsOwnAnswer);
+    assertEquals(Map.of("reference", 4), report.details().get("matched"));
+    assertEquals(null, report.details().get("rerun"));
+    verify(batchJobs, never()).deleteInput(any()); // inlined: no file to delete
+  }
+
+  /**
+   * The first two answers filed under each other's key (python-genai#1909's JSONL report): neither is used — the key
+   * and the reference disagree — and both documents go into another job; what their answers used is recorded against
+   * the job; the others are analysed with their own answers.
+   */
+  @Test
+  void answersFiledUnderEachOthersKeys_areUsedForNeither_andBothDocumentsRunAgain() {
+    List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> {
+      List<BatchResult> answers = new java.util.ArrayList<>(all.stream().map(m -> answer(GATHERING, m, true)).toList());
+      BatchResult first = answers.get(0);
+      BatchResult second = answers.get(1);
+      answers.set(0, new BatchResult(second.documentKey(), first.reference(), first.analysis(), first.error()));
+      answers.set(1, new BatchResult(first.documentKey(), second.reference(), second.analysis(), second.error()));
+      return answers;
+    });
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    for (RecordQueries.Submitted member : members.subList(0, 2)) {
+      Map<String, Object> analysis = analysis(member);
+      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+      assertEquals("the answer filed under its key names another document's reference", analysis.get("reason"));
+      assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isEmpty());
+      verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
+    }
+    members.subList(2, 4).forEach(this::assertAnalysedWithItsOwnAnswer);
+    assertEquals(Map.of("key_and_reference", 2), report.details().get("matched"));
+    assertEquals(2, report.details().get("rerun"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> unattributed = (Map<String, Object>) ledger.document(Gatherings.COLLECTION, GATHERING)
+        .orElseThrow().get("unattributed");
+    assertEquals(2L, unattributed.get("answers"), "Google bills them: recorded against the job");
+    assertEquals(List.of(20L, 2L), List.of(unattributed.get("promptTokens"), unattributed.get("outputTokens")));
+  }
+
+  /** Gemini refused one request inside the job (its own error, under its key): that document fails; others go on. */
+  @Test
+  void aRequestGeminiRefusedInsideTheJob_failsItsDocumentOnly() {
+    List<RecordQueries.Submitted> members = gathered(3, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
+        new BatchResult(Optional.of(all.get(0).documentKey().value()), Optional.empty(),
+            Optional.of("the batch answered with error 400: Unable to process input image")),
+        answer(GATHERING, all.get(1), true), answer(GATHERING, all.get(2), false)));
+
+    flow.complete(GATHERED_KEY);
+
+    Map<String, Object> refused = analysis(members.get(0));
+    assertEquals("failed", refused.get("status"));
+    assertEquals("Gemini refused its request: the batch answered with error 400: Unable to process input image",
+        refused.get("reason"));
+    assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty());
+    members.subList(1, 3).forEach(this::assertAnalysedWithItsOwnAnswer);
+  }
+
+  /**
+   * A job that expired (or was cancelled) after answering half its requests: those answers are used and billed, the
+   * others go into another job; its input file, under the name its submission recorded, is deleted.
+   */
+  @Test
+  void aJobThatExpiredPartWay_usesTheAnswersItGave_andRunsTheRestAgain() {
+    List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_EXPIRED, "files/generated-1a2b",
+        all -> all.subList(0, 2).stream().map(m -> answer(GATHERING, m, true)).toList());
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    members.subList(0, 2).forEach(this::assertAnalysedWithItsOwnAnswer);
+    for (RecordQueries.Submitted member : members.subList(2, 4)) {
+      assertEquals(Records.QUEUED, analysis(member).get("status"));
+      assertEquals("the batch job " + GATHERED_JOB + " ended JOB_STATE_EXPIRED; no answer of the job names it",
+          analysis(member).get("reason"));
+    }
+    assertEquals(2, report.details().get("rerun"));
+    verify(batchJobs, times(1)).deleteInput("files/generated-1a2b");
+  }
+
+  /**
+   * A completion taken over from a holder that stopped while its chunk's claim is still live (the chunk's lease
+   * outlives the job's): left to that holder before any batches.get, which for an inlined job carries every answer.
+   */
+  @Test
+  void aCompletionTakenOverWhileItsChunkIsStillHeld_asksGeminiNothing() {
+    gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> all.stream().map(m -> answer(GATHERING, m, true))
+        .toList());
+    Optional<BatchJob> job = batchJobs.find(GATHERED_JOB);
+    org.mockito.Mockito.clearInvocations(batchJobs);
+    when(batchJobs.find(GATHERED_JOB)).thenThrow(new IllegalStateException("reset")).thenReturn(job);
+    assertThrows(IllegalStateException.class, () -> flow.complete(GATHERED_KEY)); // the job's first try failed
+    IdempotencyKey chunk = IdempotencyKey.of(GATHERED_KEY.value() + CompletionFlow.CHUNK_SUFFIX + 0);
+
+    dev.once.guard.Refusal[] leftToIt = new dev.once.guard.Refusal[1];
+    assertThrows(IllegalStateException.class, () -> new Once(ledger).run(chunk, dev.once.pipeline.Effects.COMPLETE,
+        attempt -> {
+          try {
+            flow.complete(GATHERED_KEY); // another process, while this one holds chunk 0
+          } catch (dev.once.guard.Refusal e) {
+            leftToIt[0] = e;
+          }
+          throw new IllegalStateException("the holder stops");
+        }));
+
+    assertTrue(leftToIt[0] != null && leftToIt[0].getMessage().contains("held by another process"),
+        String.valueOf(leftToIt[0]));
+    verify(batchJobs, times(1)).find(GATHERED_JOB);
+  }
+
+  /**
+   * A job reported succeeded before its output can be read (tidyverse/ellmer#926): not finished yet for an hour
+   * after it ended, rather than every document run again and paid twice; past that, it is what it looks like.
+   */
+  @Test
+  void aJobReportedSucceededWithoutItsOutputYet_isNotFinished_forAnHour() {
+    BatchJob early = BatchJob.builder().name(JOB).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
+        .endTime(java.time.Instant.now().minusSeconds(5)).build();
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(early));
+    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
+        null)));
+
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
+    verify(batchJobs, never()).results(any());
+
+    when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
+        .endTime(java.time.Instant.now().minus(CompletionFlow.ANSWERS_GRACE).minusSeconds(60)).build()));
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
+    assertEquals(Records.QUEUED, ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
   }
 }

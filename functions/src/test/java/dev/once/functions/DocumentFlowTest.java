@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
@@ -72,6 +73,9 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(340L, bill.get("costMicroUsd"), "300 in at 0.30 + 100 out at 2.50 per million");
     assertEquals(340L, first.details().get("costMicroUsd"), "the processed line carries the cost");
     assertEquals("gemini-2.5-flash", first.details().get("model"));
+    assertEquals(1L, first.details().get(EventCounts.DOCUMENTS), "one document finished, for the hourly count");
+    assertEquals(0L, first.details().get(EventCounts.GIVEN_UP));
+    assertNull(second.details().get(EventCounts.DOCUMENTS), "a duplicate finishes nothing");
     verifyNoInteractions(estimator, queries);
     assertTrue(ledger.collection("budget").isEmpty(), "without a budget nothing is estimated, read or written");
   }
@@ -133,6 +137,8 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals("gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
         analysis.get("reason"));
     assertEquals(analysis.get("reason"), gaveUp.details().get("reason"), "the log line says why");
+    assertEquals(1L, gaveUp.details().get(EventCounts.GIVEN_UP), "given up, counted once: by the delivery that gave up");
+    assertNull(again.details().get(EventCounts.GIVEN_UP), "a later delivery counts it no more");
     assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty());
     verify(publisher, times(1)).publish(eq(TOPIC), org.mockito.ArgumentMatchers.argThat(
         data -> new String(data, StandardCharsets.UTF_8).contains("\"status\":\"failed\"")), anyMap());

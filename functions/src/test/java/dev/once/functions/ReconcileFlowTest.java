@@ -122,18 +122,51 @@ class ReconcileFlowTest {
             .getString("status"));
   }
 
+  /**
+   * A waiting document whose job Gemini no longer has gets no answer from it: it goes back to the queue, and the same
+   * run makes it a new job (it waited a whole job already), from an input file.
+   */
   @Test
-  void aWaitingDocumentWhoseJobGeminiNoLongerHas_failsAndSaysWhy() throws Exception {
+  void aWaitingDocumentWhoseJobGeminiNoLongerHas_goesIntoANewJob_sayingWhy() throws Exception {
     Submitted gone = submitFinished("gone");
     clients.gemini.get().batches.delete(gone.job(), null);
+    MessagePublisher publisher = mock(MessagePublisher.class);
+    when(publisher.publish(any(), any(), any())).thenReturn("m-1");
 
-    ReconcileFlow.Summary run = reconciler().run();
+    ReconcileFlow.Summary run = resumingReconciler(publisher, InstantSource.system()).run();
 
-    assertTrue(run.processed >= 1, run.toMap().toString());
+    assertTrue(run.processed >= 1 && run.jobsSubmitted >= 1, run.toMap().toString());
     var analysis = clients.firestore.get().collection("analyses").document(gone.document().documentId()).get().get();
-    assertEquals("failed", analysis.getString("status"));
-    assertEquals("Gemini has no batch job " + gone.job(), analysis.getString("reason"));
-    assertEquals(0, reconciler().run().pendingChecked, "nothing is left waiting");
+    assertEquals(List.of("submitted", 1L), List.of(analysis.getString("status"), analysis.getLong("reruns")));
+    assertEquals("Gemini has no batch job " + gone.job() + "; no answer of the job names it",
+        analysis.getString("reason"));
+    String second = analysis.getString("job");
+    assertTrue(!gone.job().equals(second) && gemini.requests(second).get(0).has("key"), "a new job, from a file");
+    verify(publisher, times(0)).publish(any(), any(), any());
+    gemini.finish(second, BatchState.SUCCEEDED);
+    resumingReconciler(publisher, InstantSource.system()).run();
+    assertEquals("analysed", analysis(gone.document()).getString("status"));
+  }
+
+  /**
+   * Review defect 3: a running gathered job whose gathering recorded another job (an earlier try made it, the retry
+   * adopted another of the same name) is a stray: the reconciler cancels it, so it is not paid for to the end.
+   */
+  @Test
+  void aRunningGatheredJobItsGatheringDisowns_isCancelledAsAStray() throws Exception {
+    String gathering = java.util.UUID.randomUUID().toString().replace("-", "");
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/reconcile/stray-" + System.nanoTime() + ".pdf#1");
+    String stray = clients.batchJobs.get().submit(gathering, List.of(dev.once.gemini.BatchJobs.Request.of(gathering,
+        key, "%PDF-1.4 stray".getBytes(StandardCharsets.US_ASCII), "application/pdf"))).name().orElseThrow();
+    clients.firestore.get().collection("gatherings").document(gathering).set(Map.of("state", "submitted",
+        "inFlight", true, "job", "batches/the-adopted-one", "members", List.of(key.documentId()))).get();
+    MessagePublisher publisher = mock(MessagePublisher.class);
+    ReconcileFlow later = resumingReconciler(publisher, () -> Instant.now().plus(ReconcileFlow.STRAY_AFTER).plusSeconds(60));
+
+    ReconcileFlow.Summary run = later.run();
+
+    assertEquals(BatchState.CANCELLED, gemini.state(stray), run.toMap().toString());
+    assertTrue(run.cancelled >= 1, run.toMap().toString());
   }
 
   @Test
@@ -297,8 +330,9 @@ class ReconcileFlowTest {
         clients.estimator, () -> inbox, clients.analyzer, () -> submitter, publication, DocumentFlow.Mode.BATCH,
         1 << 20, new DocumentFlow.PaidCalls(Duration.ofSeconds(10), 5));
     CompletionFlow completion = new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
-        clients.gatherings, publication);
-    return new ReconcileFlow(clients.batchJobs, clients.queries, completion, () -> documents, () -> submitter,
+        clients.gatherings, publication, 5);
+    return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completion, () -> documents,
+        () -> submitter,
         Budget.NONE,
         new ReconcileFlow.Limits(50, 20, Duration.ofMinutes(1), Duration.ofDays(29), 100, 100), clock);
   }
@@ -339,7 +373,8 @@ class ReconcileFlowTest {
       java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
     BatchSubmitter submitter = Wiring.batchSubmitter(clients,
         dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
-    return new ReconcileFlow(clients.batchJobs, clients.queries, Wiring.completionFlow(clients), documents,
+    return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, Wiring.completionFlow(clients),
+        documents,
         () -> submitter, budget,
         new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
   }

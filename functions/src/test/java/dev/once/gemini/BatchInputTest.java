@@ -49,8 +49,8 @@ class BatchInputTest {
   private static List<BatchJobs.Request> requests(String prefix, int count) {
     List<BatchJobs.Request> requests = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      requests.add(new BatchJobs.Request(IdempotencyKey.of("gcs:inbox/" + prefix + "/doc-" + i + ".pdf#1"),
-          ("%PDF-1.4 " + prefix + " " + i).getBytes(StandardCharsets.US_ASCII), "application/pdf"));
+      requests.add(BatchJobs.Request.of(gathering(prefix), IdempotencyKey.of("gcs:inbox/" + prefix + "/doc-" + i
+          + ".pdf#1"), ("%PDF-1.4 " + prefix + " " + i).getBytes(StandardCharsets.US_ASCII), "application/pdf"));
     }
     return requests;
   }
@@ -73,11 +73,16 @@ class BatchInputTest {
     assertEquals(new String(request.content(), StandardCharsets.US_ASCII),
         new String(Base64.getDecoder().decode(parts.at("/0/inlineData/data").asText()), StandardCharsets.US_ASCII));
     assertEquals(InvoicePrompt.INSTRUCTION, parts.at("/1/text").asText());
+    assertEquals("Set documentReference to \"" + request.reference() + "\" exactly.", parts.at("/2/text").asText(),
+        "the reference its answer copies");
+    assertEquals(BatchJobs.reference(gathering("line"), request.documentKey().documentId()), request.reference());
     JsonNode generation = line.at("/request/generationConfig");
     assertEquals("application/json", generation.get("responseMimeType").asText());
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, generation.get("maxOutputTokens").asInt());
     assertEquals(0, generation.get("temperature").asDouble());
-    assertEquals(JSON.readTree(InvoiceSchema.SCHEMA.toJson()), generation.get("responseSchema"));
+    assertEquals(JSON.readTree(InvoiceSchema.REFERENCED.toJson()), generation.get("responseSchema"));
+    assertEquals(InvoiceSchema.REFERENCE, generation.at("/responseSchema/propertyOrdering/0").asText(),
+        "the reference first: an answer cut short still starts with it");
     assertFalse(new String(BatchInput.line(request), StandardCharsets.UTF_8).contains("\n"), "one line");
   }
 
@@ -110,7 +115,7 @@ class BatchInputTest {
     for (int i = 0; i < 3; i++) {
       byte[] pdf = new byte[3_000_000];
       java.util.Arrays.fill(pdf, (byte) ('a' + i));
-      requests.add(new BatchJobs.Request(IdempotencyKey.of("gcs:inbox/big/doc-" + i + ".pdf#1"), pdf,
+      requests.add(BatchJobs.Request.of(gathering("big"), IdempotencyKey.of("gcs:inbox/big/doc-" + i + ".pdf#1"), pdf,
           "application/pdf"));
     }
     String id = gathering("several-chunks");
@@ -164,9 +169,27 @@ class BatchInputTest {
     BatchJob ended = jobs.find(fromFile.name().orElseThrow()).orElseThrow();
     assertEquals(3, jobs.results(ended).stream().filter(r -> r.analysis().isPresent()).count(),
         "three answers, read from the responses file");
-    jobs.deleteInput(ended);
+    jobs.deleteInput("files/once-" + id);
     assertFalse(gemini.fileNames().contains("files/once-" + id), "the input deleted once the job ended");
-    jobs.deleteInput(ended); // again, as a retried completion would: nothing there, nothing thrown
+    jobs.deleteInput("files/once-" + id); // again, as a retried completion would: nothing there, nothing thrown
+  }
+
+  /**
+   * Right before batches.create the submitter is told the input file the job is made from (to record it, and delete
+   * that file once the job ended), or that it is inlined; {@code FILE} makes a file of a job under the inline limit.
+   */
+  @Test
+  void theSubmitter_isToldTheInputFileAJobIsMadeFrom_orThatItIsInlined() {
+    List<BatchJobs.Request> requests = requests("told", 2);
+    BatchJobs jobs = new BatchJobs(client, MODEL, Optional.empty());
+    List<Optional<String>> told = new ArrayList<>();
+
+    jobs.submit(gathering("told-inlined"), requests, BatchJobs.Input.INLINED_WHEN_SMALL, told::add);
+    BatchJob fromFile = jobs.submit(gathering("told-file"), requests, BatchJobs.Input.FILE, told::add);
+
+    assertEquals(List.of(Optional.empty(), Optional.of("files/once-" + gathering("told-file"))), told);
+    assertEquals(requests.get(0).documentKey().value(), gemini.requests(fromFile.name().orElseThrow()).get(0)
+        .get("key").asText(), "under the limit, yet a file: its lines keyed");
   }
 
   /** The connection reset after the file was stored: the SDK cannot tell, the submission was not made. */

@@ -90,4 +90,22 @@ class GeminiErrorsTest {
     assertInstanceOf(Double.class, items.get(0).get("amount"));
     assertEquals(1.5, analysis.invoice().get("tax"));
   }
+
+  /** batches.create's refusals: the job's size, one named request, or the whole job (neither). */
+  @Test
+  void aCreateRefusal_isAboutTheJobsSize_orNamesOneRequest_orNeither() {
+    assertTrue(GeminiErrors.tooLarge(new ApiException(413, "", "Request Entity Too Large")));
+    assertTrue(GeminiErrors.tooLarge(new ApiException(400, "INVALID_ARGUMENT",
+        "Request payload size exceeds the limit: 20971520 bytes.")));
+    assertFalse(GeminiErrors.tooLarge(new ApiException(400, "INVALID_ARGUMENT", "API key not valid.")));
+    assertFalse(GeminiErrors.tooLarge(new ApiException(429, "RESOURCE_EXHAUSTED", "too large a quota")));
+
+    assertEquals(java.util.OptionalInt.of(3), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
+        "* BatchGenerateContentRequest.batch.input_config.requests.requests[3].request.contents: contents is not"
+            + " specified\n")));
+    assertEquals(java.util.OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
+        "* …requests.requests[3].request: x\n* …requests.requests[7].request: y\n")), "two named: the job's");
+    assertEquals(java.util.OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(500, "INTERNAL",
+        "requests.requests[3]")), "only an outright refusal");
+  }
 }

@@ -25,6 +25,17 @@ class AwaitTest {
   }
 
   @Test
+  void aLongWait_pollsLessOftenThanAtFirst() {
+    AtomicInteger polls = new AtomicInteger();
+    assertThrows(AssertionError.class, () -> Await.until(Duration.ofMillis(600), () -> {
+      polls.incrementAndGet();
+      return false;
+    }, "never"));
+    // Every 10 ms throughout would be 60 polls; 10, 20, 40, then every 50 ms is about 14.
+    assertTrue(polls.get() <= 20, polls.get() + " polls in 600 ms");
+  }
+
+  @Test
   void value_returnsTheFirstPresentValue() {
     AtomicInteger polls = new AtomicInteger();
     String value = Await.value(Duration.ofSeconds(5),

@@ -106,14 +106,18 @@ final class LogRenderer {
       text.append(severity).append(": ");
     }
     text.append(entry.path("message").asText(""));
-    JsonNode summary = entry.path("summary");
+    // The reconciler's run summary, and its batch gauges (every run: shown only when batch mode holds something).
+    JsonNode summary = entry.has("summary") ? entry.path("summary") : entry.path("gauges");
     if (summary.isObject()) {
       List<String> counts = new ArrayList<>();
       for (Iterator<Map.Entry<String, JsonNode>> it = summary.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> field = it.next();
-        if (field.getValue().isNumber() && field.getValue().asLong() != 0) {
+        if (field.getValue().isNumber() && field.getValue().asLong() != 0 && !field.getKey().startsWith("max_")) {
           counts.add(field.getKey() + " " + field.getValue().asLong());
         }
+      }
+      if (counts.isEmpty() && entry.has("gauges")) {
+        return Optional.empty();
       }
       text.append(": ").append(counts.isEmpty() ? "nothing listed" : String.join(", ", counts));
     }

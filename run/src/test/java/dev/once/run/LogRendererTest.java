@@ -67,5 +67,11 @@ class LogRendererTest {
         + "\"processed\":0,\"duplicate\":2,\"truncated\":false},\"function\":\"GeminiReconciler\"}");
     assertEquals(1, summary.size());
     assertTrue(summary.get(0).equals("reconciliation run: seen 2, duplicate 2"), summary.get(0));
+    String idle = "{\"severity\":\"INFO\",\"message\":\"batch gauges\",\"function\":\"GeminiReconciler\",\"gauges\":"
+        + "{\"queued\":0,\"gathered\":0,\"oldest_queued_seconds\":0,\"jobs_in_flight\":0,\"max_jobs_in_flight\":90}}";
+    assertEquals(List.of(), render(true, idle), "nothing in batch mode: no line every run");
+    assertEquals(List.of("batch gauges: queued 3, oldest_queued_seconds 12, jobs_in_flight 1"),
+        render(true, idle.replace("\"queued\":0", "\"queued\":3").replace("\"oldest_queued_seconds\":0",
+            "\"oldest_queued_seconds\":12").replace("\"jobs_in_flight\":0", "\"jobs_in_flight\":1")));
   }
 }

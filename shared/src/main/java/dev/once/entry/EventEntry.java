@@ -4,6 +4,7 @@ import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Policy;
+import dev.once.internal.entry.InvokerLog;
 import dev.once.internal.entry.Redeliver;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
@@ -19,7 +20,8 @@ import java.util.function.BiFunction;
 /**
  * The body of every CloudEvent function: parse → key → run → one log line → acknowledge or redeliver. A malformed
  * event, or one no key can be made of, is logged and acknowledged without a ledger write (retrying cannot help); an
- * event another delivery holds, or a transient failure, is thrown, so the platform delivers it again.
+ * event another delivery holds, or a transient failure, is thrown, so the platform delivers it again (the invoker
+ * answers a throw with a 500; of one another delivery holds it logs nothing more: {@link InvokerLog}).
  *
  * <pre>{@code
  * private final EventEntry<PubSubMessage> entry = EventEntry.of("SendWelcome", PubSubMessage::from,
@@ -33,6 +35,11 @@ import java.util.function.BiFunction;
  * ({@link #effect}).
  */
 public final class EventEntry<T> {
+  static {
+    // An event thrown back for redelivery is logged once, as this entry's in_flight line: not as the invoker's error.
+    InvokerLog.quietRedeliveries();
+  }
+
   /** Reads what the event carries, or says why it never can be processed. */
   @FunctionalInterface
   public interface Parser<T> {

@@ -36,6 +36,23 @@ public final class Attempt {
     return claim.exhausted() ? claim.spent() : Math.max(0, claim.spent() - 1);
   }
 
+  /**
+   * Which run of the effect this is: 1, or N after an operator invalidated the N - 1 runs before on purpose
+   * ({@code once invalidate}), so the effect runs once more.
+   */
+  public int generation() {
+    return hold.claim().generation();
+  }
+
+  /**
+   * The key what this run shows outside must carry (a message's {@code idempotency_key}, a notification's
+   * {@code Idempotency-Key}): the effect's key on its first run, {@code KEY/rerun-N} on run N, so a receiver that
+   * drops copies by key sees a deliberate re-run as a new event ({@link IdempotencyKey#rerun}).
+   */
+  public IdempotencyKey downstreamKey() {
+    return key().rerun(generation());
+  }
+
   /** The fencing token this delivery holds the claim with. */
   public long token() {
     return hold.claim().token();

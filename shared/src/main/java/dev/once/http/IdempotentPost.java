@@ -173,13 +173,14 @@ public final class IdempotentPost {
 
   /**
    * Makes the attempt's lease cover the timeout (or refuses as not performed), then POSTs {@code body} with
-   * {@code Idempotency-Key: } {@link #headerValue}({@code attempt.key()}): the answer when it is done or refused;
-   * {@link Refusal#notPerformed} or {@link PostFailed} otherwise, as the class comment says.
+   * {@code Idempotency-Key: } {@link #headerValue}({@link Attempt#downstreamKey}): the answer when it is done or
+   * refused; {@link Refusal#notPerformed} or {@link PostFailed} otherwise, as the class comment says.
    */
   public Response post(Attempt attempt, String contentType, byte[] body) {
     // A POST is seen outside: a holder whose lease may run out during it must not send it.
     attempt.ensureLease(timeout);
-    return post(attempt.key(), contentType, body);
+    // The attempt's key, or KEY/rerun-N when an operator invalidated the effect on purpose: then a new request.
+    return post(attempt.downstreamKey(), contentType, body);
   }
 
   /** The POST alone, outside a guarded effect (no lease to cover): as {@link #post(Attempt, String, byte[])}. */

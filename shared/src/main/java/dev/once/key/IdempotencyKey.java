@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
  */
 public record IdempotencyKey(String value) {
   public static final int MAX_BYTES = 1024;
+  /** What a re-run's key ends with, before its number ({@link #rerun}). */
+  public static final String RERUN = "/rerun-";
 
   public IdempotencyKey {
     if (value == null || value.isBlank()) {
@@ -43,6 +45,21 @@ public record IdempotencyKey(String value) {
       throw new InvalidKey("the event names no " + kind + " id");
     }
     return new IdempotencyKey(kind + ":" + id.strip());
+  }
+
+  /**
+   * The key what run {@code generation} of an effect makes visible outside carries: this key on the first run, and
+   * {@code KEY/rerun-N} on run N, after an operator invalidated the earlier runs on purpose, so that a receiver sees
+   * a new event and not a copy of the old one. A key too long for the suffix gives its hash instead
+   * ({@code sha256:HASH/rerun-N}).
+   */
+  public IdempotencyKey rerun(int generation) {
+    if (generation <= 1) {
+      return this;
+    }
+    String suffix = RERUN + generation;
+    return value.getBytes(StandardCharsets.UTF_8).length + suffix.length() <= MAX_BYTES ? of(value + suffix)
+        : of("sha256:" + documentId() + suffix);
   }
 
   /**

@@ -18,6 +18,7 @@ import java.util.List;
  * @param spent how many tries, this one included, may have carried the effect out
  * @param exhausted the cap of tries was reached before this one: the effect must not run; the caller refuses it
  * @param lastError the last failure recorded, for the refusal's reason
+ * @param generation which run of the effect this claim is for: 1, or more after an operator invalidated the earlier
  */
 public record Claim(
     IdempotencyKey key,
@@ -31,16 +32,23 @@ public record Claim(
     List<Call> calls,
     int spent,
     boolean exhausted,
-    String lastError) {
+    String lastError,
+    int generation) {
 
   public Claim {
     calls = List.copyOf(calls);
   }
 
+  /** A claim of an effect's first run. */
+  public Claim(IdempotencyKey key, String effect, String recordId, long token, int attempts, Instant leaseExpiresAt,
+      Instant writtenAt, Duration lease, List<Call> calls, int spent, boolean exhausted, String lastError) {
+    this(key, effect, recordId, token, attempts, leaseExpiresAt, writtenAt, lease, calls, spent, exhausted, lastError, 1);
+  }
+
   /** The same claim, its lease extended and (when the write reported one) its new update time. */
   public Claim renewed(Instant newLeaseExpiresAt, Instant newWrittenAt, Duration newLease) {
     return new Claim(key, effect, recordId, token, attempts, newLeaseExpiresAt, newWrittenAt, newLease, calls, spent,
-        exhausted, lastError);
+        exhausted, lastError, generation);
   }
 
   /** The calls with this try's entry ended as {@code how}; unchanged when this claim made no try (exhausted). */

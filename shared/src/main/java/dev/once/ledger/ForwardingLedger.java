@@ -65,6 +65,11 @@ public class ForwardingLedger implements Ledger {
   }
 
   @Override
+  public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+    return delegate().invalidate(key, effect, generation, by, reason);
+  }
+
+  @Override
   public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
     return delegate().read(collection, ids);
   }

@@ -80,6 +80,16 @@ public interface Ledger {
   void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason, boolean evenIfLive);
 
   /**
+   * An operator's deliberate re-run of a finished effect: when the record of (key, effect) is done or rejected in
+   * {@code generation}, it keeps how that run ended in its history, with who invalidated it, when (the store's time)
+   * and why, and becomes a claim of generation {@code generation + 1} with no try and its lease over, so the next
+   * delivery takes it over and runs the effect once more ({@code Attempt.generation()} tells it which run it is).
+   * False, writing nothing, when the record is not finished in that generation: absent, claimed (live or waiting for
+   * a redelivery), or invalidated or run again since it was read.
+   */
+  boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason);
+
+  /**
    * Documents beside the records (a budget's counters), read together in one call, by id: the fields of those that
    * exist, with server times as {@link Instant}s. Not fenced by any claim.
    */

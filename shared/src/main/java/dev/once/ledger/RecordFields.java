@@ -29,6 +29,10 @@ public final class RecordFields {
   public static final String NONCE = "nonce";
   /** On a rejected record: refused because its cap of tries was reached, not for its input. */
   public static final String GAVE_UP = "gaveUp";
+  /** Which run of the effect the record is about (absent: the first); an operator's invalidation moves it on. */
+  public static final String GENERATION = "generation";
+  /** The runs an operator invalidated, oldest first ({@link LedgerRecord.Invalidated}, stored as maps). */
+  public static final String HISTORY = "history";
   /** How a give-up's reason starts, on records written before {@link #GAVE_UP} was. */
   private static final String LEGACY_GAVE_UP = "gave up after ";
 

@@ -201,6 +201,19 @@ class IdempotentPostTest {
     assertEquals(0, endpoint.received().size());
   }
 
+  /** An operator's deliberate re-run (Ledger.invalidate) sends KEY/rerun-2: a new request to the receiver. */
+  @Test
+  void asAnEffect_aRerunAfterAnInvalidation_isSentWithItsOwnKey() {
+    once.run(KEY, "notify", attempt -> post.send(attempt, "application/json", body));
+    assertTrue(ledger.invalidate(KEY, "notify", 1, "operator", "the endpoint lost it"));
+    // Another instance: this one remembers the first run as settled.
+    new Once(ledger).run(KEY, "notify", attempt -> post.send(attempt, "application/json", body));
+
+    assertEquals(2, endpoint.received().size());
+    assertEquals("gcs:b/a.pdf#1", endpoint.received().get(0).header("Idempotency-Key"));
+    assertEquals("gcs:b/a.pdf#1/rerun-2", endpoint.received().get(1).header("Idempotency-Key"));
+  }
+
   @Test
   void anEndpointNamedByAVariable_failsItsStartNamingIt_whenUnsetOrNoUrl() {
     dev.once.config.MissingSetting missing = assertThrows(dev.once.config.MissingSetting.class,

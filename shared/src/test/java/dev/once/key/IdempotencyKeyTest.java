@@ -95,4 +95,14 @@ class IdempotencyKeyTest {
     assertThrows(InvalidKey.class, () -> IdempotencyKey.of("welcome", " "));
     assertThrows(IllegalArgumentException.class, () -> IdempotencyKey.of("wel:come", "u-42"));
   }
+
+  /** A deliberate re-run's key: the key itself on the first run, KEY/rerun-N after, its hash when too long for it. */
+  @Test
+  void rerunKey_isTheKeyOnTheFirstRun_thenSuffixed_orHashedWhenTooLong() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/a.pdf#17");
+    assertEquals(key, key.rerun(1));
+    assertEquals("gcs:inbox/a.pdf#17/rerun-2", key.rerun(2).value());
+    IdempotencyKey longest = IdempotencyKey.of("x".repeat(IdempotencyKey.MAX_BYTES));
+    assertEquals("sha256:" + longest.documentId() + "/rerun-3", longest.rerun(3).value());
+  }
 }

@@ -384,4 +384,23 @@ class FirestoreLedgerResendTest {
       assertTrue(released.expireAt().isAfter(before.expireAt()), "expireAt moves with the release: " + how);
     }
   }
+
+  @Test
+  void anInvalidationWhoseAnswerIsLostOnceTwiceOrLate_isDone_once() {
+    for (int i = 0; i < LOSSES.size(); i++) {
+      other.complete(acquired(other.claim(KEY, EFFECT, ClaimOptions.DEFAULTS)), Map.of("run", (long) i + 1),
+          SideWrites.NONE);
+      LedgerRecord before = record(EFFECT);
+      LOSSES.get(i).forEach(how -> faults.loseNext(COMMIT, 1, how));
+
+      assertTrue(ledger.invalidate(KEY, EFFECT, before.generation(), "ops@example.com", "re-run " + i),
+          LOSSES.get(i).toString());
+
+      LedgerRecord invalidated = record(EFFECT);
+      assertEquals(before.generation() + 1, invalidated.generation(), "moved on once: " + LOSSES.get(i));
+      assertEquals(i + 1, invalidated.history().size(), "one run added to the history: " + LOSSES.get(i));
+      assertEquals("re-run " + i, invalidated.history().get(i).reason());
+      assertEquals(Map.of("run", (long) i + 1), invalidated.history().get(i).outcome());
+    }
+  }
 }

@@ -26,6 +26,7 @@ import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -298,6 +299,78 @@ public abstract class LedgerContract {
     assertNull(still.released());
     ledger.forceRelease(KEY, EFFECT, 1, "bob", "--live", true);
     assertFalse(ledger.lookup(KEY, EFFECT).orElseThrow().leaseLive());
+  }
+
+  /**
+   * An operator's deliberate re-run: the finished run goes to the history with who, when and why; the record is the
+   * next generation's claim with no try and its lease over, so the next delivery takes it over (not a duplicate) and
+   * runs the effect once more, its claim saying which run it is.
+   */
+  @Test
+  void invalidation_keepsTheFinishedRunInTheHistory_andTheNextDeliveryRunsTheEffectOnceMore() {
+    Ledger ledger = ledger();
+    ledger.complete(acquired(ledger.claim(KEY, EFFECT, "fp")), Map.of("total", 12L), SideWrites.NONE);
+    long token = ledger.lookup(KEY, EFFECT).orElseThrow().token();
+
+    assertTrue(ledger.invalidate(KEY, EFFECT, 1, "alice@example.com", "the prompt missed VAT"));
+
+    LedgerRecord invalidated = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.CLAIMED, invalidated.state());
+    assertFalse(invalidated.leaseLive(), "the next delivery takes it over at once");
+    assertTrue(invalidated.awaitingRerun());
+    assertEquals(2, invalidated.generation());
+    assertEquals(token + 1, invalidated.token(), "fenced: nothing of the earlier run can write it");
+    assertEquals(0, invalidated.attempts());
+    assertEquals(List.of(), invalidated.calls());
+    assertEquals(Map.of(), invalidated.outcome());
+    LedgerRecord.Invalidated run = invalidated.history().get(0);
+    assertEquals(1, run.generation());
+    assertEquals(RecordState.DONE, run.state());
+    assertEquals(Map.of("total", 12L), run.outcome());
+    assertEquals("alice@example.com", run.by());
+    assertEquals("the prompt missed VAT", run.reason());
+    assertFalse(run.at().isAfter(invalidated.readTime()), "by the store's clock");
+
+    Claim again = acquired(ledger.claim(KEY, EFFECT, "fp"));
+    assertEquals(2, again.generation());
+    assertEquals(1, again.attempts(), "the new run's first try");
+    ledger.complete(again, Map.of("total", 13L), SideWrites.NONE);
+    LedgerRecord rerun = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.DONE, rerun.state());
+    assertEquals(Map.of("total", 13L), rerun.outcome());
+    assertEquals(1, rerun.history().size(), "the first run is kept");
+    assertInstanceOf(ClaimResult.AlreadyDone.class, ledger.claim(KEY, EFFECT, "fp"), "and only once more");
+  }
+
+  @Test
+  void invalidation_isRefused_forALiveClaim_oneWaitingForItsRedelivery_anAbsentRecord_andAnotherGeneration() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim live = acquired(ledger.claim(KEY, EFFECT));
+    assertFalse(ledger.invalidate(KEY, EFFECT, 1, "bob", "live"), "a live claim");
+    ledger.release(live, "Gemini answered 503");
+    assertFalse(ledger.invalidate(KEY, EFFECT, 1, "bob", "released"), "the next delivery runs it anyway");
+    assertFalse(ledger.invalidate(IdempotencyKey.of("gcs:inbox/never.pdf#1"), EFFECT, 1, "bob", "absent"));
+    ledger.complete(acquired(ledger.claim(KEY, EFFECT)), Map.of(), SideWrites.NONE);
+    assertFalse(ledger.invalidate(KEY, EFFECT, 2, "bob", "read another generation"));
+    LedgerRecord unchanged = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.DONE, unchanged.state());
+    assertEquals(List.of(), unchanged.history());
+    assertTrue(ledger.invalidate(KEY, EFFECT, 1, "bob", "done"));
+    assertFalse(ledger.invalidate(KEY, EFFECT, 1, "carol", "twice"), "one invalidation per run");
+    assertEquals(1, ledger.lookup(KEY, EFFECT).orElseThrow().history().size());
+  }
+
+  /** A run given up at its cap of tries is re-run with the cap afresh: the earlier tries belong to the earlier run. */
+  @Test
+  void invalidation_ofARejectedRun_startsTheNextRunsTriesAfresh() {
+    Ledger ledger = ledger();
+    ledger.reject(acquired(ledger.claim(KEY, EFFECT)), "gave up after 1 try", true, SideWrites.NONE);
+    assertTrue(ledger.invalidate(KEY, EFFECT, 1, "bob", "Gemini's outage is over"));
+    Claim again = acquired(ledger.claim(KEY, EFFECT, ClaimOptions.DEFAULTS.capped(1)));
+    assertFalse(again.exhausted(), "a try of its own");
+    LedgerRecord.Invalidated run = ledger.lookup(KEY, EFFECT).orElseThrow().history().get(0);
+    assertEquals(RecordState.REJECTED, run.state());
+    assertEquals("gave up after 1 try", run.error());
   }
 
   /** Read expired, renewed by its holder before the release lands: the release is refused, the holder goes on. */

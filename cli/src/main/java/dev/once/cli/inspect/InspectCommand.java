@@ -92,7 +92,8 @@ public final class InspectCommand implements Callable<Integer> {
           out.println("batch job " + jobKey + " (once inspect " + job + " for its ledger)");
           printLedger(read.ledger(jobKey), List.of(Effects.COMPLETE, Effects.PUBLISH));
         }
-        out.println("verdict: " + verdict(bills.size()) + Optional.ofNullable(records.get(Effects.ANALYSE))
+        out.println("verdict: " + verdict(bills, Optional.ofNullable(records.get(Effects.ANALYSE))
+            .map(LedgerRecord::generation).orElse(1)) + Optional.ofNullable(records.get(Effects.ANALYSE))
             .map(analyse -> geminiCalls(analyse)).orElse(""));
       }
       if (!known) {
@@ -111,9 +112,26 @@ public final class InspectCommand implements Callable<Integer> {
           out.println(String.format("  %-13s —", effect));
           continue;
         }
-        out.println(String.format("  %-13s %-9s attempts %d, token %d, created %s, updated %s", effect,
+        out.println(String.format("  %-13s %-9s attempts %d, token %d, created %s, updated %s%s", effect,
             record.state(), record.attempts(), record.token(), Values.instant(record.createdAt()),
-            Values.instant(record.updatedAt())));
+            Values.instant(record.updatedAt()), record.generation() > 1 ? ", run " + record.generation() : ""));
+        for (LedgerRecord.Invalidated run : record.history()) {
+          out.println(String.format("  %-13s run %d %s after %d %s%s, invalidated by %s at %s: %s", "",
+              run.generation(), run.state(), run.attempts(), run.attempts() == 1 ? "attempt" : "attempts",
+              run.finishedAt() == null ? "" : " at " + Values.instant(run.finishedAt()), run.by(),
+              Values.instant(run.at()), Values.text(run.reason())));
+          if (!run.outcome().isEmpty()) {
+            out.println(String.format("  %-13s   its outcome %s", "", Values.text(run.outcome())));
+          }
+          if (run.error() != null) {
+            out.println(String.format("  %-13s   %s %s", "", run.state() == RecordState.REJECTED ? "refused:" : "error:",
+                Values.text(run.error())));
+          }
+        }
+        if (record.awaitingRerun()) {
+          out.println(String.format("  %-13s run %d waits for the next delivery (once invalidate)", "",
+              record.generation()));
+        }
         if (record.state() == RecordState.CLAIMED) {
           out.println(String.format("  %-13s lease %s", "", record.leaseLive()
               ? "live until " + record.leaseExpiresAt() + " (a delivery is working on it; others wait)"
@@ -160,7 +178,9 @@ public final class InspectCommand implements Callable<Integer> {
         out.println("  model " + Values.text(bill.get("model")) + ", tokens " + Values.text(bill.get("totalTokens"))
             + " (" + Values.text(bill.get("promptTokens")) + " in, " + Values.text(bill.get("outputTokens")) + " out)"
             + ", cost " + Values.text(bill.get("costMicroUsd")) + " µUSD" + (Boolean.TRUE.equals(bill.get("batch"))
-                ? " (batch price)" : "") + ", billed " + Values.text(bill.get("billedAt")));
+                ? " (batch price)" : "") + ", billed " + Values.text(bill.get("billedAt"))
+            + (bill.get(Records.RERUN) == null ? "" : ", run " + Values.text(bill.get(Records.RERUN)) + " (invalidated"
+                + " on purpose)"));
       }
     }
 
@@ -202,6 +222,20 @@ public final class InspectCommand implements Callable<Integer> {
         case 1 -> "billed once";
         default -> "billed " + bills + " times";
       };
+    }
+
+    /**
+     * Bills counted against the runs of the analysis: one bill per run an operator asked for is "billed once per
+     * run", not a bill doubled; two bills of one run are.
+     */
+    private static String verdict(List<QueryDocumentSnapshot> bills, int runs) {
+      long distinctRuns = bills.stream().map(b -> b.get(Records.RERUN) == null ? 1L : ((Number) b.get(Records.RERUN))
+          .longValue()).distinct().count();
+      if (bills.size() > 1 && distinctRuns == bills.size() && bills.size() <= runs) {
+        return "billed once per run (" + bills.size() + " runs, " + (bills.size() - 1) + " on purpose: once"
+            + " invalidate)";
+      }
+      return verdict(bills.size());
     }
   }
 }

@@ -18,7 +18,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Who is acting, for the record of a change: against a deployed project the account of the application default
+ * Who is acting, for the record of a change (a release, an invalidation): against a deployed project the account of
+ * the application default
  * credentials (a service account's email, or a user's, which Google's token info endpoint tells from the access
  * token), and no change when that cannot be told; against a local stack, the local user at this host.
  */
@@ -38,7 +39,8 @@ public final class Operator {
     return localUser();
   }
 
-  static String localUser() {
+  /** Who acts against a local stack: user@host. */
+  public static String localUser() {
     String host;
     try {
       host = InetAddress.getLocalHost().getHostName();

@@ -81,24 +81,11 @@ final class LedgerCounts {
     if (Fields.deferral(error)) {
       return null; // counted once, by its deferred analysis (withDeferred)
     }
+    if (error == null && doc.get(RecordFields.HISTORY) instanceof java.util.List<?> history && !history.isEmpty()
+        && !(doc.get(RecordFields.CALLS) instanceof java.util.List<?> calls && !calls.isEmpty())) {
+      return "invalidated"; // an operator's re-run to come: neither failed nor a duplicate
+    }
     return error != null ? OutcomeLabel.FAILED.label() : "abandoned";
-  }
-
-  /**
-   * Batch mode's documents waiting for a job, as they stand now (two counts, one read per thousand documents): queued,
-   * and gathered into a job being formed. Null when there are none.
-   */
-  static String batchQueue(Context.Target target) {
-    Firestore db = target.db();
-    long queued = count(db, Records.QUEUED);
-    long gathered = count(db, Records.GATHERED);
-    return queued + gathered == 0 ? null
-        : "batch mode, now: " + queued + " documents queued, " + gathered + " gathered into jobs being made";
-  }
-
-  private static long count(Firestore db, String status) {
-    return Reads.await(db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, status).count().get(),
-        "the " + status + " documents").getCount();
   }
 
   private static Counts withDeferred(Firestore db, Counts counts, Instant cutoff) {

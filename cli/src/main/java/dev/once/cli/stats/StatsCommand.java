@@ -18,11 +18,14 @@ import picocli.CommandLine.ParentCommand;
 /**
  * {@code once stats [--since 1h]}: per effect, processed, duplicates, rejected, failed, deferred and the duplicate
  * rate. Against a deployed project from the log-based metric (Cloud Monitoring); locally from the ledger, or with
- * {@code --from logs} from the dev/run's function logs, which are what the metric counts.
+ * {@code --from logs} from the dev/run's function logs, which are what the metric counts. Whatever the source, then
+ * batch mode now, from Firestore ({@link BatchSection}).
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Per effect: processed, duplicates, rejected, failed, deferred, and the duplicate rate (duplicates"
-        + " among all of the effect's outcomes).",
+        + " among all of the effect's outcomes). Then batch mode as Firestore has it now: documents queued (the oldest"
+        + " wait) and gathered, batch jobs in flight by state against BATCH_MAX_JOBS_IN_FLIGHT (read from the"
+        + " environment when set, else the default), jobs done.",
         "--from logs: the functions' log lines, as the log-based metric counts them; against a deployed project read"
             + " from Cloud Monitoring (roles/monitoring.viewer), locally from the dev/run's log files (since it"
             + " started: the lines carry no time).",
@@ -73,10 +76,7 @@ public final class StatsCommand implements Callable<Integer> {
       }
       counts = result.counts();
       print(out, counts);
-      String queue = LedgerCounts.batchQueue(target);
-      if (queue != null) {
-        out.println("  " + queue);
-      }
+      BatchSection.print(context, out);
       out.println("  duplicates write nothing to the ledger: --from logs counts them");
     } else if (context.deployed()) {
       if (since.compareTo(MonitoringCounts.SHORTEST) < 0) {
@@ -90,6 +90,7 @@ public final class StatsCommand implements Callable<Integer> {
       out.println("stats of the last " + Durations.format(since) + " from " + MonitoringCounts.metricType(metricPrefix)
           + " (Cloud Monitoring, project " + project + ")");
       print(out, counts);
+      batchUnlessUnreadable(context, out);
     } else {
       StackInfo stack = context.stack().orElseThrow(() -> Failure.usage("--from logs locally reads the log files of"
           + " the dev/run running here, and none is running (or set GOOGLE_CLOUD_PROJECT for a deployed project)"));
@@ -97,8 +98,22 @@ public final class StatsCommand implements Callable<Integer> {
       out.println("stats since dev/run started at " + stack.startedAt() + " from the functions' log lines in "
           + stack.logDir() + " (--since does not apply: the lines carry no time)");
       print(out, counts);
+      batchUnlessUnreadable(context, out);
     }
     return counts.isEmpty() ? Exit.NOTHING : Exit.OK;
+  }
+
+  /** With the counts from the logs, batch mode as Firestore has it; a Firestore the tool cannot read costs them nothing. */
+  private static void batchUnlessUnreadable(Context context, PrintWriter out) {
+    try {
+      BatchSection.print(context, out);
+    } catch (Failure e) {
+      if (e.code() != Exit.FIRESTORE) {
+        throw e;
+      }
+      out.println("  batch mode: not shown, " + e.getMessage() + " (the batch section reads Firestore:"
+          + " roles/datastore.viewer)");
+    }
   }
 
   private static void print(PrintWriter out, Counts counts) {

@@ -14,6 +14,7 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,9 +32,10 @@ import java.util.Optional;
  * at any moment are the deliveries in flight plus the ones in trouble, so reading them all is cheap. Each one found
  * is read again through the ledger ({@link LedgerRecord}), whose read time judges the lease by Firestore's clock.
  *
- * <p>Analyses are queried by time ({@code status == "submitted"} older than a cut-off, {@code status == "deferred"}
- * by {@code deferredAt}): documents waiting on batch jobs can be many, so Firestore filters them, with the composite
- * indexes terraform/firestore.tf declares.
+ * <p>Analyses are queried by time ({@code status == "submitted"} older than a cut-off, {@code status == "queued"} by
+ * {@code queuedAt}, {@code status == "deferred"} by {@code deferredAt}): documents waiting on batch jobs can be many,
+ * so Firestore filters them, with the composite indexes terraform/firestore.tf declares. Gatherings are read by state
+ * and judged here: those in flight are at most BATCH_MAX_JOBS_IN_FLIGHT.
  */
 final class StuckQueries {
   private final Firestore db;
@@ -84,6 +86,51 @@ final class StuckQueries {
     return new Documents(snapshot.getDocuments(), next(snapshot, limit, Fields.UPDATED_AT));
   }
 
+  Documents queuedBefore(Instant cutoff, Cursor after, int limit) {
+    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Records.QUEUED)
+        .whereLessThan(Fields.QUEUED_AT, timestamp(cutoff)).orderBy(Fields.QUEUED_AT).orderBy(FieldPath.documentId());
+    Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
+    QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents queued");
+    return new Documents(snapshot.getDocuments(), next(snapshot, limit, Fields.QUEUED_AT));
+  }
+
+  /** A gathering as {@code once stuck} shows it: when it was opened, sealed and submitted, its job and size. */
+  record Gathering(String id, Instant openedAt, Instant sealedAt, Instant submittedAt, String job, Long documents) {}
+
+  /** One page of gatherings in {@code state}, and where the next one starts. */
+  record GatheringPage(List<Gathering> gatherings, Cursor next) {}
+
+  /**
+   * Gatherings in one state, in document-id order (an equality: the automatic index on {@code state}), without their
+   * members (5,000 ids at most each): those in flight are at most BATCH_MAX_JOBS_IN_FLIGHT, so the tool judges their
+   * times itself rather than have a composite index on every gathering.
+   */
+  GatheringPage gatherings(String state, Cursor after, int limit) {
+    Query inState = db.collection(Gatherings.COLLECTION).whereEqualTo(Fields.STATE, state).orderBy(FieldPath.documentId())
+        .select(Fields.OPENED_AT, Fields.SEALED_AT, Fields.SUBMITTED_AT, Fields.JOB, Fields.DOCUMENTS);
+    Query page = after == null ? inState : inState.startAfter(after.id());
+    QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the " + state + " gatherings");
+    List<Gathering> found = new ArrayList<>();
+    for (QueryDocumentSnapshot doc : snapshot.getDocuments()) {
+      found.add(new Gathering(doc.getId(), instant(doc.getTimestamp(Fields.OPENED_AT)),
+          instant(doc.getTimestamp(Fields.SEALED_AT)), instant(doc.getTimestamp(Fields.SUBMITTED_AT)),
+          doc.getString(Fields.JOB), doc.getLong(Fields.DOCUMENTS)));
+    }
+    return new GatheringPage(found, next(snapshot, limit, null));
+  }
+
+  /** How many documents a gathering holds (assigned to it), counted: its members are not read. */
+  long gatheredInto(String gathering) {
+    return Reads.await(db.collection(Records.ANALYSES).whereEqualTo(Fields.BATCH, gathering).count().get(),
+        "the documents of gathering " + gathering).getCount();
+  }
+
+  /** The batch jobs in flight, as the cap counts them. */
+  long jobsInFlight() {
+    return Reads.await(db.collection(Gatherings.COLLECTION).whereEqualTo("inFlight", true).count().get(),
+        "the batch jobs in flight").getCount();
+  }
+
   Documents deferred(Cursor after, int limit) {
     Query deferred = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Fields.DEFERRED).orderBy(Fields.DEFERRED_AT)
         .orderBy(FieldPath.documentId());
@@ -114,6 +161,10 @@ final class StuckQueries {
     QueryDocumentSnapshot last = docs.get(docs.size() - 1);
     Timestamp at = orderedBy == null ? null : last.getTimestamp(orderedBy);
     return new Cursor(at == null ? null : Instant.ofEpochSecond(at.getSeconds(), at.getNanos()), last.getId());
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : Instant.ofEpochSecond(t.getSeconds(), t.getNanos());
   }
 
   static Timestamp timestamp(Instant instant) {

@@ -1,6 +1,7 @@
 package dev.once.cli.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.cli.CliFirestore;
@@ -17,6 +18,7 @@ import dev.once.local.stack.Ports;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import dev.once.run.RunLock;
 import dev.once.run.StackInfo;
@@ -79,20 +81,42 @@ class StatsCommandTest {
     assertTrue(out.contains("duplicates write nothing to the ledger: --from logs counts them"), result.all());
   }
 
-  /** Batch mode's documents waiting for a job, queued or gathered, are counted as they stand. */
+  /**
+   * Batch mode as it stands: documents queued (the oldest's wait) and gathered, the jobs in flight by state against
+   * the cap, the jobs done.
+   */
   @Test
-  void fromTheLedger_theBatchQueueIsCounted() {
+  void fromTheLedger_theBatchQueueAndTheJobsByStateAreCounted() {
     ledger.complete(claim("gcs:inbox/q.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     for (int i = 0; i < 3; i++) {
-      CliFirestore.put(Records.ANALYSES, "queued-" + i, Map.of("key", "gcs:inbox/q" + i + ".pdf#1", "status", "queued"));
+      CliFirestore.put(Records.ANALYSES, "queued-" + i, Map.of("key", "gcs:inbox/q" + i + ".pdf#1", "status", "queued",
+          "queuedAt", CliFirestore.ago(600 + i)));
     }
     CliFirestore.put(Records.ANALYSES, "gathered-0", Map.of("key", "gcs:inbox/g.pdf#1", "status", "gathered"));
+    CliFirestore.put(Gatherings.COLLECTION, "open", Map.of("state", "open", "inFlight", true,
+        "openedAt", CliFirestore.ago(5)));
+    CliFirestore.put(Gatherings.COLLECTION, "sealed", Map.of("state", "open", "inFlight", true,
+        "openedAt", CliFirestore.ago(5), "sealedAt", CliFirestore.ago(4), "members", List.of("x")));
+    CliFirestore.put(Gatherings.COLLECTION, "running", Map.of("state", "submitted", "inFlight", true,
+        "openedAt", CliFirestore.ago(7300), "submittedAt", CliFirestore.ago(7200), "job", "batches/r"));
+    CliFirestore.put(Gatherings.COLLECTION, "done", Map.of("state", "done", "inFlight", false));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
 
     assertEquals(Exit.OK, result.status(), result.all());
-    assertTrue(result.out().contains("batch mode, now: 3 documents queued, 1 gathered into jobs being made"),
-        result.all());
+    assertTrue(result.out().matches("(?s).*  batch mode, now: 3 documents queued \\(the oldest waiting 10m\\d+s\\), 1"
+        + " gathered into jobs being made\n.*"), result.all());
+    assertTrue(result.out().matches("(?s).*  batch jobs: 3 in flight of 90 \\(BATCH_MAX_JOBS_IN_FLIGHT\\): 1 gathering,"
+        + " 1 sealed and not submitted, 1 submitted \\(the oldest 2h(\\d+s)? ago\\); 1 done\n.*"), result.all());
+  }
+
+  /** Sync mode: no batch section. */
+  @Test
+  void fromTheLedger_withoutBatchWork_thereIsNoBatchSection() {
+    ledger.complete(claim("gcs:inbox/s.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertFalse(result.out().contains("batch"), result.all());
   }
 
   /** A deferral releases its claim with an error, and writes the deferred analysis: one deferred, nothing failed. */
@@ -141,6 +165,7 @@ class StatsCommandTest {
       assertEquals(Exit.OK, result.status(), result.all());
       String out = result.out();
       assertTrue(out.contains("from the functions' log lines in " + logs), result.all());
+      assertTrue(out.contains("  batch mode: not shown, no Firestore emulator answers on"), result.all());
       assertTrue(out.contains("  analyse               1          0          0          0          0     0.0 %"), result.all());
       assertTrue(out.contains("  publish               0          3          0          0          0   100.0 %"), result.all());
       assertTrue(out.contains("  notify                0          0          0          1          0     0.0 %"), result.all());

@@ -13,6 +13,7 @@ import dev.once.ledger.ClaimResult;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
+import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -143,6 +144,55 @@ class StuckCommandTest {
     assertEquals(expected.size(), seen.size(), "each shown once: " + seen);
     assertEquals(expected, new HashSet<>(seen));
     assertEquals(3, pages, "5 items a list, 2 a page: 3 pages");
+  }
+
+  /**
+   * A month-end burst: documents queued far past the wait (and one not), a gathering sealed long ago and never
+   * submitted (and one just opened), a job running past the threshold (and one younger): the old ones are listed, each
+   * list with what to do, the cap's state named for the queued ones.
+   */
+  @Test
+  void batchMode_listsDocumentsQueuedPastTheWait_gatheringsNeverSubmitted_andJobsRunningLong() {
+    analysis("gcs:inbox/burst-old.pdf#1", Records.QUEUED, Map.of("queuedAt", CliFirestore.ago(3600), "size", 10));
+    analysis("gcs:inbox/burst-new.pdf#1", Records.QUEUED, Map.of("queuedAt", CliFirestore.ago(60), "size", 10));
+    CliFirestore.put(Gatherings.COLLECTION, "g-sealed", Map.of("state", Gatherings.OPEN, "inFlight", true,
+        "openedAt", CliFirestore.ago(2 * 3600), "sealedAt", CliFirestore.ago(2 * 3600), "members", List.of("a", "b")));
+    analysis("gcs:inbox/in-g-sealed-a.pdf#1", Records.GATHERED, Map.of("batch", "g-sealed"));
+    analysis("gcs:inbox/in-g-sealed-b.pdf#1", Records.GATHERED, Map.of("batch", "g-sealed"));
+    CliFirestore.put(Gatherings.COLLECTION, "g-fresh", Map.of("state", Gatherings.OPEN, "inFlight", true,
+        "openedAt", CliFirestore.ago(5)));
+    CliFirestore.put(Gatherings.COLLECTION, "g-long", Map.of("state", Gatherings.SUBMITTED, "inFlight", true,
+        "openedAt", CliFirestore.ago(26 * 3600), "submittedAt", CliFirestore.ago(25 * 3600), "job", "batches/long",
+        "documents", 1000));
+    CliFirestore.put(Gatherings.COLLECTION, "g-young", Map.of("state", Gatherings.SUBMITTED, "inFlight", true,
+        "openedAt", CliFirestore.ago(3600), "submittedAt", CliFirestore.ago(3600), "job", "batches/young",
+        "documents", 3));
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    String out = result.out();
+    assertTrue(out.contains("documents queued longer than 20m (BATCH_MAX_WAIT_SECONDS 300 s and more), oldest first: 1"
+        + " (batch jobs in flight: 4 of 90, below the cap: the reconciler should have submitted them"), result.all());
+    assertTrue(out.contains("  gcs:inbox/burst-old.pdf#1  queued "), result.all());
+    assertFalse(out.contains("burst-new"), result.all());
+    assertTrue(out.contains("gatherings opened longer than 20m ago whose batch job was not made: 1 (the reconciler"
+        + " submits them again every run"), result.all());
+    assertTrue(out.contains("  gathering g-sealed  opened "), result.all());
+    assertTrue(out.contains(", 2 documents"), result.all());
+    assertFalse(out.contains("g-fresh"), result.all());
+    assertTrue(out.contains("batch jobs running longer than 1d: 1 (Google aims at 24 h"), result.all());
+    assertTrue(out.matches("(?s).*\\n  batches/long  gathering g-long, 1000 documents, submitted \\S+ \\(1d1h(\\d+s)? ago\\).*"),
+        result.all());
+    assertFalse(out.contains("batches/young"), result.all());
+
+    // Told the cap the functions run with, the same queue is a full cap; a shorter threshold lists the young job.
+    Map<String, String> env = new java.util.HashMap<>(CliFirestore.env());
+    env.put("BATCH_MAX_JOBS_IN_FLIGHT", "4");
+    OnceRunner.Result full = OnceRunner.run(env, "stuck", "--jobs-longer-than", "30m", "--queued-longer-than", "30m");
+    assertTrue(full.out().contains("documents queued longer than 30m (BATCH_MAX_WAIT_SECONDS 300 s and more), oldest"
+        + " first: 1 (batch jobs in flight: 4 of 4, the cap: they wait for a job to complete"), full.all());
+    assertTrue(full.out().contains("batch jobs running longer than 30m: 2"), full.all());
   }
 
   @Test

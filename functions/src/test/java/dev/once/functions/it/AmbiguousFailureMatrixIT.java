@@ -127,7 +127,8 @@ class AmbiguousFailureMatrixIT {
     // cells pick (adding a document to a job, completing a job) and passes the rest.
     batchFirestore = new FirestoreFaults(FirestoreEmulator.shared().hostPort());
     CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
-        MatrixStack.gathering(config).withEnv("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort())), true));
+        MatrixStack.gathering(config).withEnv("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort())), true),
+        PipelineStack.BACKGROUND);
     sync = MatrixStack.start(config);
     // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the commit cells' completing
     // commits on the wire (see commitCompletingTheAnalysis).

@@ -80,7 +80,7 @@ class BatchChunkedCompletionIT {
     for (int i = 0; i < DOCUMENTS; i++) {
       IdempotencyKey key = IdempotencyKey.of(String.format("gcs:%s/chunked/doc-%04d.pdf#1", PipelineStack.BUCKET, i));
       keys.add(key.value());
-      requests.add(new BatchJobs.Request(key, InvoicePdf.of("chunked" + i), "application/pdf"));
+      requests.add(BatchJobs.Request.of(gathering, key, InvoicePdf.of("chunked" + i), "application/pdf"));
     }
     Client client = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
         .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();

@@ -1,17 +1,11 @@
 package dev.once.functions.it;
 
-import static dev.once.functions.it.PipelineStack.attributed;
-import static dev.once.functions.it.PipelineStack.key;
-import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.local.Await;
-import dev.once.local.gemini.BatchState;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
-import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,9 +29,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class BatchGatheringIT {
   private static final int PER_JOB = 3;
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
-  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(3);
+  private static final Duration DEADLINE = GatheredJobs.DEADLINE;
   private static PipelineStack stack;
+  private static GatheredJobs jobs;
 
   @BeforeAll
   static void start() {
@@ -48,6 +41,7 @@ class BatchGatheringIT {
         Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB), "BATCH_MAX_WAIT_SECONDS", "3600",
             "GEMINI_TIMEOUT_SECONDS", "3")));
     stack.keepAlive();
+    jobs = new GatheredJobs(stack);
   }
 
   @AfterAll
@@ -55,66 +49,25 @@ class BatchGatheringIT {
     stack.close();
   }
 
-  private static List<String> upload(String folder, int count) {
-    List<String> keys = new ArrayList<>();
-    for (int i = 0; i < count; i++) {
-      keys.add(key(stack.upload(String.format("%s/doc-%02d.pdf", folder, i), InvoicePdf.of(folder + i),
-          "application/pdf")));
-    }
-    return keys;
-  }
-
-  private static QueryDocumentSnapshot analysis(String key) {
-    List<QueryDocumentSnapshot> found = withKey(stack.documents("analyses"), key);
-    return found.isEmpty() ? null : found.get(0);
-  }
-
   private static String status(String key) {
-    QueryDocumentSnapshot analysis = analysis(key);
-    return analysis == null ? null : analysis.getString("status");
-  }
-
-  /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
-  private static void awaitReconciling(java.util.function.BooleanSupplier done, String what) {
-    stack.awaitReconciling(DEADLINE, RECONCILE_AFTER, done, what);
-  }
-
-  /** The jobs the documents' analyses name, once every one names one. */
-  private static Set<String> jobsOf(List<String> keys) {
-    awaitReconciling(() -> keys.stream().allMatch(key -> analysis(key) != null && analysis(key).getString("job") != null),
-        "a job named on every document of " + keys);
-    return keys.stream().map(key -> analysis(key).getString("job")).collect(Collectors.toSet());
-  }
-
-  /** Finishes the job and waits until every document is notified; then counts exactly, per document. */
-  private static void assertCompletedOnce(String job, List<String> keys) {
-    stack.gemini.finish(job, BatchState.SUCCEEDED);
-    awaitReconciling(() -> keys.stream().allMatch(key -> stack.notifiedWith(key).size() >= 1),
-        "every document of " + job + " notified");
-    Await.until(DEADLINE, stack::relayIdle, "the relay idle");
-    stack.assertAnalysedBilledAndPublishedOnce(keys);
-    for (String key : keys) {
-      assertEquals(job, analysis(key).getString("job"), key);
-      assertEquals(1, attributed(stack.published(), key).size(), "published " + key + " once");
-      assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
-    }
+    return jobs.analysis(key).map(analysis -> analysis.getString("status")).orElse(null);
   }
 
   @Test
   void documentsWait_untilAJobIsFull_thenShareOneJob() {
     long carriedOut = stack.gemini.count("batchGenerateContent.carriedOut");
-    List<String> first = upload("gather-full", PER_JOB - 1);
+    List<String> first = jobs.upload("gather-full", PER_JOB - 1);
     Await.until(DEADLINE, () -> first.stream().allMatch(key -> "queued".equals(status(key))), "both queued");
     assertEquals(0, stack.reconcile().path("jobs_submitted").asInt(), "neither full nor old: no job yet");
     assertEquals(carriedOut, stack.gemini.count("batchGenerateContent.carriedOut"));
 
     List<String> keys = new ArrayList<>(first);
-    keys.addAll(upload("gather-full-last", 1));
-    Set<String> jobs = jobsOf(keys);
+    keys.addAll(jobs.upload("gather-full-last", 1));
+    Set<String> made = jobs.jobsOf(keys);
 
-    assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+    assertEquals(1, made.size(), "one job for the three documents: " + made);
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "one batches.create");
-    assertCompletedOnce(jobs.iterator().next(), keys);
+    jobs.assertCompletedOnce(made.iterator().next(), keys);
   }
 
   /**
@@ -131,12 +84,12 @@ class BatchGatheringIT {
       default -> AmbiguousFailure.serverError(500);
     };
     stack.gemini.ambiguousNext("batchGenerateContent", 1, fault);
-    List<String> keys = upload("gather-ambiguous-" + failure, PER_JOB);
-    Set<String> jobs = jobsOf(keys);
+    List<String> keys = jobs.upload("gather-ambiguous-" + failure, PER_JOB);
+    Set<String> made = jobs.jobsOf(keys);
 
-    assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+    assertEquals(1, made.size(), "one job for the three documents: " + made);
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "one paid job, adopted");
-    assertCompletedOnce(jobs.iterator().next(), keys);
+    jobs.assertCompletedOnce(made.iterator().next(), keys);
   }
 
   /** DocumentUploaded killed (SIGKILL) after batches.create, before the submission's commit. */
@@ -148,14 +101,14 @@ class BatchGatheringIT {
         "-Donce.crash.keys=batch:.*", "-Donce.crash.log=" + crashLog.toAbsolutePath()));
     try {
       long carriedOut = stack.gemini.count("batchGenerateContent.carriedOut");
-      List<String> keys = upload("gather-crash", PER_JOB);
+      List<String> keys = jobs.upload("gather-crash", PER_JOB);
       Await.until(DEADLINE, () -> kills(crashLog) == 1, "the kill");
-      Set<String> jobs = jobsOf(keys);
+      Set<String> made = jobs.jobsOf(keys);
 
       assertEquals(1, kills(crashLog), "killed once");
-      assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+      assertEquals(1, made.size(), "one job for the three documents: " + made);
       assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "one paid job, adopted");
-      assertCompletedOnce(jobs.iterator().next(), keys);
+      jobs.assertCompletedOnce(made.iterator().next(), keys);
     } finally {
       stack.restart("DocumentUploaded", List.of());
     }
@@ -171,11 +124,11 @@ class BatchGatheringIT {
 
   @Test
   void jobsInFlight_areCountedFromFirestore_andFreedByTheirCompletion() {
-    List<String> keys = upload("gather-flight", PER_JOB);
-    String job = jobsOf(keys).iterator().next();
-    String gathering = analysis(keys.get(0)).getString("batch");
+    List<String> keys = jobs.upload("gather-flight", PER_JOB);
+    String job = jobs.jobsOf(keys).iterator().next();
+    String gathering = jobs.analysis(keys.get(0)).orElseThrow().getString("batch");
     assertTrue(gatheringInFlight(gathering), "in flight while its job runs");
-    assertCompletedOnce(job, keys);
+    jobs.assertCompletedOnce(job, keys);
     assertTrue(!gatheringInFlight(gathering), "freed by its completion");
   }
 

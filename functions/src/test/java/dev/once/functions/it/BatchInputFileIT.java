@@ -1,25 +1,22 @@
 package dev.once.functions.it;
 
 import static dev.once.functions.it.PipelineStack.attributed;
-import static dev.once.functions.it.PipelineStack.key;
 import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.gemini.BatchJobs;
 import dev.once.local.Await;
+import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
-import dev.once.local.samples.InvoicePdf;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,9 +36,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class BatchInputFileIT {
   private static final int PER_JOB = 3;
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
-  private static final Duration RECONCILE_AFTER = Duration.ofSeconds(3);
+  private static final Duration DEADLINE = GatheredJobs.DEADLINE;
   private static PipelineStack stack;
+  private static GatheredJobs jobs;
 
   @BeforeAll
   static void start() {
@@ -51,6 +48,7 @@ class BatchInputFileIT {
         Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB), "BATCH_MAX_WAIT_SECONDS", "3600",
             "GEMINI_TIMEOUT_SECONDS", "3", "BATCH_INLINE_MAX_BYTES", "1")));
     stack.keepAlive();
+    jobs = new GatheredJobs(stack);
   }
 
   @AfterAll
@@ -58,34 +56,8 @@ class BatchInputFileIT {
     stack.close();
   }
 
-  private static List<String> upload(String folder) {
-    List<String> keys = new ArrayList<>();
-    for (int i = 0; i < PER_JOB; i++) {
-      keys.add(key(stack.upload(String.format("%s/doc-%02d.pdf", folder, i), InvoicePdf.of(folder + i),
-          "application/pdf")));
-    }
-    return keys;
-  }
-
-  private static QueryDocumentSnapshot analysis(String key) {
-    List<QueryDocumentSnapshot> found = withKey(stack.documents("analyses"), key);
-    return found.isEmpty() ? null : found.get(0);
-  }
-
-  /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
-  private static void awaitReconciling(BooleanSupplier done, String what) {
-    stack.awaitReconciling(DEADLINE, RECONCILE_AFTER, done, what);
-  }
-
-  /** The jobs the documents' analyses name, once every one names one. */
-  private static Set<String> jobsOf(List<String> keys) {
-    awaitReconciling(() -> keys.stream().allMatch(k -> analysis(k) != null && analysis(k).getString("job") != null),
-        "a job named on every document of " + keys);
-    return keys.stream().map(k -> analysis(k).getString("job")).collect(Collectors.toSet());
-  }
-
   private static String inputFile(List<String> keys) {
-    return "files/once-" + analysis(keys.get(0)).getString("batch");
+    return "files/once-" + jobs.analysis(keys.get(0)).orElseThrow().getString("batch");
   }
 
   /**
@@ -100,17 +72,10 @@ class BatchInputFileIT {
         "one line per document, keyed by its key");
     assertTrue(lines.stream().noneMatch(line -> line.has("metadata")), "lines of a file, not inlined requests");
 
-    stack.gemini.finish(job, BatchState.SUCCEEDED);
-    awaitReconciling(() -> keys.stream().allMatch(k -> stack.notifiedWith(k).size() >= 1),
-        "every document of " + job + " notified");
-    Await.until(DEADLINE, stack::relayIdle, "the relay idle");
-    stack.assertAnalysedBilledAndPublishedOnce(keys);
+    jobs.assertCompletedOnce(job, keys);
     List<QueryDocumentSnapshot> billing = stack.documents("billing");
     for (String key : keys) {
-      assertEquals(job, analysis(key).getString("job"), key);
       assertEquals(Boolean.TRUE, withKey(billing, key).get(0).getBoolean("batch"), "billed at batch price: " + key);
-      assertEquals(1, attributed(stack.published(), key).size(), "published " + key + " once");
-      assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
     }
     Await.until(DEADLINE, () -> !stack.gemini.fileNames().contains(input), "the input file deleted");
   }
@@ -119,13 +84,13 @@ class BatchInputFileIT {
   void aJobOverTheInlineLimit_isMadeFromOneInputFile_andItsDocumentsCompleteOnce() {
     long uploads = stack.gemini.count("files.uploadChunk.carriedOut");
     long created = stack.gemini.count("batchGenerateContent.carriedOut");
-    List<String> keys = upload("file-job");
-    Set<String> jobs = jobsOf(keys);
+    List<String> keys = jobs.upload("file-job", PER_JOB);
+    Set<String> made = jobs.jobsOf(keys);
 
-    assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+    assertEquals(1, made.size(), "one job for the three documents: " + made);
     assertEquals(1, stack.gemini.count("files.uploadChunk.carriedOut") - uploads, "one input file stored");
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - created, "one batches.create");
-    assertFileJobCompletedOnce(jobs.iterator().next(), keys);
+    assertFileJobCompletedOnce(made.iterator().next(), keys);
   }
 
   /**
@@ -140,14 +105,14 @@ class BatchInputFileIT {
     int files = stack.gemini.fileNames().size();
     long created = stack.gemini.count("batchGenerateContent.carriedOut");
     stack.gemini.ambiguousNext("files.uploadChunk", 1, fault(failure));
-    List<String> keys = upload("file-upload-" + failure);
-    Set<String> jobs = jobsOf(keys);
+    List<String> keys = jobs.upload("file-upload-" + failure, PER_JOB);
+    Set<String> made = jobs.jobsOf(keys);
 
-    assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+    assertEquals(1, made.size(), "one job for the three documents: " + made);
     assertEquals(files + 1, stack.gemini.fileNames().size(), "one input file stored: " + stack.gemini.fileNames());
     assertTrue(stack.gemini.count("files.uploadChunk") - sent >= 2, "its bytes sent again");
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - created, "one paid job");
-    assertFileJobCompletedOnce(jobs.iterator().next(), keys);
+    assertFileJobCompletedOnce(made.iterator().next(), keys);
   }
 
   /** batches.create from the file is carried out and its answer lost: the next try adopts the job. */
@@ -157,13 +122,50 @@ class BatchInputFileIT {
     long stored = stack.gemini.count("files.uploadChunk.carriedOut");
     long created = stack.gemini.count("batchGenerateContent.carriedOut");
     stack.gemini.ambiguousNext("batchGenerateContent", 1, fault(failure));
-    List<String> keys = upload("file-create-" + failure);
-    Set<String> jobs = jobsOf(keys);
+    List<String> keys = jobs.upload("file-create-" + failure, PER_JOB);
+    Set<String> made = jobs.jobsOf(keys);
 
-    assertEquals(1, jobs.size(), "one job for the three documents: " + jobs);
+    assertEquals(1, made.size(), "one job for the three documents: " + made);
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - created, "one paid job, adopted");
     assertEquals(1, stack.gemini.count("files.uploadChunk.carriedOut") - stored, "one input file stored");
-    assertFileJobCompletedOnce(jobs.iterator().next(), keys);
+    assertFileJobCompletedOnce(made.iterator().next(), keys);
+  }
+
+  /**
+   * A responses file whose lines come back shuffled, two of them under each other's {@code key} (python-genai#1909:
+   * "The response from one key wrongly put into another key"): the key alone would give each of the two the other's
+   * invoice. The reference each answer copies disagrees with its key, so neither answer is used: those two documents
+   * run again in a job of their own (a file again), the others keep their answers; each ends with its own, once.
+   */
+  @Test
+  void twoLinesAnsweredUnderEachOthersKey_areUsedForNeither_andRunAgain() {
+    List<String> keys = jobs.upload("file-misfiled", PER_JOB);
+    String job = jobs.jobsOf(keys).iterator().next();
+    List<String> misfiled = stack.gemini.requests(job).subList(0, 2).stream()
+        .map(line -> line.path("key").asText()).toList();
+
+    stack.gemini.answerFaults(job, AnswerFault.SHUFFLED, AnswerFault.MISFILED);
+    stack.gemini.finish(job, BatchState.SUCCEEDED);
+    jobs.awaitReconciling(() -> {
+      stack.gemini.completeAll(); // the job of the two run again answers as Google documents
+      return keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty());
+    }, "every document of " + job + " notified");
+    Await.until(DEADLINE, stack::relayIdle, "the relay idle");
+
+    for (String key : keys) {
+      QueryDocumentSnapshot analysis = jobs.analysis(key).orElseThrow();
+      assertEquals("analysed", analysis.getString("status"), key);
+      assertEquals(BatchJobs.reference(analysis.getString("batch"), analysis.getId()),
+          ((Map<?, ?>) analysis.get("invoice")).get("documentReference"), key + " holds another document's answer");
+      assertEquals(misfiled.contains(key), !job.equals(analysis.getString("job")), key + " run again");
+      assertEquals(misfiled.contains(key) ? 1L : null, analysis.getLong("reruns"), key);
+      assertEquals(1, withKey(stack.documents("billing"), key).size(), "billed " + key + " once");
+      assertEquals(1, attributed(stack.published(), key).size(), "published " + key + " once");
+      assertEquals(1, stack.notifiedWith(key).size(), "notified " + key + " once");
+    }
+    String second = jobs.analysis(misfiled.get(0)).orElseThrow().getString("job");
+    assertEquals(Set.copyOf(misfiled), stack.gemini.requests(second).stream().map(line -> line.path("key").asText())
+        .collect(Collectors.toSet()), "the second job holds the two only, keyed lines of a file");
   }
 
   private static AmbiguousFailure fault(String failure) {

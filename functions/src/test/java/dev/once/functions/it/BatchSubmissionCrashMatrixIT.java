@@ -47,6 +47,9 @@ class BatchSubmissionCrashMatrixIT {
   private static MatrixStack matrix;
   /** The crash flags DocumentUploaded runs with now. */
   private static List<String> crashFlags = List.of();
+  private static final RecoveryTimes RECOVERY = new RecoveryTimes("BatchSubmissionCrashMatrixIT (batch mode, a job of 5)",
+      "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), BATCH_MAX_WAIT_SECONDS 6,"
+          + " the reconciler every 2 s", "every document of the job in a submitted batch job");
 
   @BeforeAll
   static void start() {
@@ -62,6 +65,7 @@ class BatchSubmissionCrashMatrixIT {
 
   @AfterAll
   static void stop() {
+    RECOVERY.report("recovery-submission-crash-matrix.md");
     matrix.close();
     firestore.close();
   }
@@ -101,6 +105,7 @@ class BatchSubmissionCrashMatrixIT {
         .filter(death -> death.isAfter(sent)), "the kill of the submission");
     matrix.submittedJobs(keys); // the reconciler resumes it, and submits what the kill left queued
     Duration recovery = Duration.between(killed, Instant.now());
+    RECOVERY.record(point, recovery);
     System.out.printf("killed %-26s every document in a job %5.1f s after the kill%n", point,
         recovery.toMillis() / 1000.0);
     assertTrue(recovery.compareTo(RECOVERY_BOUND) <= 0, "recovered in " + recovery + ", over " + RECOVERY_BOUND);

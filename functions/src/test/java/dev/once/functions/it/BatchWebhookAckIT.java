@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
  * within a second, and the job of many documents is then completed exactly once: one batches.get, one completion,
  * and per document one bill, one publication, one notification — although the job was handed off twice (Gemini's
  * two deliveries; a publish whose answer was lost and which the client sent again). The webhook runs, as deployed,
- * with no Gemini key.
+ * with no Gemini key. The second hand-off, thrown back while the first holds the claim, is answered non-2xx (so it is
+ * redelivered) and logged as one in_flight line: BatchCompleted runs as on Cloud Run ({@code K_SERVICE} set, so the
+ * invoker logs JSON for Cloud Logging), and its log carries no error and no stack trace of it.
  */
 class BatchWebhookAckIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,6 +59,8 @@ class BatchWebhookAckIT {
         .withEnv("BATCH_MAX_DOCUMENTS", String.valueOf(DOCUMENTS))
         .withEnv("GEMINI_TIMEOUT_SECONDS", "30")
         .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
+    // As on Cloud Run: the invoker sees K_SERVICE and logs through its JsonLogHandler, what Cloud Logging parses.
+    stack.restartWithEnv("BatchCompleted", Map.of("K_SERVICE", "once-batch-completed"));
   }
 
   @AfterAll
@@ -104,6 +108,7 @@ class BatchWebhookAckIT {
     assertEquals(1, completionLines(jobKey, "processed"), "one completion");
     assertEquals(1, stack.gemini.count("batches.get") - getsBefore, "the completion asked Gemini for the job once");
     assertOncePerDocument(keys, job);
+    assertRedeliveryLoggedAsOneInfoLine(jobKey);
 
     // A delivery after the completion is answered from one read, and hands nothing off.
     Answer late = deliver(job, "w3");
@@ -138,6 +143,24 @@ class BatchWebhookAckIT {
     Await.until(DEADLINE, () -> completionLines(jobKey, "duplicate") == 1, "the second message absorbed");
     assertEquals(1, completionLines(jobKey, "processed"), "one completion");
     assertOncePerDocument(keys, job);
+  }
+
+  /**
+   * The hand-off thrown back for redelivery: the relay had to deliver it again (a non-2xx answer), the function logged
+   * one in_flight line at INFO, and nothing else of it — no "Failed to execute" from the invoker, no stack trace.
+   */
+  private static void assertRedeliveryLoggedAsOneInfoLine(String jobKey) throws Exception {
+    List<JsonNode> inFlight = EventLines.of(stack.function("BatchCompleted").log(), 0, "BatchCompleted").stream()
+        .filter(line -> jobKey.equals(line.path("key").asText()))
+        .filter(line -> "in_flight".equals(line.path(dev.once.observe.Log.LABELS).path("outcome").asText())).toList();
+    assertTrue(!inFlight.isEmpty(), "the second hand-off met the first's claim");
+    inFlight.forEach(line -> assertEquals("INFO", line.path("severity").asText(), line.toString()));
+    int port = stack.function("BatchCompleted").url().getPort();
+    assertTrue(stack.relay.results().stream().anyMatch(r -> r.target().getPort() == port && r.attempts() >= 2), "a hand-off answered non-2xx and delivered again: " + stack.relay.results());
+    String log = java.nio.file.Files.readString(stack.function("BatchCompleted").log());
+    for (String error : List.of("Failed to execute", "\"severity\": \"ERROR\"", "Redeliver")) {
+      assertTrue(!log.contains(error), "'" + error + "' in BatchCompleted's log:\n" + log);
+    }
   }
 
   /** {@value #DOCUMENTS} documents: one full job, submitted as the last one is queued. */

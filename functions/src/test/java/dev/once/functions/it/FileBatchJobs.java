@@ -55,7 +55,7 @@ final class FileBatchJobs {
         String name = String.format("%s/doc-%02d.pdf", MatrixStack.folder(cell), i);
         IdempotencyKey key = IdempotencyKey.of("gcs:" + PipelineStack.BUCKET + "/" + name + "#1");
         byte[] pdf = InvoicePdf.of(cell + "-" + i);
-        input.writeBytes(BatchInput.line(new BatchJobs.Request(key, pdf, "application/pdf")));
+        input.writeBytes(BatchInput.line(BatchJobs.Request.of(gathering, key, pdf, "application/pdf")));
         input.write('\n');
         members.put(key, new DocumentSource(PipelineStack.BUCKET, name, 1, "application/pdf", pdf.length, null, null));
       }

@@ -45,7 +45,8 @@ class OutageIT {
         RetryPolicy.defaults().withMaxAttempts(100).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
             .withMaxAge(Duration.ofMinutes(5)), Map.of())
         .withEnv("FIRESTORE_EMULATOR_HOST", firestore.hostPort())
-        .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
+        .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort())
+        .withEnv("NOTIFY_TIMEOUT_SECONDS", "2")); // a stalled notify endpoint is given up on within seconds
   }
 
   @AfterAll
@@ -61,7 +62,7 @@ class OutageIT {
     for (int i = 0; i < documents; i++) {
       keys.add(key(stack.upload(folder + "/doc-" + i + ".pdf", InvoicePdf.of(folder + i), "application/pdf")));
       if (i == outageAfter) {
-        during = CompletableFuture.runAsync(outage);
+        during = CompletableFuture.runAsync(outage, PipelineStack.BACKGROUND);
       }
     }
     during.join();

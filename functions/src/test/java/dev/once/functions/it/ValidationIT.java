@@ -80,7 +80,7 @@ class ValidationIT {
     Blob first;
     Blob second;
     try {
-      first = stack.upload("overwrite/invoice.pdf", InvoicePdf.of("G1"), "application/pdf");
+      first = stack.upload("overwrite/invoice.pdf", InvoicePdf.of("overwrite-G1"), "application/pdf");
       second = stack.upload("overwrite/invoice.pdf", new byte[0], "application/pdf");
     } finally {
       stack.resume("DocumentUploaded");

@@ -31,7 +31,11 @@ import java.util.concurrent.TimeUnit;
  * by a deadline, so a stuck emulator is an error and not a hang.
  */
 public final class PubSubAdmin implements AutoCloseable {
-  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+  /**
+   * Far above what a call takes (milliseconds): an emulator that has just started, while test JVMs side by side
+   * start theirs and their stacks on a loaded machine, took more than 20 s for its first topic.
+   */
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
 
   private final ManagedChannel channel;
   private final TopicAdminClient topics;

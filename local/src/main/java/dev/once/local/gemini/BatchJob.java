@@ -23,6 +23,8 @@ final class BatchJob {
   final long requestCount;
   BatchState state = BatchState.PENDING;
   BatchState plannedOutcome;
+  /** How its answers will come back (none: as Google documents them). */
+  java.util.Set<AnswerFault> faults = java.util.EnumSet.noneOf(AnswerFault.class);
   Instant updateTime;
   Instant endTime;
   ArrayNode inlinedResponses;

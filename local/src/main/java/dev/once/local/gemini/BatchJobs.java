@@ -34,6 +34,7 @@ final class BatchJobs {
   private final Consumer<BatchJob.Snapshot> onEnd;
   private long sequence;
   private BatchState defaultOutcome = BatchState.SUCCEEDED;
+  private java.util.Set<AnswerFault> defaultFaults = java.util.EnumSet.noneOf(AnswerFault.class);
 
   BatchJobs(GeminiFiles files, Consumer<BatchJob.Snapshot> onEnd) {
     this.files = files;
@@ -50,6 +51,7 @@ final class BatchJobs {
     }
     BatchJob job = new BatchJob(++sequence, Ids.random(20), model, displayName, inlinedRequests, inputFile,
         requestCount, webhookUris, webhookUserMetadata, now(), defaultOutcome);
+    job.faults = copy(defaultFaults);
     jobs.put(job.name(), job);
     return job.snapshot();
   }
@@ -103,6 +105,22 @@ final class BatchJobs {
 
   synchronized void defaultOutcome(BatchState outcome) {
     defaultOutcome = requireTerminal(outcome);
+  }
+
+  /** How the answers of jobs created from now on come back. */
+  synchronized void defaultFaults(java.util.Set<AnswerFault> faults) {
+    defaultFaults = copy(faults);
+  }
+
+  /** How this job's answers come back when it ends. */
+  synchronized void faults(String name, java.util.Set<AnswerFault> faults) {
+    find(name).faults = copy(faults);
+  }
+
+  private static java.util.Set<AnswerFault> copy(java.util.Set<AnswerFault> faults) {
+    java.util.Set<AnswerFault> copy = java.util.EnumSet.noneOf(AnswerFault.class);
+    copy.addAll(faults);
+    return copy;
   }
 
   /** How a job will end when the clock reaches its end (SUCCEEDED, FAILED or EXPIRED, or CANCELLED). */
@@ -170,11 +188,13 @@ final class BatchJobs {
   }
 
   private BatchJob.Snapshot end(BatchJob job, BatchState outcome) {
-    if (outcome == BatchState.SUCCEEDED) {
+    // A job that does not succeed answers nothing, unless told to end part-way through (PARTIAL).
+    boolean partial = outcome != BatchState.SUCCEEDED && job.faults.contains(AnswerFault.PARTIAL);
+    if (outcome == BatchState.SUCCEEDED || partial) {
       if (job.inlinedRequests != null) {
-        runInlined(job);
+        runInlined(job, partial);
       } else {
-        runFile(job);
+        runFile(job, partial);
       }
     }
     job.state = outcome;
@@ -183,24 +203,31 @@ final class BatchJobs {
     return job.snapshot();
   }
 
-  private void runInlined(BatchJob job) {
-    ArrayNode responses = Json.array();
-    for (JsonNode item : job.inlinedRequests) {
-      ObjectNode entry = responses.addObject();
+  /** Each answered request's {@code {"response"|"error", "metadata"}}, then the job's faults applied. */
+  private void runInlined(BatchJob job, boolean partial) {
+    List<ObjectNode> entries = new ArrayList<>();
+    for (JsonNode item : answered(job.inlinedRequests, partial)) {
+      ObjectNode entry = Json.object();
       entry.setAll(answer(job, item.path("request")));
       if (item.has("metadata")) {
         entry.set("metadata", item.get("metadata"));
       }
+      entries.add(entry);
     }
+    misfile(job, entries, "metadata");
+    if (job.faults.contains(AnswerFault.NO_METADATA)) {
+      entries.forEach(entry -> entry.remove("metadata"));
+    }
+    ArrayNode responses = Json.array();
+    shuffled(job, entries).forEach(responses::add);
     job.inlinedResponses = responses;
   }
 
-  private void runFile(BatchJob job) {
-    StringBuilder output = new StringBuilder();
-    for (String line : new String(job.inputFile, StandardCharsets.UTF_8).split("\r?\n")) {
-      if (line.isBlank()) {
-        continue;
-      }
+  /** Each answered line's {@code {"key", "response"|"error"}}, then the job's faults applied, as a responses file. */
+  private void runFile(BatchJob job, boolean partial) {
+    List<String> lines = new String(job.inputFile, StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
+    List<ObjectNode> entries = new ArrayList<>();
+    for (String line : answered(lines, partial)) {
       ObjectNode entry = Json.object();
       try {
         JsonNode item = Json.parseTrusted(line);
@@ -212,10 +239,43 @@ final class BatchJobs {
         entry.setAll(failure(HttpError.badRequest("invalid", "Invalid JSON line: " + e.getMessage())));
         job.failed++;
       }
-      output.append(Json.text(entry)).append('\n');
+      entries.add(entry);
     }
+    misfile(job, entries, "key");
+    StringBuilder output = new StringBuilder();
+    shuffled(job, entries).forEach(entry -> output.append(Json.text(entry)).append('\n'));
     job.responsesFile = files.putGenerated("batch-" + job.id + "-output", "application/jsonl",
         output.toString().getBytes(StandardCharsets.UTF_8)).name();
+  }
+
+  /** All the requests, or the first half (rounded up) of a job ending part-way through. */
+  private static <T> List<T> answered(List<T> requests, boolean partial) {
+    return partial ? requests.subList(0, (requests.size() + 1) / 2) : requests;
+  }
+
+  /** MISFILED: the first two answers under each other's key. */
+  private static void misfile(BatchJob job, List<ObjectNode> entries, String field) {
+    if (job.faults.contains(AnswerFault.MISFILED) && entries.size() >= 2) {
+      JsonNode first = entries.get(0).get(field);
+      JsonNode second = entries.get(1).get(field);
+      if (first != null && second != null) {
+        entries.get(0).set(field, second);
+        entries.get(1).set(field, first);
+      }
+    }
+  }
+
+  /** SHUFFLED: out of request order, the same order for the same job. */
+  private static List<ObjectNode> shuffled(BatchJob job, List<ObjectNode> entries) {
+    if (!job.faults.contains(AnswerFault.SHUFFLED)) {
+      return entries;
+    }
+    List<ObjectNode> shuffled = new ArrayList<>(entries);
+    java.util.Collections.shuffle(shuffled, new java.util.Random(job.id.hashCode()));
+    if (shuffled.equals(entries) && shuffled.size() > 1) {
+      java.util.Collections.rotate(shuffled, 1); // out of order, however few
+    }
+    return shuffled;
   }
 
   /** {@code {"response":...}} or, for a request the API would reject, {@code {"error":{code,message,status}}}. */
@@ -232,12 +292,12 @@ final class BatchJobs {
     return result;
   }
 
+  /** A google.rpc.Status, as a batch's answer carries one: {@code code} and {@code message}. */
   private static ObjectNode failure(HttpError e) {
     ObjectNode result = Json.object();
     ObjectNode error = result.putObject("error");
     error.put("code", e.code());
     error.put("message", e.getMessage());
-    error.put("status", e.status());
     return result;
   }
 

@@ -43,11 +43,11 @@ final class BatchResource {
     }
     ObjectNode stats = metadata.putObject("batchStats");
     stats.put("requestCount", Long.toString(job.requestCount()));
-    if (job.state() == BatchState.SUCCEEDED) {
+    if (job.state().isTerminal()) {
       stats.put("successfulRequestCount", Long.toString(job.succeeded()));
       stats.put("failedRequestCount", Long.toString(job.failed()));
-      stats.put("pendingRequestCount", "0");
-    } else if (!job.state().isTerminal()) {
+      stats.put("pendingRequestCount", Long.toString(job.requestCount() - job.succeeded() - job.failed()));
+    } else {
       stats.put("pendingRequestCount", Long.toString(job.requestCount()));
     }
     metadata.put("state", job.state().wireName());
@@ -57,21 +57,23 @@ final class BatchResource {
     }
     if (job.state().isTerminal()) {
       operation.put("done", true);
-      if (output != null) {
-        ObjectNode response = operation.putObject("response");
-        response.put("@type", TYPE_PREFIX + "GenerateContentBatchOutput");
-        response.setAll(output.deepCopy());
-      } else if (job.state() != BatchState.SUCCEEDED) {
+      // An Operation ends with a response or an error; a job that did not succeed keeps what it answered (PARTIAL)
+      // in metadata.output, where the SDK reads a job's answers from.
+      if (job.state() != BatchState.SUCCEEDED) {
         ObjectNode error = operation.putObject("error");
         error.put("code", errorCode(job.state()));
         error.put("message", errorMessage(job.state()));
+      } else if (output != null) {
+        ObjectNode response = operation.putObject("response");
+        response.put("@type", TYPE_PREFIX + "GenerateContentBatchOutput");
+        response.setAll(output.deepCopy());
       }
     }
     return operation;
   }
 
   private static ObjectNode output(BatchJob.Snapshot job, boolean inlinedResponses) {
-    if (job.state() != BatchState.SUCCEEDED || job.responsesFile() == null && !inlinedResponses) {
+    if (job.responsesFile() == null && (job.inlinedResponses() == null || !inlinedResponses)) {
       return null;
     }
     ObjectNode output = Json.object();

@@ -108,6 +108,9 @@ final class ContentGenerator {
     String mimeType = config.path("responseMimeType").asText("text/plain");
     if (schema != null && schema.isObject()) {
       JsonNode value = SchemaFaker.fake(schema, seed);
+      if (value.isObject()) {
+        followCopyInstructions(request, schema, (ObjectNode) value);
+      }
       if (mimeType.equals("text/x.enum") && value.isTextual()) {
         return value.asText();
       }
@@ -120,6 +123,29 @@ final class ContentGenerator {
       return Json.text(json);
     }
     return summary;
+  }
+
+  /** "Set field to "value" exactly." in a text part of the prompt: the one kind of instruction the stand-in follows. */
+  private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile(
+      "Set ([A-Za-z_][A-Za-z0-9_]*) to \"([^\"]*)\" exactly\\.");
+
+  /**
+   * As a model asked to copy a value into a property of its answer does: each "Set F to "V" exactly." sentence of the
+   * prompt's text sets the answer's string property F (one the schema declares) to V. How a batch request's answer
+   * names the document it was generated for, so a test can tell an answer filed under another document's key.
+   */
+  private static void followCopyInstructions(JsonNode request, JsonNode schema, ObjectNode answer) {
+    JsonNode properties = schema.path("properties");
+    for (JsonNode content : request.path("contents")) {
+      for (JsonNode part : content.path("parts")) {
+        java.util.regex.Matcher copy = COPY.matcher(part.path("text").asText(""));
+        while (copy.find()) {
+          if (properties.has(copy.group(1))) {
+            answer.put(copy.group(1), copy.group(2));
+          }
+        }
+      }
+    }
   }
 
   private static String promptPreview(JsonNode request) {

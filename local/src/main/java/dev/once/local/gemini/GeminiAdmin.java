@@ -41,6 +41,11 @@ final class GeminiAdmin implements AdminRoutes.Own {
         request.query("name").ifPresentOrElse(name -> standIn.webhookMode(name, mode),
             () -> standIn.webhookMode(mode));
       }
+      case "POST answer-faults" -> {
+        AnswerFault[] faults = AnswerFault.parse(request.query("faults").orElse("")).toArray(AnswerFault[]::new);
+        request.query("name").ifPresentOrElse(name -> standIn.answerFaults(name, faults),
+            () -> standIn.defaultAnswerFaults(faults));
+      }
       case "POST dynamic-signature" -> standIn.dynamicSignature(DynamicSignature.parse(request.required("scheme")));
       case "POST webhooks" -> standIn.registerWebhook(URI.create(request.required("url")));
       case "GET webhooks" -> {

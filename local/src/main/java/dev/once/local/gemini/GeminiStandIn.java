@@ -229,6 +229,16 @@ public final class GeminiStandIn implements StandIn {
     jobs.defaultOutcome(terminal);
   }
 
+  /** How this job's answers come back when it ends (none given: as Google documents them). */
+  public void answerFaults(String name, AnswerFault... faults) {
+    jobs.faults(name, java.util.Set.of(faults));
+  }
+
+  /** How the answers of jobs created from now on come back (none given: as Google documents them). */
+  public void defaultAnswerFaults(AnswerFault... faults) {
+    jobs.defaultFaults(java.util.Set.of(faults));
+  }
+
   public BatchState state(String name) {
     return jobs.get(name).state();
   }
@@ -297,6 +307,15 @@ public final class GeminiStandIn implements StandIn {
    */
   public void latency(String operation, Duration latency) {
     faults.latency(knownOperation(operation), latency);
+  }
+
+  /**
+   * The next {@code count} calls of {@code operation} (as {@link #ambiguousNext} names them) take {@code latency},
+   * whatever latency is set later: a call held in flight while its caller is killed, that the call taking over never
+   * meets. A count of 0 disarms.
+   */
+  public void latencyNext(String operation, int count, Duration latency) {
+    faults.latencyNext(knownOperation(operation), count, latency);
   }
 
   /**

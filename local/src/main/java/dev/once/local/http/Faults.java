@@ -19,7 +19,11 @@ public final class Faults {
   private volatile int status = 503;
   private volatile Duration latency = Duration.ZERO;
   private final Map<String, Duration> operationLatency = new ConcurrentHashMap<>();
+  private final Map<String, Held> held = new ConcurrentHashMap<>();
   private final Map<String, Armed> ambiguous = new ConcurrentHashMap<>();
+
+  /** The latency armed for the next requests of one operation, and how many of them it still takes. */
+  private record Held(Duration latency, AtomicInteger remaining) {}
 
   /** The ambiguous failure armed for one operation, and how many of its requests it still takes. */
   private record Armed(AmbiguousFailure failure, AtomicInteger remaining) {}
@@ -56,8 +60,25 @@ public final class Faults {
   }
 
   /**
+   * The next {@code count} requests of {@code operation} take {@code latency}, whatever is set later; the ones after
+   * them the latency they had. A test holding one call in flight (to kill its caller meanwhile) arms this instead of
+   * a latency it turns off again: the call taking over from it can never meet the delay. A count of 0 disarms.
+   */
+  public void latencyNext(String operation, int count, Duration latency) {
+    if (count < 0 || latency.isNegative()) {
+      throw new IllegalArgumentException("count and latency must not be negative, got " + count + ", " + latency);
+    }
+    if (count == 0) {
+      held.remove(operation);
+    } else {
+      held.put(operation, new Held(latency, new AtomicInteger(count)));
+    }
+  }
+
+  /**
    * What every API request meets first: the next injected failure, thrown in the service's error shape and counted
-   * as {@code injectedFailures} (nothing is carried out), else the latency injected for {@code operation}.
+   * as {@code injectedFailures} (nothing is carried out), else the latency armed for its next requests
+   * ({@link #latencyNext}), else the latency injected for {@code operation}.
    */
   public void inject(Counters counters, String operation, IntFunction<HttpError> inServiceShape) {
     OptionalInt injected = takeFailure();
@@ -65,7 +86,18 @@ public final class Faults {
       counters.increment("injectedFailures");
       throw inServiceShape.apply(injected.getAsInt());
     }
-    delay(operationLatency.getOrDefault(operation, latency));
+    delay(takeHeld(operation).orElseGet(() -> operationLatency.getOrDefault(operation, latency)));
+  }
+
+  /** Claims the armed latency for one request of {@code operation}, if one is left. */
+  private Optional<Duration> takeHeld(String operation) {
+    Held armed = held.get(operation);
+    return armed != null && claim(armed.remaining()) ? Optional.of(armed.latency()) : Optional.empty();
+  }
+
+  /** Takes one of what is left, if anything is: each is used by exactly one request. */
+  private static boolean claim(AtomicInteger left) {
+    return left.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
   }
 
   /** Claims one injected failure, if any is left; each failure is used by exactly one request. */

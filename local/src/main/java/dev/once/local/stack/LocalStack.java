@@ -20,10 +20,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -77,6 +79,7 @@ public final class LocalStack implements AutoCloseable {
     private Duration geminiTick;
     private RetryPolicy relayRetry = RetryPolicy.defaults();
     private boolean pipeline = true;
+    private Set<Part> functions = EnumSet.copyOf(Part.functions());
     private boolean dynamicWebhooks;
     private FunctionJars jars;
     private Consumer<String> progress = line -> {};
@@ -125,6 +128,19 @@ public final class LocalStack implements AutoCloseable {
      */
     public Builder withoutFunctions() {
       pipeline = false;
+      return this;
+    }
+
+    /**
+     * Only these functions, for a caller that needs no others (sync mode sends nothing to BatchCompleted or the
+     * webhook): each function is a JVM, and on a small machine their starts are most of a test's CPU. The relay
+     * still routes to the others' ports; what it sends there is refused and retried, as for a stopped function.
+     */
+    public Builder onlyFunctions(Set<Part> value) {
+      if (value.isEmpty() || !Part.functions().containsAll(value)) {
+        throw new IllegalArgumentException("not a set of functions: " + value);
+      }
+      functions = EnumSet.copyOf(value);
       return this;
     }
 
@@ -284,7 +300,7 @@ public final class LocalStack implements AutoCloseable {
     });
     first.add(topics);
     if (plan.pipeline) {
-      List<CompletableFuture<?>> functionStarts = Part.functions().stream()
+      List<CompletableFuture<?>> functionStarts = plan.functions.stream()
           .<CompletableFuture<?>>map(function -> async(function.title(), () -> startFunction(function))).toList();
       first.addAll(functionStarts);
       // The relay needs its subscription and should find the functions listening.
@@ -377,10 +393,10 @@ public final class LocalStack implements AutoCloseable {
 
   /** Restarts the functions with {@code env} over their environment, as a redeploy would (stand-ins keep their state). */
   public void restartFunctions(Map<String, String> env) {
-    awaitAll(Part.functions().stream().<CompletableFuture<?>>map(f -> async("stopping " + f.title(), () -> stop(f)))
+    awaitAll(plan.functions.stream().<CompletableFuture<?>>map(f -> async("stopping " + f.title(), () -> stop(f)))
         .toList());
     environment.putAll(env);
-    awaitAll(Part.functions().stream().<CompletableFuture<?>>map(f -> async(f.title(), () -> startFunction(f)))
+    awaitAll(plan.functions.stream().<CompletableFuture<?>>map(f -> async(f.title(), () -> startFunction(f)))
         .toList());
   }
 
@@ -406,7 +422,7 @@ public final class LocalStack implements AutoCloseable {
     }
     watchdog = Thread.ofPlatform().daemon().name("function-watchdog").start(() -> {
       while (!Thread.currentThread().isInterrupted()) {
-        for (Part function : Part.functions()) {
+        for (Part function : plan.functions) {
           synchronized (this) {
             if (!functions.get(function).isAlive() && !Thread.currentThread().isInterrupted()) {
               deaths.put(function, Instant.now());

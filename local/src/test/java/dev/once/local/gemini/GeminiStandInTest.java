@@ -590,4 +590,17 @@ class GeminiStandInTest {
     }
     assertThrows(IllegalArgumentException.class, () -> standIn.latency("generate", Duration.ZERO));
   }
+
+  @Test
+  void latencyOfTheNextCall_holdsThatCallOnly() {
+    standIn.latencyNext("generateContent", 1, Duration.ofSeconds(2));
+    long start = System.nanoTime();
+    client.models.generateContent(MODEL, "held", null);
+    long held = System.nanoTime();
+    client.models.generateContent(MODEL, "after", null);
+    long after = System.nanoTime();
+    assertTrue(Duration.ofNanos(held - start).toMillis() >= 2000, "the next call is held");
+    assertTrue(Duration.ofNanos(after - held).toMillis() < 2000, "the one after it is not");
+    assertThrows(IllegalArgumentException.class, () -> standIn.latencyNext("generate", 1, Duration.ZERO));
+  }
 }

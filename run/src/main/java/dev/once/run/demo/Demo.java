@@ -107,7 +107,7 @@ public final class Demo {
   private void upload(String folder) {
     client.post(Part.STORAGE, "/_admin/notify-twice?enabled=true");
     try {
-      for (Samples.Sample sample : Samples.all()) {
+      for (Samples.Sample sample : Samples.all(folder)) {
         String name = folder + sample.fileName();
         Blob blob = client.upload(name, sample.contentType(), sample.content());
         uploads.add(new Upload(sample, name, StorageObjectKeys.of(blob.getBucket(), blob.getName(), blob.getGeneration())));

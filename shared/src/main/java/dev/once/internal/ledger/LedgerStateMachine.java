@@ -51,6 +51,9 @@ import java.util.function.Predicate;
  *       instance clock only contributes through the store's estimate of its time ({@link RecordStore#time}).
  *   <li><b>Release</b> keeps the record {@code CLAIMED} with {@code leaseExpiresAt} set to the release's own commit
  *       time, so the next delivery takes over at once, with {@code attempts} and the last {@code error}.
+ *   <li><b>Invalidation</b> (an operator's deliberate re-run) moves a finished record to its next {@code generation}:
+ *       how the run ended goes to its {@code history} with who, when and why, and the record becomes a claim with no
+ *       try whose lease is over, so the next delivery takes it over as after a release and runs the effect once more.
  *   <li><b>Retention</b>: {@code expireAt} (the TTL field) is the last write's time plus the retention period.
  *   <li><b>Resent writes</b>: a store's client may resend a commit whose answer was lost, and run a transaction's body
  *       again when its commit failed. Every write of a record carries a fresh {@code nonce}, so a write that finds
@@ -278,6 +281,42 @@ public final class LedgerStateMachine implements Ledger {
           + " no longer holds the claim (taken over, or finished)"
           + (evenIfLive ? "" : ", or its lease is live again (renewed since it was read)"));
     }
+  }
+
+  @Override
+  public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
+    String id = RecordLayout.recordId(key, effect);
+    // One nonce for every run of the body: a run after a commit whose answer was lost finds it on the record.
+    String nonce = RecordLayout.nonce();
+    try {
+      return store.transact(id, snapshot -> invalidated(snapshot, generation, by, reason, nonce));
+    } catch (RuntimeException e) {
+      if (fencing.bearing(id, nonce, e).isPresent()) {
+        return true;
+      }
+      throw Refused.original(e);
+    }
+  }
+
+  /** The record, finished in {@code generation}, as the next generation's claim with no try and its lease over. */
+  private Decision<Boolean> invalidated(Snapshot snapshot, int generation, String by, String reason, String nonce) {
+    if (RecordLayout.bears(snapshot, nonce)) {
+      return Decision.answer(true);
+    }
+    if (!snapshot.exists()) {
+      return Decision.answer(false);
+    }
+    LedgerRecord record = RecordLayout.record(snapshot);
+    boolean finished = record.state() == RecordState.DONE || record.state() == RecordState.REJECTED;
+    if (!finished || record.generation() != generation) {
+      return Decision.answer(false); // running, waiting for a redelivery, or invalidated since it was read
+    }
+    LedgerRecord.Invalidated ended = new LedgerRecord.Invalidated(generation, record.state(), record.outcome(),
+        record.error(), record.attempts(), (Instant) snapshot.fields().get(RecordFields.FINISHED_AT), by,
+        snapshot.readTime(), truncate(reason, MAX_ERROR_CHARS));
+    Map<String, Object> fields = RecordLayout.nextGeneration(record, ended, snapshot.readTime(),
+        snapshot.readTime().plus(options.retention()), nonce);
+    return Decision.write(true, List.of(RecordWrite.update(snapshot.id(), fields, null)), SideWrites.NONE);
   }
 
   @Override

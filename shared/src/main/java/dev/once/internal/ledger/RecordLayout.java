@@ -13,6 +13,7 @@ import dev.once.ledger.RecordStore.RecordWrite;
 import dev.once.ledger.RecordStore.Snapshot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,7 +91,7 @@ public final class RecordLayout {
     boolean exhausted = calls.isEmpty() || calls.get(calls.size() - 1).outcome() != Call.Outcome.RUNNING
         || calls.get(calls.size() - 1).number() != record.attempts();
     return new Claim(key, effect, record.recordId(), record.token(), record.attempts(), record.leaseExpiresAt(), null,
-        lease, calls, record.spent(), exhausted, record.error());
+        lease, calls, record.spent(), exhausted, record.error(), record.generation());
   }
 
   static LedgerRecord record(Snapshot snapshot) {
@@ -122,7 +123,38 @@ public final class RecordLayout {
         Calls.read(fields.get(RecordFields.CALLS)),
         // Records written before tries were counted: every attempt may have run.
         spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue(),
-        RecordFields.gaveUp(fields.get(RecordFields.GAVE_UP), (String) fields.get(RecordFields.ERROR)));
+        RecordFields.gaveUp(fields.get(RecordFields.GAVE_UP), (String) fields.get(RecordFields.ERROR)),
+        number(fields.get(RecordFields.GENERATION)) == null ? 1 : number(fields.get(RecordFields.GENERATION)).intValue(),
+        History.read(fields.get(RecordFields.HISTORY)));
+  }
+
+  /**
+   * The fields that move a finished record to its next generation (an operator's deliberate re-run): how the run
+   * {@code ended} joins its history (the latest {@link History#KEPT}), and the record becomes a claim with no try whose
+   * lease ended at {@code now}, so the next delivery takes it over as after a release.
+   */
+  static Map<String, Object> nextGeneration(LedgerRecord record, LedgerRecord.Invalidated ended, Instant now,
+      Instant expireAt, String nonce) {
+    List<LedgerRecord.Invalidated> history = new ArrayList<>(record.history());
+    history.add(ended);
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(RecordFields.STATE, RecordState.CLAIMED.name());
+    fields.put(RecordFields.GENERATION, (long) ended.generation() + 1);
+    fields.put(RecordFields.HISTORY, History.stored(history.subList(Math.max(0, history.size() - History.KEPT),
+        history.size())));
+    fields.put(RecordFields.TOKEN, record.token() + 1);
+    fields.put(RecordFields.ATTEMPTS, 0L);
+    fields.put(RecordFields.SPENT, 0L);
+    fields.put(RecordFields.CALLS, List.of());
+    fields.put(RecordFields.LEASE_EXPIRES_AT, now);
+    for (String over : List.of(RecordFields.OUTCOME, RecordFields.ERROR, RecordFields.GAVE_UP, RecordFields.FINISHED_AT,
+        RecordFields.RELEASED_BY, RecordFields.RELEASED_AT, RecordFields.RELEASE_REASON)) {
+      fields.put(over, null);
+    }
+    fields.put(RecordFields.UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.EXPIRE_AT, expireAt);
+    fields.put(RecordFields.NONCE, nonce);
+    return fields;
   }
 
   static Long number(Object value) {

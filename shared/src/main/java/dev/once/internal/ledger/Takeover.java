@@ -16,7 +16,8 @@ import java.util.List;
  * try is recorded before it is made — unless the cap of tries that may have run is reached, in which case the
  * claim is handed over exhausted, to be refused, and no try is recorded.
  */
-record Takeover(long token, int attempts, int spent, List<Call> calls, boolean exhausted, String lastError) {
+record Takeover(long token, int attempts, int spent, List<Call> calls, boolean exhausted, String lastError,
+    int generation) {
   /** The record keeps the latest tries only; {@code attempts} and {@code spent} count them all. */
   static final int CALLS_KEPT = 10;
 
@@ -34,12 +35,13 @@ record Takeover(long token, int attempts, int spent, List<Call> calls, boolean e
       calls.add(new Call(attempts, now, Call.Outcome.RUNNING, null));
     }
     List<Call> kept = calls.subList(Math.max(0, calls.size() - CALLS_KEPT), calls.size());
-    return new Takeover(record.token() + 1, attempts, spent, List.copyOf(kept), exhausted, record.error());
+    return new Takeover(record.token() + 1, attempts, spent, List.copyOf(kept), exhausted, record.error(),
+        record.generation());
   }
 
   Claim claim(IdempotencyKey key, String effect, String recordId, Instant leaseExpiresAt, Instant writtenAt,
       Duration lease) {
     return new Claim(key, effect, recordId, token, attempts, leaseExpiresAt, writtenAt, lease, calls, spent, exhausted,
-        lastError);
+        lastError, generation);
   }
 }

@@ -13,13 +13,14 @@ import java.util.regex.Pattern;
 /**
  * The alerts an operator needs are there and can be acted on: at least {@link #MINIMUM} policies whatever the
  * variables; among them one on failed outcomes, one on the age of the oldest unacked event of the trigger
- * subscriptions, one on the dead-letter subscription's depth; every policy has a runbook (documentation.content);
+ * subscriptions, one on the dead-letter subscription's depth, and for a month-end burst one on the oldest queued
+ * document's wait, one on the oldest running batch job and one on the documents given up; every policy has a runbook (documentation.content);
  * every PromQL condition has disable_metric_validation = true (an alert on a log-based metric created in the same
  * apply fails with 404 until the metric propagates); and no alert counts the outcomes that are not pipeline events
  * ({@link #NOISE}).
  */
 public final class AlertCheck implements Check {
-  public static final int MINIMUM = 5;
+  public static final int MINIMUM = 8;
   /** Outcomes no alert may count: they say nothing about the pipeline's health. */
   public static final Map<String, String> NOISE = Map.of(
       "unauthenticated", "requests to the public webhook refused before authentication: anyone on the internet can make them",
@@ -61,7 +62,7 @@ public final class AlertCheck implements Check {
     String where = policies.isEmpty() ? "observability.tf" : policies.get(0).file();
     if (always < MINIMUM) {
       findings.add(new Finding(where, "google_monitoring_alert_policy", "only " + always
-          + " alert policies exist whatever the variables; at least " + MINIMUM + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters).",
+          + " alert policies exist whatever the variables; at least " + MINIMUM + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters, the oldest queued document, the oldest batch job, documents given up).",
           "add the missing alerts."));
     }
     require(queries, ref -> ref.logMetric() && ref.name().equals(OUTCOMES) && matchesOnly(ref, "failed"), where,
@@ -75,6 +76,17 @@ public final class AlertCheck implements Check {
             && ref.matchers().containsKey("subscription_id"), where,
         "no alert watches the dead-letter subscription: dead letters would wait unseen until they expire.",
         "add an alert on pubsub_googleapis_com:subscription_num_undelivered_messages of the dead-letter subscription.", findings);
+    require(queries, ref -> ref.logMetric() && ref.name().startsWith("batch_oldest_queued_seconds"), where,
+        "no alert watches the oldest queued document's wait: a full cap on jobs in flight or a failing reconciler holds"
+            + " a month-end burst in the queue in silence.",
+        "add an alert on ${local.promql_prefix}batch_oldest_queued_seconds (the reconciler's gauge).", findings);
+    require(queries, ref -> ref.logMetric() && ref.name().startsWith("batch_oldest_job_seconds"), where,
+        "no alert watches the oldest running batch job: a job far past Google's 24-hour target holds a place among the"
+            + " jobs in flight unseen.",
+        "add an alert on ${local.promql_prefix}batch_oldest_job_seconds (the reconciler's gauge).", findings);
+    require(queries, ref -> ref.logMetric() && ref.name().startsWith("documents_given_up"), where,
+        "no alert watches the documents given up: a batch job that fails or expires fails its documents in silence.",
+        "add an alert on the share ${local.promql_prefix}documents_given_up / documents_finished.", findings);
     for (QueryText query : queries) {
       for (MetricRef ref : Monitoring.metricsIn(query.text())) {
         if (ref.logMetric() && ref.name().equals(OUTCOMES)) {

@@ -11,8 +11,9 @@ import java.util.function.Predicate;
 /**
  * The dashboard shows what issue 16 asks for, as queries the check can read (MonitoringQueryCheck then checks the
  * metrics and labels they name): outcomes per function and effect, the duplicate rate, latency, spend against the
- * budget, dead-letter depth, the oldest unacked event of the trigger subscriptions, and every reconciler finding
- * observability.tf turns into a metric.
+ * budget, dead-letter depth, the oldest unacked event of the trigger subscriptions, every reconciler finding
+ * observability.tf turns into a metric, and for batch mode every gauge of the reconciler's (jobs in flight against
+ * the cap, queue depth, the oldest wait, the oldest job) and the documents completed per hour.
  */
 public final class DashboardCheck implements Check {
   @Override
@@ -41,9 +42,13 @@ public final class DashboardCheck implements Check {
     charts.put("the share of the day's budget", q -> names(q, "budget_share_bucket"));
     charts.put("dead-letter depth", q -> names(q, "pubsub_googleapis_com:subscription_num_undelivered_messages"));
     charts.put("the oldest unacked event of the trigger subscriptions", q -> names(q, "pubsub_googleapis_com:subscription_oldest_unacked_message_age"));
+    charts.put("the documents completed per hour", q -> names(q, "documents_finished_sum"));
     for (String key : Monitoring.logMetrics(config).keySet()) {
       if (key.startsWith("reconciler_")) {
         charts.put("the reconciler's " + key.substring("reconciler_".length()), q -> names(q, key + "_sum") || names(q, key));
+      }
+      if (key.startsWith("batch_")) {
+        charts.put("the batch gauge " + key.substring("batch_".length()), q -> names(q, key + "_sum") || names(q, key));
       }
     }
     Block first = dashboards.get(0);

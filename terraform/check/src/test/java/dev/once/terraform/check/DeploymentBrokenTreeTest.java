@@ -224,12 +224,70 @@ class DeploymentBrokenTreeTest {
       "resource \"google_monitoring_alert_policy\" \"failed\" {\n  count = var.alert_min_events > 1000 ? 1 : 0\n  project ");
 
   @Test
-  void fewerThanFiveAlertsWhateverTheVariables_isReported() {
+  void fewerThanEightAlertsWhateverTheVariables_isReported() {
     List<Finding> findings = new AlertCheck().findings(TOO_FEW_ALERTS.config());
-    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 4 alert policies exist")), findings::toString);
+    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 7 alert policies exist")), findings::toString);
+  }
+
+  private static final Copy NO_QUEUE_AGE_ALERT = Copy.replacing("observability.tf",
+      "    oldest_queued_seconds = {\n      threshold", "    queued = {\n      threshold");
+
+  @Test
+  void noAlertOnTheOldestQueuedDocument_isReported() {
+    assertOneFinding(new AlertCheck().findings(NO_QUEUE_AGE_ALERT.config()), "observability.tf",
+        "google_monitoring_alert_policy", "no alert watches the oldest queued document's wait");
+  }
+
+  private static final Copy NO_JOB_AGE_ALERT = Copy.replacing("observability.tf",
+      "    oldest_job_seconds = {\n      threshold", "    jobs_in_flight = {\n      threshold");
+
+  @Test
+  void noAlertOnTheOldestRunningJob_isReported() {
+    assertOneFinding(new AlertCheck().findings(NO_JOB_AGE_ALERT.config()), "observability.tf",
+        "google_monitoring_alert_policy", "no alert watches the oldest running batch job");
+  }
+
+  private static final Copy NO_GIVEN_UP_ALERT = Copy.replacing("observability.tf",
+      "documents_given_up_sum{monitored_resource=\"cloud_run_revision\"}[1h]))\n            /",
+      "documents_finished_sum{monitored_resource=\"cloud_run_revision\"}[1h]))\n            /");
+
+  @Test
+  void noAlertOnTheDocumentsGivenUp_isReported() {
+    assertOneFinding(new AlertCheck().findings(NO_GIVEN_UP_ALERT.config()), "observability.tf",
+        "google_monitoring_alert_policy", "no alert watches the documents given up");
   }
 
   // --- dashboard and metric names ---
+
+  private static final Copy DASHBOARD_WITHOUT_QUEUE_DEPTH = Copy.replacing("dashboard.tf",
+      "timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_queued }",
+      "timeSeriesQuery = { prometheusQuery = local.dashboard_queries.batch_gathered }");
+
+  @Test
+  void aDashboardWithoutTheBatchQueueDepth_isReported() {
+    assertOneFinding(new DashboardCheck().findings(DASHBOARD_WITHOUT_QUEUE_DEPTH.config()), "dashboard.tf",
+        "google_monitoring_dashboard.once", "shows no chart of the batch gauge queued");
+  }
+
+  private static final Copy DASHBOARD_WITHOUT_COMPLETED = Copy.replacing("dashboard.tf",
+      "timeSeriesQuery = { prometheusQuery = local.dashboard_queries.documents_finished }",
+      "timeSeriesQuery = { prometheusQuery = local.dashboard_queries.documents_given_up }");
+
+  @Test
+  void aDashboardWithoutTheDocumentsCompletedPerHour_isReported() {
+    assertOneFinding(new DashboardCheck().findings(DASHBOARD_WITHOUT_COMPLETED.config()), "dashboard.tf",
+        "google_monitoring_dashboard.once", "shows no chart of the documents completed per hour");
+  }
+
+  private static final Copy UNLOGGED_GAUGE = Copy.replacing("observability.tf",
+      "    oldest_job_seconds    = \"seconds since", "    oldest_run_seconds    = \"seconds since");
+
+  @Test
+  void aGaugeTheReconcilerDoesNotLog_isReported() {
+    List<Finding> findings = MonitoringQueryCheck.forCode(Trees.ROOT).findings(UNLOGGED_GAUGE.config());
+    assertTrue(findings.stream().anyMatch(f -> f.address().equals("google_logging_metric.batch")
+        && f.problem().contains("reads \"oldest_run_seconds\" from the log lines")), findings::toString);
+  }
 
   private static final Copy DASHBOARD_WITHOUT_DEAD_LETTERS = Copy.replacing("dashboard.tf",
       "sum(pubsub_googleapis_com:subscription_num_undelivered_messages{", "sum(pubsub_googleapis_com:subscription_oldest_unacked_message_age{");
