@@ -41,7 +41,8 @@ class BatchSubmissionCrashMatrixIT {
   /** Short, so documents a kill half-way left queued go in a job of their own soon after. */
   private static final int MAX_WAIT_SECONDS = 6;
   private static final Duration HELD_COMMIT = Duration.ofSeconds(20);
-  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(45);
+  /** Under the default 60 s lease: a recovery that waited for it is over; the rest is the machine's load. */
+  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(55);
   private static final String EXTERNAL = "during-assign";
   private static FirestoreFaults firestore;
   private static MatrixStack matrix;

@@ -52,8 +52,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class CompletionCrashMatrixIT {
   private static final Duration PER_JOB = Duration.ofSeconds(90);
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(2);
-  /** The test's lease (3 s), Eventarc's redeliveries and a reconciler run: a slower recovery waited for something else. */
-  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(45);
+  /**
+   * The test's lease (3 s), Eventarc's redeliveries and a reconciler run, under the default 60 s lease: a recovery
+   * that waited for that is over it; the rest is the machine's load (47.5 s seen beside other builds, load 30).
+   */
+  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(55);
   /** How long the publish a kill interrupts half-way goes unanswered: the kill comes well within it. */
   private static final Duration HELD_PUBLISH = Duration.ofSeconds(20);
   /** The job's document whose publish the kill interrupts, in the order they are published. */

@@ -37,9 +37,10 @@ class CrashMatrixIT {
   private static final Duration PER_DOCUMENT = Duration.ofSeconds(60);
   /**
    * The longest lease a killed holder leaves here is a publisher's (its 10 s timeout + 2 s, checked before it
-   * publishes); then redelivery and the work: a recovery that takes longer waited for something else.
+   * publishes); then redelivery and the work. Under 60 s, the default lease: a recovery that waited for it, or for
+   * the reconciler, is over this; the rest is the machine's load (35 s seen beside other builds, load 30).
    */
-  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(30);
+  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(55);
   /** The bound on recovery with the default lease and Gemini timeout. */
   private static final Duration DEFAULT_RECOVERY_BOUND = Duration.ofSeconds(90);
   private static PipelineStack stack;
