@@ -7,7 +7,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.GeminiStandIn;
@@ -49,7 +49,7 @@ public final class BenchStack implements AutoCloseable {
 
   public static BenchStack start() {
     return new BenchStack(LocalStack.builder(PROJECT, Path.of("target/emulators")).withoutFunctions()
-        .jars(new FunctionJars(Artifacts.invokerJar(), Artifacts.functionJar()))
+        .jars(new FunctionJars(Artifacts.invokerJar(), Artifacts.functionJar(), List.of()))
         .env("GEMINI_TIMEOUT_SECONDS", "30").env("ANALYSIS_MODE", "sync").start());
   }
 

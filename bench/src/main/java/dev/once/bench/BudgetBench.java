@@ -129,7 +129,7 @@ public final class BudgetBench {
     System.out.printf("What the guard adds to one event (%d events each, every one the same), counted on the functions'"
         + " own Firestore channel and the Gemini stand-in's counters (r: read calls, c: commits, ct: countTokens,"
         + " gc: generateContent); a read of the day's counters is one call of %d document reads. A duplicate never"
-        + " reaches the guard (its cost is unchanged).%n%n", EVENTS, dev.once.internal.budget.SpendCounters.SHARDS);
+        + " reaches the guard (its cost is unchanged).%n%n", EVENTS, dev.once.budget.SpendCounters.SHARDS);
     System.out.printf("%-42s %-24s %-24s %s%n", "event", "guard off", "guard on", "added");
     Function<DocumentSource, Report> syncOff = flow("sync", null);
     Function<DocumentSource, Report> syncOn = flow("sync", AMPLE);

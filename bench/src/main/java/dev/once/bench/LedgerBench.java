@@ -10,10 +10,10 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.LedgerOptions;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FirestoreEmulator;
@@ -122,7 +122,7 @@ public final class LedgerBench {
   }
 
   private FirestoreLedger ledger() {
-    return new FirestoreLedger(db, LedgerConfig.defaults().withLease(LEASE));
+    return new FirestoreLedger(db, LedgerOptions.defaults().withLease(LEASE));
   }
 
   private Runnable rawWrite(String key) {

@@ -4,8 +4,8 @@ import com.google.cloud.firestore.Firestore;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.LedgerOptions;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.run.RunConfig;
@@ -69,7 +69,7 @@ public final class Context implements AutoCloseable {
   /** Where to read: the client, a description for headers and messages, the ledger's collection. */
   public record Target(Firestore db, String description, String project, String collection, boolean emulator) {
     public FirestoreLedger ledger() {
-      return new FirestoreLedger(db, LedgerConfig.defaults().withCollection(collection));
+      return new FirestoreLedger(db, LedgerOptions.defaults().withCollection(collection));
     }
   }
 

@@ -9,7 +9,7 @@ import dev.once.cli.release.ReleaseCommand;
 import dev.once.cli.stats.StatsCommand;
 import dev.once.cli.stuck.StuckCommand;
 import dev.once.cli.webhook.WebhookCommand;
-import dev.once.internal.ledger.LedgerUnavailable;
+import dev.once.ledger.LedgerUnavailable;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -11,11 +11,11 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.stack.FunctionJars;
@@ -171,7 +171,7 @@ class BatchBurstEndToEndTest {
 
   /** Gatherings sealed whose submission's try is over (its claim released with Gemini's refusal): nothing moves. */
   private long refusedSubmissions() {
-    FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    FirestoreLedger ledger = new FirestoreLedger(db, LedgerOptions.defaults());
     return read(db.collection(Gatherings.COLLECTION).whereEqualTo("state", Gatherings.OPEN).get()).getDocuments()
         .stream().filter(g -> g.get("sealedAt") != null)
         // BatchSubmitter keys a gathering's submission "batch:" + its id.

@@ -3,8 +3,8 @@ package dev.once.cli;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.LedgerOptions;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.time.Instant;
 import java.util.Map;
@@ -30,7 +30,7 @@ public final class CliFirestore {
   }
 
   public static FirestoreLedger ledger() {
-    return new FirestoreLedger(db(), LedgerConfig.defaults());
+    return new FirestoreLedger(db(), LedgerOptions.defaults());
   }
 
   public static void clear() {

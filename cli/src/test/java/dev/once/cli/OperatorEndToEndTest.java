@@ -13,10 +13,10 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.cli.release.Operator;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.emulator.PubSubAdmin;
@@ -95,7 +95,7 @@ class OperatorEndToEndTest {
     env = Map.of(Context.RUN_DIR, logs.toString());
     ports = config.ports();
     db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
-    ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+    ledger = new FirestoreLedger(db, LedgerOptions.defaults());
     gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
         .setCredentials(NoCredentials.getInstance()).build().getService();
     pubsub = new PubSubAdmin(ports.hostPort(Part.PUBSUB));
@@ -213,7 +213,7 @@ class OperatorEndToEndTest {
     assertEquals(Exit.USAGE, blank.status(), blank.all());
     // A delivery at work: its claim is live (the ledger's lease, 60 s).
     IdempotencyKey working = IdempotencyKey.of("gcs:inbox/operator/working.pdf#1");
-    assertTrue(ledger.claim(working, Effects.ANALYSE) instanceof dev.once.internal.ledger.ClaimResult.Acquired);
+    assertTrue(ledger.claim(working, Effects.ANALYSE) instanceof dev.once.ledger.ClaimResult.Acquired);
     OnceRunner.Result live = once("invalidate", working.value(), Effects.ANALYSE, "--reason", "re-run it");
     assertEquals(Exit.NOTHING, live.status(), live.all());
     assertTrue(live.out().contains("the claim of analyse for " + working + " is live until"), live.all());

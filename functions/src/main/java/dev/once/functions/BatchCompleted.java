@@ -2,10 +2,11 @@ package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
+import dev.once.entry.PubSubMessage;
 import dev.once.entry.Report;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
-import dev.once.internal.observe.Trace;
+import dev.once.observe.Trace;
 import dev.once.pipeline.Effects;
 import io.cloudevents.CloudEvent;
 
@@ -17,7 +18,7 @@ import io.cloudevents.CloudEvent;
  */
 public final class BatchCompleted implements CloudEventsFunction {
   static final String NAME = "BatchCompleted";
-  private final EventEntry<PubSubEvents.Message> entry;
+  private final EventEntry<PubSubMessage> entry;
 
   public BatchCompleted() {
     this(Clients.instance());
@@ -25,7 +26,7 @@ public final class BatchCompleted implements CloudEventsFunction {
 
   BatchCompleted(Clients clients) {
     CompletionFlow flow = Wiring.completionFlow(clients);
-    entry = EventEntry.of(NAME, PubSubEvents::read, CompletionHandoff::jobKey,
+    entry = EventEntry.of(NAME, PubSubMessage::from, CompletionHandoff::jobKey,
             (message, jobKey) -> complete(flow, jobKey))
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }

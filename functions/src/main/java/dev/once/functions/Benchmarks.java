@@ -2,13 +2,15 @@ package dev.once.functions;
 
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.storage.Storage;
+import dev.once.config.Lazy;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.entry.MalformedEvent;
+import dev.once.entry.PubSubMessage;
 import dev.once.entry.Report;
+import dev.once.entry.StorageObject;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.guard.Once;
-import dev.once.internal.config.Lazy;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
@@ -59,7 +61,7 @@ public final class Benchmarks {
   public Delivery deliveryFlow() {
     DeliveryFlow flow = Wiring.deliveryFlow(clients);
     return (messageId, data, attributes) -> {
-      PubSubEvents.Message message = new PubSubEvents.Message(messageId, data, attributes);
+      PubSubMessage message = new PubSubMessage(messageId, data, attributes);
       return flow.deliver(message, DeliveryFlow.key(message));
     };
   }
@@ -138,7 +140,7 @@ public final class Benchmarks {
 
   /** What DocumentUploaded reads of a finalize event. */
   public static DocumentSource document(CloudEvent event) throws MalformedEvent {
-    return StorageEvents.read(event);
+    return DocumentSource.of(StorageObject.from(event));
   }
 
   /** A document's idempotency key, as DocumentUploaded makes it. */

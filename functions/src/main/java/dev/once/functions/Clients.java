@@ -6,9 +6,12 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.config.InvalidSetting;
+import dev.once.config.Lazy;
 import dev.once.config.OnceSetting;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
+import dev.once.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
@@ -16,11 +19,9 @@ import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
-import dev.once.internal.config.InvalidSetting;
-import dev.once.internal.config.Lazy;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
 import dev.once.ledger.Ledger;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.Ledgers;
 import dev.once.observe.Log;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
@@ -37,7 +38,8 @@ import java.util.function.Supplier;
  * function needs when it starts.
  */
 final class Clients {
-  private static final Clients INSTANCE = new Clients(Settings.fromEnvironment());
+  /** Built by the first function constructed: a setting it cannot use fails that constructor, naming the variable. */
+  private static final Lazy<Clients> INSTANCE = Lazy.of(() -> new Clients(Settings.fromEnvironment()));
 
   final Settings settings;
   final Lazy<Firestore> firestore;
@@ -70,8 +72,8 @@ final class Clients {
   Clients(Settings settings, Supplier<Firestore> firestoreFactory, Log log) {
     this.settings = settings;
     this.firestore = Lazy.of(firestoreFactory);
-    this.ledger = Ledger.lazy(() -> new FirestoreLedger(firestore.get(), LedgerConfig.fromSettings(settings)));
-    this.once = new Once(ledger).loggingTo(log);
+    this.ledger = Ledgers.lazy(() -> new FirestoreLedger(firestore.get(), LedgerOptions.fromSettings(settings)));
+    this.once = Once.over(ledger, settings).loggingTo(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get(), Wiring.recordsRetention(settings),
         java.time.InstantSource.system()));
@@ -88,7 +90,7 @@ final class Clients {
   }
 
   static Clients instance() {
-    return INSTANCE;
+    return INSTANCE.get();
   }
 
   String projectId() {

@@ -1,7 +1,8 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.internal.config.Lazy;
+import dev.once.budget.Reservation;
+import dev.once.config.Lazy;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchAnswers;
@@ -10,14 +11,13 @@ import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
-import dev.once.guard.Refusal;
+import dev.once.guard.Held;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Policy;
-import dev.once.internal.budget.Reservation;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
@@ -126,7 +126,7 @@ final class CompletionFlow {
       report = EventCounts.finished(report, processed.result().get("documents"),
           processed.result().get(EventCounts.GIVEN_UP));
     }
-    Optional<Claim> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Optional<Held> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // Every chunk published its own documents: the job's publish record only says so, for the one-read pre-check.
     return settled ? report.then(Effects.PUBLISH, publication.publishAll(jobKey, List.of(), held)) : report;
   }
@@ -202,7 +202,7 @@ final class CompletionFlow {
         if (record.isEmpty()) {
           return;
         }
-        if (record.get().state() != dev.once.internal.ledger.RecordState.DONE) {
+        if (record.get().state() != dev.once.ledger.RecordState.DONE) {
           if (record.get().leaseLive()) {
             throw Refusal.notPerformed("chunk " + chunk + " of " + jobKey.value() + " is held by another process", null);
           }
@@ -330,7 +330,7 @@ final class CompletionFlow {
       default -> throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
           + done.getClass().getSimpleName(), null);
     };
-    Optional<Claim> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Optional<Held> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     Outcome published = publication.publishAll(chunkKey, documents(result), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
       throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "

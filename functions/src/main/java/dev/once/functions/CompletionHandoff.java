@@ -2,11 +2,12 @@ package dev.once.functions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.entry.PubSubMessage;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.internal.key.InvalidKey;
+import dev.once.key.InvalidKey;
 import dev.once.key.PubSubMessageKeys;
-import dev.once.internal.observe.Trace;
+import dev.once.observe.Trace;
 import dev.once.pipeline.MessagePublisher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +52,7 @@ final class CompletionHandoff {
    * hand keeps the data, and the key is folded from it as from every other spelling of a job's name. A message that
    * names none is refused for good ({@link InvalidKey}): redelivering the same bytes cannot help.
    */
-  static IdempotencyKey jobKey(PubSubEvents.Message message) {
+  static IdempotencyKey jobKey(PubSubMessage message) {
     JsonNode job;
     try {
       job = JSON.readTree(message.data()).path(JOB_FIELD);

@@ -4,17 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.once.entry.PubSubMessage;
 import dev.once.entry.Report;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Refusal;
-import dev.once.internal.key.Sha256;
+import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
+import dev.once.key.Sha256;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Notifier;
 import java.io.IOException;
 import java.util.Base64;
 import java.util.HashMap;
@@ -23,31 +24,23 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * A result delivered from the results topic: notify the endpoint once. The endpoint's 2xx completes it; a 4xx
- * other than 408, 409, 425 and 429 refuses it for good (rejected, and the message goes to the dead-letter topic,
- * once); 5xx, 408, 409, 425 (the receiver still working on the key), 429, timeouts and broken connections release
- * the claim and throw, so Eventarc redelivers and the next try goes at once.
+ * A result delivered from the results topic: notify the endpoint once ({@link IdempotentPost}, keyed by the result's
+ * key). The endpoint's 2xx completes it; a 4xx other than 408, 409, 425 and 429 refuses it for good (rejected, and
+ * the message goes to the dead-letter topic, once); 429, 503 and a refused connection (nothing done), and 5xx, 408,
+ * 409, 425 (the receiver still working on the key), timeouts and broken connections (it may have been done) release
+ * the claim and throw, so Eventarc redelivers and the next try goes at once, with the same key.
  */
 final class DeliveryFlow {
-  /** The endpoint failed transiently: redeliver. */
-  static final class NotifyFailed extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotifyFailed(String message) {
-      super(message);
-    }
-  }
-
   private static final ObjectMapper JSON =
       new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
   static final String REASON_ATTRIBUTE = "once_error";
 
   private final Once once;
-  private final Supplier<Notifier> notifier;
+  private final Supplier<IdempotentPost> notifier;
   private final Supplier<MessagePublisher> publisher;
   private final Supplier<String> deadLetterTopic;
 
-  DeliveryFlow(Once once, Supplier<Notifier> notifier, Supplier<MessagePublisher> publisher,
+  DeliveryFlow(Once once, Supplier<IdempotentPost> notifier, Supplier<MessagePublisher> publisher,
       Supplier<String> deadLetterTopic) {
     this.once = once;
     this.notifier = notifier;
@@ -56,26 +49,22 @@ final class DeliveryFlow {
   }
 
   /** The producer's {@code idempotency_key} attribute, else {@code pubsub:messageId}. */
-  static IdempotencyKey key(PubSubEvents.Message message) {
+  static IdempotencyKey key(PubSubMessage message) {
     return PubSubMessageKeys.of(message.attributes(), message.messageId());
   }
 
-  Report deliver(PubSubEvents.Message message, IdempotencyKey key) {
+  Report deliver(PubSubMessage message, IdempotencyKey key) {
     String fingerprint = fingerprint(message.data());
     Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
     Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
-      Notifier endpoint = notifier.get();
-      // A notification is seen outside: a holder whose lease may run out during the POST must not send it.
-      attempt.ensureLease(endpoint.timeout());
-      // The message's key, or KEY/rerun-N when an operator invalidated the notification on purpose: a new event.
-      IdempotencyKey sent = attempt.downstreamKey();
-      Notifier.Result result = endpoint.notify(sent.value(), body(sent, message));
-      return Completion.of(switch (result) {
-        case Notifier.Result.Delivered delivered -> Map.of("status", (long) delivered.status());
-        case Notifier.Result.Refused refused -> throw Refusal.permanent(
-            "the notify endpoint refused with " + refused.status() + ": " + refused.body());
-        case Notifier.Result.Failed failed -> throw new NotifyFailed("notify failed: " + failed.reason());
-      });
+      // The POST covers its timeout by the lease first: a holder whose lease may run out during it does not send it.
+      // Its key, header and body alike: the message's, or KEY/rerun-N when an operator invalidated it on purpose.
+      IdempotentPost.Response answer =
+          notifier.get().post(attempt, "application/json", body(attempt.downstreamKey(), message));
+      if (!answer.ok()) {
+        throw Refusal.permanent("the notify endpoint refused with " + answer.status() + ": " + answer.body());
+      }
+      return Completion.of(Map.of("status", (long) answer.status()));
     }));
     Report report = Report.of(key, Effects.NOTIFY, notified);
     if (notified instanceof Outcome.Rejected rejected) {
@@ -96,7 +85,7 @@ final class DeliveryFlow {
    * is sent again under the same key) must bring the same body, or a receiver following the IETF Idempotency-Key
    * draft answers 422 to the same key with another request, and a notification it holds would be dead-lettered.
    */
-  static byte[] body(IdempotencyKey key, PubSubEvents.Message message) throws IOException {
+  static byte[] body(IdempotencyKey key, PubSubMessage message) throws IOException {
     ObjectNode body = JSON.createObjectNode();
     body.put("idempotencyKey", key.value());
     Optional<JsonNode> parsed = parse(message.data());

@@ -1,5 +1,7 @@
 package dev.once.functions;
 
+import dev.once.budget.Budget;
+import dev.once.budget.Reservation;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.CostEstimator;
@@ -7,13 +9,11 @@ import dev.once.gemini.GeminiErrors;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
-import dev.once.guard.Refusal;
+import dev.once.guard.Held;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Policy;
-import dev.once.internal.budget.Budget;
-import dev.once.internal.budget.Reservation;
-import dev.once.internal.ledger.Claim;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import dev.once.ledger.SideWrites;
@@ -165,7 +165,7 @@ final class DocumentFlow {
       return report;
     }
     // Analysed before: most likely published before too, which one read tells, without a claim's failed write.
-    Optional<Claim> held = analysed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
+    Optional<Held> held = analysed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     Outcome published = analysedBefore
         ? once.peek(key, Effects.PUBLISH).orElseGet(() -> publication.publish(key, summary))
         : publication.publish(key, summary, held);

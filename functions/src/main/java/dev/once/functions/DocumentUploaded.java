@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
+import dev.once.entry.StorageObject;
 import dev.once.pipeline.DocumentSource;
 import io.cloudevents.CloudEvent;
 
@@ -19,7 +20,7 @@ public final class DocumentUploaded implements CloudEventsFunction {
 
   DocumentUploaded(Clients clients) {
     DocumentFlow flow = Wiring.documentFlow(clients);
-    entry = EventEntry.of(NAME, StorageEvents::read, DocumentFlow::key, flow::handle);
+    entry = EventEntry.of(NAME, event -> DocumentSource.of(StorageObject.from(event)), DocumentFlow::key, flow::handle);
   }
 
   @Override

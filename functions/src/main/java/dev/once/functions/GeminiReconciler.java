@@ -3,7 +3,7 @@ package dev.once.functions;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
-import dev.once.internal.entry.HttpAnswer;
+import dev.once.entry.HttpAnswer;
 import dev.once.observe.Log;
 import java.io.IOException;
 import java.util.Map;

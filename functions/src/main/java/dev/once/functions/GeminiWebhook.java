@@ -3,8 +3,8 @@ package dev.once.functions;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
-import dev.once.internal.entry.HttpAnswer;
-import dev.once.internal.observe.Trace;
+import dev.once.entry.HttpAnswer;
+import dev.once.observe.Trace;
 import java.io.IOException;
 
 /**

@@ -3,7 +3,8 @@ package dev.once.functions;
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
 import dev.once.entry.MalformedEvent;
-import dev.once.internal.observe.Trace;
+import dev.once.entry.PubSubMessage;
+import dev.once.observe.Trace;
 import dev.once.pipeline.ResultSignature;
 import io.cloudevents.CloudEvent;
 
@@ -13,7 +14,7 @@ import io.cloudevents.CloudEvent;
  */
 public final class MessageDelivered implements CloudEventsFunction {
   static final String NAME = "MessageDelivered";
-  private final EventEntry<PubSubEvents.Message> entry;
+  private final EventEntry<PubSubMessage> entry;
 
   public MessageDelivered() {
     this(Clients.instance());
@@ -24,8 +25,8 @@ public final class MessageDelivered implements CloudEventsFunction {
   }
 
   /** Parse, check the signature, key, deliver; traced by the trace the result was published under. */
-  static EventEntry<PubSubEvents.Message> entry(DeliveryFlow flow, ResultSignature signature) {
-    return EventEntry.of(NAME, event -> signed(PubSubEvents.read(event), signature), DeliveryFlow::key, flow::deliver)
+  static EventEntry<PubSubMessage> entry(DeliveryFlow flow, ResultSignature signature) {
+    return EventEntry.of(NAME, event -> signed(PubSubMessage.from(event), signature), DeliveryFlow::key, flow::deliver)
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }
 
@@ -39,7 +40,7 @@ public final class MessageDelivered implements CloudEventsFunction {
    * ledger: logged and acknowledged, so a forged message that names a real document's key neither is notified nor
    * claims that key ahead of the real result.
    */
-  static PubSubEvents.Message signed(PubSubEvents.Message message, ResultSignature signature) throws MalformedEvent {
+  static PubSubMessage signed(PubSubMessage message, ResultSignature signature) throws MalformedEvent {
     if (!signature.verifies(message.attributes(), message.data())) {
       throw new MalformedEvent("message " + message.messageId() + " is not a result of this pipeline: it carries no "
           + ResultSignature.ATTRIBUTE + " that RESULTS_SIGNING_KEY verifies");

@@ -2,14 +2,14 @@ package dev.once.functions;
 
 import com.google.genai.Pager;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
 import dev.once.entry.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
-import dev.once.internal.budget.Budget;
-import dev.once.internal.key.InvalidKey;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.observe.EventLog;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
+import dev.once.ledger.LedgerRecord;
+import dev.once.observe.EventLog;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;

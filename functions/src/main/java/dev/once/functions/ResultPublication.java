@@ -2,11 +2,11 @@ package dev.once.functions;
 
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
+import dev.once.guard.Held;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.observe.Trace;
 import dev.once.key.IdempotencyKey;
+import dev.once.observe.Trace;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
@@ -45,7 +45,7 @@ final class ResultPublication {
   }
 
   /** One document's result, guarded by the document's key; on {@code held} when an earlier commit claimed it. */
-  Outcome publish(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Claim> held) {
+  Outcome publish(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Held> held) {
     Once.Effect effect = attempt -> Completion.of(Map.of("messageId", send(attempt, documentKey, summary)));
     return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(documentKey, Effects.PUBLISH, effect));
   }
@@ -62,7 +62,7 @@ final class ResultPublication {
    * failure fails the effect, and its retry publishes them all again (the copies carry their keys, which the delivery
    * recognises).
    */
-  Outcome publishAll(IdempotencyKey jobKey, List<Map<String, Object>> summaries, Optional<Claim> held) {
+  Outcome publishAll(IdempotencyKey jobKey, List<Map<String, Object>> summaries, Optional<Held> held) {
     Once.Effect effect = attempt -> {
       Optional<Trace> trace = Trace.current();
       try (ExecutorService sending = Executors.newFixedThreadPool(PUBLISHING_AT_ONCE)) {

@@ -1,5 +1,10 @@
 package dev.once.functions;
 
+import dev.once.budget.Budget;
+import dev.once.budget.DailyBudget;
+import dev.once.config.InvalidSetting;
+import dev.once.config.Lazy;
+import dev.once.config.MissingSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
@@ -7,16 +12,11 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
-import dev.once.internal.budget.Budget;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.config.InvalidSetting;
-import dev.once.internal.config.Lazy;
-import dev.once.internal.config.MissingSetting;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.http.IdempotentPost;
+import dev.once.ledger.LedgerOptions;
 import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.NotificationSigner;
-import dev.once.pipeline.Notifier;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.ResultSignature;
@@ -68,7 +68,7 @@ final class Wiring {
     webhookUrl(settings); // named by every batch job (BatchJobs)
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
-        settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
+        clients.once.maxAttempts());
     Lazy<DocumentReader> reader = Lazy.of(() -> new DocumentReader(clients.storage.get()));
     BatchSubmitter submitter = mode == DocumentFlow.Mode.BATCH ? batchSubmitter(clients, reader, InstantSource.system()) : null;
     return new DocumentFlow(clients.once, clients.records, clients.queries, budget(clients), clients.estimator,
@@ -177,8 +177,8 @@ final class Wiring {
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
     NotificationSigner signer = NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
-    return new DeliveryFlow(clients.once, Lazy.of(() -> new Notifier(endpoint, timeout, signer)), clients.publisher,
-        () -> deadLetterTopic);
+    return new DeliveryFlow(clients.once, Lazy.of(() -> IdempotentPost.to(endpoint).withTimeout(timeout)
+        .withHeaders(signer)), clients.publisher, () -> deadLetterTopic);
   }
 
   static CompletionFlow completionFlow(Clients clients) {
@@ -288,7 +288,7 @@ final class Wiring {
   }
 
   private static void checkLedger(Settings settings) {
-    LedgerConfig.fromSettings(settings);
+    LedgerOptions.fromSettings(settings);
   }
 
   /** The Gemini client's settings, the price table and the records' retention, parsed now; the client on first use. */

@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
-import dev.once.internal.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
+import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
-import dev.once.internal.config.InvalidSetting;
 import dev.once.pipeline.PipelineSetting;
 import java.util.Comparator;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.once.pipeline;
 
-import dev.once.internal.key.Sha256;
+import dev.once.key.Sha256;
 import dev.once.key.IdempotencyKey;
 
 /**

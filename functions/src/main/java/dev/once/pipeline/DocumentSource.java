@@ -1,5 +1,6 @@
 package dev.once.pipeline;
 
+import dev.once.entry.StorageObject;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -16,6 +17,13 @@ public record DocumentSource(String bucket, String name, long generation, String
   public DocumentSource(
       String bucket, String name, long generation, String contentType, long size, String md5Hash, String crc32c) {
     this(bucket, name, generation, contentType, size, md5Hash, crc32c, false);
+  }
+
+  /** The object an upload event named; its metadata {@value #REANALYSE} {@code true} asks for a re-analysis. */
+  public static DocumentSource of(StorageObject object) {
+    return new DocumentSource(object.bucket(), object.name(), object.generation(), object.contentType(),
+        object.size(), object.md5Hash(), object.crc32c(),
+        "true".equalsIgnoreCase(object.metadata().getOrDefault(REANALYSE, "").strip()));
   }
 
   public Map<String, Object> toMap() {

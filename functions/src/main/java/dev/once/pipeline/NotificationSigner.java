@@ -1,6 +1,8 @@
 package dev.once.pipeline;
 
-import dev.once.internal.key.Sha256;
+import dev.once.http.IdempotentPost;
+import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -14,7 +16,7 @@ import java.util.Map;
  * "id.timestamp.body">} with each of NOTIFY_SIGNING_SECRET's {@code whsec_} secrets, blank-separated (rotation: sign
  * with the old and the new while receivers move over).
  */
-public final class NotificationSigner {
+public final class NotificationSigner implements IdempotentPost.Headers {
   public static final String ID = "webhook-id";
   public static final String TIMESTAMP = "webhook-timestamp";
   public static final String SIGNATURE = "webhook-signature";
@@ -30,6 +32,12 @@ public final class NotificationSigner {
   /** From NOTIFY_SIGNING_SECRET's value. */
   public static NotificationSigner fromSecrets(String secrets) {
     return new NotificationSigner(SigningKeys.parse(PipelineSetting.NOTIFY_SIGNING_SECRET, secrets), InstantSource.system());
+  }
+
+  /** {@link #headers}, for the notification's POST ({@link IdempotentPost#withHeaders}). */
+  @Override
+  public Map<String, String> of(IdempotencyKey key, byte[] body) {
+    return headers(key.value(), body);
   }
 
   /** The three headers of one try of the notification of {@code idempotencyKey} carrying {@code body}. */

@@ -1,8 +1,8 @@
 package dev.once.pipeline;
 
+import dev.once.budget.Reservation;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
-import dev.once.internal.budget.Reservation;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;

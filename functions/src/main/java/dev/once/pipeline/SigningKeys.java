@@ -1,7 +1,7 @@
 package dev.once.pipeline;
 
 import dev.once.config.Setting;
-import dev.once.internal.config.InvalidSetting;
+import dev.once.config.InvalidSetting;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

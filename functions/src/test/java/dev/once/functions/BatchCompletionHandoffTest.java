@@ -3,9 +3,10 @@ package dev.once.functions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.once.entry.PubSubMessage;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.internal.key.InvalidKey;
+import dev.once.key.InvalidKey;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class BatchCompletionHandoffTest {
     byte[] data = CompletionHandoff.data(job);
 
     assertEquals("{\"job\":\"batches/abc-123\"}", new String(data, StandardCharsets.UTF_8));
-    assertEquals(job, CompletionHandoff.jobKey(new PubSubEvents.Message("m-1", data, Map.of())));
+    assertEquals(job, CompletionHandoff.jobKey(new PubSubMessage("m-1", data, Map.of())));
   }
 
   /** Refused for good (acknowledged): redelivering the same bytes cannot name a job. */
@@ -29,6 +30,6 @@ class BatchCompletionHandoffTest {
   @ValueSource(strings = {"", "not json", "{}", "{\"job\":7}", "{\"job\":\"batches/../x\"}", "[\"batches/a\"]"})
   void aMessageThatNamesNoJob_isRefused(String data) {
     assertThrows(InvalidKey.class, () -> CompletionHandoff.jobKey(
-        new PubSubEvents.Message("m-1", data.getBytes(StandardCharsets.UTF_8), Map.of())));
+        new PubSubMessage("m-1", data.getBytes(StandardCharsets.UTF_8), Map.of())));
   }
 }

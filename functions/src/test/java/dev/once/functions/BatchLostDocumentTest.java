@@ -14,14 +14,14 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.genai.types.BatchJob;
-import dev.once.internal.firestore.FirestoreClients;
 import dev.once.config.Settings;
+import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
-import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.ledger.LedgerOptions;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
@@ -69,7 +69,7 @@ class BatchLostDocumentTest {
   }
 
   BatchLostDocumentTest() throws Exception {
-    Once once = new Once(new FirestoreLedger(db, LedgerConfig.defaults()));
+    Once once = new Once(new FirestoreLedger(db, LedgerOptions.defaults()));
     DocumentReader reader = mock(DocumentReader.class);
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     MessagePublisher publisher = mock(MessagePublisher.class);

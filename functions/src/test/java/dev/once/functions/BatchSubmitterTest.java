@@ -18,16 +18,16 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.PriceTable;
-import dev.once.guard.Refusal;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.internal.budget.Reservation;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.testing.InMemoryLedger;
+import dev.once.ledger.LedgerOptions;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
@@ -55,7 +55,7 @@ class BatchSubmitterTest {
   private static final BatchJob JOB = BatchJob.builder().name("batches/job-1").build();
 
   private volatile Instant now = Instant.parse("2026-12-01T10:00:00Z");
-  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
+  private final InMemoryLedger ledger = new InMemoryLedger(LedgerOptions.defaults(), () -> now);
   private final Gatherings gatherings = mock(Gatherings.class);
   private final RecordQueries queries = mock(RecordQueries.class);
   private final DocumentReader reader = mock(DocumentReader.class);

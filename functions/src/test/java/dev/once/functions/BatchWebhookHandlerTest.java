@@ -2,8 +2,6 @@ package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyInt;
-import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
@@ -12,8 +10,6 @@ import static org.mockito.Mockito.when;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.cloud.functions.HttpRequest;
-import com.google.cloud.functions.HttpResponse;
 import dev.once.entry.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.WebhookSignatures;
@@ -22,8 +18,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
+import dev.once.testing.FakeHttp;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
@@ -155,16 +150,8 @@ class BatchWebhookHandlerTest {
   private record Answer(int code, JsonNode body) {}
 
   private Answer deliver(String body) throws Exception {
-    HttpRequest request = mock(HttpRequest.class);
-    when(request.getMethod()).thenReturn("POST");
-    when(request.getInputStream()).thenReturn(new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)));
-    when(request.getFirstHeader(any())).thenReturn(Optional.empty());
-    HttpResponse response = mock(HttpResponse.class);
-    ByteArrayOutputStream written = new ByteArrayOutputStream();
-    when(response.getOutputStream()).thenReturn(written);
-    int[] code = {0};
-    doAnswer(call -> code[0] = call.getArgument(0)).when(response).setStatusCode(anyInt());
-    handler.service(request, response);
-    return new Answer(code[0], JSON.readTree(written.toByteArray()));
+    FakeHttp.Response response = new FakeHttp.Response();
+    handler.service(FakeHttp.post("/", body), response);
+    return new Answer(response.status(), JSON.readTree(response.body()));
   }
 }

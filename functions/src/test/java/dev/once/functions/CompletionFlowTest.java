@@ -15,6 +15,10 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.JobState;
+import dev.once.budget.DailyBudget;
+import dev.once.budget.DaySpend;
+import dev.once.budget.Reservation;
+import dev.once.budget.SpendCounters;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
@@ -24,12 +28,8 @@ import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Once;
-import dev.once.internal.budget.DailyBudget;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.Reservation;
-import dev.once.internal.budget.SpendCounters;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.testing.InMemoryLedger;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
@@ -197,7 +197,7 @@ class CompletionFlowTest {
         .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.DEFERRED, null, null)));
 
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
-    assertEquals(dev.once.internal.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
+    assertEquals(dev.once.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
         .orElseThrow().state(), "released, to be completed once the document adopted it");
 
     when(queries.analysis(DOCUMENT.documentId()))

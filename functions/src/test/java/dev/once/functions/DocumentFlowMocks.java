@@ -6,15 +6,15 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.when;
 
+import dev.once.budget.Budget;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
-import dev.once.internal.budget.Budget;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.testing.InMemoryLedger;
+import dev.once.ledger.LedgerOptions;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
@@ -33,7 +33,7 @@ abstract class DocumentFlowMocks {
   static final byte[] PDF = "%PDF-1.4 invoice".getBytes(StandardCharsets.US_ASCII);
 
   volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
-  final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
+  final InMemoryLedger ledger = new InMemoryLedger(LedgerOptions.defaults(), () -> now);
   final DocumentReader reader = mock(DocumentReader.class);
   final InvoiceAnalyzer analyzer = mock(InvoiceAnalyzer.class);
   final BatchSubmitter submitter = mock(BatchSubmitter.class);

@@ -20,13 +20,13 @@ import com.google.genai.errors.ApiException;
 import com.google.genai.errors.ClientException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
 import dev.once.guard.Refusal;
-import dev.once.internal.budget.Budget;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
@@ -210,5 +210,11 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
     assertEquals(OutcomeLabel.CONFLICT, report.outcome());
     verify(reader, times(1)).read(any(), any(Long.class));
+  }
+
+  @Test
+  void contentTypes_areComparedWithoutParametersOrCase() {
+    assertEquals("application/pdf", DocumentFlow.mimeType(new DocumentSource("b", "n", 1, " Application/PDF; x=y", 1, null, null)));
+    assertEquals("", DocumentFlow.mimeType(new DocumentSource("b", "n", 1, null, 1, null, null)));
   }
 }

@@ -2,25 +2,20 @@ package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyString;
-import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.never;
-import static org.mockito.Mockito.times;
-import static org.mockito.Mockito.verify;
-import static org.mockito.Mockito.when;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.entry.EventEntry;
+import dev.once.entry.PubSubMessage;
 import dev.once.guard.Once;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.http.IdempotentPost;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Notifier;
 import dev.once.pipeline.ResultSignature;
-import dev.once.key.IdempotencyKey;
+import dev.once.testing.FakeEndpoint;
+import dev.once.testing.InMemoryLedger;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
@@ -29,6 +24,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,14 +42,15 @@ class ForgedResultTest {
       .getBytes(StandardCharsets.UTF_8);
 
   private final InMemoryLedger ledger = new InMemoryLedger();
-  private final Notifier notifier = mock(Notifier.class);
-  private final EventEntry<PubSubEvents.Message> entry = MessageDelivered.entry(
+  private final FakeEndpoint endpoint = FakeEndpoint.start();
+  private final IdempotentPost notifier = IdempotentPost.to(endpoint.uri("/notify")).withTimeout(Duration.ofSeconds(10));
+  private final EventEntry<PubSubMessage> entry = MessageDelivered.entry(
       new DeliveryFlow(new Once(ledger), () -> notifier, () -> mock(MessagePublisher.class), () -> "projects/p/topics/d"),
       TestSignatures.RESULTS);
 
-  {
-    when(notifier.timeout()).thenReturn(Duration.ofSeconds(10));
-    when(notifier.notify(anyString(), any())).thenReturn(new Notifier.Result.Delivered(200));
+  @AfterEach
+  void stop() {
+    endpoint.close();
   }
 
   @Test
@@ -68,15 +65,14 @@ class ForgedResultTest {
         attributes(KEY, "v1,AAAA v1,not-base64"))) {
       entry.accept(event("forged-" + forged.hashCode(), FORGED, forged));
     }
-    verify(notifier, never()).notify(anyString(), any());
+    assertTrue(endpoint.received().isEmpty(), "no forged message notified");
     assertTrue(ledger.lookup(IdempotencyKey.of(KEY), Effects.NOTIFY).isEmpty(), "no forged message claimed the key");
 
     entry.accept(event("real", REAL, attributes(KEY, TestSignatures.RESULTS.sign(KEY, REAL))));
     entry.accept(event("real-again", REAL, attributes(KEY, TestSignatures.RESULTS.sign(KEY, REAL))));
 
-    verify(notifier, times(1)).notify(eq(KEY), any());
-    assertEquals(1, org.mockito.Mockito.mockingDetails(notifier).getInvocations().stream()
-        .filter(call -> call.getMethod().getName().equals("notify")).count());
+    assertEquals(1, endpoint.received().size(), "the real result notified once");
+    assertEquals(KEY, endpoint.received().get(0).idempotencyKey());
   }
 
   /** During a rotation the publisher signs with the old key and the new; a verifier holding either accepts. */
@@ -102,7 +98,7 @@ class ForgedResultTest {
     Map<String, Object> message = Map.of("data", Base64.getEncoder().encodeToString(data), "messageId", messageId,
         "attributes", attributes);
     return CloudEventBuilder.v1().withId(messageId).withSource(URI.create("//pubsub.googleapis.com/projects/p/topics/r"))
-        .withType(PubSubEvents.PUBLISHED)
+        .withType(PubSubMessage.PUBLISHED)
         .withData("application/json", JSON.writeValueAsBytes(Map.of("message", message, "subscription", "s"))).build();
   }
 }

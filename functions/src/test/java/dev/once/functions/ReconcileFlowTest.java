@@ -12,12 +12,12 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.google.cloud.firestore.Firestore;
+import dev.once.budget.Budget;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
 import dev.once.guard.Outcome;
-import dev.once.internal.budget.Budget;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubAdmin;
@@ -199,8 +199,8 @@ class ReconcileFlowTest {
     when(documents.resume(any())).thenAnswer(call -> {
       RecordQueries.Deferred document = call.getArgument(0);
       resumed.add(document.documentKey());
-      Outcome outcome = resumed.size() < 3 ? new Outcome.Processed(Map.of(), 2)
-          : new Outcome.Deferred("over the budget again", 2);
+      Outcome outcome = resumed.size() < 3 ? Outcome.processed(Map.of(), 2)
+          : Outcome.deferred("over the budget again", 2);
       return Report.of(document.documentKey(), Effects.ANALYSE, outcome);
     });
     try {
@@ -217,8 +217,8 @@ class ReconcileFlowTest {
         RecordQueries.Deferred document = call.getArgument(0);
         resumed.add(document.documentKey());
         Report report = Report.of(document.documentKey(), Effects.ANALYSE, switch (resumed.size()) {
-          case 2 -> new Outcome.Processed(Map.of(), 2);
-          default -> new Outcome.Deferred("over the budget", 2);
+          case 2 -> Outcome.processed(Map.of(), 2);
+          default -> Outcome.deferred("over the budget", 2);
         });
         return resumed.size() == 1 ? report.with(DocumentFlow.LARGER_THAN_A_DAY, true) : report;
       }).when(documents).resume(any());
@@ -347,7 +347,7 @@ class ReconcileFlowTest {
     clients.once.run(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
         clients.records.get().submitted(document,
             new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job,
-            dev.once.internal.budget.Reservation.NONE)));
+            dev.once.budget.Reservation.NONE)));
     gemini.finish(job, BatchState.SUCCEEDED);
     return new Submitted(document, job);
   }
@@ -372,7 +372,7 @@ class ReconcileFlowTest {
   private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
       java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
     BatchSubmitter submitter = Wiring.batchSubmitter(clients,
-        dev.once.internal.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
+        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, Wiring.completionFlow(clients),
         documents,
         () -> submitter, budget,

@@ -17,7 +17,7 @@ import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
 import dev.once.guard.Refusal;
-import dev.once.internal.budget.Budget;
+import dev.once.budget.Budget;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.InvalidSetting;
+import dev.once.config.MissingSetting;
 import dev.once.config.Settings;
-import dev.once.internal.config.InvalidSetting;
-import dev.once.internal.config.MissingSetting;
 import dev.once.pipeline.PipelineSetting;
 import java.util.HashMap;
 import java.util.Map;
@@ -113,10 +113,10 @@ class WiringTest {
 
     Map<String, String> blank = deployed();
     blank.put("GEMINI_DAILY_BUDGET_USD", ""); // what Terraform sets for no cap
-    assertEquals(dev.once.internal.budget.Budget.NONE, Wiring.budget(clients(blank)));
+    assertEquals(dev.once.budget.Budget.NONE, Wiring.budget(clients(blank)));
     Map<String, String> capped = deployed();
     capped.put("GEMINI_DAILY_BUDGET_USD", "25");
-    dev.once.internal.budget.DailyBudget budget = (dev.once.internal.budget.DailyBudget) Wiring.budget(clients(capped));
+    dev.once.budget.DailyBudget budget = (dev.once.budget.DailyBudget) Wiring.budget(clients(capped));
     assertEquals(25_000_000L, budget.limitMicroUsd());
 
     Map<String, String> unpriced = deployed();

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.internal.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
-import dev.once.internal.config.InvalidSetting;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

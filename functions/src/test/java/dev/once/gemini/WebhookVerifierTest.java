@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.internal.config.InvalidSetting;
+import dev.once.config.InvalidSetting;
 import dev.once.local.gemini.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

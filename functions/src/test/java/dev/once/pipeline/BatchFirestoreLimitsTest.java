@@ -8,7 +8,7 @@ import com.google.api.gax.rpc.InvalidArgumentException;
 import com.google.api.gax.rpc.ResourceExhaustedException;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.http.IdempotentPost;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.http.Receiver;
 import java.io.IOException;
@@ -46,7 +48,7 @@ class NotificationSignatureTest {
     Receiver.Received received = notified(NotificationSigner.fromSecrets(secret), "gcs:inbox/a.pdf#1");
 
     assertEquals("verified", receiverSays(secret, received, null));
-    assertEquals("msg_" + dev.once.internal.key.Sha256.hex("gcs:inbox/a.pdf#1"), received.header("webhook-id"));
+    assertEquals("msg_" + dev.once.key.Sha256.hex("gcs:inbox/a.pdf#1"), received.header("webhook-id"));
     assertEquals("gcs:inbox/a.pdf#1", received.header("Idempotency-Key"));
   }
 
@@ -90,8 +92,9 @@ class NotificationSignatureTest {
 
   private Receiver.Received notified(NotificationSigner signer, String key) {
     endpoint.answerNext(200);
-    Notifier notifier = new Notifier(endpoint.url("/notify"), Duration.ofSeconds(5), signer);
-    assertEquals(new Notifier.Result.Delivered(200), notifier.notify(key, body));
+    IdempotentPost notifier = IdempotentPost.to(endpoint.url("/notify")).withTimeout(Duration.ofSeconds(5))
+        .withHeaders(signer);
+    assertEquals(200, notifier.post(IdempotencyKey.of(key), "application/json", body).status());
     List<Receiver.Received> all = endpoint.received();
     return all.get(all.size() - 1);
   }

@@ -8,7 +8,7 @@ import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.testing.InMemoryLedger;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -9,7 +9,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreClients;
 import dev.once.local.Await;
 import dev.once.local.process.ChildProcess;
 import dev.once.local.stack.FunctionJars;

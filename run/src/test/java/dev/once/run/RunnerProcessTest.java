@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreClients;
 import dev.once.local.Await;
 import dev.once.local.process.Jvm;
 import dev.once.local.samples.InvoicePdf;

@@ -1,7 +1,5 @@
 package dev.once.config;
 
-import dev.once.internal.config.InvalidSetting;
-import dev.once.internal.config.MissingSetting;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

@@ -1,13 +1,17 @@
 package dev.once.entry;
 
+import dev.once.guard.Attempt;
+import dev.once.guard.Completion;
+import dev.once.guard.Once;
+import dev.once.guard.Policy;
 import dev.once.internal.entry.InvokerLog;
 import dev.once.internal.entry.Redeliver;
-import dev.once.internal.key.InvalidKey;
-import dev.once.internal.observe.EventLog;
-import dev.once.internal.observe.Trace;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
+import dev.once.observe.EventLog;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
+import dev.once.observe.Trace;
 import io.cloudevents.CloudEvent;
 import java.util.Map;
 import java.util.Optional;
@@ -20,9 +24,15 @@ import java.util.function.BiFunction;
  * answers a throw with a 500; of one another delivery holds it logs nothing more: {@link InvokerLog}).
  *
  * <pre>{@code
- * private final EventEntry<Order> entry = EventEntry.of("OrderPlaced", Orders::parse, Orders::key, flow::handle);
+ * private final EventEntry<PubSubMessage> entry = EventEntry.of("SendWelcome", PubSubMessage::from,
+ *     message -> IdempotencyKey.of("welcome", message.attributes().get("userId")),
+ *     EventEntry.effect(once, "email", Policy.atMostOnce(),
+ *         (message, attempt) -> mailer.send(attempt, "application/json", message.data())));
  * public void accept(CloudEvent event) { entry.accept(event); }
  * }</pre>
+ *
+ * <p>The function's name names its log lines; an event may run several effects ({@link Report#then}), or one
+ * ({@link #effect}).
  */
 public final class EventEntry<T> {
   static {
@@ -48,6 +58,12 @@ public final class EventEntry<T> {
     Report handle(T input, IdempotencyKey key);
   }
 
+  /** The one effect of an event, given what the event carries: {@link Once.Effect} with the input. */
+  @FunctionalInterface
+  public interface Effect<T> {
+    Completion perform(T input, Attempt attempt) throws Exception;
+  }
+
   private final String function;
   private final Parser<T> parser;
   private final KeyOf<T> keyOf;
@@ -65,8 +81,19 @@ public final class EventEntry<T> {
     this.log = log;
   }
 
+  /** @param function the function's name, in its log lines: {@code [A-Za-z][A-Za-z0-9_-]{0,62}}, Cloud Functions' rule */
   public static <T> EventEntry<T> of(String function, Parser<T> parser, KeyOf<T> keyOf, Handler<T> handler) {
-    return new EventEntry<>(function, parser, keyOf, handler, (input, event) -> traceOf(event), Log.stdout());
+    return new EventEntry<>(IdempotentHttp.functionName(function), parser, keyOf, handler,
+        (input, event) -> traceOf(event), Log.stdout());
+  }
+
+  /**
+   * The handler of an event that runs one effect, {@code effect}, through {@code once} under {@code policy}: the
+   * event's report is that effect's outcome.
+   */
+  public static <T> Handler<T> effect(Once once, String effect, Policy policy, Effect<T> work) {
+    return (input, key) -> Report.of(key, effect,
+        once.run(key, effect, policy, attempt -> work.perform(input, attempt)));
   }
 
   /** The same entry, taking each event's trace from what it carries (a message attribute, say) before the event's. */

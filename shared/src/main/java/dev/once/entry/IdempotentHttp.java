@@ -8,13 +8,13 @@ import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.internal.entry.HttpAnswer;
-import dev.once.internal.key.Sha256;
-import dev.once.internal.observe.EventLog;
-import dev.once.internal.observe.Trace;
+import dev.once.guard.Policy;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 import dev.once.ledger.SideWrites;
+import dev.once.observe.EventLog;
 import dev.once.observe.OutcomeLabel;
+import dev.once.observe.Trace;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -37,9 +38,14 @@ import java.util.regex.Pattern;
  * {@code Idempotent-Replayed: true}. Also: 409 while the first is in flight, 422 when the key comes with another
  * request (method, path, query or body), 400 without a well-formed key, 405 for methods other than POST and
  * PATCH, 413 above {@value #MAX_REQUEST_BYTES} bytes. A malformed request ({@link BadRequest} from the parser) is
- * answered 400 before anything is claimed, so the key stays free for the corrected request. A 5xx answer or an
- * exception releases the key: the retry runs the handler again, so a handler passes its key on to whatever it
- * calls ({@code attempt.key()}). Keys belong to one function (and one caller, {@link #scopedBy}).
+ * answered 400 before anything is claimed, so the key stays free for the corrected request. What the handler does to
+ * the key: an answer below 500 is stored and replayed; a 5xx answer, or an exception, releases it (the retry runs the
+ * handler again, so a handler passes its key on to whatever it calls, {@code attempt.key()}), as does a {@link
+ * dev.once.guard.Refusal#notPerformed} (without counting the try); a {@link dev.once.guard.Refusal#permanent} burns it
+ * (500 {@code rejected}, to this and every later request with it: answer a 4xx instead when the client should know
+ * why); a {@link dev.once.guard.Refusal#deferred} answers 503 with {@code Retry-After} and keeps it free. Keys belong
+ * to one function (and one caller, {@link #scopedBy}); function names follow Cloud Functions' rule,
+ * {@code [A-Za-z][A-Za-z0-9_-]{0,62}}.
  *
  * <pre>{@code
  * private final IdempotentHttp<Charge> http = IdempotentHttp.of("CreateCharge", once, Charge::parse, this::charge);
@@ -73,6 +79,25 @@ public final class IdempotentHttp<T> {
   @FunctionalInterface
   public interface Parser<T> {
     T parse(HttpRequest request, byte[] body) throws BadRequest;
+  }
+
+  /**
+   * A parser of a JSON body into {@code type} (Jackson: a record's components by name, an unknown field refused) that
+   * {@code valid} accepts; anything else is a {@link BadRequest} that tells the client {@code expected}.
+   */
+  public static <T> Parser<T> json(Class<T> type, Predicate<? super T> valid, String expected) {
+    return (request, body) -> {
+      T value;
+      try {
+        value = JSON.readValue(body, type);
+      } catch (IOException e) {
+        throw new BadRequest(expected);
+      }
+      if (value == null || !valid.test(value)) {
+        throw new BadRequest(expected);
+      }
+      return value;
+    };
   }
 
   /** Runs the request once per key; {@code attempt.key()} is this function's key for it, to pass on. */
@@ -136,22 +161,29 @@ public final class IdempotentHttp<T> {
   private final Parser<T> parser;
   private final Handler<T> handler;
   private final Function<HttpRequest, String> caller;
+  private final Policy policy;
 
   private IdempotentHttp(String function, Once once, Parser<T> parser, Handler<T> handler,
-      Function<HttpRequest, String> caller) {
-    if (function == null || !FUNCTION.matcher(function).matches()) {
-      throw new IllegalArgumentException("a function name matches " + FUNCTION + ", got " + function);
-    }
-    this.function = function;
+      Function<HttpRequest, String> caller, Policy policy) {
+    this.function = functionName(function);
     this.once = once;
     this.parser = parser;
     this.handler = handler;
     this.caller = caller;
+    this.policy = policy;
+  }
+
+  /** {@code function}, when it follows Cloud Functions' rule for names; else an {@link IllegalArgumentException}. */
+  static String functionName(String function) {
+    if (function == null || !FUNCTION.matcher(function).matches()) {
+      throw new IllegalArgumentException("a function name matches " + FUNCTION + ", got " + function);
+    }
+    return function;
   }
 
   /** @param function the function's name: its log lines, and the scope of its keys */
   public static <T> IdempotentHttp<T> of(String function, Once once, Parser<T> parser, Handler<T> handler) {
-    return new IdempotentHttp<>(function, once, parser, handler, null);
+    return new IdempotentHttp<>(function, once, parser, handler, null, Policy.DEFAULT);
   }
 
   /**
@@ -159,7 +191,16 @@ public final class IdempotentHttp<T> {
    * request, as the function authenticated it. A request it names no one for (null or blank) is answered 401.
    */
   public IdempotentHttp<T> scopedBy(Function<HttpRequest, String> caller) {
-    return new IdempotentHttp<>(function, once, parser, handler, caller);
+    return new IdempotentHttp<>(function, once, parser, handler, caller, policy);
+  }
+
+  /**
+   * The same guard, running the handler under {@code policy} (its fingerprint is the request's): with
+   * {@link Policy#atMostOnce()}, a retry after a try that failed after it may have acted (an exception, a 5xx) is
+   * not run again but answered 500 {@code rejected}, and so is every later one with that key.
+   */
+  public IdempotentHttp<T> withPolicy(Policy policy) {
+    return new IdempotentHttp<>(function, once, parser, handler, caller, policy);
   }
 
   public void service(HttpRequest request, HttpResponse response) throws IOException {
@@ -221,7 +262,7 @@ public final class IdempotentHttp<T> {
     Ran ran = new Ran();
     Outcome outcome;
     try {
-      outcome = once.run(key, EFFECT, fingerprint, attempt -> {
+      outcome = once.run(key, EFFECT, policy.withFingerprint(fingerprint), attempt -> {
         ran.attempt = attempt.number();
         Answer answer = handler.handle(input, attempt);
         if (answer.status() >= 500) {

@@ -1,9 +1,9 @@
 package dev.once.entry;
 
 import dev.once.guard.Outcome;
-import dev.once.internal.observe.EventLog;
-import dev.once.observe.Log;
 import dev.once.key.IdempotencyKey;
+import dev.once.observe.EventLog;
+import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,15 +11,55 @@ import java.util.Map;
 
 /**
  * What one event came to: the outcome of its deciding effect (the first that did not simply pass), every effect's
- * label, and details for its log line ({@code costMicroUsd}, say). One event, one report, one log line.
+ * label, and details for its log line ({@code costMicroUsd}, say). One event, one report, one log line. Made with
+ * {@link #of}, then {@link #then}, {@link #as} and {@link #with}.
  */
-public record Report(String key, String effect, OutcomeLabel outcome, int attempts, Map<String, String> effects,
-    Map<String, Object> details) {
+public final class Report {
+  private final String key;
+  private final String effect;
+  private final OutcomeLabel outcome;
+  private final int attempts;
+  private final Map<String, String> effects;
+  private final Map<String, Object> details;
 
-  public Report {
+  private Report(String key, String effect, OutcomeLabel outcome, int attempts, Map<String, String> effects,
+      Map<String, Object> details) {
+    this.key = key;
+    this.effect = effect;
+    this.outcome = outcome;
+    this.attempts = attempts;
     // In the order the event met them: the log line reads "analyse→processed, publish→processed".
-    effects = Collections.unmodifiableMap(new LinkedHashMap<>(effects));
-    details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    this.effects = Collections.unmodifiableMap(new LinkedHashMap<>(effects));
+    this.details = Collections.unmodifiableMap(new LinkedHashMap<>(details));
+  }
+
+  /** The event's key. */
+  public String key() {
+    return key;
+  }
+
+  /** The deciding effect. */
+  public String effect() {
+    return effect;
+  }
+
+  /** The deciding effect's label: the event's, in its log line. */
+  public OutcomeLabel outcome() {
+    return outcome;
+  }
+
+  public int attempts() {
+    return attempts;
+  }
+
+  /** Every effect's label, in the order the event met them. */
+  public Map<String, String> effects() {
+    return effects;
+  }
+
+  /** The details of the log line. */
+  public Map<String, Object> details() {
+    return details;
   }
 
   public static Report of(IdempotencyKey key, String effect, Outcome outcome) {
@@ -78,5 +118,11 @@ public record Report(String key, String effect, OutcomeLabel outcome, int attemp
       case Outcome.Deferred d -> d.attempts();
       case Outcome.Rejected r -> 1;
     };
+  }
+
+  @Override
+  public String toString() {
+    return "Report[key=" + key + ", effect=" + effect + ", outcome=" + outcome + ", attempts=" + attempts
+        + ", effects=" + effects + ", details=" + details + "]";
   }
 }

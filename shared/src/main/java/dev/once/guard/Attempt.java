@@ -1,7 +1,7 @@
 package dev.once.guard;
 
-import dev.once.internal.ledger.Claim;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
 import java.time.Duration;
 
 /** The delivery that holds the claim, as its effect sees it: which try this is, and its lease. */

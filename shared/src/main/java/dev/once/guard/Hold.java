@@ -1,7 +1,7 @@
 package dev.once.guard;
 
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.LeaseLost;
+import dev.once.ledger.Claim;
+import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.observe.Log;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package dev.once.guard;
 
+import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Outcome.Conflict;
@@ -9,30 +10,38 @@ import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
 import dev.once.internal.guard.EffectFailed;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.Ledgers;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
- * Runs one named effect for one key at most once, and says what happened.
+ * Runs one named effect for one key until it is recorded done, and says what happened: once the completion is
+ * committed, no delivery runs the effect again.
  *
- * <p>Every try is recorded on the ledger before the effect runs, and its lease is renewed while it runs. An effect
- * that throws a {@link Refusal} was not carried out: rejected for good, released without counting the try, or
- * deferred, as its kind says; any other failure releases it as a try that may have run (a cap, {@link
- * Policy#capped}, bounds those) and is rethrown, so the platform redelivers. An external effect (publish, notify)
- * that succeeded but whose completion could not be recorded may run again on redelivery: it is at-least-once, and
- * carries the key so its receiver can drop the copy. Writes to Firestore commit with the completion ({@link
- * Completion#committing}), so they cannot be doubled. Final answers are remembered per instance, so a warm duplicate
- * costs no read.
+ * <p>Every try is recorded on the ledger before the effect runs, and its lease is renewed while it runs. Writes to
+ * Firestore commit with the completion ({@link Completion#committing}), so they happen exactly once. An effect on
+ * the outside world (a POST, a publish) happens again when a try failed after its request left, or its process died
+ * before the completion was committed: with {@link Policy#DEFAULT} such an effect is at least once, and must carry
+ * {@link Attempt#key()} so its receiver can drop the copy; with {@link Policy#atMostOnce()} (or a {@link
+ * Policy#capped cap}) no try starts after the cap of tries that may have run, and the effect is given up instead: at
+ * most once. An effect that throws a {@link Refusal} was not carried out: rejected for good, released without
+ * counting the try, or deferred, as its kind says; any other failure releases it as a try that may have run and is
+ * rethrown, so the platform redelivers. Final answers are remembered per instance, so a warm duplicate costs no read.
+ *
+ * <p>Effect names match {@code [a-z][a-z0-9._-]{0,63}} (they are part of the record id and a log label); another is
+ * an {@link IllegalArgumentException} at run time.
  */
 public final class Once {
   /** The start of the reason an effect is refused with when its cap of tries was reached. */
@@ -49,33 +58,67 @@ public final class Once {
     Completion perform(Attempt attempt) throws Exception;
   }
 
+  /** ONCE_MAX_ATTEMPTS's default: the cap of {@link Policy#cappedAtMaxAttempts}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = Integer.parseInt(OnceSetting.ONCE_MAX_ATTEMPTS.defaultValue());
+  private static final List<EffectListener> LISTENERS =
+      ServiceLoader.load(EffectListener.class, Once.class.getClassLoader()).stream().map(ServiceLoader.Provider::get)
+          .toList();
+
   private final Ledger ledger;
   private final SettledCache settled;
   private final Log log;
+  private final int maxAttempts;
 
   public Once(Ledger ledger) {
     this(ledger, 10_000, Duration.ofMinutes(10));
   }
 
-  /** A function's one line: the guard over the Firestore ledger {@code settings} name, connected on first use. */
+  /** A function's one line: the guard over the Firestore ledger of the environment's settings. */
+  public static Once onFirestore() {
+    return onFirestore(Settings.fromEnvironment());
+  }
+
+  /**
+   * The guard over the Firestore ledger {@code settings} name (project, emulator, collection, lease), connected on
+   * first use, capping tries at their ONCE_MAX_ATTEMPTS; an unusable setting fails here, naming its variable.
+   */
   public static Once onFirestore(Settings settings) {
-    return new Once(FirestoreLedger.fromSettings(settings));
+    return over(FirestoreLedger.fromSettings(settings), settings);
+  }
+
+  /** The guard over {@code ledger}, with {@code settings}' ONCE_MAX_ATTEMPTS as its cap. */
+  public static Once over(Ledger ledger, Settings settings) {
+    return new Once(ledger).withMaxAttempts(settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
   }
 
   /** With a cache of at most {@code cachedEntries} final answers, each kept at most {@code cachedFor}. */
   public Once(Ledger ledger, int cachedEntries, Duration cachedFor) {
-    this(ledger, new SettledCache(cachedEntries, cachedFor), Log.stdout());
+    this(ledger, new SettledCache(cachedEntries, cachedFor), Log.stdout(), DEFAULT_MAX_ATTEMPTS);
   }
 
-  private Once(Ledger ledger, SettledCache settled, Log log) {
+  private Once(Ledger ledger, SettledCache settled, Log log, int maxAttempts) {
     this.ledger = ledger;
     this.settled = settled;
     this.log = log;
+    this.maxAttempts = maxAttempts;
   }
 
   /** This guard, writing its log lines (and those of whatever logs through it) to {@code sink}; stdout by default. */
   public Once loggingTo(Log sink) {
-    return new Once(ledger, settled, sink);
+    return new Once(ledger, settled, sink, maxAttempts);
+  }
+
+  /** This guard, with {@code tries} as the cap of {@link Policy#cappedAtMaxAttempts} (ONCE_MAX_ATTEMPTS). */
+  public Once withMaxAttempts(int tries) {
+    if (tries < 1) {
+      throw new IllegalArgumentException("a cap allows at least one try, got " + tries);
+    }
+    return new Once(ledger, settled, log, tries);
+  }
+
+  /** The cap of tries that may have run for a policy {@link Policy#cappedAtMaxAttempts capped at it}. */
+  public int maxAttempts() {
+    return maxAttempts;
   }
 
   /** Where this guard's log lines go: the entry adapters and flows built on it log there too. */
@@ -89,7 +132,7 @@ public final class Once {
    * be claimed.
    */
   public Optional<Outcome> peek(IdempotencyKey key, String effect, String fingerprint) {
-    String id = Ledger.recordId(key, effect);
+    String id = Ledgers.recordId(key, effect);
     Optional<ClaimResult> known = settled.get(id, fingerprint);
     if (known.isPresent()) {
       return Optional.of(answer(key, effect, known.get()));
@@ -122,21 +165,21 @@ public final class Once {
 
   /** Runs {@code action} unless the effect ran, was refused, or is being run for {@code key}. */
   public Outcome run(IdempotencyKey key, String effect, Policy policy, Effect action) {
-    String id = Ledger.recordId(key, effect);
+    String id = Ledgers.recordId(key, effect);
     Optional<ClaimResult> known = settled.get(id, policy.fingerprint());
     if (known.isPresent()) {
       return answer(key, effect, known.get());
     }
-    ClaimResult claimed = ledger.claim(key, effect, policy.claimOptions());
+    ClaimResult claimed = ledger.claim(key, effect, policy.claimOptions(maxAttempts));
     if (claimed instanceof ClaimResult.Acquired acquired) {
       return perform(acquired.claim(), policy, action);
     }
     return answer(key, effect, remember(id, claimed));
   }
 
-  /** Runs {@code action} on a claim an earlier completion took for it ({@link Processed#next()}). */
-  public Outcome runHeld(Claim claim, Effect action) {
-    return perform(claim, Policy.DEFAULT, action);
+  /** Runs {@code action} on the claim an earlier completion took for it ({@link Processed#next()}). */
+  public Outcome runHeld(Held held, Effect action) {
+    return perform(held.claim(), Policy.DEFAULT, action);
   }
 
   /** What a refusal does to the claim it was thrown under (see {@link Refusal}). */
@@ -188,7 +231,7 @@ public final class Once {
       return giveUp(claim, policy);
     }
     Hold hold = new Hold(ledger, claim, log);
-    CrashPoints.reached("after-claim", claim.effect(), claim.key());
+    LISTENERS.forEach(listener -> listener.claimed(claim.key(), claim.effect()));
     Completion completion;
     try {
       completion = action.perform(new Attempt(hold));
@@ -202,11 +245,11 @@ public final class Once {
       hold.stop();
       throw error;
     }
-    CrashPoints.reached("before-complete", claim.effect(), claim.key());
+    LISTENERS.forEach(listener -> listener.completing(claim.key(), claim.effect()));
     Claim held = hold.stop();
-    Optional<Claim> next;
+    Optional<Held> next;
     try {
-      next = ledger.complete(held, completion.result(), completion.writes(), policy.next());
+      next = ledger.complete(held, completion.result(), completion.writes(), policy.next()).map(Held::new);
     } catch (IllegalArgumentException unrecordable) {
       // The result itself cannot be stored (a value Firestore has no type for): every retry would repeat the
       // effect and fail the same way, so the effect is refused for good, with the reason, instead.
@@ -225,7 +268,7 @@ public final class Once {
     }
     settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
-    CrashPoints.reached("after-complete", claim.effect(), claim.key());
+    LISTENERS.forEach(listener -> listener.completed(claim.key(), claim.effect()));
     return new Processed(completion.result(), held.attempts(), next);
   }
 

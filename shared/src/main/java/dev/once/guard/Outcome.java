@@ -1,28 +1,70 @@
 package dev.once.guard;
 
-import dev.once.internal.ledger.Claim;
 import dev.once.observe.OutcomeLabel;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 
-/** What happened to one effect for one key, as {@link Once} reports it. */
+/**
+ * What happened to one effect for one key, as {@link Once} reports it; switch over it. Test doubles make one with the
+ * named factories ({@link #processed}, {@link #duplicate}, {@link #deferred}, {@link #rejected}).
+ */
 public sealed interface Outcome {
   /** The label in logs and metrics. */
   OutcomeLabel label();
 
-  /**
-   * This delivery ran the effect and recorded it.
-   *
-   * @param next the claim of the effect that follows, taken in the completing commit ({@link Policy#then}), if any
-   */
-  record Processed(Map<String, Object> result, int attempts, Optional<Claim> next) implements Outcome {
-    public Processed(Map<String, Object> result, int attempts) {
-      this(result, attempts, Optional.empty());
+  /** This delivery ran the effect and recorded it, after {@code attempts} tries. */
+  static Outcome.Processed processed(Map<String, Object> result, int attempts) {
+    return new Processed(result, attempts, Optional.empty());
+  }
+
+  static Outcome.Duplicate duplicate(Map<String, Object> result, int attempts) {
+    return new Duplicate(result, attempts);
+  }
+
+  static Outcome.Deferred deferred(String reason, int attempts) {
+    return new Deferred(reason, attempts);
+  }
+
+  /** Refused for good for its input, earlier (not {@link Rejected#now}) or, {@code gaveUp}, at its cap of tries. */
+  static Outcome.Rejected rejected(String reason, boolean gaveUp) {
+    return new Rejected(reason, false, gaveUp);
+  }
+
+  /** This delivery ran the effect and recorded it. */
+  final class Processed implements Outcome {
+    private final Map<String, Object> result;
+    private final int attempts;
+    private final Optional<Held> next;
+
+    Processed(Map<String, Object> result, int attempts, Optional<Held> next) {
+      this.result = result;
+      this.attempts = attempts;
+      this.next = next;
+    }
+
+    /** What was recorded as its result (and is answered to every duplicate). */
+    public Map<String, Object> result() {
+      return result;
+    }
+
+    /** Which try this was: 1 for the first delivery to hold the claim. */
+    public int attempts() {
+      return attempts;
+    }
+
+    /** The claim of the effect that follows, taken in the completing commit ({@link Policy#then}), if any. */
+    public Optional<Held> next() {
+      return next;
     }
 
     public OutcomeLabel label() {
       return OutcomeLabel.PROCESSED;
+    }
+
+    @Override
+    public String toString() {
+      return "Processed[result=" + result + ", attempts=" + attempts + ", next=" + next + "]";
     }
   }
 

@@ -1,6 +1,6 @@
 package dev.once.guard;
 
-import dev.once.internal.ledger.ClaimResult;
+import dev.once.ledger.ClaimResult;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,7 +1,5 @@
 package dev.once.key;
 
-import dev.once.internal.key.InvalidKey;
-import dev.once.internal.key.Sha256;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -33,6 +31,20 @@ public record IdempotencyKey(String value) {
 
   public static IdempotencyKey of(String value) {
     return new IdempotencyKey(value);
+  }
+
+  /**
+   * {@code kind:id}, such as {@code welcome:u-42}: the key of the {@code kind} of event about {@code id}, which must
+   * be there ({@link InvalidKey} when it is null or blank: an event that names no user has no key).
+   */
+  public static IdempotencyKey of(String kind, String id) {
+    if (kind == null || kind.isBlank() || kind.contains(":")) {
+      throw new IllegalArgumentException("a key's kind is a word without ':', got " + kind);
+    }
+    if (id == null || id.isBlank()) {
+      throw new InvalidKey("the event names no " + kind + " id");
+    }
+    return new IdempotencyKey(kind + ":" + id.strip());
   }
 
   /**

@@ -1,6 +1,5 @@
 package dev.once.key;
 
-import dev.once.internal.key.InvalidKey;
 import java.util.Map;
 
 /**

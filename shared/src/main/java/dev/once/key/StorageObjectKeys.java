@@ -1,6 +1,5 @@
 package dev.once.key;
 
-import dev.once.internal.key.InvalidKey;
 
 /**
  * Key of a Cloud Storage object generation: {@code gcs:{bucket}/{name}#{generation}}. The generation is what

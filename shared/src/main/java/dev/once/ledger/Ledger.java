@@ -1,24 +1,18 @@
 package dev.once.ledger;
 
-import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.LedgerStateMachine;
-import dev.once.internal.ledger.NextClaim;
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
- * One record per (key, effect), recording who may run the effect, every try at it, and whether it ran: the
- * persistence SPI of {@code Once}. {@link FirestoreLedger} is the one to deploy; {@link InMemoryLedger} has the same
- * semantics for unit tests (one contract test suite runs against both).
+ * One record per (key, effect), recording who may run the effect, every try at it, and whether it ran: what
+ * {@code Once} calls. Its rules are written once, over a store ({@link RecordStore}, the contract a store
+ * implements): {@link Ledgers#over} builds a ledger over any store; {@code FirestoreLedger} is the one to deploy,
+ * once-testing's {@code InMemoryLedger} has the same rules in memory (its {@code LedgerContract} runs against any
+ * store). Implement this interface only to decorate a ledger ({@link ForwardingLedger}).
  */
 public interface Ledger {
   /** The record as it is now (one read), or empty when the effect was never claimed. */
@@ -97,31 +91,16 @@ public interface Ledger {
 
   /**
    * Documents beside the records (a budget's counters), read together in one call, by id: the fields of those that
-   * exist, with server times as {@link Instant}s. Not fenced by any claim. Both ledgers implement it; a ledger that
-   * keeps no documents beside its records cannot hold a spending budget.
+   * exist, with server times as {@link Instant}s. Not fenced by any claim.
    */
-  default Map<String, Map<String, Object>> read(String collection, java.util.List<String> ids) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no documents beside its records");
-  }
+  Map<String, Map<String, Object>> read(String collection, List<String> ids);
 
   /**
    * Commits {@code writes} to documents beside the records, alone and atomically, outside any claim (a budget's
    * reservation, an increment). Not fenced: only for writes that are right whoever makes them.
    */
-  default void commit(SideWrites writes) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no documents beside its records");
-  }
+  void commit(SideWrites writes);
 
   /** The store's time as this instance best tells it (asking the store once if this instance never did). */
   Instant now();
-
-  /** The id of (key, effect)'s record, in every store: a hash, because keys hold '/' and arbitrary user text. */
-  static String recordId(IdempotencyKey key, String effect) {
-    return LedgerStateMachine.recordId(key, effect);
-  }
-
-  /** A ledger built on first use: an instance that never handles an event never builds its store's client. */
-  static Ledger lazy(Supplier<? extends Ledger> factory) {
-    return new LazyLedger(factory);
-  }
 }

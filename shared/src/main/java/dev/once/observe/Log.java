@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
-import dev.once.internal.observe.Trace;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -10,10 +10,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.internal.entry.Redeliver;
-import dev.once.internal.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.key.InvalidKey;
 import dev.once.observe.Log;
+import dev.once.testing.InMemoryLedger;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.io.ByteArrayOutputStream;
@@ -119,5 +119,28 @@ class EventEntryTest {
     assertEquals("failed", line.path("outcome").asText());
     assertEquals("order:9", line.path("key").asText());
     assertFalse(line.path("error").asText().isEmpty());
+  }
+
+  @Test
+  void anEventOfOneEffect_runsItOnce_andReportsItsOutcome() {
+    EventEntry<String> single = EventEntry.of("Orders", event -> new String(event.getData().toBytes(),
+        StandardCharsets.UTF_8), order -> IdempotencyKey.of("order", order),
+        EventEntry.effect(once, "ship", dev.once.guard.Policy.DEFAULT, (order, attempt) -> {
+          runs.incrementAndGet();
+          return Completion.of(Map.of("order", order));
+        })).loggingTo(log);
+    single.accept(event("7", "88"));
+    single.accept(event("8", "88"));
+    assertEquals(1, runs.get());
+    assertEquals(List.of("processed", "duplicate"), lines().stream().map(l -> l.path("outcome").asText()).toList());
+    assertEquals("ship", lines().get(1).path("effect").asText());
+  }
+
+  @Test
+  void aFunctionNameOutsideCloudFunctionsRule_isRefused() {
+    for (String name : new String[] {"", "9lives", "send welcome", "x".repeat(64)}) {
+      org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+          () -> EventEntry.of(name, event -> "x", order -> IdempotencyKey.of("k"), (order, key) -> null), name);
+    }
   }
 }

@@ -11,10 +11,11 @@ import dev.once.entry.IdempotentHttp.Answer;
 import dev.once.entry.IdempotentHttp.BadRequest;
 import dev.once.guard.Attempt;
 import dev.once.guard.Once;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.RecordState;
 import dev.once.observe.Log;
+import dev.once.testing.FakeHttp;
+import dev.once.testing.InMemoryLedger;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -370,6 +371,35 @@ class IdempotentHttpTest {
       return JSON.readTree(line);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
+  void atMostOnce_aRequestWhoseHandlerMayHaveActed_isNotRunAgain_butRefusedForGood() throws IOException {
+    IdempotentHttp<Long> once = guard.withPolicy(dev.once.guard.Policy.atMostOnce());
+    IdempotentHttp<Long> failing = IdempotentHttp.of("Pay", this.once, IdempotentHttpTest::amount, (amount, attempt) -> {
+      runs.incrementAndGet();
+      throw new IOException("the payment endpoint timed out: it may have paid");
+    }).withPolicy(dev.once.guard.Policy.atMostOnce());
+
+    assertEquals(500, send(failing, pay("k-1", CHARGE)).status());
+    FakeHttp.Response retried = send(once, pay("k-1", CHARGE));
+
+    assertEquals(500, retried.status());
+    assertEquals("rejected", JSON.readTree(retried.body()).path("status").asText());
+    assertEquals(1, runs.get(), "never a second try");
+  }
+
+  @Test
+  void aJsonParser_readsARecord_andRefusesWhatItCannotReadOrWhatItsCheckRejects() throws Exception {
+    record Order(String item, long quantity) {}
+    IdempotentHttp.Parser<Order> parser = IdempotentHttp.json(Order.class, order -> order.quantity() > 0,
+        "send {\"item\": a name, \"quantity\": at least 1}");
+    assertEquals(new Order("pen", 2), parser.parse(null, "{\"item\":\"pen\",\"quantity\":2}".getBytes()));
+    for (String bad : new String[] {"", "{", "[]", "{\"item\":\"pen\",\"quantity\":0}", "{\"item\":\"pen\",\"quantity\":2,\"x\":1}"}) {
+      BadRequest refused = org.junit.jupiter.api.Assertions.assertThrows(BadRequest.class,
+          () -> parser.parse(null, bad.getBytes()), bad);
+      assertEquals("send {\"item\": a name, \"quantity\": at least 1}", refused.getMessage());
     }
   }
 }

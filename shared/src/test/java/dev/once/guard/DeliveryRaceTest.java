@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.RecordState;
+import dev.once.firestore.TestFirestore;
 import dev.once.key.IdempotencyKey;
-import dev.once.testing.TestFirestore;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.RecordState;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -33,7 +33,7 @@ class DeliveryRaceTest {
   private static final int KEYS = 50;
   private static final int DELIVERIES_PER_KEY = 10;
 
-  private final LedgerConfig config = LedgerConfig.defaults();
+  private final LedgerOptions config = LedgerOptions.defaults();
   private final List<Once> instances = List.of(
       new Once(new FirestoreLedger(TestFirestore.client(), config)),
       new Once(new FirestoreLedger(TestFirestore.connect(), config)));

@@ -14,22 +14,23 @@ import dev.once.guard.Outcome.InFlight;
 import dev.once.guard.Outcome.Processed;
 import dev.once.guard.Outcome.Rejected;
 import dev.once.internal.guard.EffectFailed;
-import dev.once.internal.ledger.Call;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.NextClaim;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.ClaimResult;
 import dev.once.ledger.DocumentWrites;
-import dev.once.ledger.InMemoryLedger;
+import dev.once.ledger.ForwardingLedger;
+import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.NextClaim;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
+import dev.once.testing.InMemoryLedger;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -48,7 +49,7 @@ import org.junit.jupiter.api.Test;
 class OnceTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("pubsub:1234");
   private volatile Instant now = Instant.parse("2026-11-30T10:00:00Z");
-  private final InMemoryLedger ledger = new InMemoryLedger(LedgerConfig.defaults(), () -> now);
+  private final InMemoryLedger ledger = new InMemoryLedger(LedgerOptions.defaults(), () -> now);
   private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
   private final Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8)));
   private final AtomicInteger runs = new AtomicInteger();
@@ -181,7 +182,7 @@ class OnceTest {
   void peek_ofAClaimInFlightOrExpired_isEmpty_soTheCallerGoesOnToClaim() {
     ledger.claim(KEY, "notify");
     assertEquals(Optional.empty(), once.peek(KEY, "notify"), "in flight");
-    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    now = now.plus(LedgerOptions.defaults().lease()).plusSeconds(1);
     assertEquals(Optional.empty(), once.peek(KEY, "notify"), "expired");
   }
 
@@ -209,7 +210,7 @@ class OnceTest {
           return Completion.of(Map.of("by", "stale"), writes -> writes.create("analyses", "stale", Map.of()));
         }));
     assertTrue(holding.await(30, TimeUnit.SECONDS), "the first delivery holds the claim");
-    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    now = now.plus(LedgerOptions.defaults().lease()).plusSeconds(1);
     assertInstanceOf(Processed.class, once.run(KEY, "analyse", attempt -> Completion.of(Map.of("by", "current"),
         writes -> writes.create("analyses", "current", Map.of()))), "the second delivery takes the expired lease over");
     overtaken.countDown();
@@ -333,10 +334,10 @@ class OnceTest {
     Once failing = new Once(new ForwardingLedger(ledger) {
       @Override
       public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
-        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer", null);
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
       }
     });
-    assertThrows(dev.once.internal.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
+    assertThrows(dev.once.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
       throw Refusal.deferred("over the day's budget", SideWrites.NONE);
     }));
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
@@ -345,7 +346,7 @@ class OnceTest {
   @Test
   void aLiveHoldersLease_isRenewedWhileItWorks_soNoOtherDeliveryTakesItOver() throws Exception {
     Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
-    InMemoryLedger shortLeases = new InMemoryLedger(LedgerConfig.defaults().withLease(Duration.ofMillis(300)),
+    InMemoryLedger shortLeases = new InMemoryLedger(LedgerOptions.defaults().withLease(Duration.ofMillis(300)),
         () -> clock[0].plusMillis(System.nanoTime() / 1_000_000));
     Once holder = new Once(shortLeases);
     CountDownLatch working = new CountDownLatch(1);
@@ -371,7 +372,7 @@ class OnceTest {
   @Test
   void anErrorFromTheEffect_stopsTheRenewals_soTheClaimIsTakenOverWithinALease() {
     Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
-    InMemoryLedger shortLeases = new InMemoryLedger(LedgerConfig.defaults().withLease(Duration.ofMillis(300)),
+    InMemoryLedger shortLeases = new InMemoryLedger(LedgerOptions.defaults().withLease(Duration.ofMillis(300)),
         () -> clock[0].plusMillis(System.nanoTime() / 1_000_000));
     assertThrows(StackOverflowError.class, () -> new Once(shortLeases).run(KEY, "notify", attempt -> {
       throw new StackOverflowError("deep");
@@ -400,7 +401,7 @@ class OnceTest {
   void theEffectThatAlwaysFollows_isClaimedByTheCompletingCommit_andRunOnThatClaim() {
     Processed analysed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", Policy.DEFAULT.then("publish"),
         attempt -> Completion.of(Map.of("status", "analysed"), SideWrites.NONE)));
-    Claim publish = analysed.next().orElseThrow();
+    Held publish = analysed.next().orElseThrow();
     assertInstanceOf(InFlight.class, once.run(KEY, "publish", this::count), "held since the analysis committed");
     assertInstanceOf(Processed.class, once.runHeld(publish, this::count));
     assertEquals(1, runs.get());
@@ -443,7 +444,7 @@ class OnceTest {
   void aClaimInFlight_isNeverRememberedAsSettled() {
     ledger.claim(KEY, "notify");
     assertEquals(Optional.empty(), once.peek(KEY, "notify"));
-    now = now.plus(LedgerConfig.defaults().lease()).plusSeconds(1);
+    now = now.plus(LedgerOptions.defaults().lease()).plusSeconds(1);
     assertInstanceOf(Processed.class, once.run(KEY, "notify", this::count), "taken over, not answered from memory");
   }
 
@@ -453,7 +454,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next);
-        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     Once lost = new Once(answerLost);
@@ -475,7 +476,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next); // the next effect exists: completed alone
-        throw new dev.once.internal.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     assertInstanceOf(Processed.class, new Once(answerLost).run(KEY, "analyse",
@@ -501,50 +502,45 @@ class OnceTest {
     assertEquals(1, runs.get());
   }
 
-  /** Delegates everything; tests override the call they break. */
-  private static class ForwardingLedger implements Ledger {
-    private final Ledger inner;
+  @Test
+  void atMostOnce_runsNoSecondTryAfterOneThatMayHaveRun_butAgainAfterARefusalBeforeAnyWork() {
+    assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> once.run(KEY, "email",
+        Policy.atMostOnce(), attempt -> {
+          runs.incrementAndGet();
+          throw Refusal.notPerformed("the mailer answered 503", null);
+        })).kind());
+    assertThrows(IllegalStateException.class, () -> once.run(KEY, "email", Policy.atMostOnce(), attempt -> {
+      runs.incrementAndGet();
+      throw new IllegalStateException("timed out: it may have been sent");
+    }));
+    Rejected gaveUp = assertInstanceOf(Rejected.class, once.run(KEY, "email", Policy.atMostOnce(), this::count));
+    assertTrue(gaveUp.gaveUp());
+    assertEquals(2, runs.get(), "the refused try and the one that may have sent it; never a third");
+  }
 
-    ForwardingLedger(Ledger inner) {
-      this.inner = inner;
+  @Test
+  void theGuardsCap_isOnceMaxAttempts_fromItsSettings() {
+    Once capped = Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "2")));
+    assertEquals(2, capped.maxAttempts());
+    assertEquals(Once.DEFAULT_MAX_ATTEMPTS, new Once(ledger).maxAttempts());
+    Policy paid = Policy.DEFAULT.cappedAtMaxAttempts(reason -> SideWrites.NONE);
+    for (int i = 0; i < 2; i++) {
+      assertThrows(IllegalStateException.class, () -> capped.run(KEY, "analyse", paid, attempt -> {
+        runs.incrementAndGet();
+        throw new IllegalStateException("reset");
+      }));
     }
+    assertInstanceOf(Rejected.class, capped.run(KEY, "analyse", paid, this::count));
+    assertEquals(2, runs.get());
+    assertThrows(dev.once.config.InvalidSetting.class,
+        () -> Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "0"))));
+  }
 
-    public Optional<LedgerRecord> lookup(IdempotencyKey key, String effect) {
-      return inner.lookup(key, effect);
+  @Test
+  void effectNames_outsideTheirRule_areRefused() {
+    for (String name : new String[] {"Email", "e mail", "", "x".repeat(65)}) {
+      assertThrows(IllegalArgumentException.class, () -> once.run(KEY, name, this::count), name);
     }
-
-    public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions options) {
-      return inner.claim(key, effect, options);
-    }
-
-    public Claim renew(Claim claim, Duration lease) {
-      return inner.renew(claim, lease);
-    }
-
-    public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
-      return inner.complete(claim, outcome, writes, next);
-    }
-
-    public void reject(Claim claim, String reason, boolean gaveUp, SideWrites writes) {
-      inner.reject(claim, reason, gaveUp, writes);
-    }
-
-    public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
-      inner.release(claim, error, mayHaveRun, writes);
-    }
-
-    public Instant now() {
-      return inner.now();
-    }
-
-    public void forceRelease(IdempotencyKey key, String effect, long token, String by, String reason,
-        boolean evenIfLive) {
-      inner.forceRelease(key, effect, token, by, reason, evenIfLive);
-    }
-
-    @Override
-    public boolean invalidate(IdempotencyKey key, String effect, int generation, String by, String reason) {
-      return inner.invalidate(key, effect, generation, by, reason);
-    }
+    assertEquals(0, runs.get());
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.once.internal.key.InvalidKey;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -87,6 +86,14 @@ class IdempotencyKeyTest {
   @Test
   void pubSubKey_withNeitherAttributeNorId_isRejected() {
     assertThrows(InvalidKey.class, () -> PubSubMessageKeys.of(Map.of(), " "));
+  }
+
+  @Test
+  void aKindAndAnId_makeAKey_andNoIdIsNoKey() {
+    assertEquals("welcome:u-42", IdempotencyKey.of("welcome", " u-42 ").value());
+    assertThrows(InvalidKey.class, () -> IdempotencyKey.of("welcome", null));
+    assertThrows(InvalidKey.class, () -> IdempotencyKey.of("welcome", " "));
+    assertThrows(IllegalArgumentException.class, () -> IdempotencyKey.of("wel:come", "u-42"));
   }
 
   /** A deliberate re-run's key: the key itself on the first run, KEY/rerun-N after, its hash when too long for it. */

@@ -3,18 +3,12 @@ package dev.once.ledger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.google.cloud.firestore.Firestore;
+import dev.once.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.NextClaim;
-import dev.once.internal.ledger.RecordState;
+import dev.once.firestore.TestFirestore;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.net.TcpProxy;
-import dev.once.testing.TestFirestore;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +24,7 @@ class FirestoreLedgerLostAnswerTest {
   void aCompletionAppliedWhoseAnswerIsLostToAReset_isRecognisedAsApplied_andHandsOverTheNextClaim() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(FirestoreEmulator.shared().hostPort());
         Firestore db = FirestoreClients.forEmulator(TestFirestore.PROJECT, proxy.hostPort())) {
-      FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+      FirestoreLedger ledger = new FirestoreLedger(db, LedgerOptions.defaults());
       IdempotencyKey key = IdempotencyKey.of("lost-answer-" + System.nanoTime());
       Claim claim = ((ClaimResult.Acquired) ledger.claim(key, "analyse", ClaimOptions.DEFAULTS)).claim();
       proxy.dropAnswersOfNext(1); // the next connection loses its first answer:
@@ -53,7 +47,7 @@ class FirestoreLedgerLostAnswerTest {
   void aCompletionPickedByItsBody_losesItsAnswerOnce_onAConnectionInUse() throws Exception {
     try (TcpProxy proxy = TcpProxy.start(FirestoreEmulator.shared().hostPort());
         Firestore db = FirestoreClients.forEmulator(TestFirestore.PROJECT, proxy.hostPort())) {
-      FirestoreLedger ledger = new FirestoreLedger(db, LedgerConfig.defaults());
+      FirestoreLedger ledger = new FirestoreLedger(db, LedgerOptions.defaults());
       IdempotencyKey key = IdempotencyKey.of("gcs:inbox/picked-" + System.nanoTime() + ".pdf#1");
       Claim claim = ((ClaimResult.Acquired) ledger.claim(key, "analyse", ClaimOptions.DEFAULTS)).claim();
       proxy.dropAnswerOnceToRequestHolding(key.value(), "DONE");

@@ -1,21 +1,14 @@
 package dev.once.ledger;
 
-import static dev.once.ledger.LedgerContract.acquired;
+import static dev.once.testing.LedgerContract.acquired;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Call;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimOptions;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.NextClaim;
-import dev.once.internal.ledger.RecordState;
+import dev.once.firestore.LostAnswers;
+import dev.once.firestore.TestFirestore;
 import dev.once.key.IdempotencyKey;
-import dev.once.testing.LostAnswers;
-import dev.once.testing.TestFirestore;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.List;
@@ -46,7 +39,7 @@ class FirestoreLedgerResendTest {
   private static final LostAnswers faults = new LostAnswers();
   private static final Firestore lossy = LostAnswers.client(faults);
 
-  private final LedgerConfig config = LedgerConfig.defaults();
+  private final LedgerOptions config = LedgerOptions.defaults();
   private final FirestoreLedger ledger = new FirestoreLedger(lossy, config);
   /** Another instance, whose answers all arrive: for the setting up and the looking. */
   private final FirestoreLedger other = new FirestoreLedger(TestFirestore.client(), config);

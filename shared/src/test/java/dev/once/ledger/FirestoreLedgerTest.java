@@ -7,12 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimResult.Busy;
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.firestore.TestFirestore;
 import dev.once.internal.ledger.Times;
 import dev.once.key.IdempotencyKey;
-import dev.once.testing.TestFirestore;
+import dev.once.ledger.ClaimResult.Busy;
+import dev.once.testing.LedgerContract;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class FirestoreLedgerTest extends LedgerContract {
   private final Firestore db = TestFirestore.client();
-  private final LedgerConfig config = LedgerConfig.defaults();
+  private final LedgerOptions config = LedgerOptions.defaults();
 
   @BeforeEach
   void clear() {
@@ -36,17 +35,17 @@ class FirestoreLedgerTest extends LedgerContract {
   }
 
   @Override
-  Ledger ledger(Duration lease) {
+  protected Ledger ledger(Duration lease) {
     return new FirestoreLedger(db, config.withLease(lease));
   }
 
   @Override
-  void passTime(Duration duration) {
+  protected void passTime(Duration duration) {
     TestFirestore.passTime(duration);
   }
 
   @Override
-  Optional<Map<String, Object>> document(String collection, String id) {
+  protected Optional<Map<String, Object>> document(String collection, String id) {
     try {
       DocumentSnapshot snapshot = db.collection(collection).document(id).get().get();
       if (!snapshot.exists()) {
@@ -61,7 +60,7 @@ class FirestoreLedgerTest extends LedgerContract {
   }
 
   @Override
-  void put(String collection, String id, Map<String, Object> fields) {
+  protected void put(String collection, String id, Map<String, Object> fields) {
     try {
       db.collection(collection).document(id).set(fields).get();
     } catch (Exception e) {

@@ -1,6 +1,7 @@
 package dev.once.ledger;
 
-import dev.once.internal.ledger.LedgerConfig;
+import dev.once.testing.InMemoryLedger;
+import dev.once.testing.LedgerContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -17,26 +18,26 @@ class InMemoryLedgerTest extends LedgerContract {
   void clear() {
     now = Instant.parse("2026-11-30T10:00:00Z");
     InstantSource clock = () -> now;
-    store = new InMemoryLedger(LedgerConfig.defaults(), clock);
+    store = new InMemoryLedger(LedgerOptions.defaults(), clock);
   }
 
   @Override
-  Ledger ledger(Duration lease) {
-    return store.withConfig(LedgerConfig.defaults().withLease(lease));
+  protected Ledger ledger(Duration lease) {
+    return store.withOptions(LedgerOptions.defaults().withLease(lease));
   }
 
   @Override
-  void passTime(Duration duration) {
+  protected void passTime(Duration duration) {
     now = now.plus(duration);
   }
 
   @Override
-  Optional<Map<String, Object>> document(String collection, String id) {
+  protected Optional<Map<String, Object>> document(String collection, String id) {
     return store.document(collection, id);
   }
 
   @Override
-  void put(String collection, String id, Map<String, Object> fields) {
+  protected void put(String collection, String id, Map<String, Object> fields) {
     store.put(collection, id, fields);
   }
 }

@@ -1,7 +1,7 @@
 package dev.once.cli.inspect;
 
 import dev.once.gemini.GeminiCompletionKeys;
-import dev.once.internal.key.InvalidKey;
+import dev.once.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -6,7 +6,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Reads;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;

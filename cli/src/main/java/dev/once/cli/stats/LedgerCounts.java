@@ -10,8 +10,8 @@ import dev.once.cli.Context;
 import dev.once.cli.Fields;
 import dev.once.cli.Reads;
 import dev.once.guard.Outcome;
-import dev.once.internal.ledger.LedgerStateMachine;
-import dev.once.internal.ledger.RecordState;
+import dev.once.ledger.RecordFields;
+import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
@@ -71,8 +71,8 @@ final class LedgerCounts {
     }
     String error = doc.getString(Fields.ERROR);
     if (RecordState.REJECTED.name().equals(state)) {
-      boolean gaveUp = LedgerStateMachine.gaveUp(doc.get(LedgerStateMachine.GAVE_UP), error);
-      return new Outcome.Rejected(error, false, gaveUp).label().label(); // failed when given up, as its log says
+      boolean gaveUp = RecordFields.gaveUp(doc.get(RecordFields.GAVE_UP), error);
+      return Outcome.rejected(error, gaveUp).label().label(); // failed when given up, as its log says
     }
     Timestamp lease = doc.getTimestamp(Fields.LEASE_EXPIRES_AT);
     if (lease != null && lease.compareTo(readTime) > 0) {
@@ -81,8 +81,8 @@ final class LedgerCounts {
     if (Fields.deferral(error)) {
       return null; // counted once, by its deferred analysis (withDeferred)
     }
-    if (error == null && doc.get(LedgerStateMachine.HISTORY) instanceof java.util.List<?> history && !history.isEmpty()
-        && !(doc.get(LedgerStateMachine.CALLS) instanceof java.util.List<?> calls && !calls.isEmpty())) {
+    if (error == null && doc.get(RecordFields.HISTORY) instanceof java.util.List<?> history && !history.isEmpty()
+        && !(doc.get(RecordFields.CALLS) instanceof java.util.List<?> calls && !calls.isEmpty())) {
       return "invalidated"; // an operator's re-run to come: neither failed nor a duplicate
     }
     return error != null ? OutcomeLabel.FAILED.label() : "abandoned";

@@ -9,7 +9,7 @@ import dev.once.cli.Fields;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
 import dev.once.cli.stuck.PageToken.Cursor;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.ledger.LedgerRecord;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;

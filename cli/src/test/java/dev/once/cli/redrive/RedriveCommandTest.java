@@ -15,7 +15,7 @@ import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.ClaimResult;
+import dev.once.ledger.ClaimResult;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.PubSubAdmin;

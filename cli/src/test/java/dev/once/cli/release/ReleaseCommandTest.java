@@ -12,12 +12,12 @@ import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.Claim;
-import dev.once.internal.ledger.ClaimResult;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.LeaseLost;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
@@ -55,7 +55,7 @@ class ReleaseCommandTest {
 
   private static boolean completeWithOwnClient(IdempotencyKey key, Claim held) throws Exception {
     try (Firestore own = CliFirestore.connect()) {
-      FirestoreLedger holders = new FirestoreLedger(own, LedgerConfig.defaults());
+      FirestoreLedger holders = new FirestoreLedger(own, LedgerOptions.defaults());
       holders.lookup(key, held.effect()); // a new client learns Firestore's time from its first answer
       return complete(holders, held);
     }

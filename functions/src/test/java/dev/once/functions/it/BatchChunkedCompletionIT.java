@@ -9,18 +9,18 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.genai.Client;
 import com.google.genai.types.HttpOptions;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
-import dev.once.pipeline.DocumentSource;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.pipeline.DocumentSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,8 +29,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
@@ -98,7 +98,7 @@ class BatchChunkedCompletionIT {
 
     stack.gemini.finish(job, BatchState.SUCCEEDED);
     awaitReconciling(() -> kills(crashLog) == 1, "the kill half-way");
-    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
     awaitReconciling(() -> ledger.lookup(jobKey, "publish").map(r -> r.state() == RecordState.DONE).orElse(false),
         "the job's completion");
     Await.until(DEADLINE, () -> counted(stack.notifications().stream().map(r -> r.header("Idempotency-Key"))).size()

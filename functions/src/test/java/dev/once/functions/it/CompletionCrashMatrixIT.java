@@ -8,16 +8,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.pubsub.v1.PubsubMessage;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.ledger.Ledger;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.RecordState;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.gemini.BatchState;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
-import dev.once.local.gemini.BatchState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,7 +77,7 @@ class CompletionCrashMatrixIT {
         RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
         Map.of())));
     matrix.stack.keepAlive();
-    ledger = new FirestoreLedger(matrix.stack.db, LedgerConfig.defaults());
+    ledger = new FirestoreLedger(matrix.stack.db, LedgerOptions.defaults());
   }
 
   @AfterAll

@@ -14,6 +14,7 @@ import dev.once.local.eventarc.BinaryMode;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.process.ChildProcess;
+import dev.once.testing.GoogleSamples;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
@@ -30,14 +31,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Google's own sample events (src/test/resources/conformance, sources in its README) through the real entry
+ * Google's own sample events (once-testing's GoogleSamples, sources in their README) through the real entry
  * points under the invoker, in binary mode with the ce-* headers Eventarc sets. Each gets its documented answer,
  * read from the functions' log lines, the ledger, the analyses, the results topic and the notification endpoint;
  * none is refused as malformed.
  */
 class ConformanceIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Path CORPUS = Path.of("src/test/resources/conformance");
   private static final Duration DEADLINE = Duration.ofSeconds(60);
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
@@ -166,9 +166,9 @@ class ConformanceIT {
     Path log = stack.logDir.resolve("function-run.log");
     Files.createDirectories(log.getParent());
     maven(root, log, List.of("-N", "install"));
-    // What its install step puts there: the library, and the stand-ins functions' tests depend on (the plugin
-    // resolves the module's test scope too). Nothing of this project is assumed to be there already.
-    for (String module : List.of("shared", "local")) {
+    // What its install step puts there: the library, and the stand-ins and the test kit functions' tests depend on
+    // (the plugin resolves the module's test scope too). Nothing of this project is assumed to be there already.
+    for (String module : List.of("shared", "local", "testing")) {
       installBuiltJar(root, log, module);
     }
 
@@ -344,11 +344,12 @@ class ConformanceIT {
     }, "the log line of " + event);
   }
 
-  private static byte[] bytes(String file) throws IOException {
-    return Files.readAllBytes(CORPUS.resolve(file));
+  /** Google's sample, as once-testing keeps it. */
+  private static byte[] bytes(String file) {
+    return GoogleSamples.read(file);
   }
 
   private static JsonNode read(String file) throws IOException {
-    return JSON.readTree(CORPUS.resolve(file).toFile());
+    return JSON.readTree(GoogleSamples.read(file));
   }
 }

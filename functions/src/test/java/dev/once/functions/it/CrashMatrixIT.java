@@ -215,11 +215,11 @@ class CrashMatrixIT {
 
   private static void assertRecovered(PipelineStack stack, String point, String key, java.time.Instant sent,
       String effect, Duration bound) {
-    dev.once.ledger.Ledger ledger = new dev.once.firestore.FirestoreLedger(stack.db, dev.once.internal.ledger.LedgerConfig.defaults());
+    dev.once.ledger.Ledger ledger = new dev.once.firestore.FirestoreLedger(stack.db, dev.once.ledger.LedgerOptions.defaults());
     java.time.Instant killed = Await.value(PER_DOCUMENT, () -> stack.lastDeath("DocumentUploaded")
         .filter(death -> death.isAfter(sent)), "the kill of " + key + " to be seen");
     Await.until(bound.plus(PER_DOCUMENT), () -> ledger.lookup(dev.once.key.IdempotencyKey.of(key), effect)
-        .map(r -> r.state() == dev.once.internal.ledger.RecordState.DONE).orElse(false), effect + " of " + key + " done");
+        .map(r -> r.state() == dev.once.ledger.RecordState.DONE).orElse(false), effect + " of " + key + " done");
     Duration recovery = Duration.between(killed, java.time.Instant.now()); // notified already: the document is finished
     RECOVERY.record(point, recovery);
     System.out.printf("killed %-26s %s recovered %5.1f s after the kill%n", point, key, recovery.toMillis() / 1000.0);

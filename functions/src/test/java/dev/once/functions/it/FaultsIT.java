@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Blob;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.http.AmbiguousFailure;
@@ -34,7 +34,7 @@ class FaultsIT {
   @BeforeAll
   static void start() {
     stack = PipelineStack.shared(PipelineStack.Config.sync());
-    ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
   }
 
 

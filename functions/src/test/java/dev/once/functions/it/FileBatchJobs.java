@@ -1,17 +1,17 @@
 package dev.once.functions.it;
 
 import com.google.cloud.firestore.FieldValue;
-import com.google.cloud.firestore.SetOptions;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.SetOptions;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.CreateBatchJobConfig;
 import com.google.genai.types.UploadFileConfig;
+import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchInput;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.PriceTable;
-import dev.once.internal.budget.Reservation;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.local.samples.InvoicePdf;

@@ -10,11 +10,11 @@ import com.google.genai.types.ListBatchJobsConfig;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
-import dev.once.internal.ledger.Call;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
@@ -55,7 +55,7 @@ final class MatrixStack implements AutoCloseable {
     stack = PipelineStack.start(config.withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
     gemini = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
         .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
-    ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
   }
 
   static MatrixStack start(PipelineStack.Config config) {

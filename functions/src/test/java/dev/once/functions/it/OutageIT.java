@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
@@ -71,7 +71,7 @@ class OutageIT {
 
   private static void assertNothingLostNothingDoubled(List<String> keys) {
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty()), "every document notified");
-    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> ledger.lookup(IdempotencyKey.of(k), "notify")
         .map(r -> r.state() == RecordState.DONE).orElse(false)), "every notification recorded");
     stack.assertAnalysedBilledAndPublishedOnce(keys);
@@ -115,7 +115,7 @@ class OutageIT {
       keys.add(key(stack.upload("outage-notify/doc-" + i + ".pdf", InvoicePdf.of("T" + i), "application/pdf")));
     }
     assertNothingLostNothingDoubled(keys);
-    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerConfig.defaults());
+    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
     int retried = 0;
     for (String key : keys) {
       retried += ledger.lookup(IdempotencyKey.of(key), "notify").orElseThrow().attempts() - 1;

@@ -13,7 +13,7 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
-import dev.once.internal.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreClients;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;

@@ -18,10 +18,10 @@ import java.util.Map;
  * {@code orderingKey} only when set. Protobuf's strict JSON parser refuses this shape (a field set twice), which
  * is why the functions must not use it as is.
  */
-final class PubSubEvents {
+public final class PubSubEvents {
   private PubSubEvents() {}
 
-  static CloudEvent messagePublished(PubsubMessage message, String subscription, String topic) {
+  public static CloudEvent messagePublished(PubsubMessage message, String subscription, String topic) {
     Instant published = Instant.ofEpochSecond(message.getPublishTime().getSeconds(), message.getPublishTime().getNanos());
     String publishTime = Timestamps.toString(message.getPublishTime()); // RFC 3339, as proto3 JSON writes it
     ObjectNode envelope = Json.object();

@@ -11,10 +11,10 @@ import java.util.Map;
  * {@code StorageObjectDataWorkflows-simple} shows it), {@code ce-id} the notification's id, {@code ce-time} the
  * object's update time, and as data the object resource as Cloud Storage writes it.
  */
-final class StorageEvents {
+public final class StorageEvents {
   private StorageEvents() {}
 
-  static CloudEvent finalized(ObjectFinalized notification) {
+  public static CloudEvent finalized(ObjectFinalized notification) {
     return new CloudEvent(
         notification.eventId(),
         "//storage.googleapis.com/projects/_/buckets/" + notification.bucket(),

@@ -11,16 +11,20 @@ import java.util.stream.Stream;
  * The functions' deploy jar and the Functions Framework invoker that serves it, as the functions module's build
  * leaves them ({@code mvn -pl functions -am package}). System properties {@code once.functionJar} and
  * {@code once.invokerJar} name them explicitly (tests do); otherwise they are looked up under {@code functions/target}
- * of the working directory, which is the repository root for the {@code dev/} scripts.
+ * of the working directory, which is the repository root for the {@code dev/} scripts. {@code once.testingJar}, set
+ * by the functions' integration tests only, names the test kit's jar, put before the deploy jar so its crash points
+ * ({@code -Donce.crash.at}) can kill a function; dev/run never sets it.
  */
-public record FunctionJars(Path invokerJar, Path functionJar) {
+public record FunctionJars(Path invokerJar, Path functionJar, List<Path> before) {
   public static FunctionJars locate() {
     Path target = Path.of("functions", "target");
     String invoker = System.getProperty("once.invokerJar");
     String function = System.getProperty("once.functionJar");
+    String testing = System.getProperty("once.testingJar");
     return new FunctionJars(
         invoker != null ? Path.of(invoker) : target.resolve("invoker/java-function-invoker.jar"),
-        function != null ? Path.of(function) : deployJar(target));
+        function != null ? Path.of(function) : deployJar(target),
+        testing == null || testing.isBlank() ? List.of() : List.of(Path.of(testing)));
   }
 
   private static Path deployJar(Path target) {
@@ -34,7 +38,7 @@ public record FunctionJars(Path invokerJar, Path functionJar) {
 
   /** How to run a function from these jars, with these JVM flags. */
   public FunctionProcess.Launch launch(List<String> jvmFlags) {
-    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags);
+    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags, before);
   }
 
   /** Throws with the command that builds them when either is missing. */

@@ -13,7 +13,7 @@ import java.time.format.DateTimeFormatter;
  * size) as strings, hashes in base64, times in RFC 3339 with milliseconds. The same JSON is the data of an
  * {@code object.finalize} notification and of the Eventarc {@code StorageObjectData}.
  */
-final class ObjectResource {
+public final class ObjectResource {
   private static final DateTimeFormatter RFC3339 =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
 
@@ -23,7 +23,7 @@ final class ObjectResource {
     return RFC3339.format(instant);
   }
 
-  static ObjectNode toJson(StoredObject o, String baseUrl) {
+  public static ObjectNode toJson(StoredObject o, String baseUrl) {
     String encodedName = URLEncoder.encode(o.name(), StandardCharsets.UTF_8).replace("+", "%20");
     ObjectNode node = Json.object();
     node.put("kind", "storage#object");

@@ -24,6 +24,13 @@ public record StoredObject(
     metadata = Map.copyOf(metadata);
   }
 
+  /** A first metageneration of {@code data}, written at {@code at}, with the checksums GCS would report. */
+  public static StoredObject of(String bucket, String name, long generation, String contentType, byte[] data,
+      Instant at) {
+    return new StoredObject(bucket, name, generation, 1, contentType, Map.of(), null, null, null, data,
+        Hashes.md5(data), Hashes.crc32c(data), at, at);
+  }
+
   public long size() {
     return data.length;
   }

@@ -12,11 +12,11 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.budget.SpendCounters;
-import dev.once.internal.firestore.FirestoreClients;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.budget.DaySpend;
+import dev.once.budget.SpendCounters;
+import dev.once.firestore.FirestoreClients;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.stack.Part;
@@ -52,7 +52,7 @@ final class StackClient implements StoredState, AutoCloseable {
     this.storage = StorageOptions.http().setTransportOptions(transport).setHost(ports.url(Part.STORAGE))
         .setProjectId(stack.project()).setCredentials(NoCredentials.getInstance()).build().getService();
     this.db = FirestoreClients.forEmulator(stack.project(), ports.hostPort(Part.FIRESTORE));
-    this.ledger = new FirestoreLedger(db, LedgerConfig.defaults().withCollection(stack.collection()));
+    this.ledger = new FirestoreLedger(db, LedgerOptions.defaults().withCollection(stack.collection()));
     this.pubsub = new PubSubAdmin(ports.hostPort(Part.PUBSUB));
   }
 

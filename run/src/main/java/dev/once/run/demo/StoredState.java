@@ -1,7 +1,7 @@
 package dev.once.run.demo;
 
-import dev.once.internal.budget.DaySpend;
-import dev.once.internal.ledger.LedgerRecord;
+import dev.once.budget.DaySpend;
+import dev.once.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
 import java.util.Optional;
 

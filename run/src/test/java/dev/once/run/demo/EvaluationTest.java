@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.internal.ledger.LedgerRecord;
-import dev.once.internal.ledger.RecordState;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
@@ -65,8 +65,8 @@ class EvaluationTest {
     }
 
     @Override
-    public dev.once.internal.budget.DaySpend spendToday() {
-      return new dev.once.internal.budget.DaySpend(java.time.LocalDate.parse("2026-11-30"), 966, 21_021);
+    public dev.once.budget.DaySpend spendToday() {
+      return new dev.once.budget.DaySpend(java.time.LocalDate.parse("2026-11-30"), 966, 21_021);
     }
   }
 

@@ -12,12 +12,12 @@ import com.google.cloud.firestore.UpdateBuilder;
 import com.google.cloud.firestore.WriteBatch;
 import com.google.cloud.firestore.WriteResult;
 import com.google.common.util.concurrent.MoreExecutors;
-import dev.once.internal.ledger.LeaseLost;
-import dev.once.internal.ledger.LedgerConfig;
-import dev.once.internal.ledger.LedgerUnavailable;
-import dev.once.internal.ledger.RecordStore;
-import dev.once.internal.ledger.RecordStore.Refused.Why;
 import dev.once.internal.ledger.Times;
+import dev.once.ledger.LeaseLost;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerUnavailable;
+import dev.once.ledger.RecordStore.Refused.Why;
+import dev.once.ledger.RecordStore;
 import dev.once.ledger.SideWrites;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -36,12 +36,12 @@ import java.util.function.Function;
  */
 public final class FirestoreStore implements RecordStore {
   private final Firestore db;
-  private final LedgerConfig config;
+  private final LedgerOptions config;
   private final CollectionReference records;
   private final ServerClock serverClock;
   private final TransactionOptions transactionOptions;
 
-  public FirestoreStore(Firestore db, LedgerConfig config, InstantSource instanceClock) {
+  public FirestoreStore(Firestore db, LedgerOptions config, InstantSource instanceClock) {
     this.db = db;
     this.config = config;
     this.records = db.collection(config.collection());

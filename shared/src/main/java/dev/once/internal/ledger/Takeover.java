@@ -1,6 +1,10 @@
 package dev.once.internal.ledger;
 
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.LedgerRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

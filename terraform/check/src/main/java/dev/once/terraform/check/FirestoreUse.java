@@ -29,7 +29,7 @@ import java.util.Set;
  * file that writes documents, the collections it opens and the top-level field names it writes. Collections and
  * field names are resolved from string literals and {@code static final String} constants, through local
  * variables, fields and a method's parameters (by the arguments of its calls in the same file). A collection named
- * through an accessor {@code x.collection()} is the configured ledger collection ({@code LedgerConfig.collection()},
+ * through an accessor {@code x.collection()} is the configured ledger collection ({@code LedgerOptions.collection()},
  * whose default is {@code OnceSetting.ONCE_COLLECTION}'s), and so is the collection of a ledger record built as a
  * {@code RecordWrite}.
  */

@@ -2,7 +2,7 @@ package dev.once.terraform.check;
 
 import dev.once.config.OnceSetting;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.internal.budget.SpendCounters;
+import dev.once.budget.SpendCounters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,8 +1,0 @@
-package dev.once.internal.ledger;
-
-/** The life of a ledger record: claimed by one delivery, then done or rejected for good. */
-public enum RecordState {
-  CLAIMED,
-  DONE,
-  REJECTED
-}

@@ -1,0 +1,37 @@
+package dev.once.budget;
+
+import dev.once.ledger.ForwardingLedger;
+import dev.once.ledger.Ledger;
+import dev.once.ledger.SideWrites;
+import java.util.List;
+import java.util.Map;
+
+/** Counts the budget's calls; tests override the call they break or hold. */
+class CountingLedger extends ForwardingLedger {
+  private final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+  private final java.util.concurrent.atomic.AtomicInteger commits = new java.util.concurrent.atomic.AtomicInteger();
+
+  CountingLedger(Ledger inner) {
+    super(inner);
+  }
+
+  @Override
+  public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+    reads.incrementAndGet();
+    return super.read(collection, ids);
+  }
+
+  @Override
+  public void commit(SideWrites writes) {
+    commits.incrementAndGet();
+    super.commit(writes);
+  }
+
+  int reads() {
+    return reads.get();
+  }
+
+  int commits() {
+    return commits.get();
+  }
+}
