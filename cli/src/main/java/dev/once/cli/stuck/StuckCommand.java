@@ -10,6 +10,7 @@ import dev.once.cli.Fields;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
 import dev.once.cli.stuck.PageToken.Cursor;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -102,7 +103,7 @@ public final class StuckCommand implements Callable<Integer> {
       out.println("documents submitted before " + cutoff + " (" + Durations.format(olderThan) + " ago) whose batch job"
           + " has not completed: " + count(submitted.documents()));
       submitted.documents().forEach(d -> out.println("  " + d.getString("key") + "  job " + Values.text(d.get("job"))
-          + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT))));
+          + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT)) + keyHash(d.getString("key"))));
     } else {
       next.put(SUBMITTED, Cursor.END);
     }
@@ -113,7 +114,7 @@ public final class StuckCommand implements Callable<Integer> {
       listed += deferred.documents().size();
       out.println("documents deferred by the spending guard, oldest first: " + count(deferred.documents()));
       deferred.documents().forEach(d -> out.println("  " + d.getString("key") + "  deferred "
-          + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))));
+          + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason"))) + keyHash(d.getString("key"))));
     } else {
       next.put(DEFERRED, Cursor.END);
     }
@@ -144,7 +145,12 @@ public final class StuckCommand implements Callable<Integer> {
     if (r.error() != null) {
       line.append(", last error: ").append(Values.text(r.error()));
     }
-    return line.toString();
+    return line.append(keyHash(r.key())).toString();
+  }
+
+  /** The hash log lines show instead of the key (EventLog), so that a line and a stuck claim can be matched. */
+  private static String keyHash(String key) {
+    return key == null ? "" : "  [keyHash " + IdempotencyKey.logHash(key) + "]";
   }
 
   private static String time(Timestamp t) {
