@@ -7,8 +7,8 @@ import java.util.Map;
 /**
  * The one structured line logged per event: which function, which key, what happened to which effect, after how
  * many attempts, how long it took. The key appears as its {@code keyHash} ({@link IdempotencyKey#logHash}), never
- * as itself: keys hold object names, which may name people. {@code function}, {@code effect} and {@code outcome} are log labels, which the
- * log-based metric counts (Terraform), so the duplicate and rejected shares can be watched.
+ * as itself: keys hold object names, which may name people. {@code function}, {@code effect} and {@code outcome} are
+ * log labels, which the log-based metric counts (Terraform), so the duplicate and rejected shares can be watched.
  */
 public final class EventLog {
   private EventLog() {}

@@ -83,7 +83,8 @@ public final class InspectCommand implements Callable<Integer> {
           out.println();
         }
         known = true;
-        out.println("key " + key + "   (keyHash " + key.logHash() + " in log lines; " + where + ", collection " + collection + ")");
+        out.println("key " + key + "   (keyHash " + key.logHash() + " in log lines; " + where + ", collection "
+            + collection + ")");
         printLedger(records, Effects.ALL);
         if (!jobDocuments.isEmpty()) {
           printJob(jobDocuments);
@@ -104,7 +105,8 @@ public final class InspectCommand implements Callable<Integer> {
         out.println("nothing is known about " + typed.strip() + " (" + where + ", collection " + collection + ")"
             + (candidates.size() > 1 ? "; looked for " + candidates : "")
             + (KeyCandidates.isLogHash(typed) ? "; a keyHash is found through the analysis of its document, which"
-                + " records_retention_days may have expired, or is a job's or a message's (its log line names it)" : ""));
+                + " records_retention_days may have expired, or is a job's or a message's (its log line names it)"
+                : ""));
         return Exit.NOTHING;
       }
       return Exit.OK;

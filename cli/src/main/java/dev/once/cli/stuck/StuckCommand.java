@@ -114,7 +114,8 @@ public final class StuckCommand implements Callable<Integer> {
       listed += deferred.documents().size();
       out.println("documents deferred by the spending guard, oldest first: " + count(deferred.documents()));
       deferred.documents().forEach(d -> out.println("  " + d.getString("key") + "  deferred "
-          + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason"))) + keyHash(d.getString("key"))));
+          + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))
+          + keyHash(d.getString("key"))));
     } else {
       next.put(DEFERRED, Cursor.END);
     }

@@ -66,7 +66,8 @@ class InspectCommandTest {
     IdempotencyKey other = IdempotencyKey.of("gcs:inbox/John Doe.pdf#1796008827123000");
     for (IdempotencyKey k : List.of(key, other)) {
       done(k, Effects.ANALYSE, Map.of("mode", "sync"));
-      CliFirestore.put(Records.ANALYSES, k.documentId(), Map.of("key", k.value(), "status", "analysed", "mode", "sync"));
+      CliFirestore.put(Records.ANALYSES, k.documentId(),
+          Map.of("key", k.value(), "status", "analysed", "mode", "sync"));
     }
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.logHash());

@@ -88,7 +88,8 @@ public final class Receiver implements AutoCloseable {
     }
     String timestamp = headers.get("webhook-timestamp");
     try {
-      if (timestamp == null || Math.abs(Instant.now().getEpochSecond() - Long.parseLong(timestamp)) > TOLERANCE_SECONDS) {
+      if (timestamp == null
+          || Math.abs(Instant.now().getEpochSecond() - Long.parseLong(timestamp)) > TOLERANCE_SECONDS) {
         return false;
       }
     } catch (NumberFormatException e) {

@@ -230,7 +230,8 @@ public final class PrivilegeCheck implements Check {
     for (Block binding : config.resources("google_tags_tag_binding")) {
       Matcher value = TAG_VALUE.matcher(binding.body().path("tag_value").asText());
       if (value.find() && excluded.contains(value.group(1))) {
-        Matcher topics = TOPIC.matcher(binding.body().path("for_each").toString() + binding.body().path("parent").asText());
+        Matcher topics = TOPIC.matcher(binding.body().path("for_each").toString()
+            + binding.body().path("parent").asText());
         while (topics.find()) {
           tagged.add(topics.group(1));
         }
