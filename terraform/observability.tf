@@ -1,7 +1,7 @@
 # What the functions log, turned into metrics, alerts and a dashboard.
 #
 # Every event the functions handle logs one structured JSON line to stdout:
-#   {"severity":…,"message":…,"logging.googleapis.com/labels":{"function":…,"effect":…,"outcome":…},"key":…,
+#   {"severity":…,"message":…,"logging.googleapis.com/labels":{"function":…,"effect":…,"outcome":…},"keyHash":…,
 #    "latencyMs":…,…}
 # Cloud Run's logging agent moves the "logging.googleapis.com/labels" object into the entry's labels, so the
 # outcome is labels.outcome and the function labels."function" (quoted: `function` is a word of the filter

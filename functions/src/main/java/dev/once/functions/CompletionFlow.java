@@ -463,11 +463,12 @@ final class CompletionFlow {
       return new NotFinished(name + " is a job of this pipeline whose submission is not recorded yet");
     }
     if (!analysis.get().disowns(name)) {
-      return new NotFinished(name + " is a job of " + analysis.get().documentKey() + ", deferred: its next try adopts"
-          + " the job an earlier try made");
+      return new NotFinished(name + " is a job of document " + analysis.get().documentKey().logHash()
+          + ", deferred: its next try adopts the job an earlier try made");
     }
-    String reason = "batch job " + name + " is a stray second job of " + analysis.get().documentKey()
-        + ", whose analysis names " + (analysis.get().job() == null ? "no job" : analysis.get().job());
+    String reason = "batch job " + name + " is a stray second job of document "
+        + analysis.get().documentKey().logHash() + ", whose analysis names "
+        + (analysis.get().job() == null ? "no job" : analysis.get().job());
     if (!BatchJobs.isTerminal(found.get())) {
       batchJobs.get().cancel(name);
       once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name,

@@ -298,7 +298,7 @@ final class DocumentFlow {
       return Optional.empty();
     }
     IdempotencyKey earlier = IdempotencyKey.of(String.valueOf(original));
-    call.details.put("duplicateOf", earlier.value());
+    call.details.put("duplicateOfHash", earlier.logHash()); // the log line names keys by hash (EventLog)
     return Optional.of(Completion.of(ResultMessage.duplicate(call.key, call.document, earlier),
         records.get().duplicate(call.key, call.document, earlier)));
   }

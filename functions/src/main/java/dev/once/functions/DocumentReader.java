@@ -55,16 +55,14 @@ final class DocumentReader {
       }
     } catch (StorageException e) {
       if (e.getCode() == 404) {
-        throw new Gone("generation " + source.generation() + " of gs://" + source.bucket() + "/" + source.name()
-            + " no longer exists");
+        throw new Gone("generation " + source.generation() + " of the object no longer exists");
       }
       throw e;
     } catch (IOException e) {
       if (e.getCause() instanceof StorageException storageError && storageError.getCode() == 404) {
-        throw new Gone("generation " + source.generation() + " of gs://" + source.bucket() + "/" + source.name()
-            + " no longer exists");
+        throw new Gone("generation " + source.generation() + " of the object no longer exists");
       }
-      throw new UncheckedIOException("reading gs://" + source.bucket() + "/" + source.name() + " failed", e);
+      throw new UncheckedIOException("reading generation " + source.generation() + " of the object failed", e);
     }
     return out.toByteArray();
   }

@@ -9,6 +9,7 @@ import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.http.Receiver;
+import dev.once.local.node.NodeProject;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URISyntaxException;
@@ -74,6 +75,38 @@ class NotificationSignatureTest {
     assertEquals("no matching signature", receiverSays(WebhookSigner.newSecret(), received, null));
     assertEquals("timestamp outside tolerance",
         receiverSays(secret, received, Instant.now().plus(Duration.ofMinutes(6)).getEpochSecond()));
+  }
+
+  /**
+   * The README's receiver snippet, run as written with the standardwebhooks package it names (test node project
+   * {@code src/test/node/readme-receiver}; only Express is stood in for), accepts a real notification and refuses a
+   * changed body or another secret: the snippet users copy verifies what the notifier sends.
+   */
+  @Test
+  void theReadmesReceiverSnippet_verifiesARealNotification_andRefusesAForgedOne() throws Exception {
+    String secret = WebhookSigner.newSecret();
+    Receiver.Received received = notified(NotificationSigner.fromSecrets(secret), "gcs:inbox/a.pdf#1");
+    Receiver.Received changed = new Receiver.Received(received.path(), received.headers(),
+        "{\"idempotencyKey\":\"gcs:inbox/a.pdf#1\",\"result\":{\"status\":\"paid\"}}".getBytes(StandardCharsets.UTF_8),
+        200);
+
+    assertEquals("200", readmeReceiverSays(secret, received));
+    assertEquals("refused: No matching signature found", readmeReceiverSays(secret, changed));
+    assertEquals("refused: No matching signature found", readmeReceiverSays(WebhookSigner.newSecret(), received));
+  }
+
+  private static String readmeReceiverSays(String secret, Receiver.Received received) throws Exception {
+    Map<String, Object> input = new LinkedHashMap<>();
+    input.put("readme", Path.of("..", "README.md").toAbsolutePath().normalize().toString());
+    input.put("secret", secret);
+    Map<String, String> headers = new LinkedHashMap<>();
+    for (String name : List.of("webhook-id", "webhook-timestamp", "webhook-signature", "idempotency-key")) {
+      headers.put(name, received.header(name));
+    }
+    input.put("headers", headers);
+    input.put("body", Base64.getEncoder().encodeToString(received.body()));
+    return new NodeProject(Path.of("src/test/node/readme-receiver"), "standardwebhooks")
+        .run("receiver.js", List.of(), Map.of(), JSON.writeValueAsString(input), 120).strip();
   }
 
   /** Every try of one result keeps its id (receivers drop copies by it) and is signed afresh at its own time. */

@@ -188,7 +188,7 @@ public final class DailyBudget implements Budget {
 
   private void log(IdempotencyKey key, DaySpend before, long microUsd, long totalMicroUsd, boolean granted) {
     Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("key", key.value());
+    fields.put("keyHash", key.logHash());
     fields.put("day", before.day().toString());
     fields.put("budgetMicroUsd", limitMicroUsd);
     fields.put("spentMicroUsd", before.spentMicroUsd());

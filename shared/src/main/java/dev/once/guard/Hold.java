@@ -68,8 +68,8 @@ final class Hold {
         lost = true;
       } catch (RuntimeException e) {
         // The next beat tries again, well before the lease runs out; finishing reports a lease lost meanwhile.
-        log.write("WARNING", "could not renew a lease", Map.of("key", claim.key().value(), "effect", claim.effect(),
-            "error", String.valueOf(e)));
+        log.write("WARNING", "could not renew a lease", Map.of("keyHash", claim.key().logHash(),
+            "effect", claim.effect(), "error", String.valueOf(e)));
       }
     } finally {
       lock.unlock();

@@ -342,7 +342,7 @@ public final class Once {
 
   private Conflict conflict(IdempotencyKey key, String effect, String stored, String offered) {
     log.error("idempotency key reused with a different payload; the effect was not run",
-        Map.of("key", key.value(), "effect", effect, "storedFingerprint", String.valueOf(stored),
+        Map.of("keyHash", key.logHash(), "effect", effect, "storedFingerprint", String.valueOf(stored),
             "offeredFingerprint", String.valueOf(offered)));
     return new Conflict(stored, offered);
   }

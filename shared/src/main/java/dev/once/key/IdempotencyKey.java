@@ -14,6 +14,8 @@ public record IdempotencyKey(String value) {
   public static final int MAX_BYTES = 1024;
   /** What a re-run's key ends with, before its number ({@link #rerun}). */
   public static final String RERUN = "/rerun-";
+  /** Hex digits of {@link #logHash()}: 64 bits, no two keys of one deployment share them. */
+  public static final int LOG_HASH_CHARS = 16;
 
   public IdempotencyKey {
     if (value == null || value.isBlank()) {
@@ -68,6 +70,21 @@ public record IdempotencyKey(String value) {
    */
   public String documentId() {
     return Sha256.hex(value);
+  }
+
+  /**
+   * How log lines name this key: the first {@value #LOG_HASH_CHARS} hex digits of its SHA-256, which begin its
+   * {@link #documentId()}. Keys hold object names and producers' ids, which may name people; logs are read by more
+   * people, and kept longer, than the ledger is. The same key always gives the same hash, so one event's lines can
+   * be followed, and {@code once inspect HASH} finds the key in Firestore.
+   */
+  public String logHash() {
+    return logHash(value);
+  }
+
+  /** {@link #logHash()} of a key's text. */
+  public static String logHash(String value) {
+    return Sha256.hex(value).substring(0, LOG_HASH_CHARS);
   }
 
   private static boolean isWellFormed(String s) {

@@ -105,4 +105,15 @@ class IdempotencyKeyTest {
     IdempotencyKey longest = IdempotencyKey.of("x".repeat(IdempotencyKey.MAX_BYTES));
     assertEquals("sha256:" + longest.documentId() + "/rerun-3", longest.rerun(3).value());
   }
+
+  @Test
+  void theLogHash_beginsTheDocumentId_andDiffersForAnotherName() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/Jane Doe invoice.pdf#17");
+    // SHA-256 of the key's UTF-8, computed apart: printf '%s' 'gcs:inbox/Jane Doe invoice.pdf#17' | sha256sum
+    assertEquals("32f2b567f2e01025", key.logHash());
+    assertEquals(key.documentId().substring(0, 16), key.logHash());
+    assertEquals(16, key.logHash().length());
+    assertTrue(key.logHash().matches("[0-9a-f]{16}"));
+    assertTrue(!key.logHash().equals(IdempotencyKey.logHash("gcs:inbox/John Doe invoice.pdf#17")));
+  }
 }

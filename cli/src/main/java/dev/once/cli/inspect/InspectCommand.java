@@ -13,6 +13,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,7 +39,7 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Parameters(paramLabel = "KEY", description = "gcs:BUCKET/NAME#GENERATION (or gs://…), pubsub:MESSAGE_ID or a"
       + " producer's idempotency_key, gemini:batches/ID or a Gemini batch job in any spelling (batches/ID, a bare"
-      + " id, an API URL)")
+      + " id, an API URL), or a log line's keyHash (16 hex digits: log lines name keys by hash only)")
   private String key;
 
   @Override
@@ -63,7 +64,11 @@ public final class InspectCommand implements Callable<Integer> {
     }
 
     int print(String typed) {
-      List<IdempotencyKey> candidates = KeyCandidates.of(typed);
+      List<IdempotencyKey> candidates = new ArrayList<>();
+      if (KeyCandidates.isLogHash(typed)) {
+        candidates.addAll(read.byLogHash(typed.strip().substring(0, IdempotencyKey.LOG_HASH_CHARS)));
+      }
+      candidates.addAll(KeyCandidates.of(typed));
       boolean known = false;
       for (IdempotencyKey key : candidates) {
         Map<String, LedgerRecord> records = read.ledger(key);
@@ -78,7 +83,8 @@ public final class InspectCommand implements Callable<Integer> {
           out.println();
         }
         known = true;
-        out.println("key " + key + "   (" + where + ", collection " + collection + ")");
+        out.println("key " + key + "   (keyHash " + key.logHash() + " in log lines; " + where + ", collection "
+            + collection + ")");
         printLedger(records, Effects.ALL);
         if (!jobDocuments.isEmpty()) {
           printJob(jobDocuments);
@@ -98,7 +104,10 @@ public final class InspectCommand implements Callable<Integer> {
       }
       if (!known) {
         out.println("nothing is known about " + typed.strip() + " (" + where + ", collection " + collection + ")"
-            + (candidates.size() > 1 ? "; looked for " + candidates : ""));
+            + (candidates.size() > 1 ? "; looked for " + candidates : "")
+            + (KeyCandidates.isLogHash(typed) ? "; a keyHash is found through the analysis of its document, which"
+                + " records_retention_days may have expired, or is a job's or a message's (its log line names it)"
+                : ""));
         return Exit.NOTHING;
       }
       return Exit.OK;

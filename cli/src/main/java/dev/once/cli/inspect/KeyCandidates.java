@@ -15,6 +15,11 @@ import java.util.Set;
 public final class KeyCandidates {
   private KeyCandidates() {}
 
+  /** Whether the text may be a log line's {@code keyHash} (16 hex digits), or the whole SHA-256 of a key. */
+  public static boolean isLogHash(String typed) {
+    return typed.strip().matches("[0-9a-f]{" + IdempotencyKey.LOG_HASH_CHARS + "}|[0-9a-f]{64}");
+  }
+
   public static List<IdempotencyKey> of(String typed) {
     String text = typed.strip();
     Set<IdempotencyKey> keys = new LinkedHashSet<>();

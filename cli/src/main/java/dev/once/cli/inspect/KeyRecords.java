@@ -1,6 +1,7 @@
 package dev.once.cli.inspect;
 
 import com.google.cloud.firestore.DocumentSnapshot;
+import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.cli.Context;
@@ -36,6 +37,23 @@ public final class KeyRecords {
       ledger.lookup(key, effect).ifPresent(r -> records.put(effect, r));
     }
     return records;
+  }
+
+  /**
+   * The document keys whose {@link IdempotencyKey#logHash} (what log lines show instead of a key) is {@code hash}:
+   * the analyses whose id, the key's SHA-256, begins with it. Hex digits sort below "g", so one id range holds them.
+   */
+  public List<IdempotencyKey> byLogHash(String hash) {
+    List<IdempotencyKey> keys = new ArrayList<>();
+    for (QueryDocumentSnapshot analysis : Reads.await(db.collection(Records.ANALYSES)
+        .whereGreaterThanOrEqualTo(FieldPath.documentId(), hash).whereLessThan(FieldPath.documentId(), hash + "g")
+        .limit(10).get(), "the analyses of key hash " + hash).getDocuments()) {
+      String key = analysis.getString("key");
+      if (key != null) {
+        keys.add(IdempotencyKey.of(key));
+      }
+    }
+    return keys;
   }
 
   /** {@code analyses/{id}} of a document key. */

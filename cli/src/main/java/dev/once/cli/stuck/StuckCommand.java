@@ -9,6 +9,7 @@ import dev.once.cli.Fields;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
 import dev.once.cli.stuck.PageToken.Cursor;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.PipelineSetting;
@@ -161,7 +162,7 @@ public final class StuckCommand implements Callable<Integer> {
     out.println("documents submitted before " + cutoff + " (" + Durations.format(olderThan) + " ago) whose batch job"
         + " has not completed: " + count(submitted.documents()));
     submitted.documents().forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  job " + Values.text(d.get(Fields.JOB))
-        + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT))));
+        + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT)) + keyHash(d.getString(Fields.KEY))));
   }
 
   private void deferred() {
@@ -173,7 +174,8 @@ public final class StuckCommand implements Callable<Integer> {
     listed += deferred.documents().size();
     out.println("documents deferred by the spending guard, oldest first: " + count(deferred.documents()));
     deferred.documents().forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  deferred "
-        + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))));
+        + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))
+        + keyHash(d.getString(Fields.KEY))));
   }
 
   /** Queued past the wait: the cap on jobs in flight is full, or the reconciler does not submit. */
@@ -198,7 +200,8 @@ public final class StuckCommand implements Callable<Integer> {
     }
     out.println(header);
     queued.documents().forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  queued "
-        + time(d.getTimestamp(Fields.QUEUED_AT)) + ago(d.getTimestamp(Fields.QUEUED_AT), cutoff.plus(queuedFor))));
+        + time(d.getTimestamp(Fields.QUEUED_AT)) + ago(d.getTimestamp(Fields.QUEUED_AT), cutoff.plus(queuedFor))
+        + keyHash(d.getString(Fields.KEY))));
   }
 
   /** Gatherings whose job was not made: their submission was interrupted, or Gemini keeps refusing it. */
@@ -281,7 +284,12 @@ public final class StuckCommand implements Callable<Integer> {
     if (r.error() != null) {
       line.append(", last error: ").append(Values.text(r.error()));
     }
-    return line.toString();
+    return line.append(keyHash(r.key())).toString();
+  }
+
+  /** The hash log lines show instead of the key (EventLog), so that a line and a stuck claim can be matched. */
+  private static String keyHash(String key) {
+    return key == null ? "" : "  [keyHash " + IdempotencyKey.logHash(key) + "]";
   }
 
   private static String time(Timestamp t) {

@@ -59,6 +59,29 @@ class InspectCommandTest {
     }
   }
 
+  /** A log line names its key by hash only: the hash finds the key through its document's analysis. */
+  @Test
+  void aLogLinesKeyHash_findsTheKeyItNames() {
+    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/Jane Doe.pdf#1796008827123000");
+    IdempotencyKey other = IdempotencyKey.of("gcs:inbox/John Doe.pdf#1796008827123000");
+    for (IdempotencyKey k : List.of(key, other)) {
+      done(k, Effects.ANALYSE, Map.of("mode", "sync"));
+      CliFirestore.put(Records.ANALYSES, k.documentId(),
+          Map.of("key", k.value(), "status", "analysed", "mode", "sync"));
+    }
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.logHash());
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("key " + key.value() + "   (keyHash " + key.logHash()), result.all());
+    assertTrue(result.out().contains("analyse       DONE"), result.all());
+    assertTrue(!result.out().contains(other.value()), "only the key of that hash: " + result.all());
+
+    OnceRunner.Result unknown = OnceRunner.run(CliFirestore.env(), "inspect", "0123456789abcdef");
+    assertEquals(Exit.NOTHING, unknown.status(), unknown.all());
+    assertTrue(unknown.out().contains("a keyHash is found through the analysis of its document"), unknown.all());
+  }
+
   /** Every paid call is a try the ledger recorded before it was made: the verdict counts them. */
   @Test
   void aDocumentWhoseGeminiCallsTimedOut_showsEachTry_andTheVerdictCountsTheCalls() {

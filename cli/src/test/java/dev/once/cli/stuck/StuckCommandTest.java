@@ -84,6 +84,9 @@ class StuckCommandTest {
     assertTrue(out.contains("claims whose lease ran out: 1"), result.all());
     assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 2, lease expired at"), result.all());
     assertTrue(out.contains("last error: Gemini answered 503"), result.all());
+    // Beside each key, the hash its log lines show instead of it.
+    assertTrue(out.contains("[keyHash " + IdempotencyKey.logHash("gcs:inbox/expired.pdf#1") + "]"), result.all());
+    assertTrue(out.contains("[keyHash " + IdempotencyKey.logHash("gcs:inbox/old.pdf#1") + "]"), result.all());
     assertTrue(out.contains("claims with 3 or more attempts: 1"), result.all());
     assertTrue(out.contains("notify      pubsub:retried  attempts 3, token 5, lease live until"), result.all());
     assertTrue(out.contains("gcs:inbox/old.pdf#1  job batches/old"), result.all());

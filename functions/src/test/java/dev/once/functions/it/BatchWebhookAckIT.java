@@ -188,7 +188,7 @@ class BatchWebhookAckIT {
   /** BatchCompleted's event lines for the job with {@code outcome}, whichever effect they are about. */
   private static long completionLines(String jobKey, String outcome) {
     return EventLines.of(stack.function("BatchCompleted").log(), 0, "BatchCompleted").stream()
-        .filter(line -> jobKey.equals(line.path("key").asText()))
+        .filter(line -> EventLines.isAbout(line, jobKey))
         .filter(line -> outcome.equals(line.path(dev.once.observe.Log.LABELS).path("outcome").asText()))
         .count();
   }

@@ -199,8 +199,9 @@ class ConformanceIT {
       assertNotification(key, data.path("message"));
       assertLedger(ledger, key, "notify", "DONE");
       String output = Files.readString(log);
-      assertTrue(output.contains("\"message\":\"MessageDelivered processed " + key + "\""), "logged as processed");
-      assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + key + "\""), "logged as duplicate");
+      String keyHash = dev.once.key.IdempotencyKey.logHash(key); // lines name the key by hash only
+      assertTrue(output.contains("\"message\":\"MessageDelivered processed " + keyHash + "\""), "logged as processed");
+      assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + keyHash + "\""), "logged as duplicate");
     } finally {
       run.descendants().forEach(ChildProcess::stop);
       ChildProcess.stop(run.toHandle());
@@ -252,7 +253,7 @@ class ConformanceIT {
     List<JsonNode> lines = deliver("DocumentUploaded", event);
     assertEquals(1, lines.size(), "one log line for event " + event.id() + ": " + lines);
     JsonNode line = lines.get(0);
-    assertEquals(key, line.path("key").asText(), "not refused as malformed: " + line);
+    assertTrue(EventLines.isAbout(line, key), "not refused as malformed: " + line);
     assertEquals(event.id(), line.path("eventId").asText());
     assertEquals(JSON.readTree(effects), line.path("effects"), line.toString());
 
@@ -320,7 +321,7 @@ class ConformanceIT {
   private static List<String> outcomes(List<JsonNode> lines, String key) {
     List<String> outcomes = new ArrayList<>();
     for (JsonNode line : lines) {
-      assertEquals(key, line.path("key").asText(), "not refused as malformed: " + line);
+      assertTrue(EventLines.isAbout(line, key), "not refused as malformed: " + line);
       outcomes.add(line.path("outcome").asText());
     }
     return outcomes;

@@ -3,6 +3,7 @@ package dev.once.functions.it;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -40,10 +41,21 @@ final class EventLines {
     }
   }
 
+  /**
+   * Whether an event line is about {@code key}: lines name a key by its hash only (EventLog), so the lookup goes
+   * through the key's {@link IdempotencyKey#logHash}; the key itself must not be in the line.
+   */
+  static boolean isAbout(JsonNode line, String key) {
+    if (line.toString().contains(key)) {
+      throw new AssertionError("a log line shows the key " + key + " itself: " + line);
+    }
+    return IdempotencyKey.logHash(key).equals(line.path("keyHash").asText());
+  }
+
   /** Those of them for {@code key} whose labels are {@code effect} and {@code outcome}. */
   static List<JsonNode> of(Path log, String function, String key, String effect, String outcome) {
     return of(log, 0, function).stream()
-        .filter(line -> key.equals(line.path("key").asText()))
+        .filter(line -> isAbout(line, key))
         .filter(line -> effect.equals(line.path(Log.LABELS).path("effect").asText()))
         .filter(line -> outcome.equals(line.path(Log.LABELS).path("outcome").asText()))
         .toList();

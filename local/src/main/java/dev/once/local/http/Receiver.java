@@ -3,10 +3,12 @@ package dev.once.local.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.local.gemini.WebhookSigner;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +25,9 @@ import java.util.function.Consumer;
  * and how a sender copes when its request arrived but the answer did not. Counters: {@code received} (every
  * request recorded) and {@code ambiguous} (recorded, then failed ambiguously). {@code GET /_admin/received} lists
  * what it recorded, for a reader in another process (dev/demo); requests under {@code /_admin/} are not recorded.
+ * {@link #verifying} makes it a receiver of signed notifications: like a real one, it answers 401 to a request whose
+ * Standard Webhooks signature does not verify, or whose timestamp is more than 5 minutes off (counted
+ * {@code unverified}; the script is kept for the next signed one).
  */
 public final class Receiver implements AutoCloseable {
   /**
@@ -46,11 +51,15 @@ public final class Receiver implements AutoCloseable {
 
   private record Ambiguous(AmbiguousFailure failure) implements Answer {}
 
+  /** Standard Webhooks' replay window: a receiver refuses a timestamp further off than this. */
+  private static final long TOLERANCE_SECONDS = 5 * 60;
+
   private final LocalServer server;
   private final List<Received> received = new CopyOnWriteArrayList<>();
   private final ConcurrentLinkedQueue<Answer> script = new ConcurrentLinkedQueue<>();
   private final Counters counters = new Counters();
   private final List<Consumer<Received>> listeners = new CopyOnWriteArrayList<>();
+  private volatile WebhookSigner verifier;
 
   private Receiver(int port) {
     server = LocalServer.startResettable(port, this::handle);
@@ -65,6 +74,30 @@ public final class Receiver implements AutoCloseable {
     return new Receiver(port);
   }
 
+  /** From now on, requests must carry a Standard Webhooks signature by {@code signer}'s secret; others get 401. */
+  public Receiver verifying(WebhookSigner signer) {
+    this.verifier = signer;
+    return this;
+  }
+
+  /** Whether a request passes the verifying receiver's check (always, when it verifies nothing). */
+  private boolean verified(Map<String, String> headers, byte[] body) {
+    WebhookSigner signer = verifier;
+    if (signer == null) {
+      return true;
+    }
+    String timestamp = headers.get("webhook-timestamp");
+    try {
+      if (timestamp == null
+          || Math.abs(Instant.now().getEpochSecond() - Long.parseLong(timestamp)) > TOLERANCE_SECONDS) {
+        return false;
+      }
+    } catch (NumberFormatException e) {
+      return false;
+    }
+    return signer.verify(headers.get("webhook-id"), timestamp, body, headers.get("webhook-signature"));
+  }
+
   private void handle(HttpExchange exchange) throws IOException {
     if (exchange.getRequestURI().getPath().startsWith("/_admin/")) {
       admin(exchange);
@@ -73,6 +106,15 @@ public final class Receiver implements AutoCloseable {
     Map<String, String> headers = new TreeMap<>();
     exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), String.join(",", v)));
     byte[] body = exchange.getRequestBody().readAllBytes();
+    if (!verified(headers, body)) {
+      Received refused = new Received(exchange.getRequestURI().getPath(), headers, body, 401);
+      received.add(refused);
+      counters.increment("received");
+      counters.increment("unverified");
+      listeners.forEach(listener -> listener.accept(refused));
+      answer(exchange, 401);
+      return;
+    }
     Answer answer = script.poll();
     int status = switch (answer) {
       case null -> 200;

@@ -273,7 +273,8 @@ public final class LocalStack implements AutoCloseable {
       });
     }
     run("the notification endpoint", () -> {
-      notify = Receiver.start(ports.of(Part.NOTIFY));
+      // Verifies the notifications as a real receiver would: an unsigned or mis-signed one is answered 401.
+      notify = Receiver.start(ports.of(Part.NOTIFY)).verifying(WebhookSigner.fromSecret(plan.notifySecret));
       plan.progress.accept(Part.NOTIFY.title() + " ready on " + notify.url(Topology.NOTIFY_PATH));
     });
     List<CompletableFuture<?>> first = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.local.gemini.WebhookSigner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -91,5 +92,35 @@ class ReceiverTest {
       // an answer would be read here; a reset throws instead
     }
     throw new AssertionError("the connection was closed normally, not reset");
+  }
+
+  /** A verifying receiver answers a signed notification as scripted, and 401 to anything it cannot verify. */
+  @Test
+  void aVerifyingReceiver_refusesUnsignedMisSignedAndStaleRequests_andKeepsItsScript() throws Exception {
+    WebhookSigner signer = WebhookSigner.fromSecret(WebhookSigner.newSecret());
+    receiver.verifying(signer).answerNext(409);
+    String body = "{\"n\":1}";
+    long now = java.time.Instant.now().getEpochSecond();
+
+    assertEquals(401, post("/notify", Duration.ofSeconds(5)).statusCode(), "unsigned");
+    assertEquals(401, signed("msg_1", now, signer.sign("msg_1", now, "{\"n\":2}".getBytes(StandardCharsets.UTF_8)),
+        body).statusCode(), "signed for another body");
+    String other = WebhookSigner.fromSecret(WebhookSigner.newSecret())
+        .sign("msg_1", now, body.getBytes(StandardCharsets.UTF_8));
+    assertEquals(401, signed("msg_1", now, other, body).statusCode(), "another secret");
+    long stale = now - 6 * 60;
+    assertEquals(401, signed("msg_1", stale, signer.sign("msg_1", stale, body.getBytes(StandardCharsets.UTF_8)), body)
+        .statusCode(), "six minutes old");
+    String both = other + " " + signer.sign("msg_1", now, body.getBytes(StandardCharsets.UTF_8));
+    assertEquals(409, signed("msg_1", now, both, body).statusCode(), "one of its signatures verifies: as scripted");
+    assertEquals(4, receiver.counters().get("unverified"));
+    assertEquals(5, receiver.received().size());
+  }
+
+  private HttpResponse<String> signed(String id, long timestamp, String signature, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(receiver.url("/notify")).timeout(Duration.ofSeconds(5))
+        .header("webhook-id", id).header("webhook-timestamp", Long.toString(timestamp))
+        .header("webhook-signature", signature).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 }

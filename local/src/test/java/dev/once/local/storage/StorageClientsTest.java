@@ -13,6 +13,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
+import dev.once.local.node.NodeProject;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -140,7 +141,7 @@ class StorageClientsTest {
     Path planFile = dir.resolve("plan.json");
     JSON.writeValue(planFile.toFile(), steps);
 
-    String stdout = new NodeProject(Path.of("src/test/node")).run("storage-client.js",
+    String stdout = new NodeProject(Path.of("src/test/node"), "@google-cloud/storage").run("storage-client.js",
         List.of(BUCKET, "clients/node/", input.toString(), output.toString(), planFile.toString()),
         Map.of("STORAGE_EMULATOR_HOST", standIn.endpoint()), 300);
 

@@ -19,12 +19,20 @@ import java.util.regex.Pattern;
  * inbox). Each function's environment and secrets must be among its needs; its Firestore role is datastore.viewer
  * when it only reads; a secret is readable (secretAccessor) only by the functions that read it; a topic's publisher
  * grant only for the functions that publish to it; the inbox's object reader only for the functions that read it.
+ * And the Cloud Storage service agent, which Eventarc needs to publish on the project (to a topic Eventarc names), may
+ * publish to none of ours: its grant excludes a tag value that every topic here carries (agents.tf says why a tag).
  */
 public final class PrivilegeCheck implements Check {
   private static final Pattern FUNCTION_KEY = Pattern.compile("google_service_account\\.function\\[\"?([a-z_]+|each\\.key)\"?\\]");
   private static final Pattern RESOURCE = Pattern.compile("\\$\\{(google_[a-z_]+)\\.([a-z_0-9]+)\\.[a-z_]+\\}");
   private static final Pattern TOSET = Pattern.compile("\"([a-z_]+)\"");
   private static final String VIEWER = "roles/datastore.viewer";
+  private static final String STORAGE_AGENT = "data.google_storage_project_service_account.";
+  private static final Pattern TOPIC = Pattern.compile("google_pubsub_topic\\.([a-z_0-9]+)\\.");
+  private static final Pattern TAG_VALUE = Pattern.compile("google_tags_tag_value\\.([a-z_0-9]+)\\.id");
+  private static final Pattern EXCLUDES_TAG = Pattern.compile(
+      "^!\\s*resource\\.matchTagId\\('\\$\\{google_tags_tag_key\\.[a-z_0-9]+\\.id\\}',"
+          + " '\\$\\{google_tags_tag_value\\.([a-z_0-9]+)\\.id\\}'\\)$");
 
   private final Map<String, Needs.Function> needs;
 
@@ -66,6 +74,7 @@ public final class PrivilegeCheck implements Check {
     checkSecretGrants(config, byKey, findings);
     checkPublisherGrants(config, byKey, findings);
     checkInboxReaders(config, byKey, findings);
+    checkStorageAgent(config, findings);
     return findings;
   }
 
@@ -184,6 +193,55 @@ public final class PrivilegeCheck implements Check {
           findings.add(new Finding(grant.file(), grant.address(), "lets " + key + " read the inbox, which "
               + simple(given.needs()) + " never reads.", "remove this grant."));
         }
+      }
+    }
+  }
+
+  /**
+   * The storage agent's project grant must be conditioned "!resource.matchTagId(KEY, VALUE)", and every topic must be
+   * bound to VALUE: else whoever can configure a bucket's notifications publishes, as the agent, to that topic.
+   */
+  private static void checkStorageAgent(TerraformConfig config, List<Finding> findings) {
+    Set<String> excluded = new LinkedHashSet<>();
+    for (Block grant : config.resources("google_project_iam_member")) {
+      if (!grant.body().path("member").asText().contains(STORAGE_AGENT)) {
+        continue;
+      }
+      Matcher condition = EXCLUDES_TAG.matcher(grant.nested("condition").path("expression").asText().strip());
+      if (condition.matches()) {
+        excluded.add(condition.group(1));
+      } else {
+        findings.add(new Finding(grant.file(), grant.address(), "lets the Cloud Storage agent, and so whoever can"
+            + " point a bucket's notifications at a topic, publish to every topic of the project, ours included.",
+            "condition it: expression = \"!resource.matchTagId('${google_tags_tag_key.K.id}',"
+                + " '${google_tags_tag_value.V.id}')\", with V bound to each of our topics (agents.tf)."));
+      }
+    }
+    for (Block grant : config.resources("google_pubsub_topic_iam_member")) {
+      if (grant.body().path("member").asText().contains(STORAGE_AGENT)) {
+        findings.add(new Finding(grant.file(), grant.address(), "lets the Cloud Storage agent publish to one of our"
+            + " topics, which only the pipeline's functions may publish to.", "remove this grant."));
+      }
+    }
+    if (excluded.isEmpty()) {
+      return;
+    }
+    Set<String> tagged = new LinkedHashSet<>();
+    for (Block binding : config.resources("google_tags_tag_binding")) {
+      Matcher value = TAG_VALUE.matcher(binding.body().path("tag_value").asText());
+      if (value.find() && excluded.contains(value.group(1))) {
+        Matcher topics = TOPIC.matcher(binding.body().path("for_each").toString()
+            + binding.body().path("parent").asText());
+        while (topics.find()) {
+          tagged.add(topics.group(1));
+        }
+      }
+    }
+    for (Block topic : config.resources("google_pubsub_topic")) {
+      if (!tagged.contains(topic.name())) {
+        findings.add(new Finding(topic.file(), topic.address(), "does not carry the tag value the Cloud Storage agent's"
+            + " grant excludes, so the agent (whoever configures a bucket's notifications) may publish to it.",
+            "bind it: add it to google_tags_tag_binding.topic_refuses_storage_agent (agents.tf)."));
       }
     }
   }

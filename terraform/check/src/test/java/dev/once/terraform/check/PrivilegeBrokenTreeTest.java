@@ -73,4 +73,24 @@ class PrivilegeBrokenTreeTest {
     assertOneFinding(PrivilegeCheck.forCode().findings(MESSAGE_DELIVERED_READS_THE_INBOX.config()), "iam.tf",
         "google_storage_bucket_iam_member.deferred_document_reader", "lets message_delivered read the inbox");
   }
+
+  private static final Copy STORAGE_AGENT_ON_EVERY_TOPIC = Copy.replacing("agents.tf",
+      "  condition {\n    title       = \"not-${var.name_prefix}-topics\"\n", "  labels {\n    title = \"\"\n");
+
+  @Test
+  void theStorageAgentsGrantWithoutItsCondition_isReported() {
+    assertOneFinding(PrivilegeCheck.forCode().findings(STORAGE_AGENT_ON_EVERY_TOPIC.config()), "agents.tf",
+        "google_project_iam_member.gcs_agent_publishes_events", "publish to every topic of the project, ours included",
+        "condition it");
+  }
+
+  private static final Copy RESULTS_TOPIC_UNTAGGED = Copy.replacing("agents.tf",
+      "    results           = google_pubsub_topic.results.name\n", "");
+
+  @Test
+  void aTopicTheStorageAgentMayPublishTo_isReported() {
+    assertOneFinding(PrivilegeCheck.forCode().findings(RESULTS_TOPIC_UNTAGGED.config()), "pubsub.tf",
+        "google_pubsub_topic.results", "does not carry the tag value the Cloud Storage agent's grant excludes",
+        "google_tags_tag_binding.topic_refuses_storage_agent");
+  }
 }

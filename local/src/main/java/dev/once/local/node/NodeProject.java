@@ -1,4 +1,4 @@
-package dev.once.local.storage;
+package dev.once.local.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -13,47 +13,56 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code src/test/node}: Google's Node.js Cloud Storage client, pinned in its package-lock.json and installed by
- * {@code npm ci} into its node_modules the first time it is missing (as terraform/check installs its HCL parser).
- * Node.js 18+ and npm are required, on developers' machines and in CI alike: without them the test fails with a
- * line saying so, rather than skipping the client users actually run.
+ * A directory of scripts a test runs under Node.js with one npm package its users run (Google's Cloud Storage client,
+ * a Standard Webhooks library), pinned in its package-lock.json and installed by {@code npm ci} into its
+ * node_modules the first time it is missing (as terraform/check installs its HCL parser). Node.js 18+ and npm are
+ * required, on developers' machines and in CI alike: without them the test fails with a line saying so, rather than
+ * skipping the client users actually run.
  */
-final class NodeProject {
+public final class NodeProject {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final String PACKAGE = "@google-cloud/storage";
 
   private final Path dir;
+  private final String pkg;
 
-  NodeProject(Path dir) {
+  /** @param pkg the package package.json pins, whose installed version says whether {@code npm ci} is due */
+  public NodeProject(Path dir, String pkg) {
     this.dir = dir.toAbsolutePath().normalize();
+    this.pkg = pkg;
   }
 
   /** Runs {@code node SCRIPT ARGS} with {@code env} added; its stdout, or a failure holding its stderr. */
-  synchronized String run(String script, List<String> args, Map<String, String> env, long timeoutSeconds) {
+  public String run(String script, List<String> args, Map<String, String> env, long timeoutSeconds) {
+    return run(script, args, env, null, timeoutSeconds);
+  }
+
+  /** The same, with {@code stdin} (UTF-8) as the script's standard input. */
+  public synchronized String run(String script, List<String> args, Map<String, String> env, String stdin,
+      long timeoutSeconds) {
     ensureInstalled();
     List<String> command = new ArrayList<>(List.of("node", dir.resolve(script).toString()));
     command.addAll(args);
-    return exec(command, env, timeoutSeconds, "node " + script);
+    return exec(command, env, stdin, timeoutSeconds, "node " + script);
   }
 
   private void ensureInstalled() {
-    exec(List.of("node", "--version"), Map.of(), 60, "node --version (install Node.js 18+ with npm)");
+    exec(List.of("node", "--version"), Map.of(), null, 60, "node --version (install Node.js 18+ with npm)");
     if (installedVersion().equals(pinnedVersion())) {
       return;
     }
-    exec(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), Map.of(), 600,
-        "npm ci in " + dir + " (installs " + PACKAGE + " " + pinnedVersion() + " from package-lock.json)");
+    exec(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), Map.of(), null, 600,
+        "npm ci in " + dir + " (installs " + pkg + " " + pinnedVersion() + " from package-lock.json)");
     if (!installedVersion().equals(pinnedVersion())) {
-      throw new IllegalStateException("npm ci in " + dir + " did not install " + PACKAGE + " " + pinnedVersion());
+      throw new IllegalStateException("npm ci in " + dir + " did not install " + pkg + " " + pinnedVersion());
     }
   }
 
   private String pinnedVersion() {
-    return readJson(dir.resolve("package.json")).path("dependencies").path(PACKAGE).asText();
+    return readJson(dir.resolve("package.json")).path("dependencies").path(pkg).asText();
   }
 
   private String installedVersion() {
-    Path installed = dir.resolve("node_modules").resolve(PACKAGE).resolve("package.json");
+    Path installed = dir.resolve("node_modules").resolve(pkg).resolve("package.json");
     return Files.isRegularFile(installed) ? readJson(installed).path("version").asText() : "";
   }
 
@@ -65,13 +74,16 @@ final class NodeProject {
     }
   }
 
-  private String exec(List<String> command, Map<String, String> env, long timeoutSeconds, String what) {
+  private String exec(List<String> command, Map<String, String> env, String stdin, long timeoutSeconds, String what) {
     try {
       Path out = Files.createTempFile("node-out", ".txt");
       Path err = Files.createTempFile("node-err", ".txt");
       try {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
             .redirectOutput(out.toFile()).redirectError(err.toFile());
+        if (stdin == null) {
+          builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        }
         builder.environment().putAll(env);
         Process process;
         try {
@@ -79,6 +91,11 @@ final class NodeProject {
         } catch (IOException e) {
           throw new IllegalStateException(what + ": could not start " + command.get(0)
               + " (Node.js 18+ and npm must be on PATH, e.g. apt-get install nodejs npm)", e);
+        }
+        if (stdin != null) {
+          try (var in = process.getOutputStream()) {
+            in.write(stdin.getBytes(StandardCharsets.UTF_8));
+          }
         }
         if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
           process.destroyForcibly();
