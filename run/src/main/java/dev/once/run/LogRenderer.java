@@ -127,7 +127,10 @@ final class LogRenderer {
     return Optional.of(compact(text.toString()));
   }
 
-  /** {@code analyse→processed, publish→processed  gcs:inbox/a.pdf#17  (1 attempt, 812 ms)}. */
+  /**
+   * {@code analyse→processed, publish→processed  key 3c9e2a0b4f1d8e77  (1 attempt, 812 ms)}: lines name a key by its
+   * hash ({@code once inspect HASH} finds it), never by the key, whose object name may name a person.
+   */
   private static String event(JsonNode entry, JsonNode labels, String outcome) {
     List<String> effects = new ArrayList<>();
     JsonNode all = entry.path("effects");
@@ -137,7 +140,7 @@ final class LogRenderer {
       effects.add(labels.path("effect").asText(entry.path("effect").asText("?")) + "→" + outcome);
     }
     StringBuilder text = new StringBuilder(String.join(", ", effects));
-    text.append("  ").append(entry.hasNonNull("key") ? entry.get("key").asText() : "(no key)");
+    text.append("  ").append(entry.hasNonNull("keyHash") ? "key " + entry.get("keyHash").asText() : "(no key)");
     int attempts = entry.path("attempts").asInt(0);
     List<String> facts = new ArrayList<>();
     if (attempts > 0) {

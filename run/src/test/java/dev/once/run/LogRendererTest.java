@@ -19,11 +19,11 @@ class LogRendererTest {
 
   @Test
   void anEventLine_becomesOneReadableLine() {
-    List<String> out = render(true, "{\"severity\":\"INFO\",\"message\":\"DocumentUploaded processed gcs:inbox/a.pdf#17\","
+    List<String> out = render(true, "{\"severity\":\"INFO\",\"message\":\"DocumentUploaded processed 3c9e2a0b4f1d8e77\","
         + "\"logging.googleapis.com/labels\":{\"function\":\"DocumentUploaded\",\"effect\":\"analyse\",\"outcome\":\"processed\"},"
-        + "\"key\":\"gcs:inbox/a.pdf#17\",\"effect\":\"analyse\",\"outcome\":\"processed\",\"attempts\":1,\"latencyMs\":812,"
+        + "\"keyHash\":\"3c9e2a0b4f1d8e77\",\"effect\":\"analyse\",\"outcome\":\"processed\",\"attempts\":1,\"latencyMs\":812,"
         + "\"effects\":{\"analyse\":\"processed\",\"publish\":\"processed\"},\"eventId\":\"42\"}");
-    assertEquals(List.of("analyse→processed, publish→processed  gcs:inbox/a.pdf#17  (1 attempt, 812 ms)"), out);
+    assertEquals(List.of("analyse→processed, publish→processed  key 3c9e2a0b4f1d8e77  (1 attempt, 812 ms)"), out);
   }
 
   @Test

@@ -110,7 +110,7 @@ class RunnerProcessTest {
       Await.until(Duration.ofSeconds(30), () -> read(output).contains("notify→duplicate"),
           "the combined log to show the redelivered message absorbed");
       String log = read(output);
-      assertTrue(log.matches("(?s).*DocumentUploaded +analyse→processed, publish→processed +gcs:inbox/demo/.*"), log);
+      assertTrue(log.matches("(?s).*DocumentUploaded +analyse→processed, publish→processed +key [0-9a-f]{16} .*"), log);
       assertTrue(log.contains("answered 200"), log);
       assertFalse(log.contains("\tat "), "no stack traces in the combined log");
       assertTrue(read(logDir.resolve("combined.log")).contains("analyse→processed"), "the combined log is kept");

@@ -239,7 +239,7 @@ public final class Demo {
   }
 
   /**
-   * Job key → how many times the reconciler met the job: its own log lines (one per job and run), the function's
+   * Job key's hash (the key as log lines name it) → how many times the reconciler met the job: its own log lines (one per job and run), the function's
    * report of each event it handled.
    */
   private Map<String, Integer> reconcilerVisits() {
@@ -250,10 +250,10 @@ public final class Demo {
     }
     try {
       for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-        if (line.startsWith("{") && line.contains("\"key\"")) {
+        if (line.startsWith("{") && line.contains("\"keyHash\"")) {
           JsonNode entry = JSON.readTree(line);
-          if (entry.hasNonNull("key") && entry.hasNonNull("outcome")) {
-            visits.merge(entry.get("key").asText(), 1, Integer::sum);
+          if (entry.hasNonNull("keyHash") && entry.hasNonNull("outcome")) {
+            visits.merge(entry.get("keyHash").asText(), 1, Integer::sum);
           }
         }
       }

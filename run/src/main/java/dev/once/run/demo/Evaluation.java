@@ -21,7 +21,7 @@ import java.util.Set;
  * @param stored Firestore as the demo reads it (the ledger, analyses and billing by key)
  * @param o what the stand-ins and the results topic showed at the end
  * @param geminiBefore the Gemini stand-in's counters before the demo
- * @param reconcilerVisits job key → the reconciler's log lines for it
+ * @param reconcilerVisits job key's hash ({@link IdempotencyKey#logHash}) → the reconciler's log lines for it
  * @param timeouts waits that ran out (something was lost or stuck)
  */
 record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observation o, JsonNode geminiBefore,
@@ -85,7 +85,7 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
       if (creates > jobs.size()) {
         problems.add("ran twice: " + creates + " batch jobs created for the " + jobs.size() + " jobs documents name");
       }
-      int reconciled = jobs.stream().mapToInt(j -> reconcilerVisits.getOrDefault(j.value(), 0)).sum();
+      int reconciled = jobs.stream().mapToInt(j -> reconcilerVisits.getOrDefault(j.logHash(), 0)).sum();
       Tally complete = tally(List.copyOf(jobs), Effects.COMPLETE, problems);
       int billed = billed(docs, problems);
       long gets = geminiDelta("batches.get");
