@@ -185,6 +185,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "rerun",
     "duplicateOf",
     "duplicateOfAnalysisId",
+    "reruns",
+    "jobLimit",
   ])
 
   project    = var.project_id
@@ -242,6 +244,15 @@ resource "google_firestore_field" "gatherings_unindexed" {
     "submittedAt",
     "members",
     "sealedAt",
+    "refused",
+    "inputFile",
+    "unattributed",
+    # unattributed's subfields: an exemption of a map field covers them on Firestore, but the offline check reads
+    # every name a writer's maps hold, nested or not; these four exempt top-level names no document has.
+    "answers",
+    "costMicroUsd",
+    "promptTokens",
+    "outputTokens",
   ])
 
   project    = var.project_id

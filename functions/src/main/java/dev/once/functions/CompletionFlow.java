@@ -412,12 +412,9 @@ final class CompletionFlow {
       outcome.put("costMicroUsd", ((Number) outcome.getOrDefault("costMicroUsd", 0L)).longValue() + cost);
       outcome.put("model", outcome.getOrDefault("model", model));
     }
-    Map<String, Object> usage = Map.of("answers", (long) unused.size(), "costMicroUsd", cost, "promptTokens", prompt,
-        "outputTokens", output);
     SideWrites writes = chunk.writes();
     if (members.gathering() != null) {
-      String gathering = members.gathering();
-      writes = writes.and(w -> w.merge(Gatherings.COLLECTION, gathering, Map.of("unattributed", usage)));
+      writes = writes.and(Gatherings.unattributed(members.gathering(), unused.size(), cost, prompt, output));
     }
     Optional<Reservation> day = documents.stream().map(RecordQueries.Submitted::reservation)
         .filter(reservation -> !reservation.none()).findFirst();

@@ -305,6 +305,14 @@ public final class Gatherings {
         "submittedAt", DocumentWrites.serverTime()));
   }
 
+  /** What the job's answers given to no document cost (Google bills them all the same), for the operator. */
+  public static SideWrites unattributed(String id, long answers, long costMicroUsd, long promptTokens,
+      long outputTokens) {
+    Map<String, Object> usage = Map.of("answers", answers, "costMicroUsd", costMicroUsd, "promptTokens", promptTokens,
+        "outputTokens", outputTokens);
+    return writes -> writes.merge(COLLECTION, id, Map.of("unattributed", usage));
+  }
+
   /** In the commit that completes its job (or gives its documents up): no longer in flight. */
   public static SideWrites done(String id) {
     return writes -> writes.merge(COLLECTION, id, Map.of("state", DONE, "inFlight", false));
