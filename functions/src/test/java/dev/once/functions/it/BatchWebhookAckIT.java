@@ -151,7 +151,7 @@ class BatchWebhookAckIT {
    */
   private static void assertRedeliveryLoggedAsOneInfoLine(String jobKey) throws Exception {
     List<JsonNode> inFlight = EventLines.of(stack.function("BatchCompleted").log(), 0, "BatchCompleted").stream()
-        .filter(line -> jobKey.equals(line.path("key").asText()))
+        .filter(line -> EventLines.isAbout(line, jobKey))
         .filter(line -> "in_flight".equals(line.path(dev.once.observe.Log.LABELS).path("outcome").asText())).toList();
     assertTrue(!inFlight.isEmpty(), "the second hand-off met the first's claim");
     inFlight.forEach(line -> assertEquals("INFO", line.path("severity").asText(), line.toString()));
