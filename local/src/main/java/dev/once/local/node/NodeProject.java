@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A directory of scripts a test runs under Node.js with one npm package its users run (Google's Cloud Storage client,
  * a Standard Webhooks library), pinned in its package-lock.json and installed by {@code npm ci} into its
- * node_modules the first time it is missing (as terraform/check installs its HCL parser). Node.js 18+ and npm are
+ * node_modules the first time it is missing (terraform/check runs its HCL parser so too). Node.js 18+ and npm are
  * required, on developers' machines and in CI alike: without them the test fails with a line saying so, rather than
  * skipping the client users actually run.
  */
