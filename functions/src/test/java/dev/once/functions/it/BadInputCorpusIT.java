@@ -156,9 +156,18 @@ class BadInputCorpusIT {
     stack.gemini.finish(job, BatchState.SUCCEEDED);
     Await.until(Duration.ofSeconds(120), () -> stack.notifiedWith(key).size() == 1,
         "GeminiWebhook hands the job off, BatchCompleted completes it and MessageDelivered notifies it");
-    assertEquals(200, stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
-        .findFirst().orElseThrow().status());
+    // Like Google, the stand-in retries a delivery that timed out (-1) on a loaded machine, and the timed-out one
+    // may have handed the job off already: the delivery counts once it is answered with a 200, exactly once.
+    Await.until(Duration.ofSeconds(60), () -> webhookStatuses(job).contains(200), "the webhook answers 200");
+    List<Integer> statuses = webhookStatuses(job);
+    assertEquals(200, statuses.getLast(), "statuses: " + statuses);
+    assertEquals(1, statuses.stream().filter(s -> s == 200).count(), "statuses: " + statuses);
     assertTrue(stack.reconcile().path("seen").asInt() >= 1, "GeminiReconciler runs");
+  }
+
+  private static List<Integer> webhookStatuses(String job) {
+    return stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
+        .map(d -> d.status()).toList();
   }
 
   private static byte[] body(JsonNode spec) {
