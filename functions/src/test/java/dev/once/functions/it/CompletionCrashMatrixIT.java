@@ -179,8 +179,10 @@ class CompletionCrashMatrixIT {
     Map<String, List<String>> tries = new java.util.LinkedHashMap<>();
     jobs.forEach(job -> tries.put(job, matrix.outcomes(GeminiCompletionKeys.ofName(job).value(), "complete")));
     // A kill that leaves the job's chunk claimed (its publishes) leaves the completion to that claim until its lease
-    // runs out: the tries meanwhile find the chunk held before they read the job, so none costs a batches.get.
-    long bound = JOBS + (point.equals("after-claim:complete") ? 0 : kills);
+    // runs out: the tries meanwhile find the chunk held before they read the job, so none costs a batches.get. On a
+    // loaded machine a try can also lose its lease after its read: each abandoned try beyond the kills may cost one.
+    long abandoned = tries.values().stream().flatMap(List::stream).filter("abandoned"::equals).count();
+    long bound = JOBS + (point.equals("after-claim:complete") ? 0 : kills) + Math.max(0, abandoned - kills);
     assertTrue(gets >= JOBS && gets <= bound, "batches.get of ended jobs " + gets + " within [" + JOBS + ", "
         + bound + "]; the tries of the jobs' completions: " + tries);
   }

@@ -340,8 +340,12 @@ final class PipelineStack implements AutoCloseable {
 
   /** A POST straight to a function, bypassing the relay (tests of hostile input, the scheduler's call). */
   HttpResponse<String> post(String function, byte[] body, Map<String, String> headers) {
+    return post(function, body, headers, Duration.ofSeconds(60));
+  }
+
+  private HttpResponse<String> post(String function, byte[] body, Map<String, String> headers, Duration timeout) {
     HttpRequest.Builder request = HttpRequest.newBuilder(function(function).url())
-        .timeout(Duration.ofSeconds(60))
+        .timeout(timeout)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     headers.forEach(request::header);
     try {
@@ -356,7 +360,9 @@ final class PipelineStack implements AutoCloseable {
 
   /** What Cloud Scheduler does: call the reconciler, and read its summary. */
   JsonNode reconcile() {
-    HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of());
+    // Cloud Scheduler waits the run's attempt deadline (terraform/scheduler.tf: minutes); a run that resumes a
+    // hundred deferred documents in a just-restarted JVM took over a minute on a loaded machine.
+    HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of(), Duration.ofMinutes(3));
     try {
       JsonNode summary = new ObjectMapper().readTree(response.body());
       if (response.statusCode() != 200) {
