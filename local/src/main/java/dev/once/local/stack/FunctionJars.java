@@ -36,9 +36,10 @@ public record FunctionJars(Path invokerJar, Path functionJar, List<Path> before)
     }
   }
 
-  /** How to run a function from these jars, with these JVM flags. */
+  /** How to run a function from these jars, with these JVM flags; class archives kept beside the deploy jar. */
   public FunctionProcess.Launch launch(List<String> jvmFlags) {
-    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags, before);
+    Path archives = functionJar.toAbsolutePath().getParent().resolve("class-archives");
+    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags, before, archives);
   }
 
   /** Throws with the command that builds them when either is missing. */
