@@ -131,6 +131,32 @@ class SameContentTest extends DocumentFlowMocks {
     assertEquals("duplicate", ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("status"));
   }
 
+  /**
+   * A copy delivered while the first holds the content's record (between its claim and its completion, or a holder
+   * that died there until its lease runs out) is redelivered: more deliveries than the tries an analysis may spend
+   * give nothing up, cost nothing, and once the record is done the copy is a duplicate.
+   */
+  @Test
+  void aCopyMeetingTheContentRecordHeld_isRedeliveredWithoutSpendingATry_thenIsADuplicate() throws Exception {
+    DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, Budget.NONE);
+    IdempotencyKey content = dev.once.pipeline.ContentKeys.of("inbox", "application/pdf", PDF);
+    dev.once.ledger.Claim held = ((dev.once.ledger.ClaimResult.Acquired) ledger.claim(content,
+        dev.once.pipeline.Effects.CONTENT)).claim();
+
+    for (int delivery = 0; delivery < 6; delivery++) { // more than ONCE_MAX_ATTEMPTS (5)
+      Refusal refused = org.junit.jupiter.api.Assertions.assertThrows(Refusal.class, () -> handle(flow, RENAMED));
+      assertEquals(Refusal.Kind.NOT_PERFORMED, refused.kind(), refused.getMessage());
+    }
+    dev.once.ledger.LedgerRecord analyse = ledger.lookup(key(RENAMED), dev.once.pipeline.Effects.ANALYSE).orElseThrow();
+    assertEquals(dev.once.ledger.RecordState.CLAIMED, analyse.state(), "released, not given up: " + analyse);
+    assertEquals(0, analyse.spent(), "no try spent: " + analyse);
+
+    ledger.complete(held, Map.of("document", key(FIRST).value()), dev.once.ledger.SideWrites.NONE);
+    assertEquals(OutcomeLabel.PROCESSED, handle(flow, RENAMED).outcome());
+    assertEquals("duplicate", ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("status"));
+    verify(analyzer, times(0)).analyse(any(), anyString());
+  }
+
   /** Another bucket (another inbox, another tenant) never learns of this one's documents. */
   @Test
   void theSameBytesInAnotherBucket_areAnalysedThere() throws Exception {
