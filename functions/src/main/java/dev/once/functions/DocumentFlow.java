@@ -278,8 +278,8 @@ final class DocumentFlow {
    * this one is completed as its duplicate — recorded, published and so notified under its own key with
    * {@code status: duplicate} and the first one's key, no Gemini call, no reservation, no bill — whatever the first one's
    * own outcome (it may still be in flight, or deferred). Empty when this document is the first (again, on a retry) or
-   * its upload asked for a re-analysis ({@link DocumentSource#REANALYSE}). A copy racing the first's claim is retried:
-   * released, not counted, and redelivered.
+   * its upload asked for a re-analysis ({@link DocumentSource#REANALYSE}). A copy meeting the first's claim held is in
+   * flight ({@link Refusal#inFlight}): released, not counted, logged as in flight, and redelivered.
    */
   private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
     if (call.document.reanalyse()) {
@@ -291,8 +291,10 @@ final class DocumentFlow {
     Object original = switch (first) {
       case Outcome.Processed processed -> processed.result().get("document");
       case Outcome.Duplicate duplicate -> duplicate.result().get("document");
-      default -> throw Refusal.notPerformed("the first document of the same content is being recorded (" + first
-          + "); retried", null);
+      case Outcome.InFlight held -> throw Refusal.inFlight(
+          "the first document of the same content is being recorded; redelivered", held.leaseExpiresAt());
+      default -> throw Refusal.notPerformed("the record of the same content answered " + first.label()
+          + "; retried", null);
     };
     if (original == null || call.key.value().equals(original)) {
       return Optional.empty();

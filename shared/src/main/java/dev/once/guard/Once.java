@@ -198,6 +198,11 @@ public final class Once {
         ledger.release(held, DEFERRED + reason, false, refusal.writes());
         return new Deferred(reason, held.attempts());
       }
+      case IN_FLIGHT -> {
+        // Not performed: released uncounted, and answered as a claim held elsewhere is (logged in flight, redelivered).
+        ledger.release(held, reason, false, refusal.writes());
+        return new InFlight(refusal.heldUntil(), held.attempts());
+      }
       default -> throw releaseAndRethrow(held, refusal, false, refusal.writes());
     }
   }

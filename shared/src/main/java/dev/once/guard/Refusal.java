@@ -1,6 +1,7 @@
 package dev.once.guard;
 
 import dev.once.ledger.SideWrites;
+import java.time.Instant;
 
 /**
  * What an effect throws to say it was not carried out, and how the guard is to take that; made by its factories,
@@ -16,22 +17,31 @@ import dev.once.ledger.SideWrites;
  *   <li>{@link #deferred}: must wait for something outside the event (a spending budget used up for the day): released
  *       as not performed, and {@link Once} answers {@link Outcome.Deferred}, so the event is acknowledged; whatever
  *       resumes the work claims the effect again, as a redelivery would.
+ *   <li>{@link #inFlight}: waits for another delivery that holds what the effect needs (the first copy of the same
+ *       content, being recorded): released as not performed, and {@link Once} answers {@link Outcome.InFlight}, as
+ *       for a claim held elsewhere, so the entry logs it as in flight and the platform redelivers.
  * </ul>
  */
 public class Refusal extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   /** How the guard takes the refusal. */
-  public enum Kind { PERMANENT, NOT_PERFORMED, DEFERRED }
+  public enum Kind { PERMANENT, NOT_PERFORMED, DEFERRED, IN_FLIGHT }
 
   private final Kind kind;
   private final transient SideWrites writes;
+  private final Instant heldUntil;
 
   /** For a refusal of a kind of its own (a subclass that names a case); otherwise use the factories. */
   protected Refusal(Kind kind, String message, Throwable cause, SideWrites writes) {
+    this(kind, message, cause, writes, null);
+  }
+
+  private Refusal(Kind kind, String message, Throwable cause, SideWrites writes, Instant heldUntil) {
     super(message, cause);
     this.kind = kind;
     this.writes = writes == null ? SideWrites.NONE : writes;
+    this.heldUntil = heldUntil;
   }
 
   public static Refusal permanent(String reason) {
@@ -57,6 +67,14 @@ public class Refusal extends RuntimeException {
     return new Refusal(Kind.DEFERRED, reason, null, writes);
   }
 
+  /**
+   * Released uncounted and answered as {@link Outcome.InFlight}: what the effect needs is held by another delivery,
+   * whose lease runs until {@code heldUntil} (then a redelivery takes it over, if its holder died).
+   */
+  public static Refusal inFlight(String reason, Instant heldUntil) {
+    return new Refusal(Kind.IN_FLIGHT, reason, null, SideWrites.NONE, heldUntil);
+  }
+
   public Kind kind() {
     return kind;
   }
@@ -68,5 +86,10 @@ public class Refusal extends RuntimeException {
   /** Committed with what the guard does to the claim. */
   public SideWrites writes() {
     return writes;
+  }
+
+  /** {@link #inFlight}: until when the other delivery holds it; null for the other kinds. */
+  public Instant heldUntil() {
+    return heldUntil;
   }
 }
