@@ -49,7 +49,7 @@ final class InvokerLaunch implements AutoCloseable {
     long started = System.nanoTime();
     FunctionProcess process = FunctionProcess.launch(
         new FunctionProcess.Launch(Artifacts.invokerJar(), classpath.getLast(), jvmArgs,
-            classpath.subList(0, classpath.size() - 1), null), target, FreePort.pick(), env, log);
+            classpath.subList(0, classpath.size() - 1)), target, FreePort.pick(), env, log);
     return new InvokerLaunch(process, started);
   }
 

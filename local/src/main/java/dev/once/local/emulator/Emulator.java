@@ -36,9 +36,6 @@ public abstract class Emulator implements AutoCloseable {
 
   static ChildProcess launch(String name, List<String> javaArgs, int port, Path log) {
     List<String> command = new ArrayList<>(List.of(Jvm.java(), "-Duser.language=en", "-Xss1m"));
-    // The class path and main class (or jar) name the archive; the emulator's own --options (a port) do not.
-    List<String> identity = javaArgs.stream().takeWhile(arg -> !arg.startsWith("--")).toList();
-    command.addAll(Jvm.classArchive(Path.of("target", "class-archives"), name.replace(' ', '-') + "-emulator", identity));
     command.addAll(javaArgs);
     ChildProcess process = ChildProcess.start(name + " emulator", command, Map.of(), log);
     process.awaitReady(() -> answers(port), START_DEADLINE, Duration.ofMillis(100));

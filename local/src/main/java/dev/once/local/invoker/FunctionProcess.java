@@ -27,13 +27,10 @@ public final class FunctionProcess implements AutoCloseable {
     this.process = process;
   }
 
-  /**
-   * What to run: the invoker, the function's jar (and jars before it on the class path), extra JVM flags, and where
-   * to keep class archives ({@link Jvm#classArchive}; null: none, as on the platform).
-   */
-  public record Launch(Path invokerJar, Path functionJar, List<String> jvmArgs, List<Path> before, Path archives) {
+  /** What to run: the invoker, the function's jar (and jars before it on the class path), and extra JVM flags. */
+  public record Launch(Path invokerJar, Path functionJar, List<String> jvmArgs, List<Path> before) {
     public Launch(Path invokerJar, Path functionJar, List<String> jvmArgs) {
-      this(invokerJar, functionJar, jvmArgs, List.of(), null);
+      this(invokerJar, functionJar, jvmArgs, List.of());
     }
 
     String classpath() {
@@ -53,18 +50,11 @@ public final class FunctionProcess implements AutoCloseable {
 
   /** Starts the invoker without waiting for it (a benchmark times its start itself). */
   public static FunctionProcess launch(Launch launch, String target, int port, Map<String, String> env, Path log) {
-    String name = target.substring(target.lastIndexOf('.') + 1);
-    List<String> invoker = List.of("-jar", launch.invokerJar().toString(), "--classpath", launch.classpath(),
-        "--target", target);
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(launch.jvmArgs());
-    if (launch.archives() != null) {
-      List<String> identity = new ArrayList<>(launch.jvmArgs());
-      identity.addAll(invoker);
-      command.addAll(Jvm.classArchive(launch.archives(), name, identity));
-    }
-    command.addAll(invoker);
-    command.addAll(List.of("--port", String.valueOf(port)));
+    command.addAll(List.of("-jar", launch.invokerJar().toString(), "--classpath", launch.classpath(),
+        "--target", target, "--port", String.valueOf(port)));
+    String name = target.substring(target.lastIndexOf('.') + 1);
     return new FunctionProcess(target, port, ChildProcess.start(name, command, env, log));
   }
 

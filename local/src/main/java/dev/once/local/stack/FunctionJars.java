@@ -36,10 +36,9 @@ public record FunctionJars(Path invokerJar, Path functionJar, List<Path> before)
     }
   }
 
-  /** How to run a function from these jars, with these JVM flags; class archives kept beside the deploy jar. */
+  /** How to run a function from these jars, with these JVM flags. */
   public FunctionProcess.Launch launch(List<String> jvmFlags) {
-    Path archives = functionJar.toAbsolutePath().getParent().resolve("class-archives");
-    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags, before, archives);
+    return new FunctionProcess.Launch(invokerJar, functionJar, jvmFlags, before);
   }
 
   /** Throws with the command that builds them when either is missing. */
