@@ -20,6 +20,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -130,6 +131,25 @@ class IdempotentHttpTest {
 
     overBudget[0] = false;
     assertEquals(201, send(waiting, pay("k-defer", CHARGE)).status());
+    assertEquals(1, runs.get());
+  }
+
+  @Test
+  void aHandlerWaitingForAnotherHolder_answers409InFlight_andRunsOnceItIsFree() throws IOException {
+    boolean[] held = {true};
+    IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
+      if (held[0]) {
+        throw dev.once.guard.Refusal.inFlight("the account is being charged by another request", Instant.now());
+      }
+      return charge(amount, attempt);
+    });
+    FakeHttp.Response inFlight = send(waiting, pay("k-wait", CHARGE));
+    assertEquals(409, inFlight.status());
+    assertEquals("in_flight", json(inFlight).path("status").asText());
+    assertEquals(0, runs.get());
+
+    held[0] = false;
+    assertEquals(201, send(waiting, pay("k-wait", CHARGE)).status());
     assertEquals(1, runs.get());
   }
 
