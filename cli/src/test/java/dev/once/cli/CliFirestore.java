@@ -19,7 +19,7 @@ public final class CliFirestore {
 
   public static synchronized Firestore db() {
     if (client == null) {
-      client = FirestoreClients.forEmulator(PROJECT, FirestoreEmulator.shared().hostPort());
+      client = connect();
     }
     return client;
   }

@@ -19,8 +19,15 @@ import dev.once.gemini.Usage;
 import dev.once.guard.Refusal;
 import dev.once.budget.Budget;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Claim;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
+import dev.once.ledger.SideWrites;
 import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,25 +140,25 @@ class SameContentTest extends DocumentFlowMocks {
 
   /**
    * A copy delivered while the first holds the content's record (between its claim and its completion, or a holder
-   * that died there until its lease runs out) is in flight, as a claim held elsewhere is (logged so, and redelivered): more deliveries than the tries an analysis may spend
-   * give nothing up, cost nothing, and once the record is done the copy is a duplicate.
+   * that died there until its lease runs out) is in flight, as a claim held elsewhere is (logged so, and redelivered):
+   * more deliveries than the tries an analysis may spend give nothing up, cost nothing, and once the record is done
+   * the copy is a duplicate.
    */
   @Test
   void aCopyMeetingTheContentRecordHeld_isRedeliveredWithoutSpendingATry_thenIsADuplicate() throws Exception {
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, Budget.NONE);
-    IdempotencyKey content = dev.once.pipeline.ContentKeys.of("inbox", "application/pdf", PDF);
-    dev.once.ledger.Claim held = ((dev.once.ledger.ClaimResult.Acquired) ledger.claim(content,
-        dev.once.pipeline.Effects.CONTENT)).claim();
+    IdempotencyKey content = ContentKeys.of("inbox", "application/pdf", PDF);
+    Claim held = ((ClaimResult.Acquired) ledger.claim(content, Effects.CONTENT)).claim();
 
     for (int delivery = 0; delivery < 6; delivery++) { // more than ONCE_MAX_ATTEMPTS (5)
       Report report = handle(flow, RENAMED);
       assertEquals(OutcomeLabel.IN_FLIGHT, report.outcome(), "logged in flight, then redelivered: " + report);
     }
-    dev.once.ledger.LedgerRecord analyse = ledger.lookup(key(RENAMED), dev.once.pipeline.Effects.ANALYSE).orElseThrow();
-    assertEquals(dev.once.ledger.RecordState.CLAIMED, analyse.state(), "released, not given up: " + analyse);
+    LedgerRecord analyse = ledger.lookup(key(RENAMED), Effects.ANALYSE).orElseThrow();
+    assertEquals(RecordState.CLAIMED, analyse.state(), "released, not given up: " + analyse);
     assertEquals(0, analyse.spent(), "no try spent: " + analyse);
 
-    ledger.complete(held, Map.of("document", key(FIRST).value()), dev.once.ledger.SideWrites.NONE);
+    ledger.complete(held, Map.of("document", key(FIRST).value()), SideWrites.NONE);
     assertEquals(OutcomeLabel.PROCESSED, handle(flow, RENAMED).outcome());
     assertEquals("duplicate", ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("status"));
     verify(analyzer, times(0)).analyse(any(), anyString());

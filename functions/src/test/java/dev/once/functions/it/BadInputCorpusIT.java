@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
 import dev.once.local.gemini.BatchState;
+import dev.once.local.gemini.WebhookDelivery;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
@@ -167,7 +168,7 @@ class BadInputCorpusIT {
 
   private static List<Integer> webhookStatuses(String job) {
     return stack.gemini.webhookDeliveries().stream().filter(d -> d.batchName().equals(job))
-        .map(d -> d.status()).toList();
+        .map(WebhookDelivery::status).toList();
   }
 
   private static byte[] body(JsonNode spec) {
