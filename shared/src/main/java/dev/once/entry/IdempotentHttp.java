@@ -214,18 +214,18 @@ public final class IdempotentHttp<T> {
   private void serve(HttpRequest request, HttpResponse response, long started) throws IOException {
     if (!METHODS.contains(request.getMethod())) {
       response.appendHeader("Allow", "POST, PATCH");
-      refuse(request, response, started, 405, "method_not_allowed", "only POST and PATCH take an Idempotency-Key");
+      refuseUnread(request, response, started, 405, "method_not_allowed", "only POST and PATCH take an Idempotency-Key");
       return;
     }
     // The invoker's header map is case-insensitive, with one value per header line (commas are not split).
     List<String> sent = request.getHeaders().getOrDefault(KEY_HEADER, List.of());
     if (sent.isEmpty()) {
-      refuse(request, response, started, 400, "idempotency_key_missing", "this operation needs an Idempotency-Key");
+      refuseUnread(request, response, started, 400, "idempotency_key_missing", "this operation needs an Idempotency-Key");
       return;
     }
     Optional<String> clientKey = sent.size() == 1 ? clientKey(sent.get(0)) : Optional.empty();
     if (clientKey.isEmpty()) {
-      refuse(request, response, started, 400, "idempotency_key_malformed", "send one Idempotency-Key of 1 to "
+      refuseUnread(request, response, started, 400, "idempotency_key_malformed", "send one Idempotency-Key of 1 to "
           + MAX_KEY_CHARS + " visible ASCII characters, bare or as a quoted string");
       return;
     }
@@ -235,6 +235,7 @@ public final class IdempotentHttp<T> {
       if (who == null || who.isBlank()) {
         EventLog.record(once.log(), function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
             Map.of("path", request.getPath()));
+        response.appendHeader("Connection", "close"); // see refuseUnread
         HttpAnswer.send(response, 401, "unauthenticated");
         return;
       }
@@ -242,7 +243,7 @@ public final class IdempotentHttp<T> {
     }
     byte[] body = HttpAnswer.readAtMost(request, MAX_REQUEST_BYTES);
     if (body == null) {
-      refuse(request, response, started, 413, "too_large", "the body is over " + MAX_REQUEST_BYTES + " bytes");
+      refuseUnread(request, response, started, 413, "too_large", "the body is over " + MAX_REQUEST_BYTES + " bytes");
       return;
     }
     T input;
@@ -394,6 +395,17 @@ public final class IdempotentHttp<T> {
 
   private static void send(HttpResponse response, Answer answer) throws IOException {
     HttpAnswer.send(response, answer.status(), answer.contentType(), answer.body());
+  }
+
+  /**
+   * A refusal sent before the body is read (or whole): the body is left on the connection, which the server then
+   * closes, so a client that reuses it meets a closed connection (the Java client: "header parser received no
+   * bytes", seen in CreateChargeIT). {@code Connection: close} tells the client to open a new one.
+   */
+  private void refuseUnread(HttpRequest request, HttpResponse response, long started, int status, String code,
+      String detail) throws IOException {
+    response.appendHeader("Connection", "close");
+    refuse(request, response, started, status, code, detail);
   }
 
   private void refuse(HttpRequest request, HttpResponse response, long started, int status, String code,

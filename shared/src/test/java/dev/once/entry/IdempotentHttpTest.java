@@ -228,6 +228,15 @@ class IdempotentHttpTest {
     assertEquals(201, send(pay("x".repeat(IdempotentHttp.MAX_KEY_CHARS), CHARGE)).status());
   }
 
+  /** Answered before its body is read, the connection is closed, and the answer says so: no client reuses it. */
+  @Test
+  void aRefusalBeforeTheBodyIsRead_closesTheConnection_andAnAnswerAfterItDoesNot() throws IOException {
+    assertEquals("close", send(FakeHttp.post("/charges", CHARGE)).header("Connection"), "no key");
+    assertEquals("close", send(pay("has space", CHARGE)).header("Connection"), "a malformed key");
+    assertEquals(null, send(pay("k-9", "{\"amount\":\"lots\"}")).header("Connection"), "read, then refused");
+    assertEquals(null, send(pay("k-10", CHARGE)).header("Connection"), "read, then run");
+  }
+
   @Test
   void aRequestTheParserRefuses_is400_andTheKeyStaysFreeForTheCorrectedOne() throws IOException {
     FakeHttp.Response refused = send(pay("k-8", "{\"amount\":\"lots\"}"));
