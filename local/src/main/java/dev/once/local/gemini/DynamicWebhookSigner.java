@@ -44,7 +44,7 @@ import java.util.List;
  *       Webhooks' asymmetric scheme, {@code v1a,<base64 Ed25519 signature of "id.timestamp.body">}, with the
  *       Ed25519 public key in the same JWKS.</li>
  * </ul>
- * Each stand-in generates its own keys at start. Public so tests elsewhere can sign deliveries.
+ * Each stand-in has keys of its own, made at first use. Public so tests elsewhere can sign deliveries.
  */
 public final class DynamicWebhookSigner {
   /** The issuer the stand-in's tokens carry: the origin of Google's JWKS URL (not documented; see the README). */
@@ -55,44 +55,65 @@ public final class DynamicWebhookSigner {
   /** The DER prefix of an X.509 Ed25519 public key; the raw 32-byte key follows it. */
   private static final byte[] ED25519_X509_PREFIX = HexFormat.of().parseHex("302a300506032b6570032100");
 
-  private final RSAKey key;
-  private final KeyPair ed25519;
-  private final OctetKeyPair ed25519Jwk;
+  /** Made at first use: see {@link #generate()}. */
+  private volatile Keys keys;
 
-  private DynamicWebhookSigner(RSAKey key, KeyPair ed25519) {
-    this.key = key;
-    this.ed25519 = ed25519;
-    byte[] encoded = ed25519.getPublic().getEncoded();
-    this.ed25519Jwk = new OctetKeyPair.Builder(Curve.Ed25519, Base64URL.encode(
-        Arrays.copyOfRange(encoded, ED25519_X509_PREFIX.length, encoded.length)))
-        .keyUse(KeyUse.SIGNATURE).keyID("ed25519-" + key.getKeyID().substring(0, 8)).build();
+  private DynamicWebhookSigner() {}
+
+  /**
+   * A signer with a fresh 2048-bit RSA key (its {@code kid} its thumbprint) and a fresh Ed25519 key, both made when
+   * first used: an RSA key takes seconds of CPU in a JVM without C2 (the suite's), and most stand-ins never sign a
+   * dynamic webhook.
+   */
+  public static DynamicWebhookSigner generate() {
+    return new DynamicWebhookSigner();
   }
 
-  /** A fresh 2048-bit RSA key with a random {@code kid}, and a fresh Ed25519 key. */
-  public static DynamicWebhookSigner generate() {
-    try {
-      return new DynamicWebhookSigner(new RSAKeyGenerator(2048).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256)
-          .keyIDFromThumbprint(true).generate(), KeyPairGenerator.getInstance("Ed25519").generateKeyPair());
-    } catch (JOSEException | NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK can make RSA and Ed25519 keys", e);
+  private Keys keys() {
+    Keys made = keys;
+    if (made == null) {
+      synchronized (this) {
+        if (keys == null) {
+          keys = Keys.generate();
+        }
+        made = keys;
+      }
+    }
+    return made;
+  }
+
+  private record Keys(RSAKey rsa, KeyPair ed25519, OctetKeyPair ed25519Jwk) {
+    static Keys generate() {
+      try {
+        RSAKey rsa = new RSAKeyGenerator(2048).keyUse(KeyUse.SIGNATURE).algorithm(JWSAlgorithm.RS256)
+            .keyIDFromThumbprint(true).generate();
+        KeyPair ed25519 = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+        byte[] encoded = ed25519.getPublic().getEncoded();
+        OctetKeyPair jwk = new OctetKeyPair.Builder(Curve.Ed25519, Base64URL.encode(
+            Arrays.copyOfRange(encoded, ED25519_X509_PREFIX.length, encoded.length)))
+            .keyUse(KeyUse.SIGNATURE).keyID("ed25519-" + rsa.getKeyID().substring(0, 8)).build();
+        return new Keys(rsa, ed25519, jwk);
+      } catch (JOSEException | NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every JDK can make RSA and Ed25519 keys", e);
+      }
     }
   }
 
   /** The {@code kid} of the RSA key JWTs are signed with. */
   public String keyId() {
-    return key.getKeyID();
+    return keys().rsa().getKeyID();
   }
 
   /** The public halves of both keys, as a JWKS document. */
   public JWKSet publicKeys() {
-    return new JWKSet(List.of(key.toPublicJWK(), ed25519Jwk));
+    return new JWKSet(List.of(keys().rsa().toPublicJWK(), keys().ed25519Jwk()));
   }
 
   /** The {@code webhook-signature} value of the v1a scheme: {@code v1a,<base64 Ed25519 of "id.timestamp.body">}. */
   public String v1a(String webhookId, long timestampSeconds, byte[] body) {
     try {
       Signature signature = Signature.getInstance("Ed25519");
-      signature.initSign(ed25519.getPrivate());
+      signature.initSign(keys().ed25519().getPrivate());
       signature.update((webhookId + "." + timestampSeconds + ".").getBytes(StandardCharsets.UTF_8));
       signature.update(body);
       return "v1a," + Base64.getEncoder().encodeToString(signature.sign());
@@ -121,9 +142,9 @@ public final class DynamicWebhookSigner {
   /** Any claims, signed as {@link #jwt(URI, String, Instant, byte[])} signs: tests make hostile tokens with it. */
   public String jwt(JWTClaimsSet claims) {
     SignedJWT jwt = new SignedJWT(
-        new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).type(JOSEObjectType.JWT).build(), claims);
+        new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(keys().rsa().getKeyID()).type(JOSEObjectType.JWT).build(), claims);
     try {
-      jwt.sign(new RSASSASigner(key));
+      jwt.sign(new RSASSASigner(keys().rsa()));
     } catch (JOSEException e) {
       throw new IllegalStateException("signing with a fresh RSA key failed", e);
     }

@@ -176,7 +176,7 @@ public final class GeminiStandIn implements StandIn {
     return URI.create(baseUrl() + "/.well-known/jwks.json");
   }
 
-  /** The {@code kid} of the key dynamic webhooks are signed with (generated at start). */
+  /** The {@code kid} of the key dynamic webhooks are signed with (made at first use). */
   public String dynamicWebhookKeyId() {
     return dynamicSigner.keyId();
   }
