@@ -3,11 +3,14 @@ package dev.once.testing;
 import dev.once.guard.EffectListener;
 import dev.once.key.IdempotencyKey;
 import java.io.IOException;
+import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
@@ -22,11 +25,13 @@ import java.util.regex.Pattern;
  * file listing the keys that crashed already, one per line, so the replacement process (started with the same flags)
  * lets the redelivered event through instead of failing on it forever. (A commit whose answer is lost is made on the
  * wire, by a proxy in front of Firestore, not here.)
+ *
+ * <p>{@code -Donce.crash.plan=<file>} instead: a properties file with the same three names, read again at each point
+ * reached, so a test moves a running process to its next crash point by rewriting the file (atomically) rather than
+ * restarting it; no file, or no {@code once.crash.at} in it, is inert.
  */
 public final class CrashPoints implements EffectListener {
-  private static final String POINT = System.getProperty("once.crash.at");
-  private static final Pattern KEYS = Pattern.compile(System.getProperty("once.crash.keys", ".*"));
-  private static final String LOG = System.getProperty("once.crash.log");
+  private static final String PLAN = System.getProperty("once.crash.plan");
 
   @Override
   public void claimed(IdempotencyKey key, String effect) {
@@ -44,11 +49,14 @@ public final class CrashPoints implements EffectListener {
   }
 
   private static void reached(String point, String effect, IdempotencyKey key) {
-    if (POINT == null || !POINT.equals(point + ":" + effect) || !KEYS.matcher(key.value()).matches()) {
+    Properties armed = armed();
+    String at = armed.getProperty("once.crash.at");
+    if (at == null || !at.equals(point + ":" + effect)
+        || !Pattern.matches(armed.getProperty("once.crash.keys", ".*"), key.value())) {
       return;
     }
     synchronized (CrashPoints.class) {
-      if (!firstTime(key.value())) {
+      if (!firstTime(key.value(), armed.getProperty("once.crash.log"))) {
         return;
       }
       try {
@@ -63,9 +71,25 @@ public final class CrashPoints implements EffectListener {
     }
   }
 
+  /** The crash point armed now: the plan file's, or this JVM's flags. */
+  private static Properties armed() {
+    if (PLAN == null) {
+      return System.getProperties();
+    }
+    Properties plan = new Properties();
+    try (Reader reader = Files.newBufferedReader(Path.of(PLAN), StandardCharsets.UTF_8)) {
+      plan.load(reader);
+    } catch (NoSuchFileException e) {
+      // not armed yet
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read the crash plan " + PLAN, e);
+    }
+    return plan;
+  }
+
   /** Whether {@code entry} is new to the log; adds it. */
-  private static boolean firstTime(String entry) {
-    Path log = Path.of(LOG == null ? "crashes.log" : LOG);
+  private static boolean firstTime(String entry, String logFile) {
+    Path log = Path.of(logFile == null ? "crashes.log" : logFile);
     try {
       if (Files.exists(log) && Files.readAllLines(log, StandardCharsets.UTF_8).contains(entry)) {
         return false;

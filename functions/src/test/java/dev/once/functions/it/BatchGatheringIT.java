@@ -97,8 +97,7 @@ class BatchGatheringIT {
   void aSubmitterKilledAfterBatchesCreate_losesNoDocument_andMakesOnePaidJob() throws IOException {
     Path crashLog = stack.logDir.resolve("gather-crash.crashes");
     Files.deleteIfExists(crashLog);
-    stack.restart("DocumentUploaded", List.of("-Donce.crash.at=before-complete:submit",
-        "-Donce.crash.keys=batch:.*", "-Donce.crash.log=" + crashLog.toAbsolutePath()));
+    stack.armCrash("DocumentUploaded", "before-complete:submit", "batch:.*", crashLog);
     try {
       long carriedOut = stack.gemini.count("batchGenerateContent.carriedOut");
       List<String> keys = jobs.upload("gather-crash", PER_JOB);
@@ -110,7 +109,7 @@ class BatchGatheringIT {
       assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut, "one paid job, adopted");
       jobs.assertCompletedOnce(made.iterator().next(), keys);
     } finally {
-      stack.restart("DocumentUploaded", List.of());
+      stack.disarmCrash("DocumentUploaded");
     }
   }
 

@@ -46,8 +46,6 @@ class BatchSubmissionCrashMatrixIT {
   private static final String EXTERNAL = "during-assign";
   private static FirestoreFaults firestore;
   private static MatrixStack matrix;
-  /** The crash flags DocumentUploaded runs with now. */
-  private static List<String> crashFlags = List.of();
   private static final RecoveryTimes RECOVERY = new RecoveryTimes("BatchSubmissionCrashMatrixIT (batch mode, a job of 5)",
       "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), BATCH_MAX_WAIT_SECONDS 6,"
           + " the reconciler every 2 s", "every document of the job in a submitted batch job");
@@ -80,10 +78,13 @@ class BatchSubmissionCrashMatrixIT {
     Files.deleteIfExists(crashLog);
     boolean external = point.equals(EXTERNAL);
     // The gathering's submission crashes once at the point (its key names the gathering, new each time).
-    restartIfChanged(external ? List.of() : List.of(
-        "-Donce.crash.at=" + point,
-        "-Donce.crash.keys=batch:[0-9a-f]{32}",
-        "-Donce.crash.log=" + crashLog.toAbsolutePath()));
+    // DocumentUploaded only: the submission is the fifth upload's, and the reconciler only resumes it (past its
+    // crash) or submits what is left.
+    if (external) {
+      matrix.stack.disarmCrash("DocumentUploaded");
+    } else {
+      matrix.stack.armCrash("DocumentUploaded", point, "batch:[0-9a-f]{32}", crashLog);
+    }
     long jobsBefore = matrix.stack.gemini.count("batchGenerateContent.carriedOut");
 
     List<String> keys = new ArrayList<>(IntStream.range(0, JOB_DOCUMENTS - 1).mapToObj(i -> matrix.upload(cell, i))
@@ -136,17 +137,6 @@ class BatchSubmissionCrashMatrixIT {
         "Gemini made the jobs the documents name, and no other");
     if (!external) {
       assertEquals(1, jobs, "a kill of the submission loses none of the job's documents: " + jobOf);
-    }
-  }
-
-  /**
-   * Restarts DocumentUploaded unless it runs with these flags already. The reconciler needs none: the submission is
-   * the fifth upload's, and the reconciler only resumes it (past its crash) or submits what is left.
-   */
-  private static void restartIfChanged(List<String> flags) {
-    if (!flags.equals(crashFlags)) {
-      matrix.stack.restart("DocumentUploaded", flags);
-      crashFlags = flags;
     }
   }
 }

@@ -61,12 +61,10 @@ class CompletionCrashMatrixIT {
   private static final Duration HELD_PUBLISH = Duration.ofSeconds(20);
   /** The job's document whose publish the kill interrupts, in the order they are published. */
   private static final int HALF_WAY = 3;
-  /** The points where the test kills the process itself (the rest are the guard's, {@code -Donce.crash.at}). */
+  /** The points where the test kills the process itself (the rest are the test kit's, {@code armCrash}). */
   private static final List<String> EXTERNAL = List.of("during-gemini", "during-publish");
   private static MatrixStack matrix;
   private static Ledger ledger;
-  /** The crash flags BatchCompleted and the reconciler run with now. */
-  private static List<String> crashFlags = List.of();
   private static final RecoveryTimes RECOVERY = new RecoveryTimes("CompletionCrashMatrixIT (batch mode, jobs of 5)",
       "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 5, Eventarc redelivering within 1 s, the reconciler every 2 s",
       "every document of the job notified and the killed effect's record done");
@@ -102,10 +100,14 @@ class CompletionCrashMatrixIT {
     assertEquals(JOBS, jobs.size(), "the cell's documents gathered into " + JOBS + " jobs: " + jobOf);
     String crashJobs = String.join("|", jobs).replace("batches/", "");
     // Both ways to a completion crash at the point: BatchCompleted, and the reconciler that stands in when it gives up.
-    restartIfChanged(external ? List.of() : List.of(
-        "-Donce.crash.at=" + point,
-        "-Donce.crash.keys=gemini:batches/(" + crashJobs + ")" + (point.startsWith("after-claim:") ? "" : "#chunk-0"),
-        "-Donce.crash.log=" + crashLog.toAbsolutePath()));
+    String crashKeys = "gemini:batches/(" + crashJobs + ")" + (point.startsWith("after-claim:") ? "" : "#chunk-0");
+    for (String function : List.of("BatchCompleted", "GeminiReconciler")) {
+      if (external) {
+        matrix.stack.disarmCrash(function);
+      } else {
+        matrix.stack.armCrash(function, point, crashKeys, crashLog);
+      }
+    }
     long getsBefore = matrix.stack.gemini.count("batches.get.ended");
 
     int externalKills = 0;
@@ -185,16 +187,6 @@ class CompletionCrashMatrixIT {
     long bound = JOBS + (point.equals("after-claim:complete") ? 0 : kills) + Math.max(0, abandoned - kills);
     assertTrue(gets >= JOBS && gets <= bound, "batches.get of ended jobs " + gets + " within [" + JOBS + ", "
         + bound + "]; the tries of the jobs' completions: " + tries);
-  }
-
-  /** Restarts BatchCompleted and the reconciler unless they run with these flags already. */
-  private static void restartIfChanged(List<String> flags) {
-    if (flags.equals(crashFlags)) {
-      return;
-    }
-    matrix.stack.restart("BatchCompleted", flags);
-    matrix.stack.restart("GeminiReconciler", flags);
-    crashFlags = flags;
   }
 
   /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */

@@ -44,8 +44,6 @@ class CrashMatrixIT {
   /** The bound on recovery with the default lease and Gemini timeout. */
   private static final Duration DEFAULT_RECOVERY_BOUND = Duration.ofSeconds(90);
   private static PipelineStack stack;
-  /** The crash flags DocumentUploaded runs with now. */
-  private static List<String> crashFlags = List.of();
   /**
    * The defaults' case, on a stack of its own with the default lease and Gemini timeout: its minute and a half of
    * waiting for a lease runs beside the matrix.
@@ -96,10 +94,11 @@ class CrashMatrixIT {
     Path crashLog = stack.logDir.resolve(folder + ".crashes");
     Files.deleteIfExists(crashLog);
     boolean external = point.equals("during-gemini");
-    restartIfChanged(external ? List.of() : List.of(
-        "-Donce.crash.at=" + point,
-        "-Donce.crash.keys=gcs:inbox/" + folder + "/doc-(00|05)\\.pdf#\\d+",
-        "-Donce.crash.log=" + crashLog.toAbsolutePath()));
+    if (external) {
+      stack.disarmCrash("DocumentUploaded");
+    } else {
+      stack.armCrash("DocumentUploaded", point, "gcs:inbox/" + folder + "/doc-(00|05)\\.pdf#\\d+", crashLog);
+    }
     int restartsBefore = stack.restarts("DocumentUploaded");
     long geminiBefore = stack.gemini.count("generateContent");
 
@@ -191,14 +190,6 @@ class CrashMatrixIT {
   private static String upload(String folder, int i) {
     return key(stack.upload(String.format("%s/doc-%02d.pdf", folder, i), InvoicePdf.of(folder + "-" + i),
         "application/pdf"));
-  }
-
-  /** Restarts DocumentUploaded unless it runs with these flags already. */
-  private static void restartIfChanged(List<String> flags) {
-    if (!flags.equals(crashFlags)) {
-      stack.restart("DocumentUploaded", flags);
-      crashFlags = flags;
-    }
   }
 
   private static String effectOf(String point) {

@@ -30,11 +30,14 @@ import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,8 +47,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -133,6 +138,8 @@ final class PipelineStack implements AutoCloseable {
   final String deadLetterTap;
   final String webhookSecret;
   private final List<FunctionProcess> instances = new ArrayList<>();
+  /** The functions running with a crash plan file ({@link #armCrash}). */
+  private final Set<String> planned = ConcurrentHashMap.newKeySet();
   private final List<PubsubMessage> published = Collections.synchronizedList(new ArrayList<>());
   private final List<PubsubMessage> deadLettered = Collections.synchronizedList(new ArrayList<>());
 
@@ -263,7 +270,51 @@ final class PipelineStack implements AutoCloseable {
 
   /** Replaces a function's process with one started with these extra JVM flags (crash points, say). */
   void restart(String name, List<String> jvmArgs) {
+    planned.remove(name);
     stack.restartWith(Part.function(name), jvmArgs);
+  }
+
+  /**
+   * Arms a crash point of {@code name} (the test kit's CrashPoints): its process kills itself at {@code point} the
+   * first time a key {@code keys} matches gets there, and lists the key in {@code log}. The first call restarts the
+   * function with a plan file; later ones rewrite the file, which the running process reads at every point, so a
+   * matrix moves to its next cell without a restart.
+   */
+  void armCrash(String name, String point, String keys, Path log) {
+    Properties plan = new Properties();
+    plan.setProperty("once.crash.at", point);
+    plan.setProperty("once.crash.keys", keys);
+    plan.setProperty("once.crash.log", log.toAbsolutePath().toString());
+    writePlan(name, plan);
+    if (planned.add(name)) {
+      stack.restartWith(Part.function(name), List.of("-Donce.crash.plan=" + planFile(name).toAbsolutePath()));
+    }
+  }
+
+  /** No crash point armed in {@code name} from now on; no restart. */
+  void disarmCrash(String name) {
+    if (planned.contains(name)) {
+      writePlan(name, new Properties());
+    }
+  }
+
+  private Path planFile(String name) {
+    return logDir.resolve(name + ".crash-plan");
+  }
+
+  /** Replaces the plan in one move, so the process never reads half of one. */
+  private void writePlan(String name, Properties plan) {
+    Path file = planFile(name);
+    Path next = file.resolveSibling(file.getFileName() + ".next");
+    try {
+      Files.createDirectories(logDir);
+      try (Writer writer = Files.newBufferedWriter(next)) {
+        plan.store(writer, null);
+      }
+      Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write the crash plan " + file, e);
+    }
   }
 
   /** Replaces a function's process with one whose environment adds (or overrides) {@code env}. */
