@@ -55,6 +55,8 @@ final class BatchSubmitter {
   static final String KEY_PREFIX = "batch:";
   /** Jobs one call submits at most, so a reconciler run or an upload stays bounded however long the queue. */
   static final int MAX_JOBS_PER_CALL = 20;
+  /** Gatherings one call opens and closes empty at most, before it leaves the queue to the next call. */
+  static final int MAX_LOST = 3;
   /** Gathered documents a reconciler run checks against their gatherings, from a random point (see recoverStrays). */
   static final int GATHERED_PER_RUN = 500;
 
@@ -113,6 +115,7 @@ final class BatchSubmitter {
   /** Submits the jobs that are due, up to {@link #MAX_JOBS_PER_CALL}; returns how many it submitted. */
   int submitDue() {
     int submitted = 0;
+    int lost = 0;
     while (submitted < MAX_JOBS_PER_CALL) {
       List<RecordQueries.Queued> job = dueJob(queries.get().queued(limits.maxDocuments()));
       if (job.isEmpty()) {
@@ -126,8 +129,14 @@ final class BatchSubmitter {
       }
       int held = gatherings.get().assign(id, job.stream().map(RecordQueries.Queued::documentId).toList());
       if (held == 0) {
-        gatherings.get().close(id); // another submitter took these documents: its job is the one due
-        break;
+        // Another submitter took the oldest document, or it changed since the queue was read. Its gathering is
+        // closed either way; the queue is read again, and holds no due job in the first case. Stopping here in the
+        // second left a due job to the reconciler's next run, as the others had stopped for this gathering's place.
+        gatherings.get().close(id);
+        if (++lost == MAX_LOST) {
+          break;
+        }
+        continue;
       }
       Outcome outcome = submit(id);
       once.log().info("gathered a batch job", Map.of("gathering", id, "documents", held,
