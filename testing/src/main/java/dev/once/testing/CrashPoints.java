@@ -31,7 +31,13 @@ import java.util.regex.Pattern;
  * restarting it; no file, or no {@code once.crash.at} in it, is inert.
  */
 public final class CrashPoints implements EffectListener {
-  private static final String PLAN = System.getProperty("once.crash.plan");
+  /** The properties that arm a crash point, as {@code -D} flags or in the plan file. */
+  public static final String AT = "once.crash.at";
+  public static final String KEYS = "once.crash.keys";
+  public static final String LOG = "once.crash.log";
+  /** The property naming a plan file. */
+  public static final String PLAN_FILE = "once.crash.plan";
+  private static final String PLAN = System.getProperty(PLAN_FILE);
 
   @Override
   public void claimed(IdempotencyKey key, String effect) {
@@ -50,13 +56,13 @@ public final class CrashPoints implements EffectListener {
 
   private static void reached(String point, String effect, IdempotencyKey key) {
     Properties armed = armed();
-    String at = armed.getProperty("once.crash.at");
+    String at = armed.getProperty(AT);
     if (at == null || !at.equals(point + ":" + effect)
-        || !Pattern.matches(armed.getProperty("once.crash.keys", ".*"), key.value())) {
+        || !Pattern.matches(armed.getProperty(KEYS, ".*"), key.value())) {
       return;
     }
     synchronized (CrashPoints.class) {
-      if (!firstTime(key.value(), armed.getProperty("once.crash.log"))) {
+      if (!firstTime(key.value(), armed.getProperty(LOG))) {
         return;
       }
       try {

@@ -28,6 +28,7 @@ import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
 import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
+import dev.once.testing.CrashPoints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -282,12 +283,12 @@ final class PipelineStack implements AutoCloseable {
    */
   void armCrash(String name, String point, String keys, Path log) {
     Properties plan = new Properties();
-    plan.setProperty("once.crash.at", point);
-    plan.setProperty("once.crash.keys", keys);
-    plan.setProperty("once.crash.log", log.toAbsolutePath().toString());
+    plan.setProperty(CrashPoints.AT, point);
+    plan.setProperty(CrashPoints.KEYS, keys);
+    plan.setProperty(CrashPoints.LOG, log.toAbsolutePath().toString());
     writePlan(name, plan);
     if (planned.add(name)) {
-      stack.restartWith(Part.function(name), List.of("-Donce.crash.plan=" + planFile(name).toAbsolutePath()));
+      stack.restartWith(Part.function(name), List.of("-D" + CrashPoints.PLAN_FILE + "=" + planFile(name).toAbsolutePath()));
     }
   }
 

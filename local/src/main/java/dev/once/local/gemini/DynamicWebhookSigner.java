@@ -56,7 +56,7 @@ public final class DynamicWebhookSigner {
   private static final byte[] ED25519_X509_PREFIX = HexFormat.of().parseHex("302a300506032b6570032100");
 
   /** Made at first use: see {@link #generate()}. */
-  private volatile Keys keys;
+  private Keys keys;
 
   private DynamicWebhookSigner() {}
 
@@ -69,17 +69,11 @@ public final class DynamicWebhookSigner {
     return new DynamicWebhookSigner();
   }
 
-  private Keys keys() {
-    Keys made = keys;
-    if (made == null) {
-      synchronized (this) {
-        if (keys == null) {
-          keys = Keys.generate();
-        }
-        made = keys;
-      }
+  private synchronized Keys keys() {
+    if (keys == null) {
+      keys = Keys.generate();
     }
-    return made;
+    return keys;
   }
 
   private record Keys(RSAKey rsa, KeyPair ed25519, OctetKeyPair ed25519Jwk) {
