@@ -187,6 +187,8 @@ resource "google_firestore_field" "analyses_unindexed" {
     "duplicateOfAnalysisId",
     "reruns",
     "jobLimit",
+    "requestedModel",
+    "rerouted",
   ])
 
   project    = var.project_id
@@ -203,11 +205,14 @@ resource "google_firestore_field" "billing_unindexed" {
     "promptTokens",
     "outputTokens",
     "totalTokens",
+    "thoughtsTokens",
     "costMicroUsd",
     "priced",
     "batch",
     "billedAt",
     "rerun",
+    "requestedModel",
+    "rerouted",
   ])
 
   project    = var.project_id

@@ -338,6 +338,59 @@ resource "google_logging_metric" "documents_given_up" {
   depends_on = [google_project_service.apis]
 }
 
+# Google moving its models under the deployment (functions' ModelWatch), each key the end of a line's message:
+# "gemini model unavailable" (ERROR): Google refused the model (404), documents wait, redelivered; "gemini model
+# rerouted" (WARNING): Google answered with another model, billed at its prices. Each is said once per instance, so a
+# count above zero is the news.
+locals {
+  model_lines = {
+    unavailable = {
+      title   = "Google no longer serves GEMINI_MODEL"
+      runbook = <<-EOT
+        Gemini answered 404 to a call on the configured model: Google shut it down, closed it to new projects, or
+        never knew the name. Nothing is lost and nothing is billed: every document waits, its event redelivered
+        (in batch mode, queued), and none is failed for it. The line's `model` and `error` fields say which model
+        and Google's words.
+
+        1. `once models` (with GEMINI_API_KEY) asks Google whether the model is served, and lists the built-in
+           catalog's models (`once models --catalog`) with their prices.
+        2. Set `gemini_model` to a model Google serves (the catalog's replacement is named by `once models`) and
+           `terraform apply`. The redelivered events are then analysed once each; events that ran out of
+           deliveries meanwhile are in the dead-letter topic: re-drive them (docs/OPERATIONS.md: dead letters).
+        Runbook: docs/OPERATIONS.md, "Google deprecated, rerouted or shut down our model".
+      EOT
+    }
+    rerouted = {
+      title   = "Google answers GEMINI_MODEL with another model"
+      runbook = <<-EOT
+        Gemini answered a request for the configured model with another one (a deprecated model "automatically
+        routed" to its successor): the analyses are recorded and billed as that model (`model`), with
+        `requestedModel` and `rerouted` on the analysis and the bill. Nothing is wrong with the documents, but the
+        prices, the thinking and the quality are the other model's. The line's `requested` and `answered` fields
+        name both. Move `gemini_model` to the answering model (or another, `once models`) and `terraform apply`.
+        Runbook: docs/OPERATIONS.md, "Google deprecated, rerouted or shut down our model".
+      EOT
+    }
+  }
+}
+
+resource "google_logging_metric" "gemini_model" {
+  for_each = local.model_lines
+
+  project     = var.project_id
+  name        = "${local.metric_prefix}_gemini_model_${each.key}"
+  description = "\"gemini model ${each.key}\" lines: ${each.value.title} (said once per function instance)."
+  filter      = "${local.function_lines} AND jsonPayload.message=\"gemini model ${each.key}\""
+
+  metric_descriptor {
+    metric_kind = "DELTA"
+    value_type  = "INT64"
+    unit        = "1"
+  }
+
+  depends_on = [google_project_service.apis]
+}
+
 # --- alerts ---
 #
 # Conditions are PromQL (condition_prometheus_query_language): Google's recommended language now that MQL is
@@ -771,4 +824,38 @@ data "google_project" "this" {
 locals {
   billing_budget_units = (var.billing_budget_usd != null ? tostring(ceil(var.billing_budget_usd))
     : var.gemini_daily_budget_usd != null ? tostring(ceil(var.gemini_daily_budget_usd * 31)) : null)
+}
+
+resource "google_monitoring_alert_policy" "gemini_model" {
+  for_each = local.model_lines
+
+  project               = var.project_id
+  display_name          = "once: ${each.value.title}"
+  combiner              = "OR"
+  notification_channels = var.alert_notification_channels
+  user_labels           = local.labels
+
+  conditions {
+    display_name = "a \"gemini model ${each.key}\" line in 10 minutes"
+
+    condition_prometheus_query_language {
+      query                     = <<-EOT
+        sum(increase(${local.promql_prefix}gemini_model_${each.key}{monitored_resource="cloud_run_revision"}[10m])) > 0
+      EOT
+      duration                  = "0s"
+      evaluation_interval       = "60s"
+      disable_metric_validation = true
+    }
+  }
+
+  alert_strategy {
+    auto_close = "86400s"
+  }
+
+  documentation {
+    mime_type = "text/markdown"
+    content   = each.value.runbook
+  }
+
+  depends_on = [google_logging_metric.gemini_model]
 }

@@ -102,13 +102,13 @@ variable "gemini_webhook_issuer" {
 }
 
 variable "gemini_model" {
-  description = "GEMINI_MODEL used for analyses and batch jobs."
+  description = "GEMINI_MODEL used for analyses and batch jobs: one Google serves (docs/DEPLOY.md, choosing a model; once models)."
   type        = string
-  default     = "gemini-2.5-flash"
+  default     = "gemini-3.5-flash-lite"
 
   validation {
     condition     = can(regex("^[a-z0-9][a-z0-9.-]*$", var.gemini_model))
-    error_message = "gemini_model must be a model id such as gemini-2.5-flash (no models/ prefix)."
+    error_message = "gemini_model must be a model id such as gemini-3.5-flash-lite (no models/ prefix)."
   }
 }
 
@@ -130,13 +130,13 @@ variable "jvm_options" {
 }
 
 variable "gemini_prices" {
-  description = "GEMINI_PRICES: prices added to (or overriding) the built-in table for billing entries, as model=input/output USD per million tokens, comma-separated; model=input/output/longInput/longOutput adds the rates of a prompt over 200k tokens. Empty keeps the built-in list prices."
+  description = "GEMINI_PRICES: prices added to (or overriding) the built-in catalog for billing entries, as model=input/output USD per million tokens, comma-separated; model=input/output/longInput/longOutput adds the rates of a prompt over 200k tokens; @YYYY-MM-DD after an entry is the day it takes effect. A model named here is priced by its entries alone. Empty keeps the built-in list prices, with their dates."
   type        = string
   default     = ""
 
   validation {
-    condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?)*$", replace(var.gemini_prices, " ", "")))
-    error_message = "gemini_prices must look like gemini-2.5-flash=0.30/2.50,gemini-2.5-pro=1.25/10/2.50/15 (or be empty)."
+    condition     = can(regex("^([a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?(@[0-9]{4}-[0-9]{2}-[0-9]{2})?)?(,[a-z0-9][a-z0-9.-]*=[0-9.]+/[0-9.]+(/[0-9.]+/[0-9.]+)?(@[0-9]{4}-[0-9]{2}-[0-9]{2})?)*$", replace(var.gemini_prices, " ", "")))
+    error_message = "gemini_prices must look like gemini-3.8-flash=1.50/7.50@2027-01-01,house-model=1.25/10/2.50/15 (or be empty)."
   }
 }
 
@@ -364,7 +364,7 @@ variable "reconcile_time_zone" {
 }
 
 variable "gemini_daily_budget_usd" {
-  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. On by default (20 USD a day, about 60,000 one-page invoices with gemini-2.5-flash): raise it to what your volume needs. Null, set explicitly: no cap, and no budget alerts."
+  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. On by default (20 USD a day, about 25,000 one-page invoices with gemini-3.5-flash-lite): raise it to what your volume needs. Null, set explicitly: no cap, and no budget alerts."
   type        = number
   default     = 20
 

@@ -189,7 +189,8 @@ public final class BatchBench {
       }
       Usage usage = new Usage(bill.getLong("promptTokens"), bill.getLong("outputTokens"), bill.getLong("totalTokens"));
       batchCost += bill.getLong("costMicroUsd");
-      syncCost += prices.costMicroUsd(bill.getString("model"), usage, false).orElse(0L);
+      syncCost += prices.costMicroUsd(bill.getString("model"), usage, false,
+          bill.getTimestamp("billedAt").toDate().toInstant()).orElse(0L);
     }
 
     System.out.printf("batch mode, a burst of %d documents (%d uploaders), jobs of up to %d, submitted after %d s at"

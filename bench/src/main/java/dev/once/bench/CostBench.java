@@ -131,6 +131,7 @@ public final class CostBench {
           return () -> expect(delivery.deliver(message.id(), message.data(), message.attributes()), "duplicate", null);
         }, EVENTS));
     System.out.printf("%nall targets %s%n", allMet ? "met" : "NOT met (see above)");
+    GeminiInvoiceCost.print(env);
   }
 
   private Benchmarks clients(String mode) {

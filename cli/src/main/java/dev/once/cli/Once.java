@@ -4,6 +4,7 @@ import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.FirestoreException;
 import dev.once.cli.inspect.InspectCommand;
 import dev.once.cli.invalidate.InvalidateCommand;
+import dev.once.cli.models.ModelsCommand;
 import dev.once.cli.redrive.RedriveCommand;
 import dev.once.cli.release.ReleaseCommand;
 import dev.once.cli.stats.StatsCommand;
@@ -25,16 +26,16 @@ import picocli.CommandLine.Spec;
  * {@code once}: the operator's tool. One command per question an operator is asked: what happened to this key
  * ({@code inspect}), what is stuck ({@code stuck}), give this claim up ({@code release}), send this event again
  * ({@code redrive}), run this effect once more on purpose ({@code invalidate}), how are the effects doing
- * ({@code stats}), and the Gemini webhook ({@code webhook}).
+ * ({@code stats}), the Gemini webhook ({@code webhook}), and is the model served, at what price ({@code models}).
  */
 @Command(name = "once", mixinStandardHelpOptions = true, version = "once 0.1.0",
     description = "The operator's tool for the once pipeline: inspect, stuck, release, redrive, invalidate, stats,"
-        + " webhook.%n"
+        + " webhook, models.%n"
         + "Reads FIRESTORE_EMULATOR_HOST when set; else, with GOOGLE_CLOUD_PROJECT, the real Firestore with"
         + " application default credentials; else the emulator of the dev/run running here."
         + " ONCE_COLLECTION names the ledger (default idempotency).",
     subcommands = {InspectCommand.class, StuckCommand.class, ReleaseCommand.class, RedriveCommand.class,
-        InvalidateCommand.class, StatsCommand.class, WebhookCommand.class},
+        InvalidateCommand.class, StatsCommand.class, WebhookCommand.class, ModelsCommand.class},
     exitCodeListHeading = "%nExit codes (every command):%n",
     exitCodeList = {"0:done, or found", "1:nothing found or nothing done (each command says)",
         "2:Firestore cannot be read", "3:another service failed or refused", "64:usage error", "70:a bug"})
@@ -60,7 +61,8 @@ public final class Once implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "name a command: inspect, stuck, release, redrive, invalidate, stats, webhook");
+    throw new ParameterException(spec.commandLine(),
+        "name a command: inspect, stuck, release, redrive, invalidate, stats, webhook, models");
   }
 
   public static void main(String[] args) {

@@ -54,4 +54,11 @@ public final class CliFirestore {
     Instant at = Instant.now().minusSeconds(seconds);
     return Timestamp.ofTimeSecondsAndNanos(at.getEpochSecond(), at.getNano());
   }
+
+  /** What a function records when Gemini answers 404 for the model it names (the functions' own words). */
+  public static String modelRefused(String model) {
+    return new dev.once.gemini.ModelWatch(dev.once.observe.Log.to(new java.io.PrintStream(
+        java.io.OutputStream.nullOutputStream()))).failed(model, new com.google.genai.errors.ClientException(404,
+            "NOT_FOUND", "This model models/" + model + " is no longer available.")).getMessage();
+  }
 }

@@ -17,6 +17,7 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.ModelWatch;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.ledger.Ledger;
@@ -55,6 +56,7 @@ final class Clients {
   final Lazy<CostEstimator> estimator;
   final Lazy<BatchJobs> batchJobs;
   final Lazy<MessagePublisher> publisher;
+  final ModelWatch models;
 
   Clients(Settings settings) {
     this(settings, () -> FirestoreClients.create(settings));
@@ -74,6 +76,7 @@ final class Clients {
     this.firestore = Lazy.of(firestoreFactory);
     this.ledger = Ledgers.lazy(() -> new FirestoreLedger(firestore.get(), LedgerOptions.fromSettings(settings)));
     this.once = Once.over(ledger, settings).loggingTo(log);
+    this.models = new ModelWatch(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get(), Wiring.recordsRetention(settings),
         java.time.InstantSource.system()));
@@ -81,11 +84,12 @@ final class Clients {
     this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
-    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL)));
+    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
+        models, java.time.InstantSource.system()));
     this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        prices.get()));
+        prices.get(), models, java.time.InstantSource.system()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings)));
+        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 

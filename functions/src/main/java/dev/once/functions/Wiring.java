@@ -25,6 +25,7 @@ import java.net.URI;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Locale;
@@ -139,7 +140,7 @@ final class Wiring {
     }
     long microUsd = microUsd(amount.get());
     String model = settings.required(PipelineSetting.GEMINI_MODEL);
-    if (clients.prices.get().priceOf(model).isEmpty()) {
+    if (clients.prices.get().schedule(model).isEmpty()) {
       throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
           + " has no price, so its calls cannot be bounded; add it to GEMINI_PRICES");
     }
@@ -291,10 +292,13 @@ final class Wiring {
     LedgerOptions.fromSettings(settings);
   }
 
-  /** The Gemini client's settings, the price table and the records' retention, parsed now; the client on first use. */
+  /**
+   * The Gemini client's settings, the model (one Google shut down fails the start), the price table and the records'
+   * retention, parsed now; the client on first use.
+   */
   private static void checkGemini(Clients clients) {
     clients.settings.required(PipelineSetting.GEMINI_API_KEY);
-    clients.settings.required(PipelineSetting.GEMINI_MODEL);
+    clients.models.check(clients.settings.required(PipelineSetting.GEMINI_MODEL), LocalDate.now(ZoneOffset.UTC));
     clients.settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
     clients.records.get();
   }

@@ -34,16 +34,16 @@ public final class BatchInput {
     this.size = lines.stream().mapToLong(line -> line.length + 1L).sum();
   }
 
-  public static BatchInput of(List<BatchJobs.Request> requests) {
+  public static BatchInput of(List<BatchJobs.Request> requests, String model) {
     List<byte[]> lines = new ArrayList<>(requests.size());
     for (BatchJobs.Request request : requests) {
-      lines.add(line(request));
+      lines.add(line(request, model));
     }
     return new BatchInput(lines);
   }
 
   /** One document's line, without its newline. */
-  public static byte[] line(BatchJobs.Request request) {
+  public static byte[] line(BatchJobs.Request request, String model) {
     try {
       ObjectNode line = JSON.createObjectNode();
       line.put("key", request.documentKey().value());
@@ -51,14 +51,16 @@ public final class BatchInput {
       body.putArray("contents")
           .add(JSON.readTree(InvoicePrompt.batchContent(request.content(), request.mimeType(), request.reference())
               .toJson()));
-      GenerateContentConfig config = InvoicePrompt.batchConfig().build();
+      GenerateContentConfig config = InvoicePrompt.batchConfig(model).build();
       ObjectNode generation = body.putObject("generationConfig");
       config.responseMimeType().ifPresent(value -> generation.put("responseMimeType", value));
       if (config.responseSchema().isPresent()) {
         generation.set("responseSchema", JSON.readTree(config.responseSchema().get().toJson()));
       }
       config.maxOutputTokens().ifPresent(value -> generation.put("maxOutputTokens", value));
-      config.temperature().ifPresent(value -> generation.put("temperature", value));
+      config.mediaResolution().ifPresent(value -> generation.put("mediaResolution", value.toString()));
+      config.thinkingConfig().flatMap(thinking -> thinking.thinkingLevel())
+          .ifPresent(level -> generation.putObject("thinkingConfig").put("thinkingLevel", level.toString()));
       return JSON.writeValueAsBytes(line);
     } catch (IOException e) {
       throw new UncheckedIOException("could not write the batch input line of " + request.documentKey().value(), e);

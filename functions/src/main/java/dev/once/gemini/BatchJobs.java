@@ -11,6 +11,7 @@ import com.google.genai.types.JobState;
 import com.google.genai.types.ListBatchJobsConfig;
 import com.google.genai.types.WebhookConfig;
 import dev.once.key.IdempotencyKey;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,6 +65,7 @@ public final class BatchJobs {
   private final Optional<String> webhookUrl;
   private final long inlineMaxBytes;
   private final BatchInputFiles inputFiles;
+  private final ModelWatch watch;
 
   /** @param webhookUrl where Gemini posts each job's completion (dynamic webhooks); empty: the registered ones */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl) {
@@ -72,11 +74,17 @@ public final class BatchJobs {
 
   /** @param inlineMaxBytes the most a job's requests may take inlined; a larger job is made from an input file */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes) {
+    this(client, model, webhookUrl, inlineMaxBytes, new ModelWatch(dev.once.observe.Log.stdout()));
+  }
+
+  /** @param watch says once when Google refuses the model, or answers a job's requests with another one */
+  public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes, ModelWatch watch) {
     this.client = client;
     this.model = model;
     this.webhookUrl = webhookUrl;
     this.inlineMaxBytes = inlineMaxBytes;
     this.inputFiles = new BatchInputFiles(client);
+    this.watch = watch;
   }
 
   /**
@@ -148,11 +156,11 @@ public final class BatchJobs {
    */
   public BatchJob submit(String gatheringId, List<Request> requests, Input how,
       java.util.function.Consumer<Optional<String>> beforeCreate) {
-    BatchInput input = BatchInput.of(requests);
+    BatchInput input = BatchInput.of(requests, model);
     BatchJobSource source;
     Optional<String> file = Optional.empty();
     if (how == Input.INLINED_WHEN_SMALL && input.size() <= inlineMaxBytes) {
-      source = BatchJobSource.builder().inlinedRequests(requests.stream().map(BatchJobs::inlined).toList()).build();
+      source = BatchJobSource.builder().inlinedRequests(requests.stream().map(this::inlined).toList()).build();
     } else {
       try {
         file = Optional.of(inputFiles.put(gatheringId, input));
@@ -169,13 +177,17 @@ public final class BatchJobs {
         .httpOptions(GeminiClients.noRetries())
         .build();
     beforeCreate.accept(file);
-    return client.batches.create(model, source, config);
+    try {
+      return client.batches.create(model, source, config);
+    } catch (RuntimeException e) {
+      throw watch.failed(model, e);
+    }
   }
 
-  private static InlinedRequest inlined(Request request) {
+  private InlinedRequest inlined(Request request) {
     return InlinedRequest.builder()
         .contents(List.of(InvoicePrompt.batchContent(request.content(), request.mimeType(), request.reference())))
-        .config(InvoicePrompt.batchConfig().build())
+        .config(InvoicePrompt.batchConfig(model).build())
         .metadata(Map.of(DOCUMENT_KEY, request.documentKey().value()))
         .build();
   }
@@ -211,7 +223,7 @@ public final class BatchJobs {
         .build();
     InlinedRequest request = InlinedRequest.builder()
         .contents(List.of(InvoicePrompt.content(document, mimeType)))
-        .config(InvoicePrompt.config().build())
+        .config(InvoicePrompt.config(model).build())
         .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
         .build();
     return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
@@ -303,17 +315,27 @@ public final class BatchJobs {
    */
   public List<BatchResult> results(BatchJob job) {
     String jobModel = job.model().map(m -> m.startsWith("models/") ? m.substring("models/".length()) : m).orElse(model);
+    // Billed on the day the job ended, by Google's clock: its answers were all made by then.
+    Instant answeredAt = job.endTime().or(job::updateTime).or(job::createTime).orElse(null);
     Optional<String> file = job.dest().flatMap(d -> d.fileName());
+    List<BatchResult> results;
     if (job.dest().flatMap(d -> d.inlinedResponses()).isPresent() || file.isEmpty()) {
-      return BatchResult.inlined(job, jobModel);
+      results = BatchResult.inlined(job, jobModel, answeredAt);
+    } else {
+      results = BatchResult.fromFile(downloaded(file.get()), jobModel, answeredAt);
     }
+    results.forEach(result -> result.analysis().ifPresent(watch::answered));
+    return results;
+  }
+
+  private byte[] downloaded(String file) {
     java.nio.file.Path download = null;
     try {
       download = java.nio.file.Files.createTempFile("once-batch-", ".jsonl");
-      client.files.download(file.get(), download.toString(), null);
-      return BatchResult.fromFile(java.nio.file.Files.readAllBytes(download), jobModel);
+      client.files.download(file, download.toString(), null);
+      return java.nio.file.Files.readAllBytes(download);
     } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("could not read the responses file " + file.get(), e);
+      throw new java.io.UncheckedIOException("could not read the responses file " + file, e);
     } finally {
       if (download != null) {
         download.toFile().delete();

@@ -8,6 +8,7 @@ import com.google.genai.types.InlinedResponse;
 import com.google.genai.types.JobError;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,8 +34,9 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
     this(documentKey, Optional.empty(), analysis, error);
   }
 
-  static BatchResult answered(Optional<String> documentKey, String model, GenerateContentResponse response) {
-    Analysis analysis = InvoiceAnalyzer.interpret(model, response);
+  static BatchResult answered(Optional<String> documentKey, String model, GenerateContentResponse response,
+      Instant answeredAt) {
+    Analysis analysis = InvoiceAnalyzer.interpret(model, response, answeredAt);
     return new BatchResult(documentKey, reference(analysis, response), Optional.of(analysis), Optional.empty());
   }
 
@@ -53,14 +55,15 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
     return leading != null && leading.lookingAt() ? Optional.of(leading.group(1)) : Optional.empty();
   }
 
-  public static List<BatchResult> inlined(BatchJob job, String model) {
+  /** @param answeredAt when the job ended (its answers' billing day); null: unknown */
+  public static List<BatchResult> inlined(BatchJob job, String model, Instant answeredAt) {
     List<BatchResult> results = new ArrayList<>();
     List<InlinedResponse> responses =
         job.dest().flatMap(d -> d.inlinedResponses()).orElse(List.of());
     for (InlinedResponse response : responses) {
       Optional<String> documentKey = response.metadata().map(m -> m.get(BatchJobs.DOCUMENT_KEY));
       if (response.response().isPresent()) {
-        results.add(answered(documentKey, model, response.response().get()));
+        results.add(answered(documentKey, model, response.response().get(), answeredAt));
       } else {
         results.add(new BatchResult(documentKey, Optional.empty(),
             Optional.of(describe(response.error().orElse(null)))));
@@ -70,7 +73,7 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
   }
 
   /** Lines of a JSONL responses file: {@code {"key":…, "response":{…}}} or {@code {"key":…, "error":{…}}}. */
-  public static List<BatchResult> fromFile(byte[] jsonl, String model) {
+  public static List<BatchResult> fromFile(byte[] jsonl, String model, Instant answeredAt) {
     List<BatchResult> results = new ArrayList<>();
     for (String line : new String(jsonl, StandardCharsets.UTF_8).split("\r?\n")) {
       if (line.isBlank()) {
@@ -82,7 +85,7 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
             .or(() -> Optional.ofNullable(node.path("metadata").path(BatchJobs.DOCUMENT_KEY).asText(null)));
         if (node.hasNonNull("response")) {
           GenerateContentResponse response = GenerateContentResponse.fromJson(node.get("response").toString());
-          results.add(answered(key, model, response));
+          results.add(answered(key, model, response, answeredAt));
         } else {
           results.add(new BatchResult(key, Optional.empty(),
               Optional.of("the batch answered with an error: " + node.path("error").path("message").asText("unknown"))));

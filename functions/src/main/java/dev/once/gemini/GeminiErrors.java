@@ -123,12 +123,27 @@ public final class GeminiErrors {
     };
   }
 
+  /**
+   * Google does not serve the model a call named: a 404 NOT_FOUND answered to a call on {@code models/NAME}
+   * (generateContent, countTokens, batchGenerateContent), whatever its words ("This model models/… is no longer
+   * available [to new users]. Please update your code…", google/adk-docs#1840; "models/… is not found for API version
+   * v1…", an unknown name). A configuration fault: nothing was done or billed, and no document is to blame.
+   */
+  public static boolean modelUnavailable(Throwable error) {
+    ApiException api = api(error);
+    return api != null && api.code() == 404 && "NOT_FOUND".equals(api.status());
+  }
+
+  /** The most of a message a record or a log line keeps (Google's words, or whatever answered in its place). */
+  static final int MAX_DESCRIPTION_CHARS = 1000;
+
   public static String describe(Throwable error) {
     ApiException api = api(error);
-    if (api != null) {
-      return "Gemini answered " + api.code() + " " + api.status() + ": " + api.message();
-    }
-    return error.getClass().getSimpleName() + ": " + error.getMessage();
+    String description = error instanceof ModelUnavailable ? error.getMessage() : api != null
+        ? "Gemini answered " + api.code() + " " + api.status() + ": " + api.message()
+        : error.getClass().getSimpleName() + ": " + error.getMessage();
+    return description.length() <= MAX_DESCRIPTION_CHARS ? description
+        : description.substring(0, MAX_DESCRIPTION_CHARS) + "… (cut)";
   }
 
   private static ApiException api(Throwable error) {

@@ -2,7 +2,11 @@ package dev.once.gemini;
 
 import com.google.genai.types.Content;
 import com.google.genai.types.GenerateContentConfig;
+import com.google.genai.types.MediaResolution;
 import com.google.genai.types.Part;
+import com.google.genai.types.Schema;
+import com.google.genai.types.ThinkingConfig;
+import com.google.genai.types.ThinkingLevel;
 
 /**
  * One document as a Gemini request: the document inline, the instruction, and the invoice response schema. A batch
@@ -15,14 +19,19 @@ public final class InvoicePrompt {
       + " schema; use null for a field the document does not state; dates as YYYY-MM-DD; amounts as numbers"
       + " without currency symbols.";
 
+  /** The longest invoice JSON an answer may hold: hundreds of line items, far beyond a usual invoice's few hundred. */
+  static final int MAX_ANSWER_TOKENS = 8192;
   /**
-   * The most an answer may use, thinking included: Gemini 2.5 models count their thinking tokens against
-   * maxOutputTokens (an answer that thinks up to the bound comes back MAX_TOKENS with its thoughts' tokens and no
-   * text: googleapis/python-genai#811, langchain-ai/langchain-google#1020) and bill them as output. This bounds what
-   * one call can cost, which the spending guard reserves. An invoice's JSON is far shorter; one with hundreds of
-   * lines would be cut (a failed analysis, billed, not retried).
+   * Room for thinking before the answer, at the low levels {@link GeminiModels} sends (Gemini 3 thinking cannot be
+   * turned off; a 3.6 Flash invoice thinks ~1,000 tokens at its default, medium).
    */
-  public static final int MAX_OUTPUT_TOKENS = 8192;
+  static final int THINKING_TOKENS = 8192;
+  /**
+   * The most an answer may use, thinking included: Gemini counts thinking tokens against maxOutputTokens (an answer
+   * that thinks past it comes back MAX_TOKENS with its JSON cut: googleapis/python-genai#2062, #811) and bills them as
+   * output. This bounds what one call can cost, which the spending guard reserves.
+   */
+  public static final int MAX_OUTPUT_TOKENS = MAX_ANSWER_TOKENS + THINKING_TOKENS;
 
   private InvoicePrompt() {}
 
@@ -48,20 +57,29 @@ public final class InvoicePrompt {
     return "Set " + InvoiceSchema.REFERENCE + " to \"" + reference + "\" exactly.";
   }
 
-  public static GenerateContentConfig.Builder config() {
-    return config(InvoiceSchema.SCHEMA);
+  /** A sync request's configuration for {@code model}. */
+  public static GenerateContentConfig.Builder config(String model) {
+    return config(InvoiceSchema.SCHEMA, model);
   }
 
   /** A batch request's configuration: the schema whose first property is the document's reference. */
-  public static GenerateContentConfig.Builder batchConfig() {
-    return config(InvoiceSchema.REFERENCED);
+  public static GenerateContentConfig.Builder batchConfig(String model) {
+    return config(InvoiceSchema.REFERENCED, model);
   }
 
-  private static GenerateContentConfig.Builder config(com.google.genai.types.Schema schema) {
-    return GenerateContentConfig.builder()
+  /**
+   * Shaped for Gemini 3: no sampling parameters (temperature, top_p, top_k are deprecated and ignored, and Google says
+   * later models refuse them), the thinking level the catalog gives the model (none for a model it does not know: the
+   * model's own default), and PDFs at medium resolution (560 tokens a page; "for PDFs quality saturates at medium").
+   */
+  private static GenerateContentConfig.Builder config(Schema schema, String model) {
+    GenerateContentConfig.Builder config = GenerateContentConfig.builder()
         .responseMimeType("application/json")
         .responseSchema(schema)
         .maxOutputTokens(MAX_OUTPUT_TOKENS)
-        .temperature(0f);
+        .mediaResolution(new MediaResolution(MediaResolution.Known.MEDIA_RESOLUTION_MEDIUM));
+    GeminiModels.builtIn().find(model).map(GeminiModel::thinkingLevel).ifPresent(level ->
+        config.thinkingConfig(ThinkingConfig.builder().thinkingLevel(new ThinkingLevel(level)).build()));
+    return config;
   }
 }

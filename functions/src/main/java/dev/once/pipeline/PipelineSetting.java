@@ -16,8 +16,9 @@ public final class PipelineSetting {
       "Gemini API key (from Secret Manager when deployed)");
   public static final Setting GEMINI_BASE_URL = new Setting("GEMINI_BASE_URL", null,
       "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090");
-  public static final Setting GEMINI_MODEL = new Setting("GEMINI_MODEL", "gemini-2.5-flash",
-      "model used for analysis and batch jobs");
+  public static final Setting GEMINI_MODEL = new Setting("GEMINI_MODEL",
+      dev.once.gemini.GeminiModels.builtIn().defaultModel(), "model used for analysis and batch jobs; one Google shut"
+      + " down fails the start (the built-in catalog: once models)");
   public static final Setting GEMINI_WEBHOOK_SECRET = new Setting("GEMINI_WEBHOOK_SECRET", null,
       "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"
       + " GEMINI_WEBHOOK_URL is set");
@@ -31,7 +32,8 @@ public final class PipelineSetting {
   public static final Setting GEMINI_TIMEOUT_SECONDS = new Setting("GEMINI_TIMEOUT_SECONDS", "60",
       "bound on one Gemini call, retries included; a paid call's lease outlasts it");
   public static final Setting GEMINI_PRICES = new Setting("GEMINI_PRICES", null,
-      "price table, model=input/output USD per million tokens, comma-separated; adds to the built-in one");
+      "prices, model=input/output USD per million tokens, optionally @YYYY-MM-DD for the day one takes effect,"
+      + " comma-separated; a model named here is priced by these alone, others by the built-in catalog");
   public static final Setting GEMINI_DAILY_BUDGET_USD = new Setting("GEMINI_DAILY_BUDGET_USD", null,
       "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
       + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost");

@@ -156,9 +156,13 @@ public final class Records {
     return writes -> writes.set(ANALYSES, documentKey.documentId(), fields);
   }
 
-  /** What an answer cost, in millionths of a USD (batch jobs at half price); empty when the model has no price. */
+  /**
+   * What an answer cost, in millionths of a USD (batch jobs at half price): at the prices of the model that answered, on
+   * the day it answered (now, when that is not known); empty when the model has no price.
+   */
   public Optional<Long> costMicroUsd(Analysis analysis, boolean batch) {
-    return prices.costMicroUsd(analysis.model(), analysis.usage(), batch);
+    Instant at = analysis.answeredAt() != null ? analysis.answeredAt() : clock.instant();
+    return prices.costMicroUsd(analysis.model(), analysis.usage(), batch, at);
   }
 
   /**
@@ -190,6 +194,7 @@ public final class Records {
     Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
     fields.put("mode", batch ? "batch" : "sync");
     fields.put("model", analysis.model());
+    rerouting(analysis, fields);
     fields.put("invoice", analysis.invoice());
     fields.put("reason", analysis.failure());
     fields.put("usage", usage(analysis));
@@ -205,6 +210,7 @@ public final class Records {
     Map<String, Object> bill = new LinkedHashMap<>();
     bill.put("key", documentKey.value());
     bill.put("model", analysis.model());
+    rerouting(analysis, bill);
     bill.putAll(usage(analysis));
     Optional<Long> cost = costMicroUsd(analysis, batch);
     bill.put("costMicroUsd", cost.orElse(null));
@@ -258,11 +264,20 @@ public final class Records {
     return fields;
   }
 
+  /** A rerouted answer names the model asked for beside the one that answered (and billed): {@code requestedModel}. */
+  private static void rerouting(Analysis analysis, Map<String, Object> fields) {
+    if (analysis.rerouted()) {
+      fields.put("requestedModel", analysis.requestedModel());
+      fields.put("rerouted", true);
+    }
+  }
+
   private static Map<String, Object> usage(Analysis analysis) {
     Map<String, Object> usage = new LinkedHashMap<>();
     usage.put("promptTokens", analysis.usage().promptTokens());
     usage.put("outputTokens", analysis.usage().outputTokens());
     usage.put("totalTokens", analysis.usage().totalTokens());
+    usage.put("thoughtsTokens", analysis.usage().thoughtsTokens());
     return usage;
   }
 }

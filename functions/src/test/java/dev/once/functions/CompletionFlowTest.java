@@ -78,7 +78,7 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
-        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
+        Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
 
     Report first = flow.complete(JOB_KEY);
@@ -104,7 +104,7 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, reserved, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
-        Optional.of(new Analysis("gemini-2.5-flash", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
+        Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
 
     Report report = flow.complete(JOB_KEY);
@@ -216,7 +216,7 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(stranger.value()),
-        Optional.of(new Analysis("gemini-2.5-flash", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
+        Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
 
     flow.complete(JOB_KEY);
 
@@ -308,7 +308,7 @@ class CompletionFlowTest {
   private static BatchResult answer(String gathering, RecordQueries.Submitted member, boolean withKey) {
     String reference = BatchJobs.reference(gathering, member.documentKey().documentId());
     return new BatchResult(withKey ? Optional.of(member.documentKey().value()) : Optional.empty(),
-        Optional.of(reference), Optional.of(new Analysis("gemini-2.5-flash", Map.of("invoiceNumber",
+        Optional.of(reference), Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("invoiceNumber",
             member.source().name(), "documentReference", reference), null, new Usage(10, 1, 11))), Optional.empty());
   }
 

@@ -52,7 +52,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   private static final long ESTIMATE = 21_021;
   /** 300 in at 0.30 + 100 out at 2.50 per million. */
   private static final long COST = 340;
-  private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
+  private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
   @BeforeEach

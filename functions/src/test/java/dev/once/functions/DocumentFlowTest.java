@@ -45,7 +45,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
   private static final DocumentSource INVOICE =
       new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "bWQ1", null);
   private static final IdempotencyKey KEY = DocumentFlow.key(INVOICE);
-  private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
+  private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
   private DocumentFlow flow(DocumentFlow.Mode mode) {
@@ -72,7 +72,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(400L, bill.get("totalTokens"));
     assertEquals(340L, bill.get("costMicroUsd"), "300 in at 0.30 + 100 out at 2.50 per million");
     assertEquals(340L, first.details().get("costMicroUsd"), "the processed line carries the cost");
-    assertEquals("gemini-2.5-flash", first.details().get("model"));
+    assertEquals("gemini-3.5-flash-lite", first.details().get("model"));
     assertEquals(1L, first.details().get(EventCounts.DOCUMENTS), "one document finished, for the hourly count");
     assertEquals(0L, first.details().get(EventCounts.GIVEN_UP));
     assertNull(second.details().get(EventCounts.DOCUMENTS), "a duplicate finishes nothing");

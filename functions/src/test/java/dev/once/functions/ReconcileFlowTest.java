@@ -254,7 +254,7 @@ class ReconcileFlowTest {
     var client = clients.gemini.get();
     var file = client.files.upload(jsonl.toString().getBytes(StandardCharsets.UTF_8),
         com.google.genai.types.UploadFileConfig.builder().mimeType("application/jsonl").build());
-    String foreign = client.batches.create("gemini-2.5-flash",
+    String foreign = client.batches.create("gemini-3.5-flash-lite",
         com.google.genai.types.BatchJobSource.builder().fileName(file.name().orElseThrow()).build(),
         com.google.genai.types.CreateBatchJobConfig.builder().displayName("another team's nightly job").build())
         .name().orElseThrow();

@@ -48,7 +48,7 @@ class SameContentTest extends DocumentFlowMocks {
   private static final DocumentSource FIRST = pdf("inbox", "invoice.pdf", 17, false);
   private static final DocumentSource RENAMED = pdf("inbox", "invoice (1).pdf", 4, false);
   private static final DocumentSource NEW_GENERATION = pdf("inbox", "invoice.pdf", 18, false);
-  private static final Analysis ANALYSED = new Analysis("gemini-2.5-flash",
+  private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
   private static DocumentSource pdf(String bucket, String name, long generation, boolean reanalyse) {

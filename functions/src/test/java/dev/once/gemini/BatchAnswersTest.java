@@ -22,7 +22,7 @@ class BatchAnswersTest {
 
   private static BatchResult answer(Optional<Integer> key, Optional<Integer> reference) {
     return new BatchResult(key.map(i -> KEYS.get(i).value()), reference.map(i -> REFERENCE.apply(IDS.get(i))),
-        Optional.of(new Analysis("gemini-2.5-flash", Map.of(), null, new Usage(1, 1, 2))), Optional.empty());
+        Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of(), null, new Usage(1, 1, 2))), Optional.empty());
   }
 
   private static BatchAnswers of(BatchResult... results) {
@@ -104,7 +104,7 @@ class BatchAnswersTest {
         + "\"{\\\"documentReference\\\": \\\"" + reference + "\\\", \\\"supplier\\\": \\\"Acme, lines: [\"}]},"
         + "\"finishReason\":\"MAX_TOKENS\"}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":8192}}");
 
-    BatchResult result = BatchResult.answered(Optional.empty(), "gemini-2.5-flash", cut);
+    BatchResult result = BatchResult.answered(Optional.empty(), "gemini-3.5-flash-lite", cut, null);
 
     assertEquals(Optional.of(reference), result.reference());
     assertEquals(false, result.analysis().orElseThrow().succeeded());

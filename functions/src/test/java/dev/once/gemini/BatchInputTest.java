@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * filling the project's storage, and its completion's delete removes it.
  */
 class BatchInputTest {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static GeminiStandIn gemini;
   private static Client client;
@@ -64,7 +64,7 @@ class BatchInputTest {
   void aLine_isTheDocumentsKeyAndAGenerateContentRequestOfItsContentAndTheInvoiceConfig() throws Exception {
     BatchJobs.Request request = requests("line", 1).get(0);
 
-    JsonNode line = JSON.readTree(BatchInput.line(request));
+    JsonNode line = JSON.readTree(BatchInput.line(request, MODEL));
 
     assertEquals(List.of("key", "request"), iterable(line.fieldNames()));
     assertEquals(request.documentKey().value(), line.get("key").asText());
@@ -79,20 +79,23 @@ class BatchInputTest {
     JsonNode generation = line.at("/request/generationConfig");
     assertEquals("application/json", generation.get("responseMimeType").asText());
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, generation.get("maxOutputTokens").asInt());
-    assertEquals(0, generation.get("temperature").asDouble());
+    assertFalse(generation.has("temperature"), "no sampling parameters: deprecated on Gemini 3, refused by later models");
+    assertEquals("MEDIA_RESOLUTION_MEDIUM", generation.get("mediaResolution").asText(), "a PDF page at 560 tokens");
+    assertEquals("MINIMAL", generation.at("/thinkingConfig/thinkingLevel").asText(),
+        "the thinking level the catalog gives " + MODEL);
     assertEquals(JSON.readTree(InvoiceSchema.REFERENCED.toJson()), generation.get("responseSchema"));
     assertEquals(InvoiceSchema.REFERENCE, generation.at("/responseSchema/propertyOrdering/0").asText(),
         "the reference first: an answer cut short still starts with it");
-    assertFalse(new String(BatchInput.line(request), StandardCharsets.UTF_8).contains("\n"), "one line");
+    assertFalse(new String(BatchInput.line(request, MODEL), StandardCharsets.UTF_8).contains("\n"), "one line");
   }
 
   @Test
   void theFile_isTheLinesEachEndedByANewline_readInFullChunks() throws Exception {
     List<BatchJobs.Request> requests = requests("stream", 3);
-    BatchInput input = BatchInput.of(requests);
+    BatchInput input = BatchInput.of(requests, MODEL);
     java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
     for (BatchJobs.Request request : requests) {
-      expected.write(BatchInput.line(request));
+      expected.write(BatchInput.line(request, MODEL));
       expected.write('\n');
     }
 
@@ -124,7 +127,7 @@ class BatchInputTest {
     BatchJob job = new BatchJobs(client, MODEL, Optional.empty(), 1).submit(id, requests);
 
     assertEquals(2, gemini.count("files.uploadChunk") - chunks, "12 MB of base64: two chunks");
-    assertEquals(BatchInput.of(requests).size(), client.files.get("files/once-" + id, null).sizeBytes().orElseThrow());
+    assertEquals(BatchInput.of(requests, MODEL).size(), client.files.get("files/once-" + id, null).sizeBytes().orElseThrow());
     List<JsonNode> lines = gemini.requests(job.name().orElseThrow());
     assertEquals(3, lines.size());
     assertEquals(Base64.getEncoder().encodeToString(requests.get(2).content()),
@@ -151,7 +154,7 @@ class BatchInputTest {
   @Test
   void aJobUnderTheLimit_isInlined_andOneOverIt_isMadeFromAFileNamedAfterItsGathering_deletedWhenItEnds() {
     List<BatchJobs.Request> requests = requests("choice", 3);
-    long size = BatchInput.of(requests).size();
+    long size = BatchInput.of(requests, MODEL).size();
     long uploads = gemini.count("files.upload");
 
     BatchJob inlined = new BatchJobs(client, MODEL, Optional.empty(), size).submit(gathering("choice-a"), requests);
@@ -242,7 +245,7 @@ class BatchInputTest {
     BatchJob job = jobs.submit(id, requests.subList(0, 2));
 
     assertEquals(2, gemini.requests(job.name().orElseThrow()).size(), "the job holds the two documents left");
-    assertEquals(BatchInput.of(requests.subList(0, 2)).size(), client.files.get("files/once-" + id, null)
+    assertEquals(BatchInput.of(requests.subList(0, 2), MODEL).size(), client.files.get("files/once-" + id, null)
         .sizeBytes().orElseThrow());
   }
 

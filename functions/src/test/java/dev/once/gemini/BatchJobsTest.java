@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * old look assumed: Google documents none, so the look must read the whole listing however it is ordered.
  */
 class BatchJobsTest {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   private static GeminiStandIn gemini;
   private static Client client;
 

@@ -391,7 +391,7 @@ class DynamicWebhookVerifierTest {
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.JWT); // the format Google documents first
       String webhookUrl = hooks.url("/gemini-webhook").toString();
-      String job = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
+      String job = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),
           CreateBatchJobConfig.builder().displayName("once-doc").webhookConfig(WebhookConfig.builder()
               .uris(webhookUrl).userMetadata(Map.of("document_key", "k-1")).build()).build()).name().orElseThrow();
@@ -414,7 +414,7 @@ class DynamicWebhookVerifierTest {
       assertTrue(delivery.text().contains("\"user_metadata\":{\"document_key\":\"k-1\"}"), delivery.text());
 
       gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.V1A);
-      String second = client.batches.create("gemini-2.5-flash", BatchJobSource.builder().inlinedRequests(
+      String second = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
           CreateBatchJobConfig.builder().displayName("once-doc-2").webhookConfig(WebhookConfig.builder().uris(webhookUrl)
               .build()).build())

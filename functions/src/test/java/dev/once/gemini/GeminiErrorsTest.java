@@ -81,7 +81,7 @@ class GeminiErrorsTest {
         {"candidates":[{"content":{"role":"model","parts":[{"text":
           "{\\"total\\": 1000000000000000000000000000000, \\"lineItems\\": [{\\"amount\\": 99999999999999999999}], \\"tax\\": 1.5}"
         }]}}]}""");
-    Analysis analysis = InvoiceAnalyzer.interpret("m", response);
+    Analysis analysis = InvoiceAnalyzer.interpret("m", response, null);
     assertTrue(analysis.succeeded(), String.valueOf(analysis.failure()));
     assertInstanceOf(Double.class, analysis.invoice().get("total"));
     assertEquals(1e30, (Double) analysis.invoice().get("total"));

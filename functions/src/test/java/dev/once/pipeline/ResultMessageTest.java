@@ -19,7 +19,7 @@ class ResultMessageTest {
   @Test
   void sameSummary_inAnyMapOrder_givesTheSameBytes() {
     Map<String, Object> summary = ResultMessage.analysed(KEY, SOURCE,
-        new Analysis("gemini-2.5-flash", Map.of("supplier", "ACME", "total", 120.5, "currency", "EUR"), null, Usage.NONE), null);
+        new Analysis("gemini-3.5-flash-lite", Map.of("supplier", "ACME", "total", 120.5, "currency", "EUR"), null, Usage.NONE), null);
     Map<String, Object> reordered = new HashMap<>();
     new java.util.ArrayList<>(summary.keySet()).reversed().forEach(k -> reordered.put(k, summary.get(k)));
     assertArrayEquals(ResultMessage.json(summary), ResultMessage.json(reordered));

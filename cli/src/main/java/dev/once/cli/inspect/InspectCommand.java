@@ -168,7 +168,7 @@ public final class InspectCommand implements Callable<Integer> {
     private void printAnalysis(DocumentSnapshot analysis) {
       out.println("analysis  " + Records.ANALYSES + "/" + analysis.getId());
       out.println("  status " + Values.text(analysis.get("status")) + ", mode " + Values.text(analysis.get("mode"))
-          + ", model " + Values.text(analysis.get("model")) + ", job " + Values.text(analysis.get("job"))
+          + ", model " + Values.text(analysis.get("model")) + asked(analysis) + ", job " + Values.text(analysis.get("job"))
           + ", updated " + Values.text(analysis.get("updatedAt")));
       if (analysis.get("reason") != null) {
         out.println("  reason " + Values.text(analysis.get("reason")));
@@ -178,13 +178,19 @@ public final class InspectCommand implements Callable<Integer> {
       }
     }
 
+    /** " (asked for M: Google answered with another)" for a rerouted answer, else nothing. */
+    private static String asked(DocumentSnapshot record) {
+      return record.get("requestedModel") == null ? ""
+          : " (asked for " + Values.text(record.get("requestedModel")) + ": Google answered with another)";
+    }
+
     private void printBilling(List<QueryDocumentSnapshot> bills) {
       if (bills.isEmpty()) {
         out.println("billing   none");
       }
       for (QueryDocumentSnapshot bill : bills) {
         out.println("billing   " + Records.BILLING + "/" + bill.getId());
-        out.println("  model " + Values.text(bill.get("model")) + ", tokens " + Values.text(bill.get("totalTokens"))
+        out.println("  model " + Values.text(bill.get("model")) + asked(bill) + ", tokens " + Values.text(bill.get("totalTokens"))
             + " (" + Values.text(bill.get("promptTokens")) + " in, " + Values.text(bill.get("outputTokens")) + " out)"
             + ", cost " + Values.text(bill.get("costMicroUsd")) + " µUSD" + (Boolean.TRUE.equals(bill.get("batch"))
                 ? " (batch price)" : "") + ", billed " + Values.text(bill.get("billedAt"))

@@ -21,6 +21,8 @@ final class Counts {
 
   private final Map<String, Map<String, Long>> byEffect = new TreeMap<>(Counts::effectOrder);
   private final boolean duplicatesKnown;
+  /** Failed deliveries (or records) whose error is Google refusing GEMINI_MODEL: what those documents wait for. */
+  private long waitingForTheModel;
 
   /** @param duplicatesKnown false when the source cannot see absorbed duplicates (the ledger records none) */
   Counts(boolean duplicatesKnown) {
@@ -32,6 +34,10 @@ final class Counts {
       return;
     }
     byEffect.computeIfAbsent(effect, e -> new LinkedHashMap<>()).merge(outcome, n, Long::sum);
+  }
+
+  void waitingForTheModel(long n) {
+    waitingForTheModel += n;
   }
 
   long get(String effect, OutcomeLabel outcome) {
@@ -66,6 +72,11 @@ final class Counts {
       row.append("  ").append(other.isEmpty() ? "" : String.join(", ", other));
       out.println(row.toString().stripTrailing());
     });
+    if (waitingForTheModel > 0) {
+      out.println("  " + waitingForTheModel + " of the failed met a model Google does not serve (Gemini answered 404):"
+          + " their documents wait, redelivered; set GEMINI_MODEL to a model Google serves (once models), and each is"
+          + " analysed once");
+    }
   }
 
   /** The pipeline's effects in the order an event meets them, then any other name alphabetically. */

@@ -11,6 +11,7 @@ import dev.once.cli.Fields;
 import dev.once.cli.Reads;
 import dev.once.guard.Outcome;
 import dev.once.ledger.RecordFields;
+import dev.once.gemini.ModelUnavailable;
 import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
@@ -52,6 +53,9 @@ final class LedgerCounts {
             : outcome(doc, snapshot.getReadTime());
         if (outcome != null) {
           counts.add(doc.getString(Fields.EFFECT), outcome, 1);
+          if (OutcomeLabel.FAILED.label().equals(outcome) && ModelUnavailable.says(doc.getString(Fields.ERROR))) {
+            counts.waitingForTheModel(1);
+          }
         }
       }
       scanned += snapshot.size();

@@ -3,6 +3,7 @@ package dev.once.cli.stats;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.cli.Failure;
+import dev.once.gemini.ModelUnavailable;
 import dev.once.local.stack.Part;
 import dev.once.observe.Log;
 import java.io.BufferedReader;
@@ -45,9 +46,13 @@ final class LogCounts {
       return; // framework chatter and stack traces
     }
     try {
-      JsonNode labels = JSON.readTree(line).path(Log.LABELS);
+      JsonNode entry = JSON.readTree(line);
+      JsonNode labels = entry.path(Log.LABELS);
       if (labels.hasNonNull("outcome") && labels.hasNonNull("function")) {
         counts.add(labels.path("effect").asText(), labels.get("outcome").asText(), 1);
+        if (ModelUnavailable.says(entry.path("error").asText(null))) {
+          counts.waitingForTheModel(1);
+        }
       }
     } catch (IOException e) {
       // a line cut short as the function was stopped: not an event line

@@ -8,6 +8,7 @@ import dev.once.cli.Failure;
 import dev.once.cli.Fields;
 import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
+import dev.once.gemini.ModelUnavailable;
 import dev.once.cli.stuck.PageToken.Cursor;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
@@ -149,6 +150,12 @@ public final class StuckCommand implements Callable<Integer> {
     claims.expired().forEach(r -> out.println(claimLine(r)));
     out.println("claims with " + attempts + " or more attempts: " + count(claims.retried()));
     claims.retried().forEach(r -> out.println(claimLine(r)));
+    long waiting = java.util.stream.Stream.concat(claims.expired().stream(), claims.retried().stream())
+        .filter(r -> ModelUnavailable.says(r.error())).map(LedgerRecord::recordId).distinct().count();
+    if (waiting > 0) {
+      out.println("  " + waiting + " of these wait for a model Google does not serve (their last error: Gemini answered"
+          + " 404): set GEMINI_MODEL to a model Google serves (once models) and redeploy; each is then analysed once");
+    }
     return base == null ? claims.readTime() : base;
   }
 

@@ -10,16 +10,14 @@ import com.google.genai.gaos.models.webhooks.WebhookInput;
 import com.google.genai.gaos.models.webhooks.WebhookListResponse;
 import com.google.genai.gaos.models.webhooks.WebhookState;
 import com.google.genai.gaos.models.webhooks.WebhookSubscribedEvent;
-import com.google.genai.types.HttpOptions;
-import com.google.genai.types.HttpRetryOptions;
 import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
+import dev.once.cli.GeminiConnection;
 import dev.once.cli.Once;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -51,12 +49,12 @@ import picocli.CommandLine.ParentCommand;
         "64:usage error (GEMINI_API_KEY missing)"})
 public final class WebhookCommand implements Runnable {
   /**
-   * The batch events the pipeline completes jobs on (GeminiWebhook ignores the others). {@code batch.cancelled} is in
-   * the newer webhook API; google-genai 2.0.0 has no constant for it yet, hence {@code of}.
+   * The batch events the pipeline completes jobs on (GeminiWebhook ignores the others): those of the webhooks API
+   * reference. The guide's {@code batch.cancelled} is neither there nor in google-genai's enum (2.3.0), and is
+   * reported refused: a cancelled job is found by the reconciler, which lists the jobs.
    */
   static final List<WebhookSubscribedEvent> BATCH_EVENTS = List.of(WebhookSubscribedEvent.BATCH_SUCCEEDED,
-      WebhookSubscribedEvent.BATCH_FAILED, WebhookSubscribedEvent.BATCH_EXPIRED,
-      WebhookSubscribedEvent.of("batch.cancelled"));
+      WebhookSubscribedEvent.BATCH_FAILED, WebhookSubscribedEvent.BATCH_EXPIRED);
 
   /** https://ai.google.dev/api/webhooks: "This API is in Beta. Endpoints are under /v1beta/." */
   static final String API_VERSION = "v1beta";
@@ -80,21 +78,8 @@ public final class WebhookCommand implements Runnable {
   /** Runs one call on the SDK's Webhooks API; a failure becomes one line and exit 1 (404) or 3. */
   <T> T call(String what, Function<Webhooks, T> call, String ifTimedOut) {
     Context context = once.context();
-    String key = context.settings().optional(PipelineSetting.GEMINI_API_KEY)
-        .orElseThrow(() -> Failure.usage("GEMINI_API_KEY is not set: the webhook API needs the project's Gemini API key"));
-    HttpOptions.Builder http = HttpOptions.builder()
-        // Google documents the WebhookService under v1beta only; the SDK would otherwise call /v1/webhooks.
-        .apiVersion(API_VERSION)
-        .timeout(Math.toIntExact(timeout.toMillis()))
-        .retryOptions(HttpRetryOptions.builder().attempts(1).build());
-    Optional<String> baseUrl = context.settings().optional(PipelineSetting.GEMINI_BASE_URL);
-    if (baseUrl.isPresent() && !local(baseUrl.get())) {
-      // A leftover GEMINI_BASE_URL would receive the project's key: only a stand-in on this machine may stand in.
-      throw Failure.usage("GEMINI_BASE_URL is " + baseUrl.get() + ", not this machine: the Gemini API key is sent to"
-          + " Google's API or to a stand-in on localhost only (unset GEMINI_BASE_URL)");
-    }
-    baseUrl.ifPresent(http::baseUrl);
-    try (Client client = Client.builder().apiKey(key).vertexAI(false).httpOptions(http.build()).build()) {
+    // Google documents the WebhookService under v1beta only; the SDK would otherwise call /v1/webhooks.
+    try (Client client = GeminiConnection.open(context, timeout, API_VERSION, "the webhook API")) {
       return call.apply(client.webhooks);
     } catch (com.google.genai.errors.ApiException e) {
       if (e.code() == 404) {
@@ -105,16 +90,6 @@ public final class WebhookCommand implements Runnable {
       throw e;
     } catch (RuntimeException e) {
       throw Failure.remote(what + " failed: " + Failure.reason(e) + (ifTimedOut == null ? "" : " (" + ifTimedOut + ")"), e);
-    }
-  }
-
-  /** An http(s) URL to a loopback address: a stand-in on this machine. */
-  static boolean local(String url) {
-    try {
-      URI uri = URI.create(url.strip());
-      return uri.getHost() != null && dev.once.pipeline.HttpsOnly.isLoopback(uri.getHost());
-    } catch (IllegalArgumentException e) {
-      return false;
     }
   }
 

@@ -45,8 +45,8 @@ class InspectCommandTest {
     done(key, Effects.PUBLISH, Map.of("messageId", "1"));
     done(key, Effects.NOTIFY, Map.of("status", 200));
     CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "analysed",
-        "mode", "sync", "model", "gemini-2.5-flash"));
-    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-2.5-flash",
+        "mode", "sync", "model", "gemini-3.5-flash-lite"));
+    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
         "totalTokens", 400, "costMicroUsd", 322));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", "gs://inbox/invoice.pdf#1796008827123000");
@@ -92,7 +92,7 @@ class InspectCommandTest {
         SideWrites.NONE);
     ledger.release(claim(key, Effects.ANALYSE), "SocketTimeoutException: Read timed out", true, SideWrites.NONE);
     done(key, Effects.ANALYSE, Map.of("mode", "sync"));
-    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-2.5-flash",
+    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
         "totalTokens", 400, "costMicroUsd", 322));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());

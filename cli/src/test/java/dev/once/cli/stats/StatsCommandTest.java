@@ -119,6 +119,19 @@ class StatsCommandTest {
     assertFalse(result.out().contains("batch"), result.all());
   }
 
+  @Test
+  void fromTheLedger_deliveriesThatMetAModelGoogleDoesNotServe_areSaidToWaitForIt() {
+    ledger.release(claim("gcs:inbox/w.pdf#1", Effects.ANALYSE),
+        CliFirestore.modelRefused("gemini-3.5-flash-lite"));
+    ledger.release(claim("gcs:inbox/x.pdf#1", Effects.ANALYSE), "Gemini answered 503 UNAVAILABLE: overloaded");
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("  1 of the failed met a model Google does not serve (Gemini answered 404)"),
+        result.all());
+  }
+
   /** A deferral releases its claim with an error, and writes the deferred analysis: one deferred, nothing failed. */
   @Test
   void fromTheLedger_aDeferredDocument_isCountedOnceAsDeferred_notAsFailed() {

@@ -97,6 +97,21 @@ class StuckCommandTest {
     assertFalse(out.contains("more:"), result.all());
   }
 
+  @Test
+  void claimsWaitingForAModelGoogleDoesNotServe_sayWhatToDo() {
+    String key = "gcs:inbox/waiting.pdf#1";
+    for (int i = 0; i < 3; i++) {
+      failed(key, Effects.ANALYSE, CliFirestore.modelRefused("gemini-3.5-flash-lite"));
+    }
+
+    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
+
+    assertEquals(Exit.OK, result.status(), result.all());
+    assertTrue(result.out().contains("last error: Gemini does not serve the model gemini-3.5-flash-lite"), result.all());
+    assertTrue(result.out().contains("  1 of these wait for a model Google does not serve (their last error: Gemini"
+        + " answered 404): set GEMINI_MODEL to a model Google serves (once models) and redeploy"), result.all());
+  }
+
   /** A deferral releases its claim: the document waits for budget, the reconciler resumes it; no re-drive. */
   @Test
   void aClaimReleasedByADeferral_isListedAsDeferred_notAsALeaseThatRanOut() {

@@ -56,7 +56,7 @@ class WebhookCommandTest {
     JsonNode body = JSON.readTree(create.body());
     assertEquals("https://example.run.app/webhook", body.get("uri").asText());
     assertEquals("once", body.get("name").asText());
-    assertEquals(List.of("batch.succeeded", "batch.failed", "batch.expired", "batch.cancelled"),
+    assertEquals(List.of("batch.succeeded", "batch.failed", "batch.expired"),
         JSON.convertValue(body.get("subscribed_events"), List.class));
   }
 
@@ -110,7 +110,7 @@ class WebhookCommandTest {
     OnceRunner.Result list = once("webhook", "list");
     assertEquals(Exit.OK, list.status(), list.all());
     assertTrue(list.out().startsWith(id + "  https://example.run.app/webhook  enabled  events [batch.succeeded,"
-        + " batch.failed, batch.expired, batch.cancelled]  name once  secrets [whsec_"), list.all());
+        + " batch.failed, batch.expired]  name once  secrets [whsec_"), list.all());
 
     OnceRunner.Result deleted = once("--yes", "webhook", "delete", id);
     assertEquals(Exit.OK, deleted.status(), deleted.all());

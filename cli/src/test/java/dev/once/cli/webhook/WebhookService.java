@@ -152,10 +152,20 @@ final class WebhookService implements AutoCloseable {
     };
   }
 
+  /** The subscribed_events of the webhooks API reference (ai.google.dev/static/api/webhooks.md.txt). */
+  static final java.util.Set<String> SUBSCRIBABLE = java.util.Set.of("batch.succeeded", "batch.expired", "batch.failed",
+      "interaction.requires_action", "interaction.completed", "interaction.failed", "video.generated");
+
   private Answer create(JsonNode request) {
     if (!request.path("uri").isTextual() || !request.path("subscribed_events").isArray()
         || request.path("subscribed_events").isEmpty()) {
       return invalid("uri and subscribed_events are required");
+    }
+    for (JsonNode event : request.get("subscribed_events")) {
+      if (!SUBSCRIBABLE.contains(event.asText())) {
+        // The reference's enum has no batch.cancelled (the guide lists it): refused, as users report it.
+        return invalid("subscribed_events: " + event.asText() + " is not a valid event");
+      }
     }
     String id = "wh-" + ids.incrementAndGet();
     String now = Instant.now().toString();

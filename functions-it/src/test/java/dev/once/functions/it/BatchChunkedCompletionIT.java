@@ -84,7 +84,7 @@ class BatchChunkedCompletionIT {
     }
     Client client = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
         .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
-    String job = new BatchJobs(client, "gemini-2.5-flash", Optional.empty()).submit(gathering, requests).name()
+    String job = new BatchJobs(client, "gemini-3.5-flash-lite", Optional.empty()).submit(gathering, requests).name()
         .orElseThrow();
     recordSubmitted(gathering, job, requests);
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - carriedOut);

@@ -13,6 +13,9 @@ import dev.once.gemini.Analysis;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.ModelWatch;
+import dev.once.observe.Log;
+import java.time.InstantSource;
 import dev.once.gemini.PriceTable;
 import dev.once.local.Await;
 import dev.once.local.eventarc.CloudEvent;
@@ -49,7 +52,7 @@ import org.junit.jupiter.api.Test;
 class BudgetIT {
   private static final int DOCUMENTS = 100;
   private static final Duration DEADLINE = Duration.ofMinutes(4);
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   /** UTC−12, then UTC+14: the same instant is a later date there. */
   private static final String WEST = "Etc/GMT+12";
   private static final String EAST = "Etc/GMT-14";
@@ -65,9 +68,12 @@ class BudgetIT {
         Client client = GeminiClients.create(Settings.of(Map.of("GEMINI_API_KEY", "k", "GEMINI_BASE_URL",
             gemini.baseUrl(), "GEMINI_TIMEOUT_SECONDS", "10")))) {
       byte[] sample = InvoicePdf.of("B-000");
-      estimate = new CostEstimator(client, MODEL, PRICES).microUsd(sample, "application/pdf", false);
-      Analysis analysis = new InvoiceAnalyzer(client, MODEL).analyse(sample, "application/pdf");
-      long cost = PRICES.costMicroUsd(analysis.model(), analysis.usage(), false).orElseThrow();
+      ModelWatch watch = new ModelWatch(Log.stdout());
+      estimate = new CostEstimator(client, MODEL, PRICES, watch, InstantSource.system())
+          .microUsd(sample, "application/pdf", false);
+      Analysis analysis = new InvoiceAnalyzer(client, MODEL, watch, InstantSource.system())
+          .analyse(sample, "application/pdf");
+      long cost = PRICES.costMicroUsd(analysis.model(), analysis.usage(), false, analysis.answeredAt()).orElseThrow();
       // Room for one reservation beyond what about ten documents cost: a document passes while spent + its
       // estimate fit.
       budget = estimate + 10 * cost;

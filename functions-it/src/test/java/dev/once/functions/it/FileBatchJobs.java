@@ -35,7 +35,7 @@ import java.util.UUID;
  * gathering.
  */
 final class FileBatchJobs {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
 
   private FileBatchJobs() {}
 
@@ -55,7 +55,7 @@ final class FileBatchJobs {
         String name = String.format("%s/doc-%02d.pdf", MatrixStack.folder(cell), i);
         IdempotencyKey key = IdempotencyKey.of("gcs:" + PipelineStack.BUCKET + "/" + name + "#1");
         byte[] pdf = InvoicePdf.of(cell + "-" + i);
-        input.writeBytes(BatchInput.line(BatchJobs.Request.of(gathering, key, pdf, "application/pdf")));
+        input.writeBytes(BatchInput.line(BatchJobs.Request.of(gathering, key, pdf, "application/pdf"), MODEL));
         input.write('\n');
         members.put(key, new DocumentSource(PipelineStack.BUCKET, name, 1, "application/pdf", pdf.length, null, null));
       }

@@ -14,7 +14,9 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.time.InstantSource;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The batch jobs and their clock. Nothing moves by itself: {@link #advance()} takes every live job one step
@@ -31,13 +33,24 @@ final class BatchJobs {
 
   private final Map<String, BatchJob> jobs = new LinkedHashMap<>();
   private final GeminiFiles files;
+  private final ServedModels models;
+  private final Supplier<ContentGenerator.Behaviour> behaviour;
+  private final InstantSource clock;
   private final Consumer<BatchJob.Snapshot> onEnd;
   private long sequence;
   private BatchState defaultOutcome = BatchState.SUCCEEDED;
   private java.util.Set<AnswerFault> defaultFaults = java.util.EnumSet.noneOf(AnswerFault.class);
 
-  BatchJobs(GeminiFiles files, Consumer<BatchJob.Snapshot> onEnd) {
+  /**
+   * @param models who answers each request: its model, or the one it is routed to (its answers' {@code modelVersion})
+   * @param clock the stand-in's clock: jobs' create, update and end times, which bill their answers
+   */
+  BatchJobs(GeminiFiles files, ServedModels models, Supplier<ContentGenerator.Behaviour> behaviour, InstantSource clock,
+      Consumer<BatchJob.Snapshot> onEnd) {
     this.files = files;
+    this.models = models;
+    this.behaviour = behaviour;
+    this.clock = clock;
     this.onEnd = onEnd;
   }
 
@@ -283,7 +296,9 @@ final class BatchJobs {
     ObjectNode result = Json.object();
     try {
       String model = request.path("model").asText(job.model);
-      result.set("response", ContentGenerator.generate(model.substring(model.indexOf('/') + 1), request));
+      ServedModels.Model answering = models.answering(model.substring(model.indexOf('/') + 1), "v1",
+          "batchGenerateContent");
+      result.set("response", ContentGenerator.generate(answering, request, behaviour.get()));
       job.succeeded++;
     } catch (HttpError e) {
       result.setAll(failure(e));
@@ -316,7 +331,7 @@ final class BatchJobs {
     return state;
   }
 
-  private static Instant now() {
-    return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+  private Instant now() {
+    return clock.instant().truncatedTo(ChronoUnit.MILLIS);
   }
 }

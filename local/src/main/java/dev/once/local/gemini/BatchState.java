@@ -16,15 +16,15 @@ public enum BatchState {
   }
 
   /**
-   * Whether the end is announced by a webhook: every end is. The Gemini API's webhooks reference lists
-   * {@code batch.succeeded}, {@code batch.failed} and {@code batch.expired} ("subscribed_events"); the newer webhook
-   * API adds {@code batch.cancelled}, so a cancelled job is announced too.
+   * Whether the end is announced by a webhook: every end but a cancellation. The Gemini API's webhooks reference
+   * lists {@code batch.succeeded}, {@code batch.failed} and {@code batch.expired} as its subscribed events; the guide's
+   * {@code batch.cancelled} is not among them, nor in google-genai's event enum, so a cancelled job is found by polling.
    */
   public boolean hasWebhookEvent() {
-    return isTerminal();
+    return isTerminal() && this != CANCELLED;
   }
 
-  /** {@code batch.succeeded}, {@code batch.failed}, {@code batch.expired} or {@code batch.cancelled}. */
+  /** {@code batch.succeeded}, {@code batch.failed} or {@code batch.expired}. */
   public String webhookType() {
     if (!hasWebhookEvent()) {
       throw new IllegalStateException(this + " sends no webhook");

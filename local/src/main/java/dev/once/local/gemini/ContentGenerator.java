@@ -31,20 +31,39 @@ final class ContentGenerator {
 
   private ContentGenerator() {}
 
-  /** Checks the request and answers it; a malformed request is an {@link HttpError} 400 as the API reports it. */
-  static ObjectNode generate(String modelId, JsonNode request) {
-    Map<Modality, Integer> promptTokens = validateAndCount(request);
+  /**
+   * How the stand-in's model behaves beyond the request: {@code strictSampling} refuses temperature, top_p and top_k
+   * with a 400, as Google says later models will (Gemini 3 accepts and ignores them); {@code thinkingTokens}, when
+   * above 0, is how many tokens every answer thinks, whatever its level (to make an answer think past its bound).
+   */
+  record Behaviour(boolean strictSampling, int thinkingTokens) {
+    static final Behaviour GOOGLE = new Behaviour(false, 0);
+  }
+
+  /** Thinking tokens an answer uses at each level, before a little of the request's own (stable) variation. */
+  private static final Map<String, Integer> THINKING = Map.of("MINIMAL", 0, "LOW", 192, "MEDIUM", 960, "HIGH", 3072);
+
+  /**
+   * Checks the request and answers it as {@code model} (the model that answers: its {@code modelVersion}); a malformed
+   * request is an {@link HttpError} 400 as the API reports it. Thinking counts against {@code maxOutputTokens}: an
+   * answer that thinks past it comes back MAX_TOKENS with its text cut, or none (googleapis/python-genai#2062).
+   */
+  static ObjectNode generate(ServedModels.Model model, JsonNode request, Behaviour behaviour) {
     JsonNode config = request.path("generationConfig");
-    long seed = seed(modelId, request);
+    Map<Modality, Integer> promptTokens = validateAndCount(request, model.generation(), resolution(config));
+    checkSampling(config, model, behaviour);
+    long seed = seed(model.name(), request);
+    int thoughts = thoughts(config, model, behaviour, seed);
     String text = answer(config, request, seed);
-    int outputTokens = Math.max(1, ceilDiv(text.getBytes(StandardCharsets.UTF_8).length, 4));
+    int answerTokens = Math.max(1, ceilDiv(text.getBytes(StandardCharsets.UTF_8).length, 4));
     int prompt = promptTokens.values().stream().mapToInt(Integer::intValue).sum();
     String finishReason = "STOP";
     int maxOutput = config.path("maxOutputTokens").asInt(0);
-    if (maxOutput > 0 && outputTokens > maxOutput) {
-      // As the API does: the answer stops at the bound, mid-JSON if need be, and says why.
-      text = truncate(text, maxOutput * 4);
-      outputTokens = maxOutput;
+    if (maxOutput > 0 && thoughts + answerTokens > maxOutput) {
+      // As the API does: thinking first, then the answer stops at the bound, mid-JSON if need be, or never starts.
+      thoughts = Math.min(thoughts, maxOutput);
+      answerTokens = maxOutput - thoughts;
+      text = truncate(text, answerTokens * 4);
       finishReason = "MAX_TOKENS";
     }
 
@@ -57,14 +76,69 @@ final class ContentGenerator {
     candidate.put("index", 0);
     ObjectNode usage = response.putObject("usageMetadata");
     usage.put("promptTokenCount", prompt);
-    usage.put("candidatesTokenCount", outputTokens);
-    usage.put("totalTokenCount", prompt + outputTokens);
+    // Google leaves a count of zero out (a captured MAX_TOKENS answer of 3.5 Flash-Lite has neither).
+    if (answerTokens > 0) {
+      usage.put("candidatesTokenCount", answerTokens);
+    }
+    usage.put("totalTokenCount", prompt + answerTokens + thoughts);
     ArrayNode details = usage.putArray("promptTokensDetails");
     promptTokens.forEach((modality, count) -> details.addObject().put("modality", modality.name()).put("tokenCount", count));
-    response.put("modelVersion", modelId);
+    if (thoughts > 0) {
+      usage.put("thoughtsTokenCount", thoughts);
+    }
+    usage.put("serviceTier", "standard");
+    response.put("modelVersion", model.name());
     response.put("responseId", Base64.getUrlEncoder().withoutPadding()
         .encodeToString(ByteBuffer.allocate(8).putLong(seed).array()));
     return response;
+  }
+
+  /**
+   * Sampling parameters on a Gemini 3 model: "deprecated and ignored" (the Gemini 3 guide), or refused with a 400 under
+   * {@link Behaviour#strictSampling}, as Google says later models will (its words for that are not published: these
+   * are the stand-in's).
+   */
+  private static void checkSampling(JsonNode config, ServedModels.Model model, Behaviour behaviour) {
+    boolean sampling = config.has("temperature") || config.has("topP") || config.has("topK");
+    if (sampling && behaviour.strictSampling() && model.generation() >= 3) {
+      throw HttpError.badRequest("invalid", "Sampling parameters (temperature, top_p, top_k) are not supported for"
+          + " models/" + model.name() + ".");
+    }
+  }
+
+  /**
+   * The tokens the answer thinks: by {@code thinkingConfig.thinkingLevel} (the model's default when none), which the
+   * model must accept (3.7 and 3.8 Flash refuse minimal, as Google documents), plus up to a quarter more from the
+   * request; none for a generation-2 model.
+   */
+  private static int thoughts(JsonNode config, ServedModels.Model model, Behaviour behaviour, long seed) {
+    JsonNode thinking = config.path("thinkingConfig");
+    if (thinking.has("thinkingLevel") && thinking.has("thinkingBudget")) {
+      throw HttpError.badRequest("invalid", "Request contains an invalid argument.");
+    }
+    String level = thinking.path("thinkingLevel").asText(model.defaultThinkingLevel());
+    if (level != null) {
+      level = level.toUpperCase(Locale.ROOT);
+      if (!model.thinkingLevels().isEmpty() && !model.thinkingLevels().contains(level)) {
+        throw HttpError.badRequest("invalid", "'" + level.toLowerCase(Locale.ROOT) + "' is not a supported thinking level"
+            + " for this model. Allowed values are: " + String.join(", ",
+                model.thinkingLevels().stream().map(l -> l.toLowerCase(Locale.ROOT)).toList()) + ".");
+      }
+    }
+    if (behaviour.thinkingTokens() > 0) {
+      return behaviour.thinkingTokens();
+    }
+    if (model.generation() < 3 || level == null) {
+      return 0;
+    }
+    int base = THINKING.getOrDefault(level, 0);
+    return base == 0 ? 0 : base + (int) Math.floorMod(seed, base / 4 + 1);
+  }
+
+  /** {@code generationConfig.mediaResolution}: MEDIA_RESOLUTION_LOW, _MEDIUM, _HIGH, or unspecified (null). */
+  private static String resolution(JsonNode config) {
+    String value = config.path("mediaResolution").asText("");
+    return value.isEmpty() || value.equals("MEDIA_RESOLUTION_UNSPECIFIED") ? null : value;
   }
 
   /**
@@ -73,12 +147,13 @@ final class ContentGenerator {
    * same way. The body is {@code {"contents": [...]}}, as the SDK sends it for the Developer API, or
    * {@code {"generateContentRequest": {...}}}.
    */
-  static ObjectNode countTokens(JsonNode body) {
+  static ObjectNode countTokens(ServedModels.Model model, JsonNode body) {
     if (body == null || !body.isObject()) {
       throw HttpError.badRequest("invalid", "Invalid JSON payload received. Expected an object.");
     }
     JsonNode request = body.has("generateContentRequest") ? body.get("generateContentRequest") : body;
-    Map<Modality, Integer> tokens = validateAndCount(request);
+    Map<Modality, Integer> tokens = validateAndCount(request, model.generation(),
+        resolution(request.path("generationConfig")));
     ObjectNode response = Json.object();
     response.put("totalTokens", tokens.values().stream().mapToInt(Integer::intValue).sum());
     ArrayNode details = response.putArray("promptTokensDetails");
@@ -160,8 +235,11 @@ final class ContentGenerator {
     return "(no text)";
   }
 
-  /** Validates the request (API error messages) and counts prompt tokens per modality. */
-  static Map<Modality, Integer> validateAndCount(JsonNode request) {
+  /**
+   * Validates the request (API error messages) and counts prompt tokens per modality, media as a model of
+   * {@code generation} sees them at {@code resolution} (null: its default).
+   */
+  static Map<Modality, Integer> validateAndCount(JsonNode request, int generation, String resolution) {
     if (request == null || !request.isObject()) {
       throw HttpError.badRequest("invalid", "Invalid JSON payload received. Expected an object.");
     }
@@ -171,11 +249,11 @@ final class ContentGenerator {
     }
     Map<Modality, Integer> tokens = new EnumMap<>(Modality.class);
     for (int c = 0; c < contents.size(); c++) {
-      countContent(contents.get(c), "contents[" + c + "]", tokens);
+      countContent(contents.get(c), "contents[" + c + "]", tokens, generation, resolution);
     }
     JsonNode system = request.get("systemInstruction");
     if (system != null && !system.isNull()) {
-      countContent(system, "system_instruction", tokens);
+      countContent(system, "system_instruction", tokens, generation, resolution);
     }
     JsonNode config = request.get("generationConfig");
     if (config != null && !config.isNull() && !config.isObject()) {
@@ -184,7 +262,8 @@ final class ContentGenerator {
     return tokens;
   }
 
-  private static void countContent(JsonNode content, String where, Map<Modality, Integer> tokens) {
+  private static void countContent(JsonNode content, String where, Map<Modality, Integer> tokens, int generation,
+      String resolution) {
     if (!content.isObject()) {
       throw HttpError.badRequest("invalid", "Invalid value at '" + where + "': expected a Content object.");
     }
@@ -197,11 +276,12 @@ final class ContentGenerator {
       throw HttpError.badRequest("invalid", "* GenerateContentRequest." + where + ".parts: contents.parts must not be empty.\n");
     }
     for (int p = 0; p < parts.size(); p++) {
-      countPart(parts.get(p), where + ".parts[" + p + "]", tokens);
+      countPart(parts.get(p), where + ".parts[" + p + "]", tokens, generation, resolution);
     }
   }
 
-  private static void countPart(JsonNode part, String where, Map<Modality, Integer> tokens) {
+  private static void countPart(JsonNode part, String where, Map<Modality, Integer> tokens, int generation,
+      String resolution) {
     boolean any = false;
     if (part.isObject()) {
       for (String kind : PART_KINDS) {
@@ -233,20 +313,28 @@ final class ContentGenerator {
         throw HttpError.badRequest("invalid", "Invalid value at '" + where + ".inline_data.data' (TYPE_BYTES), "
             + "Base64 decoding failed for \"" + (shown.length() > 40 ? shown.substring(0, 40) + "..." : shown) + "\"");
       }
-      countMedia(mimeType, data.length, tokens);
+      countMedia(mimeType, data, tokens, generation, resolution);
     }
     if (part.has("fileData")) {
-      countMedia(part.get("fileData").path("mimeType").asText("application/octet-stream"), 0, tokens);
+      countMedia(part.get("fileData").path("mimeType").asText("application/octet-stream"), new byte[0], tokens,
+          generation, resolution);
     }
   }
 
-  /** Rough but stable: images 258 tokens, PDFs 258 per ~50 KB "page", audio/video by size, text by bytes/4. */
-  private static void countMedia(String mimeType, int bytes, Map<Modality, Integer> tokens) {
+  /**
+   * Images and PDF pages as Google counts them: Gemini 2 at 258 tokens an image or page; Gemini 3 by media resolution
+   * (the Gemini 3 guide: a PDF page 280 low, 560 medium and by default, 1120 high; an image 280, 560, 1120, and 1120 by
+   * default). A PDF's pages are its {@code /Type /Page} objects (one per 50 KB when they are hidden in compressed
+   * object streams). Audio and video by size, text by bytes/4.
+   */
+  private static void countMedia(String mimeType, byte[] data, Map<Modality, Integer> tokens, int generation,
+      String resolution) {
     String type = mimeType.toLowerCase(Locale.ROOT);
+    int bytes = data.length;
     if (type.startsWith("image/")) {
-      add(tokens, Modality.IMAGE, 258);
+      add(tokens, Modality.IMAGE, generation < 3 ? 258 : perImageOrPage(resolution, 1120));
     } else if (type.equals("application/pdf")) {
-      add(tokens, Modality.DOCUMENT, 258 * Math.max(1, ceilDiv(bytes, 50_000)));
+      add(tokens, Modality.DOCUMENT, (generation < 3 ? 258 : perImageOrPage(resolution, 560)) * pages(data));
     } else if (type.startsWith("audio/")) {
       add(tokens, Modality.AUDIO, Math.max(32, ceilDiv(bytes, 500)));
     } else if (type.startsWith("video/")) {
@@ -254,6 +342,32 @@ final class ContentGenerator {
     } else {
       add(tokens, Modality.TEXT, Math.max(1, ceilDiv(bytes, 4)));
     }
+  }
+
+  private static int perImageOrPage(String resolution, int byDefault) {
+    if (resolution == null) {
+      return byDefault;
+    }
+    return switch (resolution) {
+      case "MEDIA_RESOLUTION_LOW" -> 280;
+      case "MEDIA_RESOLUTION_MEDIUM" -> 560;
+      case "MEDIA_RESOLUTION_HIGH" -> 1120;
+      default -> throw HttpError.badRequest("invalid", "Invalid value at 'generation_config.media_resolution'"
+          + " (type.googleapis.com/google.ai.generativelanguage.v1.GenerationConfig.MediaResolution), \""
+          + resolution + "\"");
+    };
+  }
+
+  private static final java.util.regex.Pattern PAGE = java.util.regex.Pattern.compile("/Type\\s*/Page(?![s\\w])");
+
+  /** The pages of a PDF: its page objects when they can be seen, else one per 50 KB; at least one. */
+  static int pages(byte[] pdf) {
+    java.util.regex.Matcher page = PAGE.matcher(new String(pdf, StandardCharsets.ISO_8859_1));
+    int count = 0;
+    while (page.find()) {
+      count++;
+    }
+    return Math.max(1, count > 0 ? count : ceilDiv(pdf.length, 50_000));
   }
 
   private static byte[] decodeBase64(String data) {

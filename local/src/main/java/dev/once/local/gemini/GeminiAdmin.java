@@ -11,8 +11,8 @@ import java.net.URI;
 import java.util.List;
 
 /**
- * The Gemini stand-in's own {@code /_admin/...} routes: the clock, outcomes, webhook modes and ambiguous
- * failures, for a demo or test driving it from another process (counters and faults: {@link AdminRoutes}).
+ * The Gemini stand-in's own {@code /_admin/...} routes: the batch clock and Google's time, outcomes, models' stages,
+ * how the model thinks and takes sampling parameters, webhook modes and ambiguous failures, for a demo or test driving it from another process (counters and faults: {@link AdminRoutes}).
  * Admin calls need no API key.
  */
 final class GeminiAdmin implements AdminRoutes.Own {
@@ -45,6 +45,14 @@ final class GeminiAdmin implements AdminRoutes.Own {
         AnswerFault[] faults = AnswerFault.parse(request.query("faults").orElse("")).toArray(AnswerFault[]::new);
         request.query("name").ifPresentOrElse(name -> standIn.answerFaults(name, faults),
             () -> standIn.defaultAnswerFaults(faults));
+      }
+      case "POST model" -> standIn.model(request.required("name"), request.required("stage"),
+          request.query("to").orElse(null));
+      case "POST sampling" -> standIn.strictSampling(Boolean.parseBoolean(request.required("strict")));
+      case "POST thinking" -> standIn.thinkingTokens((int) request.requiredLong("tokens"));
+      case "POST clock" -> {
+        String now = request.required("now");
+        standIn.clock(now.equals("system") ? null : java.time.Instant.parse(now));
       }
       case "POST dynamic-signature" -> standIn.dynamicSignature(DynamicSignature.parse(request.required("scheme")));
       case "POST webhooks" -> standIn.registerWebhook(URI.create(request.required("url")));

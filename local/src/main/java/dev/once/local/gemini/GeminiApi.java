@@ -38,6 +38,8 @@ final class GeminiApi extends ApiHandler {
   private static final int DEFAULT_PAGE_SIZE = 50;
 
   private final BatchJobs jobs;
+  private final ServedModels models;
+  private final Supplier<ContentGenerator.Behaviour> behaviour;
   private final GeminiFiles files;
   private final Counters counters;
   private final Faults faults;
@@ -51,17 +53,20 @@ final class GeminiApi extends ApiHandler {
   private static final List<String> JWKS_PATH = List.of(".well-known", "jwks.json");
 
   /** Every operation that can be counted and armed: the names {@link #route} gives. */
-  static final Set<String> OPERATIONS = Set.of("generateContent", "countTokens", "batchGenerateContent", "batches.get",
+  static final Set<String> OPERATIONS = Set.of("generateContent", "countTokens", "models.get", "batchGenerateContent",
+      "batches.get",
       "batches.list", "batches.cancel", "batches.delete", "files.upload", "files.uploadChunk", "files.get",
       "files.delete", "files.download");
 
   /** One API method: the name it is counted under, and what carries it out. */
   private record Route(String method, Supplier<Reply> action) {}
 
-  GeminiApi(BatchJobs jobs, GeminiFiles files, Counters counters, Faults faults, AdminRoutes.Own admin,
-      Supplier<String> baseUrl, Supplier<JsonNode> jwks, Consumer<HttpExchange> resetter, String apiKey,
-      long maxRequestBytes, long maxUploadBytes) {
+  GeminiApi(BatchJobs jobs, ServedModels models, Supplier<ContentGenerator.Behaviour> behaviour, GeminiFiles files,
+      Counters counters, Faults faults, AdminRoutes.Own admin, Supplier<String> baseUrl, Supplier<JsonNode> jwks,
+      Consumer<HttpExchange> resetter, String apiKey, long maxRequestBytes, long maxUploadBytes) {
     super(Math.max(maxRequestBytes, maxUploadBytes));
+    this.models = models;
+    this.behaviour = behaviour;
     this.jwks = jwks;
     this.resetter = resetter;
     this.jobs = jobs;
@@ -132,9 +137,12 @@ final class GeminiApi extends ApiHandler {
       }
       case "models POST countTokens" -> {
         return new Route("countTokens", () -> {
-          modelId(id, version, "countTokens");
-          return Reply.json(ContentGenerator.countTokens(Json.parse(request.body(maxRequestBytes))));
+          ServedModels.Model answering = models.answering(modelId(id, version, "countTokens"), version, "countTokens");
+          return Reply.json(ContentGenerator.countTokens(answering, Json.parse(request.body(maxRequestBytes))));
         });
+      }
+      case "models GET id" -> {
+        return new Route("models.get", () -> Reply.json(models.resource(modelId(id, version, "get"), version)));
       }
       case "models POST batchGenerateContent" -> {
         return new Route("batchGenerateContent", () -> batchGenerateContent(request, version, id));
@@ -200,13 +208,15 @@ final class GeminiApi extends ApiHandler {
   }
 
   private Reply generateContent(Request request, String version, String model) {
-    String modelId = modelId(model, version, "generateContent");
+    ServedModels.Model answering = models.answering(modelId(model, version, "generateContent"), version,
+        "generateContent");
     JsonNode body = Json.parse(request.body(maxRequestBytes));
-    return Reply.json(ContentGenerator.generate(modelId, body));
+    return Reply.json(ContentGenerator.generate(answering, body, behaviour.get()));
   }
 
   private Reply batchGenerateContent(Request request, String version, String model) {
     String modelId = modelId(model, version, "batchGenerateContent");
+    models.answering(modelId, version, "batchGenerateContent"); // a model Google does not serve makes no job
     JsonNode body = Json.parse(request.body(maxRequestBytes));
     BatchRequest batch = BatchRequest.parse(body, files);
     BatchJob.Snapshot job = jobs.create("models/" + modelId, batch.displayName(), batch.inlinedRequests(),
@@ -289,8 +299,8 @@ final class GeminiApi extends ApiHandler {
   private static String modelId(String model, String version, String method) {
     if (model == null || !MODEL_ID.matcher(model).matches()) {
       throw HttpError.notFound("models/" + model + " is not found for API version " + version
-          + ", or is not supported for " + method + ". Call ListModels to see the list of available models and their"
-          + " supported methods.");
+          + ", or is not supported for " + method + ". Call ModelService.ListModels to see the list of available models"
+          + " and their supported methods.");
     }
     return model;
   }

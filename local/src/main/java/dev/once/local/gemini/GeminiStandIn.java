@@ -123,6 +123,9 @@ public final class GeminiStandIn implements StandIn {
   private final DynamicWebhookSigner dynamicSigner = DynamicWebhookSigner.generate();
   private final WebhookSender sender;
   private final GeminiFiles files;
+  private final ServedModels models = ServedModels.load();
+  private final StandInClock clock = new StandInClock();
+  private volatile ContentGenerator.Behaviour behaviour = ContentGenerator.Behaviour.GOOGLE;
   private final BatchJobs jobs;
   private final List<URI> registeredWebhooks;
   private final Map<String, WebhookMode> jobModes = new ConcurrentHashMap<>();
@@ -141,10 +144,11 @@ public final class GeminiStandIn implements StandIn {
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
     this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters, options.webhookRetry());
     this.files = new GeminiFiles(options.maxUploadBytes(), options.maxStoredBytes());
-    this.jobs = new BatchJobs(files, this::jobEnded);
+    this.jobs = new BatchJobs(files, models, () -> behaviour, clock, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
     this.webhookMode = options.webhookMode();
-    this.server = LocalServer.startResettable(options.port(), new GeminiApi(jobs, files, counters, faults,
+    this.server = LocalServer.startResettable(options.port(), new GeminiApi(jobs, models, () -> behaviour, files,
+        counters, faults,
         new GeminiAdmin(this), this::baseUrl, () -> Json.parseTrusted(dynamicSigner.publicKeys().toString()),
         this::resetConnection, options.apiKey(), options.maxRequestBytes(), options.maxUploadBytes()));
     this.ticker = startTicker(options.tick());
@@ -237,6 +241,29 @@ public final class GeminiStandIn implements StandIn {
   /** How the answers of jobs created from now on come back (none given: as Google documents them). */
   public void defaultAnswerFaults(AnswerFault... faults) {
     jobs.defaultFaults(java.util.Set.of(faults));
+  }
+
+  /**
+   * Moves a model to another stage, as Google does on its dates: {@code served}, {@code routed} (answered by {@code to},
+   * its answers' {@code modelVersion}), {@code closed-to-new-projects} or {@code shut-down} (404 with Google's words).
+   */
+  public void model(String name, String stage, String to) {
+    models.move(name, ServedModels.Stage.parse(stage), to);
+  }
+
+  /** Sampling parameters refused with a 400 (true), as Google says later models will, or ignored (false, Gemini 3). */
+  public void strictSampling(boolean strict) {
+    behaviour = new ContentGenerator.Behaviour(strict, behaviour.thinkingTokens());
+  }
+
+  /** Every answer thinks this many tokens, whatever its level (0: as its level says). */
+  public void thinkingTokens(int tokens) {
+    behaviour = new ContentGenerator.Behaviour(behaviour.strictSampling(), tokens);
+  }
+
+  /** The stand-in's time from now on starts at {@code now} and runs on (null: the system's): jobs' times bill them. */
+  public void clock(java.time.Instant now) {
+    clock.set(now);
   }
 
   public BatchState state(String name) {

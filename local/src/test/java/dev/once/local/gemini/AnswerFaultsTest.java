@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * answer follows to name the document it was generated for ("Set ref to "…" exactly.").
  */
 class AnswerFaultsTest {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   private static final Schema SCHEMA = Schema.builder().type(Type.Known.OBJECT)
       .properties(Map.of("ref", Schema.builder().type(Type.Known.STRING).build(),
           "total", Schema.builder().type(Type.Known.NUMBER).build()))

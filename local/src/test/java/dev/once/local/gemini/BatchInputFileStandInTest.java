@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * requests it was made from. What Google answers in each case is named in {@link GeminiFiles}.
  */
 class BatchInputFileStandInTest {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   private static final int PER_FILE = 1_000;
   private static final int STORED = 1_500;
   private GeminiStandIn standIn;

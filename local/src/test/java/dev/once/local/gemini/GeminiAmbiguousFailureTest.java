@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * its own retries off: the caller gets an error, the counters say exactly what was done.
  */
 class GeminiAmbiguousFailureTest {
-  private static final String MODEL = "gemini-2.5-flash";
+  private static final String MODEL = "gemini-3.5-flash-lite";
   private GeminiStandIn standIn;
 
   @BeforeEach

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /** Bad requests get the API's own error shape {"error":{"code","message","status"}}, never a crash. */
 class GeminiBadInputTest {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final String GENERATE = "/v1beta/models/gemini-2.5-flash:generateContent";
+  private static final String GENERATE = "/v1beta/models/gemini-3.5-flash-lite:generateContent";
   private static GeminiStandIn standIn;
 
   @BeforeAll
@@ -78,7 +78,7 @@ class GeminiBadInputTest {
     try (Client client = Client.builder().apiKey("wrong-key").httpOptions(HttpOptions.builder()
         .baseUrl(standIn.baseUrl()).retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       ClientException e = assertThrows(ClientException.class,
-          () -> client.models.generateContent("gemini-2.5-flash", "hi", null));
+          () -> client.models.generateContent("gemini-3.5-flash-lite", "hi", null));
       assertEquals(400, e.code());
       assertEquals("INVALID_ARGUMENT", e.status());
     }
@@ -108,7 +108,7 @@ class GeminiBadInputTest {
   void unknownPathsAndModels_are404() throws Exception {
     assertEquals("Method not found.", assertError(get("/v1beta/nothing/here"), 404, "NOT_FOUND")
         .get("message").asText());
-    assertError(get("/v2/models/gemini-2.5-flash:generateContent"), 404, "NOT_FOUND");
+    assertError(get("/v2/models/gemini-3.5-flash-lite:generateContent"), 404, "NOT_FOUND");
     assertError(post("/v1beta/models/gpt-4:generateContent", "right-key", VALID), 404, "NOT_FOUND");
     assertError(get("/v1beta/batches/does-not-exist"), 404, "NOT_FOUND");
   }
@@ -122,7 +122,7 @@ class GeminiBadInputTest {
 
   @Test
   void badBatchRequests_are400() throws Exception {
-    String batch = "/v1beta/models/gemini-2.5-flash:batchGenerateContent";
+    String batch = "/v1beta/models/gemini-3.5-flash-lite:batchGenerateContent";
     assertError(post(batch, "right-key", "{}"), 400, "INVALID_ARGUMENT");
     assertError(post(batch, "right-key", "{\"batch\":{\"displayName\":\"x\",\"inputConfig\":{}}}"), 400,
         "INVALID_ARGUMENT");
@@ -140,7 +140,7 @@ class GeminiBadInputTest {
 
   @Test
   void adminEndpoints_driveTheClockAndReportCounters() throws Exception {
-    HttpResponse<String> created = post("/v1beta/models/gemini-2.5-flash:batchGenerateContent", "right-key",
+    HttpResponse<String> created = post("/v1beta/models/gemini-3.5-flash-lite:batchGenerateContent", "right-key",
         "{\"batch\":{\"displayName\":\"admin\",\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID
             + "}]}}}}");
     String name = Json.parseTrusted(created.body()).get("name").asText();

@@ -14,13 +14,14 @@ import java.util.regex.Pattern;
  * The alerts an operator needs are there and can be acted on: at least {@link #MINIMUM} policies whatever the
  * variables; among them one on failed outcomes, one on the age of the oldest unacked event of the trigger
  * subscriptions, one on the dead-letter subscription's depth, and for a month-end burst one on the oldest queued
- * document's wait, one on the oldest running batch job and one on the documents given up; every policy has a runbook (documentation.content);
+ * document's wait, one on the oldest running batch job and one on the documents given up, and one each on a model
+ * Google no longer serves and on a model it answers with another; every policy has a runbook (documentation.content);
  * every PromQL condition has disable_metric_validation = true (an alert on a log-based metric created in the same
  * apply fails with 404 until the metric propagates); and no alert counts the outcomes that are not pipeline events
  * ({@link #NOISE}).
  */
 public final class AlertCheck implements Check {
-  public static final int MINIMUM = 8;
+  public static final int MINIMUM = 10;
   /** Outcomes no alert may count: they say nothing about the pipeline's health. */
   public static final Map<String, String> NOISE = Map.of(
       "unauthenticated", "requests to the public webhook refused before authentication: anyone on the internet can make them",
@@ -62,9 +63,13 @@ public final class AlertCheck implements Check {
     String where = policies.isEmpty() ? "observability.tf" : policies.get(0).file();
     if (always < MINIMUM) {
       findings.add(new Finding(where, "google_monitoring_alert_policy", "only " + always
-          + " alert policies exist whatever the variables; at least " + MINIMUM + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters, the oldest queued document, the oldest batch job, documents given up).",
+          + " alert policies exist whatever the variables; at least " + MINIMUM + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters, the oldest queued document, the oldest batch job, documents given up, a model Google no longer serves, a model Google answers with another).",
           "add the missing alerts."));
     }
+    require(queries, ref -> ref.logMetric() && ref.name().equals("gemini_model_unavailable"), where,
+        "no alert fires when Google stops serving GEMINI_MODEL: every document would wait, redelivered, in silence.",
+        "add an alert on ${local.promql_prefix}gemini_model_unavailable (the \"gemini model unavailable\" line).",
+        findings);
     require(queries, ref -> ref.logMetric() && ref.name().equals(OUTCOMES) && matchesOnly(ref, "failed"), where,
         "no alert fires on failed outcomes: a revoked Gemini key would fail every document for a day in silence.",
         "add an alert on ${local.promql_prefix}outcomes{outcome=\"failed\"}.", findings);

@@ -224,9 +224,19 @@ class DeploymentBrokenTreeTest {
       "resource \"google_monitoring_alert_policy\" \"failed\" {\n  count = var.alert_min_events > 1000 ? 1 : 0\n  project ");
 
   @Test
-  void fewerThanEightAlertsWhateverTheVariables_isReported() {
+  void fewerThanTenAlertsWhateverTheVariables_isReported() {
     List<Finding> findings = new AlertCheck().findings(TOO_FEW_ALERTS.config());
-    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 7 alert policies exist")), findings::toString);
+    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 9 alert policies exist")), findings::toString);
+  }
+
+  private static final Copy NO_MODEL_ALERT = Copy.replacing("observability.tf",
+      "sum(increase(${local.promql_prefix}gemini_model_${each.key}{", "sum(increase(${local.promql_prefix}gemini_model_${each.key}_x{");
+
+  @Test
+  void noAlertOnAModelGoogleNoLongerServes_isReported() {
+    List<Finding> findings = new AlertCheck().findings(NO_MODEL_ALERT.config());
+    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("no alert fires when Google stops serving")),
+        findings::toString);
   }
 
   private static final Copy NO_QUEUE_AGE_ALERT = Copy.replacing("observability.tf",
