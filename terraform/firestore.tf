@@ -189,6 +189,10 @@ resource "google_firestore_field" "analyses_unindexed" {
     "jobLimit",
     "requestedModel",
     "rerouted",
+    "truncated",
+    "tries",
+    # a subfield of tries' entries (covered by the exemption of tries on Firestore; the offline check reads every name)
+    "try",
   ])
 
   project    = var.project_id
@@ -213,6 +217,9 @@ resource "google_firestore_field" "billing_unindexed" {
     "rerun",
     "requestedModel",
     "rerouted",
+    "job",
+    "unused",
+    "reason",
   ])
 
   project    = var.project_id
@@ -251,6 +258,8 @@ resource "google_firestore_field" "gatherings_unindexed" {
     "sealedAt",
     "refused",
     "inputFile",
+    "requests",
+    "notFoundAt",
     "unattributed",
     # unattributed's subfields: an exemption of a map field covers them on Firestore, but the offline check reads
     # every name a writer's maps hold, nested or not; these four exempt top-level names no document has.

@@ -157,8 +157,8 @@ variable "batch_max_bytes" {
   default     = 52428800
 
   validation {
-    condition     = var.batch_max_bytes == floor(var.batch_max_bytes) && var.batch_max_bytes >= 1 && var.batch_max_bytes <= 1500000000
-    error_message = "batch_max_bytes must be a whole number between 1 and 1500000000 (an input file's 2 GB in base64)."
+    condition     = var.batch_max_bytes == floor(var.batch_max_bytes) && var.batch_max_bytes >= 1 && var.batch_max_bytes <= 1450000000
+    error_message = "batch_max_bytes must be a whole number between 1 and 1450000000 (an input file's 2 GB in base64, with its prompts)."
   }
 }
 

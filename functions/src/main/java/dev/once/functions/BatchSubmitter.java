@@ -1,7 +1,9 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
+import dev.once.budget.Budget;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
@@ -79,10 +81,26 @@ final class BatchSubmitter {
   private final ResultPublication publication;
   private final Limits limits;
   private final InstantSource clock;
+  private final Budget budget;
+  private final Supplier<CostEstimator> estimator;
 
+  /** Without a spending guard: every member's job is made without reserving. */
   BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
       Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
       ResultPublication publication, Limits limits, InstantSource clock) {
+    this(once, gatherings, queries, records, reader, batchJobs, publication, limits, clock, Budget.NONE, () -> null);
+  }
+
+  /**
+   * @param budget reserves for a member that holds no reservation (its last one was settled to an answer Google billed
+   *     that could not be used), as its first queueing did
+   */
+  BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
+      Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
+      ResultPublication publication, Limits limits, InstantSource clock, Budget budget,
+      Supplier<CostEstimator> estimator) {
+    this.budget = budget;
+    this.estimator = estimator;
     this.once = once;
     this.gatherings = gatherings;
     this.queries = queries;
@@ -269,8 +287,8 @@ final class BatchSubmitter {
         if (refusal == null) {
           inJob.add(member);
         } else {
-          writes.add(records.get().rejected(member.documentKey(), member.source(), refusal)
-              .and(member.reservation().release()));
+          writes.add(records.get().rejected(member.documentKey(), member.source(), "refused before its batch job was"
+              + " made: " + refusal).and(member.reservation().release()));
         }
       }
     } else {
@@ -295,11 +313,13 @@ final class BatchSubmitter {
     List<BatchJobs.Request> requests = new ArrayList<>();
     Map<String, String> refused = new java.util.LinkedHashMap<>();
     for (RecordQueries.Submitted member : members) {
-      String refusal = read(id, member, requests);
-      if (refusal == null) {
+      Refused refusal = read(id, member, requests);
+      if (refusal != null) {
+        refuse(member, refusal, refused, writes);
+      } else if (reserved(member, requests.get(requests.size() - 1), writes)) {
         inJob.add(member);
       } else {
-        refuse(member, refusal, refused, writes);
+        requests.remove(requests.size() - 1); // it waits in the queue for the day's budget, as it waited to be queued
       }
     }
     // Documents run again go in an input file: its lines' keys came back more dependably than inlined metadata.
@@ -315,6 +335,8 @@ final class BatchSubmitter {
           attempt.ensureLease(limits.timeout());
           file.ifPresent(name -> recordInput(id, name));
         });
+      } catch (BatchJobs.InputTooLarge e) {
+        lastRefusal = e; // nothing uploaded, nothing asked: fewer documents a job, as for a job refused for its size
       } catch (RuntimeException e) {
         throwUnlessRefusedHere(id, e);
         lastRefusal = e;
@@ -324,7 +346,7 @@ final class BatchSubmitter {
       if (named.isPresent() && named.getAsInt() < requests.size()) {
         RecordQueries.Submitted member = inJob.remove(named.getAsInt());
         requests.remove(named.getAsInt());
-        refuse(member, GeminiErrors.describe(lastRefusal), refused, writes);
+        refuse(member, new Refused(GeminiErrors.describe(lastRefusal), Refused.BY_GEMINI), refused, writes);
       } else if (GeminiErrors.tooLarge(lastRefusal) && how != BatchJobs.Input.FILE) {
         how = BatchJobs.Input.FILE; // over the inline limit after all: the same requests from a file
       } else if (inJob.size() > 1) {
@@ -337,7 +359,8 @@ final class BatchSubmitter {
         inJob.clear();
         return null;
       } else {
-        refuse(inJob.remove(0), GeminiErrors.describe(lastRefusal), refused, writes); // alone in its job: its own fault
+        // Alone in its job: its own fault.
+        refuse(inJob.remove(0), new Refused(GeminiErrors.describe(lastRefusal), Refused.BY_GEMINI), refused, writes);
         requests.clear();
       }
     }
@@ -364,12 +387,17 @@ final class BatchSubmitter {
     }
   }
 
-  /** A member refused before its job was made: published now, recorded in the submission's commit. */
-  private void refuse(RecordQueries.Submitted member, String reason, Map<String, String> refused,
+  /**
+   * A member refused before its job was made: published now, recorded in the submission's commit. The gathering keeps
+   * the kind of it in a word or two: 5,000 members' ids and words stay well inside a document's 1 MiB, whatever Google's
+   * message says; the message itself goes to the member's analysis, bounded, and to its result.
+   */
+  private void refuse(RecordQueries.Submitted member, Refused why, Map<String, String> refused,
       List<SideWrites> writes) {
-    publishRefusal(member, reason);
-    refused.put(member.documentKey().documentId(), reason);
-    writes.add(records.get().rejected(member.documentKey(), member.source(), reason).and(member.reservation().release()));
+    publishRefusal(member, why.reason());
+    refused.put(member.documentKey().documentId(), why.kind());
+    writes.add(records.get().rejected(member.documentKey(), member.source(), why.reason())
+        .and(member.reservation().release()));
   }
 
   /** Records the input file on the gathering before batches.create (nothing asked of Gemini yet when it fails). */
@@ -418,19 +446,59 @@ final class BatchSubmitter {
     return gathered.stream().filter(member -> members.contains(member.documentKey().documentId())).toList();
   }
 
+  /**
+   * Why a member is refused before its job is made: the words its analysis and its result carry, and the kind of it
+   * in a word or two, which its gathering keeps.
+   */
+  record Refused(String reason, String kind) {
+    static final String BY_GEMINI = "refused by Gemini";
+  }
+
   /** Adds the member's request; returns why it is refused instead (gone, or grown), or throws to try later. */
-  private String read(String id, RecordQueries.Submitted member, List<BatchJobs.Request> requests) {
+  private Refused read(String id, RecordQueries.Submitted member, List<BatchJobs.Request> requests) {
     try {
       byte[] content = reader.get().read(member.source(), limits.maxDocumentBytes());
       if (content.length == 0) {
-        return "the document is empty";
+        return new Refused("the document is empty", "empty");
       }
       requests.add(BatchJobs.Request.of(id, member.documentKey(), content, DocumentFlow.mimeType(member.source())));
       return null;
-    } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
-      return e.getMessage();
+    } catch (DocumentReader.Gone e) {
+      return new Refused(e.getMessage(), "gone");
+    } catch (DocumentReader.TooLarge e) {
+      return new Refused(e.getMessage(), "too large");
     } catch (RuntimeException e) {
       throw Refusal.notPerformed("could not read " + member.documentKey().value() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Whether the member may go into the job: with a daily budget, a member holding no reservation (its last one was
+   * settled to an answer Google billed that could not be used) reserves as its first queueing did — the model's
+   * ceiling far from the day's edge, else its counted tokens — recorded in the submission's commit, which the job's
+   * completion settles. Refused today, it goes back to the queue (not counted as a try) and waits for the budget.
+   */
+  private boolean reserved(RecordQueries.Submitted member, BatchJobs.Request request, List<SideWrites> writes) {
+    if (!budget.capped() || !member.reservation().none()) {
+      return true;
+    }
+    try {
+      java.util.OptionalLong ceiling = estimator.get().ceiling(true);
+      long estimate = ceiling.isPresent() && budget.farFromTheEdge(ceiling.getAsLong()) ? ceiling.getAsLong()
+          : estimator.get().microUsd(request.content(), request.mimeType(), true);
+      writes.add(records.get().reserved(member.documentKey(),
+          budget.reserve(member.documentKey(), estimate, reason -> SideWrites.NONE)));
+      return true;
+    } catch (Refusal e) {
+      if (!e.is(Refusal.Kind.DEFERRED)) {
+        throw e;
+      }
+      writes.add(records.get().requeued(member, "waiting for the day's budget to run it again: " + e.getMessage(),
+          member.reruns(), 0));
+      return false;
+    } catch (RuntimeException e) {
+      throw Refusal.notPerformed("could not estimate what running " + member.documentKey().logHash()
+          + " again costs: " + GeminiErrors.describe(e), e);
     }
   }
 

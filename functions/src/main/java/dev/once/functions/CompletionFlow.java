@@ -30,6 +30,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
+import java.time.Instant;
+import java.time.InstantSource;
 
 /**
  * A batch job finished — told by the webhook or found by the reconciler, often both. Once per job: confirm its
@@ -54,7 +56,12 @@ final class CompletionFlow {
     private static final long serialVersionUID = 1L;
 
     NotFinished(String message) {
-      super(Kind.NOT_PERFORMED, message, null, SideWrites.NONE);
+      this(message, SideWrites.NONE);
+    }
+
+    /** Not finished, committing {@code writes} with the release (what it learned meanwhile). */
+    NotFinished(String message, SideWrites writes) {
+      super(Kind.NOT_PERFORMED, message, null, writes);
     }
   }
 
@@ -74,10 +81,12 @@ final class CompletionFlow {
   private final Supplier<Gatherings> gatherings;
   private final ResultPublication publication;
   private final int maxAttempts;
+  private final InstantSource clock;
 
   /** @param maxAttempts the most jobs a document is run in before it is given up ({@code ONCE_MAX_ATTEMPTS}) */
   CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, Supplier<RecordQueries> queries,
-      Supplier<Gatherings> gatherings, ResultPublication publication, int maxAttempts) {
+      Supplier<Gatherings> gatherings, ResultPublication publication, int maxAttempts, InstantSource clock) {
+    this.clock = clock;
     this.once = once;
     this.gatherings = gatherings;
     this.batchJobs = batchJobs;
@@ -136,14 +145,17 @@ final class CompletionFlow {
     if (attempt.number() > 1) {
       leftToAnotherHolder(jobKey); // before batches.get, which for an inlined job carries every answer
     }
-    Optional<BatchJob> found = lookUp.get();
     String name = GeminiCompletionKeys.jobName(jobKey);
+    Optional<BatchJob> found = lookUp.get();
     if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
       throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
     }
     // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
     Members members = members(name, found);
+    if (found.isEmpty() && members.gathering() != null) {
+      found = notFoundYet(name, members);
+    }
     if (found.isPresent() && answersNotThereYet(found.get())) {
       throw new NotFinished(name + " succeeded, but its answers are not there yet");
     }
@@ -151,16 +163,18 @@ final class CompletionFlow {
     // Deleted, or gone past Gemini's own retention: its documents get no answer from it, and go into another job.
     String ended = found.isEmpty() ? "Gemini has no batch job " + name
         : BatchJobs.succeeded(found.get()) ? null : "the batch job " + name + " ended " + state;
+    // Failed as a whole for what its requests hold (not an outage): one poison document must not use up its
+    // innocent companions' tries, so they go into jobs of half as many, uncounted, until it is alone.
+    int halved = found.filter(job -> failedForItsRequests(job) && members.size() > 1)
+        .map(job -> (members.size() + 1) / 2).orElse(0);
     // Downloaded only for a chunk still to complete: a completion resumed after its last chunk downloads nothing. A
     // job that failed, expired or was cancelled may still have answered some of its requests: those are used.
-    Supplier<BatchAnswers> answers = Lazy.of(() -> BatchAnswers.of(
-        found.map(job -> batchJobs.get().results(job)).orElse(List.of()), members.ids(),
-        members.gathering() == null ? null : id -> BatchJobs.reference(members.gathering(), id),
-        CompletionFlow::documentId));
+    Optional<BatchJob> ending = found;
+    Supplier<JobAnswers> answers = Lazy.of(() -> answers(name, ending, members));
     Tally tally = new Tally();
     int chunks = (members.size() + CHUNK - 1) / CHUNK;
     for (int chunk = 0; chunk < chunks; chunk++) {
-      tally.add(completeChunk(jobKey, chunk, members, answers, ended));
+      tally.add(completeChunk(jobKey, chunk, members, answers, ended, halved));
     }
     Map<String, Object> outcome = new LinkedHashMap<>();
     outcome.put("job", name);
@@ -180,10 +194,81 @@ final class CompletionFlow {
    * every document into another job, paid twice; so for an hour after it ended it is not finished yet, and then it is
    * what it looks like.
    */
-  private static boolean answersNotThereYet(BatchJob job) {
-    java.time.Instant ended = job.endTime().or(job::updateTime).orElse(java.time.Instant.EPOCH);
-    return BatchJobs.succeeded(job) && job.dest().isEmpty()
-        && ended.isAfter(java.time.Instant.now().minus(ANSWERS_GRACE));
+  private boolean answersNotThereYet(BatchJob job) {
+    return BatchJobs.succeeded(job) && job.dest().isEmpty() && endOf(job).isAfter(clock.instant().minus(ANSWERS_GRACE));
+  }
+
+  private static Instant endOf(BatchJob job) {
+    return job.endTime().or(job::updateTime).orElse(Instant.EPOCH);
+  }
+
+  /**
+   * A job that ended FAILED for what its requests hold: its error (a google.rpc status) is not an outage's (an internal
+   * error, an overload, a quota, a deadline), or it gives none.
+   */
+  private static boolean failedForItsRequests(BatchJob job) {
+    return BatchJobs.state(job).filter(s -> s == com.google.genai.types.JobState.Known.JOB_STATE_FAILED).isPresent()
+        && job.error().map(BatchResult::error).map(error -> !error.transientFailure()).orElse(true);
+  }
+
+  /**
+   * A gathered job Gemini answered it has no such job for (batches.get 404). A listing that holds it settles it (a
+   * 404 from a front end behind, say); otherwise its first such answer is recorded on the gathering, and the job is
+   * given up on (its documents run again) only an hour after that — one bogus 404 must not send every document of a
+   * job that exists into another, billing them twice.
+   */
+  private Optional<BatchJob> notFoundYet(String name, Members members) throws Refusal {
+    Optional<BatchJob> listed = batchJobs.get().findGathered(members.gathering())
+        .filter(job -> name.equals(job.name().orElse(null)));
+    if (listed.isPresent()) {
+      return listed;
+    }
+    Instant firstSaid = gatherings.get().state(members.gathering()).notFoundAt();
+    if (firstSaid == null) {
+      throw new NotFinished("Gemini says it has no batch job " + name + ": looked for again later",
+          Gatherings.notFound(members.gathering()));
+    }
+    if (firstSaid.isAfter(clock.instant().minus(NOT_FOUND_GRACE))) {
+      throw new NotFinished("Gemini has said it has no batch job " + name + " since " + firstSaid
+          + ": believed after " + NOT_FOUND_GRACE.toMinutes() + " minutes");
+    }
+    return Optional.empty();
+  }
+
+  /** How long a gathered job Gemini says it does not have is looked for before its documents run again. */
+  static final java.time.Duration NOT_FOUND_GRACE = java.time.Duration.ofHours(1);
+  /**
+   * Past this after a job ended, answers that cannot be read are taken to be gone (the Files API keeps a responses
+   * file 48 hours): its documents run again rather than the job being retried for ever.
+   */
+  static final java.time.Duration ANSWERS_KEPT = java.time.Duration.ofHours(47);
+
+  /** A job's answers filed to its members, or why there are none to file (its responses file is gone). */
+  private record JobAnswers(BatchAnswers filed, String lost) {}
+
+  private JobAnswers answers(String name, Optional<BatchJob> found, Members members) {
+    List<BatchResult> results = List.of();
+    String lost = null;
+    if (found.isPresent()) {
+      try {
+        results = batchJobs.get().results(found.get());
+      } catch (BatchJobs.AnswersGone e) {
+        lost = e.getMessage();
+      } catch (RuntimeException e) {
+        if (endOf(found.get()).isAfter(clock.instant().minus(ANSWERS_KEPT))) {
+          throw e; // retried: the file can still be read
+        }
+        lost = "its answers could not be read " + ANSWERS_KEPT.toHours() + " hours after it ended: " + e;
+      }
+    }
+    if (lost != null) {
+      // Google billed those answers, and they are lost: the documents run again, and the operator must know.
+      once.log().error("the answers of a batch job could not be read; its documents run again", Map.of("job", name,
+          "reason", lost));
+    }
+    BatchAnswers filed = BatchAnswers.of(results, members.ids(), members.rules(),
+        id -> BatchJobs.reference(members.gathering(), id), CompletionFlow::documentId);
+    return new JobAnswers(filed, lost == null ? null : "the batch job " + name + " ended, but " + lost);
   }
 
   /** How long a job reported succeeded without an output is waited for (see {@link #answersNotThereYet}). */
@@ -272,7 +357,7 @@ final class CompletionFlow {
    * document, or of a gathering submitted before gatherings were sealed, the documents whose analysis names it.
    */
   private record Members(String name, String gathering, List<String> ids, List<RecordQueries.Submitted> read,
-      String inputFile) {
+      String inputFile, BatchAnswers.Rules rules) {
     int size() {
       return ids.size();
     }
@@ -290,7 +375,8 @@ final class CompletionFlow {
     if (gathering.isPresent()) {
       Gatherings.State state = gatherings.get().state(gathering.get());
       if (name.equals(state.job()) && state.sealed()) {
-        return new Members(name, gathering.get(), state.members(), null, state.inputFile());
+        return new Members(name, gathering.get(), state.members(), null, state.inputFile(),
+            state.referenced() ? BatchAnswers.Rules.REFERENCED : BatchAnswers.Rules.LEGACY);
       }
       if (!name.equals(state.job()) && found.isPresent()) {
         throw noDocumentWaitsFor(gathering.get(), name, found.get());
@@ -302,8 +388,10 @@ final class CompletionFlow {
     if (submitted.isEmpty()) {
       throw noDocumentWaits(name, found);
     }
+    // A gathering submitted before gatherings were sealed, or a job of one document made before gathering existed.
     return new Members(name, gathering.orElse(null),
-        submitted.stream().map(document -> document.documentKey().documentId()).toList(), submitted, null);
+        submitted.stream().map(document -> document.documentKey().documentId()).toList(), submitted, null,
+        gathering.isPresent() ? BatchAnswers.Rules.LEGACY : BatchAnswers.Rules.KEY);
   }
 
   /**
@@ -313,16 +401,18 @@ final class CompletionFlow {
    * finished here (held by another holder, or its publishes not done) is retried with the whole completion.
    */
   private Map<String, Object> completeChunk(IdempotencyKey jobKey, int chunk, Members members,
-      Supplier<BatchAnswers> answers, String ended) {
+      Supplier<JobAnswers> answers, String ended, int halved) {
     IdempotencyKey chunkKey = chunkKey(jobKey, chunk);
     Outcome done = once.run(chunkKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH), attempt -> {
       List<RecordQueries.Submitted> documents = chunk(members, chunk);
+      JobAnswers job = answers.get();
+      String why = ended != null ? ended : job.lost();
       List<DocumentResult> results = new ArrayList<>();
       for (RecordQueries.Submitted document : documents) {
-        results.add(result(members.name(), document, answers.get(), ended));
+        results.add(result(members.name(), document, job.filed(), why, halved));
       }
       Completion completion = results(results);
-      return chunk == 0 ? unattributed(completion, members, documents, answers.get()) : completion;
+      return chunk == 0 ? unattributed(completion, members, documents, job.filed()) : completion;
     });
     Map<String, Object> result = switch (done) {
       case Outcome.Processed processed -> processed.result();
@@ -331,7 +421,18 @@ final class CompletionFlow {
           + done.getClass().getSimpleName(), null);
     };
     Optional<Held> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
-    Outcome published = publication.publishAll(chunkKey, documents(result), held);
+    // A run an operator asked for goes through its document's own publish effect, whose record the invalidation moved:
+    // published under KEY/rerun-N, so the receiver sees a new result, and that record finished.
+    for (Map<String, Object> rerun : documents(result).stream().filter(summary -> ResultMessage.run(summary) > 1)
+        .toList()) {
+      Outcome own = publication.publish(IdempotencyKey.of(String.valueOf(rerun.get("key"))), rerun);
+      if (!(own instanceof Outcome.Processed) && !(own instanceof Outcome.Duplicate)) {
+        throw Refusal.notPerformed("a re-run's result of chunk " + chunk + " of " + members.name()
+            + " is not published yet: " + own.getClass().getSimpleName(), null);
+      }
+    }
+    Outcome published = publication.publishAll(chunkKey, documents(result).stream()
+        .filter(summary -> ResultMessage.run(summary) == 1).toList(), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
       throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
           + published.getClass().getSimpleName(), null);
@@ -502,30 +603,52 @@ final class CompletionFlow {
    * when it is given up (failed, saying why). Only a document whose analysis names this job is ever billed or published
    * here.
    */
-  private DocumentResult result(String name, RecordQueries.Submitted document, BatchAnswers answers, String ended) {
+  private DocumentResult result(String name, RecordQueries.Submitted document, BatchAnswers answers, String ended,
+      int halved) {
     IdempotencyKey key = document.documentKey();
     BatchAnswers.Filed filed = answers.forDocument(key.documentId());
     switch (filed) {
       case BatchAnswers.Answered answered -> {
         Analysis analysis = answered.result().analysis().orElseThrow();
         long cost = records.get().costMicroUsd(analysis, true).orElse(document.reservation().microUsd());
-        return new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, name),
-            records.get().analysed(key, document.source(), analysis, name).and(document.reservation().settle(cost)),
-            cost, analysis.model(), answered.match(), null);
+        return new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, name, document.run()),
+            records.get().analysed(key, document.source(), analysis, name, document.run())
+                .and(document.reservation().settle(cost)), cost, analysis.model(), answered.match(), null);
       }
       case BatchAnswers.Refused refused -> {
-        // A request the job refused (Gemini's error for it) generated nothing, so it is not billed.
+        // A request the job refused for what the document holds (Gemini's error for it) generated nothing: not billed.
         String reason = "Gemini refused its request: " + refused.reason();
-        return DocumentResult.unanswered(ResultMessage.jobFailed(key, name, reason),
+        return DocumentResult.unanswered(ResultMessage.jobFailed(key, name, reason, document.run()),
             records.get().jobFailed(key, name, reason).and(document.reservation().release()), "refused");
+      }
+      case BatchAnswers.Unmatched unmatched when halved > 0 && unmatched.billed().isEmpty() -> {
+        String why = ended + "; it goes into a job of at most " + halved + ", not counted as a try";
+        return DocumentResult.unanswered(null, records.get().requeued(document, why, document.reruns(), halved),
+            "rerun");
       }
       case BatchAnswers.Unmatched unmatched -> {
         String why = ended == null ? unmatched.reason() : ended + "; " + unmatched.reason();
         int jobs = document.reruns() + 1;
+        Optional<Analysis> billed = unmatched.billed().flatMap(BatchResult::analysis);
         if (jobs >= maxAttempts) {
-          String reason = "gave up after " + jobs + " batch jobs gave it no answer that could be matched to it: " + why;
-          return DocumentResult.unanswered(ResultMessage.jobFailed(key, name, reason),
-              records.get().jobFailed(key, name, reason).and(document.reservation().release()), "gaveUp");
+          List<String> tries = new ArrayList<>(document.tries());
+          billed.ifPresent(analysis -> tries.add(name + ": " + why));
+          String reason = "gave up after " + jobs + " batch jobs gave it no answer that could be matched to it: " + why
+              + (tries.isEmpty() ? "" : "; answers billed to it: " + String.join("; ", tries));
+          SideWrites bill = billed.map(analysis -> records.get().unusedAnswerBill(document, why, name, analysis))
+              .orElse(SideWrites.NONE);
+          long cost = billed.flatMap(analysis -> records.get().costMicroUsd(analysis, true)).orElse(0L);
+          return new DocumentResult(ResultMessage.jobFailed(key, name, reason, document.run()),
+              records.get().jobFailed(key, name, reason)
+              .and(bill).and(billed.isPresent() ? document.reservation().settle(cost) : document.reservation().release()),
+              cost, billed.map(Analysis::model).orElse(null), null, "gaveUp");
+        }
+        if (billed.isPresent()) {
+          // An answer Google billed that cannot be used: kept on the document with its cost, its reservation settled
+          // to it; the next job reserves anew.
+          long cost = records.get().costMicroUsd(billed.get(), true).orElse(document.reservation().microUsd());
+          return new DocumentResult(null, records.get().requeuedAfterUnusedAnswer(document, why, jobs, name, billed.get())
+              .and(document.reservation().settle(cost)), cost, billed.get().model(), null, "rerun");
         }
         return DocumentResult.unanswered(null, records.get().requeued(document, why, jobs, 0), "rerun");
       }

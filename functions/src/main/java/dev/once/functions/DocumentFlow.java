@@ -130,7 +130,7 @@ final class DocumentFlow {
     Outcome analysed = analysedBefore
         ? earlier.get()
         : once.run(key, Effects.ANALYSE, policy(key, document),
-            attempt -> sync ? analyse(attempt, call) : queue(call));
+            attempt -> sync ? analyse(attempt, call) : queue(attempt, call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     if (analysed instanceof Outcome.Rejected rejected) {
       report = report.with("reason", rejected.reason()); // refused or given up: the log line says why
@@ -253,7 +253,7 @@ final class DocumentFlow {
     call.details.put("model", analysis.model());
     call.details.put(EventCounts.DOCUMENTS, 1L);
     call.details.put(EventCounts.GIVEN_UP, analysis.succeeded() ? 0L : 1L);
-    return Completion.of(ResultMessage.analysed(key, document, analysis, null),
+    return Completion.of(ResultMessage.analysed(key, document, analysis, null, attempt.generation()),
         records.get().analysed(key, document, analysis, null, attempt.generation()).and(reservation.settle(cost)));
   }
 
@@ -261,7 +261,7 @@ final class DocumentFlow {
    * Batch mode: the document is validated, its cost reserved (or it is deferred), and it is queued, in the commit
    * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
-  private Completion queue(Paid call) throws Refusal {
+  private Completion queue(Attempt attempt, Paid call) throws Refusal {
     byte[] content = readValid(call.key, call.document);
     Optional<Completion> copy = copyOfEarlier(call, content);
     if (copy.isPresent()) {
@@ -269,7 +269,7 @@ final class DocumentFlow {
     }
     Reservation reservation = reserve(call, content, true);
     return Completion.of(Map.of("queued", true, "mode", "batch"),
-        records.get().queued(call.key, call.document, content.length, reservation));
+        records.get().queued(call.key, call.document, content.length, reservation, attempt.generation()));
   }
 
   /**

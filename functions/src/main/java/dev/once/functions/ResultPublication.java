@@ -88,12 +88,15 @@ final class ResultPublication {
    */
   private String send(Attempt attempt, IdempotencyKey documentKey, Map<String, Object> summary) {
     attempt.ensureLease(MessagePublisher.TIMEOUT);
-    if (attempt.generation() == 1) {
+    // The run is the publication's, or the analysis's when that was run again on purpose and this publication was not
+    // (a run in another mode than the first: a batch job's completion, a sync analysis, publish under its own record).
+    int run = Math.max(attempt.generation(), ResultMessage.run(summary));
+    if (run == 1) {
       return send(documentKey, summary, Trace.current());
     }
     Map<String, Object> rerun = new java.util.LinkedHashMap<>(summary);
-    rerun.put(Records.RERUN, (long) attempt.generation());
-    return send(attempt.downstreamKey(), rerun, Trace.current());
+    rerun.put(Records.RERUN, (long) run);
+    return send(documentKey.rerun(run), rerun, Trace.current());
   }
 
   /** One message; the trace passed along, since a sending thread does not carry the event's. */

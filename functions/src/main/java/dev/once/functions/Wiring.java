@@ -52,10 +52,12 @@ final class Wiring {
   /** Gemini's concurrent batch jobs per project (ai.google.dev rate limits, Batch API). */
   static final int GEMINI_MAX_JOBS = 100;
   /**
-   * The documents' bytes of one job: its input file holds them in base64, a third more, under the Files API's 2 GB
-   * per file ("a per-file maximum size of 2 GB", ai.google.dev/gemini-api/docs/files).
+   * The documents' bytes of one job: its input file holds them in base64, a third more, and each line its key, prompt
+   * and schema (up to ~4 KB), under the Files API's 2 GB per file ("a per-file maximum size of 2 GB",
+   * ai.google.dev/gemini-api/docs/files, read as 2,000,000,000 bytes): (2e9 − 5,000 × 4 KB) × 3/4 ≈ 1.485e9, less a
+   * margin. A job that still would not fit is made of fewer documents (BatchJobs.InputTooLarge).
    */
-  static final long MAX_JOB_BYTES = 1_500_000_000;
+  static final long MAX_JOB_BYTES = 1_450_000_000;
   /** No day's budget above a million dollars: a typo, not a budget. */
   static final BigDecimal MAX_BUDGET_USD = BigDecimal.valueOf(1_000_000);
 
@@ -92,7 +94,7 @@ final class Wiring {
         settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
     return new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records, reader,
-        clients.batchJobs, resultPublication(clients), limits, clock);
+        clients.batchJobs, resultPublication(clients), limits, clock, budget(clients), clients.estimator);
   }
 
   /** BATCH_INLINE_MAX_BYTES, at most {@link BatchJobs#DEFAULT_INLINE_MAX_BYTES} (Gemini's 20 MB, less a margin). */
@@ -186,7 +188,7 @@ final class Wiring {
     checkLedger(clients.settings);
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
-        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS));
+        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS), InstantSource.system());
   }
 
   /**

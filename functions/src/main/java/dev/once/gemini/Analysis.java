@@ -1,6 +1,7 @@
 package dev.once.gemini;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -13,9 +14,20 @@ import java.util.Map;
  * @param invoice the fields, following {@link InvoiceSchema}; empty when {@code failure} is set
  * @param failure why the answer holds no usable invoice (blocked, cut at maxOutputTokens, not JSON), or null
  * @param answeredAt when Gemini answered (a batch job: when it ended); null: unknown, billed at the time of recording
+ * @param truncated the invoice's fields cut to our bounds ({@link InvoiceBounds}); empty: none
  */
 public record Analysis(String requestedModel, String model, Map<String, Object> invoice, String failure, Usage usage,
-    Instant answeredAt) {
+    Instant answeredAt, List<String> truncated) {
+
+  public Analysis {
+    truncated = truncated == null ? List.of() : List.copyOf(truncated);
+  }
+
+  /** An answer nothing of which was cut ({@link InvoiceBounds}). */
+  public Analysis(String requestedModel, String model, Map<String, Object> invoice, String failure, Usage usage,
+      Instant answeredAt) {
+    this(requestedModel, model, invoice, failure, usage, answeredAt, List.of());
+  }
 
   /** An answer of the model it was asked of, at an unknown time. */
   public Analysis(String model, Map<String, Object> invoice, String failure, Usage usage) {

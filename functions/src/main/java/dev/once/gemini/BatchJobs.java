@@ -127,6 +127,24 @@ public final class BatchJobs {
     FILE
   }
 
+  /**
+   * The most an input file may hold: the Files API's "per-file maximum size of 2 GB"
+   * (ai.google.dev/gemini-api/docs/files), read as 2,000,000,000 bytes, the cautious reading.
+   */
+  public static final long MAX_INPUT_FILE_BYTES = 2_000_000_000L;
+
+  /**
+   * Not submitted, certainly: the job's requests make a larger input file than the Files API keeps (nothing was
+   * uploaded, no job asked for). A job of fewer documents fits.
+   */
+  public static final class InputTooLarge extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public InputTooLarge(String message) {
+      super(message);
+    }
+  }
+
   /** Not submitted, certainly: the job's input could not be stored, so no job was asked for. Try again later. */
   public static final class NotSubmitted extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -159,6 +177,10 @@ public final class BatchJobs {
     BatchInput input = BatchInput.of(requests, model);
     BatchJobSource source;
     Optional<String> file = Optional.empty();
+    if (input.size() > MAX_INPUT_FILE_BYTES) {
+      throw new InputTooLarge("the job's requests would be " + input.size() + " bytes of JSONL, over the Files API's 2 GB"
+          + " per input file");
+    }
     if (how == Input.INLINED_WHEN_SMALL && input.size() <= inlineMaxBytes) {
       source = BatchJobSource.builder().inlinedRequests(requests.stream().map(this::inlined).toList()).build();
     } else {
@@ -318,28 +340,50 @@ public final class BatchJobs {
     // Billed on the day the job ended, by Google's clock: its answers were all made by then.
     Instant answeredAt = job.endTime().or(job::updateTime).or(job::createTime).orElse(null);
     Optional<String> file = job.dest().flatMap(d -> d.fileName());
-    List<BatchResult> results;
-    if (job.dest().flatMap(d -> d.inlinedResponses()).isPresent() || file.isEmpty()) {
-      results = BatchResult.inlined(job, jobModel, answeredAt);
-    } else {
-      results = BatchResult.fromFile(downloaded(file.get()), jobModel, answeredAt);
-    }
+    List<BatchResult> results = job.dest().flatMap(d -> d.inlinedResponses()).isPresent() || file.isEmpty()
+        ? BatchResult.inlined(job, jobModel, answeredAt)
+        : fromFile(file.get(), jobModel, answeredAt);
     results.forEach(result -> result.analysis().ifPresent(watch::answered));
     return results;
   }
 
-  private byte[] downloaded(String file) {
+  /**
+   * Its answers of a responses file, downloaded to a temporary file and read a line at a time. A file Gemini no longer
+   * has (403, 404: the Files API keeps a file 48 hours) is {@link AnswersGone}; any other failure is thrown as it came.
+   */
+  private List<BatchResult> fromFile(String file, String model, Instant answeredAt) {
     java.nio.file.Path download = null;
     try {
       download = java.nio.file.Files.createTempFile("once-batch-", ".jsonl");
-      client.files.download(file, download.toString(), null);
-      return java.nio.file.Files.readAllBytes(download);
+      try {
+        client.files.download(file, download.toString(), null);
+      } catch (com.google.genai.errors.ApiException e) {
+        if (e.code() == 403 || e.code() == 404) {
+          throw new AnswersGone("its responses file " + file + " cannot be read: " + GeminiErrors.describe(e), e);
+        }
+        throw e;
+      }
+      try (java.io.BufferedReader lines = java.nio.file.Files.newBufferedReader(download)) {
+        return BatchResult.fromLines(lines, model, answeredAt);
+      }
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException("could not read the responses file " + file, e);
     } finally {
       if (download != null) {
         download.toFile().delete();
       }
+    }
+  }
+
+  /**
+   * A finished job's answers that can no longer be read: its responses file is gone (the Files API keeps files 48
+   * hours) or refused. Its documents got no answer that can be used: they go into another job.
+   */
+  public static final class AnswersGone extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public AnswersGone(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 

@@ -20,7 +20,7 @@ import java.util.Optional;
  * Which document it belongs to is {@link BatchAnswers}'s to say, never its position.
  */
 public record BatchResult(Optional<String> documentKey, Optional<String> reference, Optional<Analysis> analysis,
-    Optional<String> error) {
+    Optional<BatchError> error) {
   private static final ObjectMapper JSON = new ObjectMapper();
   /**
    * How an answer in the referenced schema starts: the reference comes first (its property order), so even an answer
@@ -30,8 +30,13 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
       java.util.regex.Pattern.compile("\\s*\\{\\s*\"" + InvoiceSchema.REFERENCE + "\"\\s*:\\s*\"([0-9a-f]{16})\"");
 
   /** An answer (or an error) without a reference: a job made before requests carried one. */
-  public BatchResult(Optional<String> documentKey, Optional<Analysis> analysis, Optional<String> error) {
+  public BatchResult(Optional<String> documentKey, Optional<Analysis> analysis, Optional<BatchError> error) {
     this(documentKey, Optional.empty(), analysis, error);
+  }
+
+  /** Gemini's error for the request filed under {@code documentKey}. */
+  public static BatchResult failed(Optional<String> documentKey, BatchError error) {
+    return new BatchResult(documentKey, Optional.empty(), Optional.empty(), Optional.of(error));
   }
 
   static BatchResult answered(Optional<String> documentKey, String model, GenerateContentResponse response,
@@ -65,8 +70,7 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
       if (response.response().isPresent()) {
         results.add(answered(documentKey, model, response.response().get(), answeredAt));
       } else {
-        results.add(new BatchResult(documentKey, Optional.empty(),
-            Optional.of(describe(response.error().orElse(null)))));
+        results.add(failed(documentKey, error(response.error().orElse(null))));
       }
     }
     return results;
@@ -74,8 +78,19 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
 
   /** Lines of a JSONL responses file: {@code {"key":…, "response":{…}}} or {@code {"key":…, "error":{…}}}. */
   public static List<BatchResult> fromFile(byte[] jsonl, String model, Instant answeredAt) {
+    try (java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.StringReader(
+        new String(jsonl, StandardCharsets.UTF_8)))) {
+      return fromLines(lines, model, answeredAt);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** The same, read a line at a time (a job's responses file can be hundreds of MB). */
+  static List<BatchResult> fromLines(java.io.BufferedReader lines, String model, Instant answeredAt)
+      throws IOException {
     List<BatchResult> results = new ArrayList<>();
-    for (String line : new String(jsonl, StandardCharsets.UTF_8).split("\r?\n")) {
+    for (String line = lines.readLine(); line != null; line = lines.readLine()) {
       if (line.isBlank()) {
         continue;
       }
@@ -87,21 +102,22 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
           GenerateContentResponse response = GenerateContentResponse.fromJson(node.get("response").toString());
           results.add(answered(key, model, response, answeredAt));
         } else {
-          results.add(new BatchResult(key, Optional.empty(),
-              Optional.of("the batch answered with an error: " + node.path("error").path("message").asText("unknown"))));
+          JsonNode error = node.path("error");
+          results.add(failed(key, new BatchError(error.path("code").asInt(2), error.path("status").asText(null),
+              error.path("message").asText("no message"))));
         }
       } catch (IOException | RuntimeException e) {
-        results.add(new BatchResult(Optional.empty(), Optional.empty(), Optional.of("unreadable result line")));
+        results.add(failed(Optional.empty(), new BatchError(2, "UNKNOWN", "unreadable result line")));
       }
     }
     return results;
   }
 
-  static String describe(JobError error) {
+  /** Gemini's error for a request, or for a whole job: its google.rpc status. */
+  public static BatchError error(JobError error) {
     if (error == null) {
-      return "the batch gave neither a response nor an error";
+      return new BatchError(2, "UNKNOWN", "the batch gave neither a response nor an error");
     }
-    return "the batch answered with error " + error.code().map(String::valueOf).orElse("?") + ": "
-        + error.message().orElse("no message");
+    return new BatchError(error.code().orElse(2), null, error.message().orElse("no message"));
   }
 }

@@ -38,16 +38,18 @@ public final class GeminiErrors {
 
   public static boolean isPermanent(Throwable error) {
     ApiException api = api(error);
-    if (api == null) {
-      return false;
-    }
-    if (api.code() == 413) {
+    return api != null && isPermanent(api.code(), api.status(), api.message());
+  }
+
+  /** The rule of {@link #isPermanent(Throwable)} on a failure's HTTP code, status and message, whatever carried it. */
+  static boolean isPermanent(int code, String status, String message) {
+    if (code == 413) {
       return true;
     }
-    String message = String.valueOf(api.message()).toLowerCase(Locale.ROOT);
-    return api.code() == 400 && "INVALID_ARGUMENT".equals(api.status())
-        && ABOUT_THE_DOCUMENT.stream().anyMatch(message::contains)
-        && ABOUT_THE_CONFIGURATION.stream().noneMatch(message::contains);
+    String words = String.valueOf(message).toLowerCase(Locale.ROOT);
+    return code == 400 && "INVALID_ARGUMENT".equals(status)
+        && ABOUT_THE_DOCUMENT.stream().anyMatch(words::contains)
+        && ABOUT_THE_CONFIGURATION.stream().noneMatch(words::contains);
   }
 
   /** Words of a refusal about a request's size, not its content. */

@@ -101,13 +101,15 @@ public final class InvoiceAnalyzer {
       Object parsed = JSON.readValue(text, Object.class);
       if (parsed instanceof Map<?, ?>) {
         Map<String, Object> invoice = JSON.convertValue(parsed, new TypeReference<Map<String, Object>>() {});
-        return new Analysis(requestedModel, model, storable(invoice), null, usage, answeredAt);
+        InvoiceBounds.Bounded bounded = InvoiceBounds.bound(storable(invoice));
+        return new Analysis(requestedModel, model, bounded.invoice(), null, usage, answeredAt, bounded.truncated());
       }
       return new Analysis(requestedModel, model, Map.of(), cut.orElse("the model's answer is JSON but not an object"),
           usage, answeredAt);
     } catch (JsonProcessingException e) {
       return new Analysis(requestedModel, model, Map.of(),
-          cut.orElse("the model's answer is not JSON: " + e.getOriginalMessage()), usage, answeredAt);
+          cut.orElse(InvoiceBounds.cut("the model's answer is not JSON: " + e.getOriginalMessage(),
+              InvoiceBounds.MAX_TEXT_CHARS)), usage, answeredAt);
     }
   }
 

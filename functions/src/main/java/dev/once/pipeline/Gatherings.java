@@ -182,10 +182,13 @@ public final class Gatherings {
    * The gathering's state, job and members (the ids its submission sealed, in order), as a completion must know them;
    * the members its submission refused before making the job (id → why: they are not in it), and the input file the
    * job was made from (null: inlined requests); null fields when it has none (no such gathering: all null).
+   * {@code referenced}: sealed by a version whose requests give their document's reference (a gathering of an earlier
+   * version is matched by the rules it was made under). {@code notFoundAt}: when Gemini first said it had no such job.
    */
-  public record State(String state, String job, List<String> members, Map<String, String> refused, String inputFile) {
+  public record State(String state, String job, List<String> members, Map<String, String> refused, String inputFile,
+      boolean referenced, Instant notFoundAt) {
     public State(String state, String job, List<String> members) {
-      this(state, job, members, Map.of(), null);
+      this(state, job, members, Map.of(), null, false, null);
     }
 
     public boolean sealed() {
@@ -201,10 +204,12 @@ public final class Gatherings {
   private static State state(DocumentSnapshot doc) {
     Object members = doc.get("members");
     Object refused = doc.get("refused");
+    com.google.cloud.Timestamp notFound = doc.getTimestamp(NOT_FOUND_AT);
     return new State(doc.getString("state"), doc.getString("job"),
         members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null,
         refused instanceof Map<?, ?> reasons ? Map.copyOf((Map<String, String>) reasons) : Map.of(),
-        doc.getString("inputFile"));
+        doc.getString("inputFile"), REFERENCED.equals(doc.getString(REQUESTS)),
+        notFound == null ? null : Instant.ofEpochSecond(notFound.getSeconds(), notFound.getNanos()));
   }
 
   /**
@@ -220,9 +225,11 @@ public final class Gatherings {
       return before;
     }
     try {
-      await(ref.update(Map.of("members", documentIds, "sealedAt", FieldValue.serverTimestamp()),
+      // The seal also says how its requests are made, so its job's answers are matched by the rules it was made under.
+      await(ref.update(Map.of("members", documentIds, "sealedAt", FieldValue.serverTimestamp(), REQUESTS, REFERENCED),
           Precondition.updatedAt(read.getUpdateTime())), "seal the gathering " + id);
-      return new State(before.state(), before.job(), List.copyOf(documentIds), before.refused(), before.inputFile());
+      return new State(before.state(), before.job(), List.copyOf(documentIds), before.refused(), before.inputFile(),
+          true, before.notFoundAt());
     } catch (IllegalStateException e) {
       // Sealed meanwhile (another try, or this very write resent after it landed), or failed outright: the record says.
       State now = state(id);
@@ -311,6 +318,20 @@ public final class Gatherings {
     Map<String, Object> usage = Map.of("answers", answers, "costMicroUsd", costMicroUsd, "promptTokens", promptTokens,
         "outputTokens", outputTokens);
     return writes -> writes.merge(COLLECTION, id, Map.of("unattributed", usage));
+  }
+
+  /** How a gathering's requests are made: {@link #REFERENCED}, each giving its document's reference. */
+  static final String REQUESTS = "requests";
+  static final String REFERENCED = "referenced";
+  static final String NOT_FOUND_AT = "notFoundAt";
+
+  /**
+   * Gemini answered that it has no batch job by the gathering's job's name, for the first time: recorded (the
+   * commit's time, only when not recorded yet) so a job that has really vanished is given up on after a while, and
+   * one 404 (a listing behind, an outage) re-runs nobody.
+   */
+  public static SideWrites notFound(String id) {
+    return writes -> writes.merge(COLLECTION, id, Map.of(NOT_FOUND_AT, DocumentWrites.serverTime()));
   }
 
   /** In the commit that completes its job (or gives its documents up): no longer in flight. */

@@ -64,7 +64,7 @@ public final class PipelineSetting {
   public static final Setting BATCH_MAX_DOCUMENTS = new Setting("BATCH_MAX_DOCUMENTS", "1000",
       "batch mode: documents per batch job, at most 5000 (a job is submitted when it is full)");
   public static final Setting BATCH_MAX_BYTES = new Setting("BATCH_MAX_BYTES", "52428800",
-      "batch mode: the documents' bytes per batch job, at most 1500000000 (a job is submitted"
+      "batch mode: the documents' bytes per batch job, at most 1450000000 (a job is submitted"
       + " when it is full); a job over BATCH_INLINE_MAX_BYTES goes through an input file, and its submission holds about"
       + " 2.5 times this in memory");
   public static final Setting BATCH_INLINE_MAX_BYTES = new Setting("BATCH_INLINE_MAX_BYTES", "19000000",

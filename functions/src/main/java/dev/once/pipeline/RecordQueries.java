@@ -78,14 +78,34 @@ public final class RecordQueries {
    * queued (null for a document submitted before gathering existed).
    */
   public record Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation,
-      String gathering, Timestamp updateTime, int reruns, Instant queuedAt) {
+      String gathering, Timestamp updateTime, int reruns, Instant queuedAt, List<String> tries, int run) {
+    public Submitted {
+      tries = tries == null ? List.of() : List.copyOf(tries);
+      run = Math.max(1, run);
+    }
+
+    public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering,
+        Timestamp updateTime, int reruns, Instant queuedAt, List<String> tries) {
+      this(documentKey, source, reservation, gathering, updateTime, reruns, queuedAt, tries, 1);
+    }
+
     public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering) {
-      this(documentKey, source, reservation, gathering, null, 0, null);
+      this(documentKey, source, reservation, gathering, null, 0, null, List.of());
     }
 
     public Submitted(IdempotencyKey documentKey, DocumentSource source, Reservation reservation, String gathering,
         Timestamp updateTime) {
-      this(documentKey, source, reservation, gathering, updateTime, 0, null);
+      this(documentKey, source, reservation, gathering, updateTime, 0, null, List.of());
+    }
+
+    /** The same, {@code reruns} jobs having given it no usable answer, and these billed tries recorded. */
+    public Submitted withReruns(int reruns, List<String> tries) {
+      return new Submitted(documentKey, source, reservation, gathering, updateTime, reruns, queuedAt, tries, run);
+    }
+
+    /** The same document, as run {@code run} of its analysis (an operator invalidated the earlier ones). */
+    public Submitted asRun(int run) {
+      return new Submitted(documentKey, source, reservation, gathering, updateTime, reruns, queuedAt, tries, run);
     }
 
     /** Run again after an earlier job: its job is made from an input file, whose answers come back keyed. */
@@ -106,7 +126,7 @@ public final class RecordQueries {
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
             Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime(), reruns(doc),
-            instant(doc.getTimestamp("queuedAt"))));
+            instant(doc.getTimestamp("queuedAt")), Records.tries(doc.get(Records.TRIES)), run(doc)));
       }
     }
     return found;
@@ -154,7 +174,14 @@ public final class RecordQueries {
       return Optional.empty();
     }
     return Optional.of(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")),
-        gathering, doc.getUpdateTime(), reruns(doc), instant(doc.getTimestamp("queuedAt"))));
+        gathering, doc.getUpdateTime(), reruns(doc), instant(doc.getTimestamp("queuedAt")),
+        Records.tries(doc.get(Records.TRIES)), run(doc)));
+  }
+
+  /** Which run of its analysis the document is in: 1, or the {@code rerun} its analysis says. */
+  private static int run(DocumentSnapshot doc) {
+    Long run = doc.getLong(Records.RERUN);
+    return run == null ? 1 : run.intValue();
   }
 
   private static int reruns(DocumentSnapshot doc) {

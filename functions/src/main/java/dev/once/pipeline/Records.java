@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -42,6 +43,13 @@ public final class Records {
   public static final String RERUNS = "reruns";
   /** Batch mode: the most documents a job holding the document may have (Gemini refused a larger one for its size). */
   public static final String JOB_LIMIT = "jobLimit";
+  /**
+   * Batch mode: the answers Google billed to the document that could not be used (one a job, at most {@link
+   * #MAX_TRIES} kept: slot = reruns mod it), each what it returned and cost: what a document given up says of them.
+   */
+  public static final String TRIES = "tries";
+  static final int MAX_TRIES = 10;
+
 
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
@@ -65,7 +73,7 @@ public final class Records {
   /** A document refused before any paid call: bad type, size, empty, or gone. */
   public SideWrites rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
     Map<String, Object> fields = base(documentKey, REJECTED);
-    fields.put("reason", reason);
+    fields.put("reason", bounded(reason));
     if (source != null) {
       fields.put("source", source.toMap());
     }
@@ -78,7 +86,7 @@ public final class Records {
    */
   public SideWrites deferred(IdempotencyKey documentKey, DocumentSource source, String reason, Instant since) {
     Map<String, Object> fields = base(documentKey, DEFERRED);
-    fields.put("reason", reason);
+    fields.put("reason", bounded(reason));
     fields.put("deferredAt", since == null ? DocumentWrites.serverTime() : since);
     if (source != null) {
       fields.put("source", source.toMap());
@@ -109,7 +117,20 @@ public final class Records {
    * of the queue says when a job is due.
    */
   public SideWrites queued(IdempotencyKey documentKey, DocumentSource source, long size, Reservation reservation) {
+    return queued(documentKey, source, size, reservation, 1);
+  }
+
+  /**
+   * The same for run {@code run} of the analysis (after an operator invalidated the earlier ones on purpose): the run
+   * rides with the document through its gathering and job, so that its completion bills it in a bill of its own and
+   * publishes it under {@code KEY/rerun-N}, whatever mode the earlier runs were made in.
+   */
+  public SideWrites queued(IdempotencyKey documentKey, DocumentSource source, long size, Reservation reservation,
+      int run) {
     Map<String, Object> fields = base(documentKey, QUEUED);
+    if (run > 1) {
+      fields.put(RERUN, (long) run);
+    }
     fields.put("mode", "batch");
     fields.put("source", source.toMap());
     fields.put("size", size);
@@ -128,9 +149,15 @@ public final class Records {
    * before gathering existed is given a place in the queue now.
    */
   public SideWrites requeued(RecordQueries.Submitted document, String reason, int reruns, int jobLimit) {
+    Map<String, Object> fields = requeuedFields(document, reason, reruns, jobLimit);
+    return writes -> writes.merge(ANALYSES, document.documentKey().documentId(), fields);
+  }
+
+  private Map<String, Object> requeuedFields(RecordQueries.Submitted document, String reason, int reruns,
+      int jobLimit) {
     Map<String, Object> fields = base(document.documentKey(), QUEUED);
     fields.put("mode", "batch");
-    fields.put("reason", reason);
+    fields.put("reason", bounded(reason));
     fields.put("batch", null);
     fields.put("job", null);
     fields.put(RERUNS, (long) reruns);
@@ -141,7 +168,7 @@ public final class Records {
       fields.put("queuedAt", DocumentWrites.serverTime());
       fields.put("size", document.source() == null ? 0L : document.source().size());
     }
-    return writes -> writes.merge(ANALYSES, document.documentKey().documentId(), fields);
+    return fields;
   }
 
   /**
@@ -171,7 +198,7 @@ public final class Records {
    */
   public SideWrites gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
     Map<String, Object> fields = base(documentKey, FAILED);
-    fields.put("reason", reason);
+    fields.put("reason", bounded(reason));
     if (source != null) {
       fields.put("source", source.toMap());
     }
@@ -196,7 +223,10 @@ public final class Records {
     fields.put("model", analysis.model());
     rerouting(analysis, fields);
     fields.put("invoice", analysis.invoice());
-    fields.put("reason", analysis.failure());
+    fields.put("reason", bounded(analysis.failure()));
+    if (!analysis.truncated().isEmpty()) {
+      fields.put("truncated", analysis.truncated());
+    }
     fields.put("usage", usage(analysis));
     if (source != null) {
       fields.put("source", source.toMap());
@@ -227,12 +257,87 @@ public final class Records {
     };
   }
 
+  /**
+   * A document back in the queue after an answer Google billed to it in {@code job} could not be used (filed under its
+   * key, it cannot be verified as its: it names no reference, or another): the answer is kept, not thrown away. Its
+   * bill, {@code billing/{id of KEY#job}} with {@code unused} and why, lands once however often it is written; the try
+   * is listed on the analysis (slot {@code try} mod {@link #MAX_TRIES}: a bounded map); and the reservation, settled to
+   * its cost in the same commit, is taken off, so that its next job reserves anew (BatchSubmitter).
+   */
+  public SideWrites requeuedAfterUnusedAnswer(RecordQueries.Submitted document, String reason, int reruns, String job,
+      Analysis analysis) {
+    Optional<Long> cost = costMicroUsd(analysis, true);
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("try", (long) reruns);
+    entry.put("job", job);
+    entry.put("reason", bounded(reason + (analysis.failure() == null ? "" : ": " + analysis.failure())));
+    entry.put("costMicroUsd", cost.orElse(null));
+    entry.put("outputTokens", analysis.usage().outputTokens());
+    Map<String, Object> fields = requeuedFields(document, reason, reruns, 0);
+    fields.put(TRIES, Map.of(String.valueOf(reruns % MAX_TRIES), entry));
+    fields.put("reservation", null); // settled to the answer: its next job reserves anew
+    return unusedAnswerBill(document, reason, job, analysis)
+        .and(writes -> writes.merge(ANALYSES, document.documentKey().documentId(), fields));
+  }
+
+  /**
+   * The bill of an answer Google billed to the document in {@code job} that could not be used: {@code billing/{id of
+   * KEY#job}}, with {@code unused} and why.
+   */
+  public SideWrites unusedAnswerBill(RecordQueries.Submitted document, String reason, String job, Analysis analysis) {
+    IdempotencyKey documentKey = document.documentKey();
+    Optional<Long> cost = costMicroUsd(analysis, true);
+    Map<String, Object> bill = new LinkedHashMap<>();
+    bill.put("key", documentKey.value());
+    bill.put("model", analysis.model());
+    rerouting(analysis, bill);
+    bill.putAll(usage(analysis));
+    bill.put("costMicroUsd", cost.orElse(null));
+    bill.put("priced", cost.isPresent());
+    bill.put("batch", true);
+    bill.put("job", job);
+    bill.put("unused", true);
+    bill.put("reason", bounded(reason));
+    bill.put("billedAt", DocumentWrites.serverTime());
+    expiring(bill);
+    String billId = IdempotencyKey.of(documentKey.value() + "#" + job).documentId();
+    return writes -> writes.set(BILLING, billId, bill);
+  }
+
+  /** A reservation made for a document's next job (its submission's commit), which that job's completion settles. */
+  public SideWrites reserved(IdempotencyKey documentKey, Reservation reservation) {
+    if (reservation.none()) {
+      return SideWrites.NONE;
+    }
+    return writes -> writes.merge(ANALYSES, documentKey.documentId(), Map.of("reservation", reservation.toMap()));
+  }
+
+  /** The tries an analysis lists ({@link #unusedAnswer}), oldest first, each as a line of a give-up's reason. */
+  static List<String> tries(Object stored) {
+    if (!(stored instanceof Map<?, ?> slots)) {
+      return List.of();
+    }
+    return slots.values().stream().filter(Map.class::isInstance).map(Map.class::cast)
+        .sorted(java.util.Comparator.comparingLong(t -> t.get("try") instanceof Number n ? n.longValue() : 0))
+        .map(t -> t.get("job") + ": " + t.get("reason") + " (" + t.get("outputTokens") + " output tokens, "
+            + (t.get("costMicroUsd") == null ? "unpriced" : t.get("costMicroUsd") + " µUSD") + ")")
+        .toList();
+  }
+
+  /** At most {@link #MAX_TEXT_CHARS} of a text someone else wrote (Google, the model), marked when cut. */
+  static String bounded(String text) {
+    return text == null || text.length() <= MAX_TEXT_CHARS ? text : text.substring(0, MAX_TEXT_CHARS) + "… (cut)";
+  }
+
+  /** The most of a reason, or of a field's text the model wrote, a record or a published result keeps. */
+  public static final int MAX_TEXT_CHARS = 500;
+
   /** A batch job that ended without an answer for this document (failed, expired, cancelled): nothing billed. */
   public SideWrites jobFailed(IdempotencyKey documentKey, String job, String reason) {
     Map<String, Object> fields = base(documentKey, FAILED);
     fields.put("mode", "batch");
     fields.put("job", job);
-    fields.put("reason", reason);
+    fields.put("reason", bounded(reason));
     return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
   }
 

@@ -21,6 +21,7 @@ import com.google.genai.types.BatchJob;
 import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.CostEstimator;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
@@ -375,11 +376,12 @@ class BatchSubmitterTest {
     // The gathering as the first try left it: sealed, and the refusal recorded before batches.create.
     List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
     when(gatherings.seal(eq(GATHERING), anyList()))
-        .thenReturn(new Gatherings.State(Gatherings.OPEN, null, ids, recorded.get(0), null));
+        .thenReturn(new Gatherings.State(Gatherings.OPEN, null, ids, recorded.get(0), null, true, null));
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
-    assertEquals(Map.of(members.get(1).documentKey().documentId(), "the document is gone"), recorded.get(0));
+    assertEquals(Map.of(members.get(1).documentKey().documentId(), "gone"), recorded.get(0),
+        "the gathering keeps the kind of it: bounded however long Google's words");
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
     assertEquals(2, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("documents"));
     assertEquals("rejected",
@@ -460,7 +462,7 @@ class BatchSubmitterTest {
   @Test
   void aJobHoldingADocumentRunAgain_isMadeFromAnInputFile_whoseNameIsRecorded() {
     RecordQueries.Submitted rerun = new RecordQueries.Submitted(members.get(0).documentKey(), members.get(0).source(),
-        Reservation.NONE, GATHERING, null, 1, now);
+        Reservation.NONE, GATHERING, null, 1, now, List.of());
     when(queries.gatheredIn(GATHERING)).thenReturn(List.of(rerun, members.get(1)));
     when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any())).thenAnswer(call -> {
       call.<java.util.function.Consumer<Optional<String>>>getArgument(3).accept(Optional.of("files/generated-9z"));
@@ -478,5 +480,61 @@ class BatchSubmitterTest {
         .filter(line -> line.contains("batches.create refused the whole job")).toList();
     assertTrue(!lines.isEmpty() && lines.stream().allMatch(line -> line.contains("\"WARNING\"")
         && line.contains(GATHERING) && line.contains(googlesMessage)), "logged with Google's message: " + lines);
+  }
+
+  /**
+   * Issue 38, item 8: a member whose reservation was settled to an answer Google billed that could not be used
+   * reserves again for its next job, as its first queueing did; a day that cannot take it leaves it in the queue,
+   * uncounted, out of the job.
+   */
+  @Test
+  void aMemberRunAgainWithoutAReservation_reservesForItsNextJob_orWaitsInTheQueueForTheBudget() {
+    Once once = new Once(ledger);
+    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    dev.once.budget.DailyBudget budget = new dev.once.budget.DailyBudget(ledger, 100_000, java.time.ZoneOffset.UTC,
+        dev.once.observe.Log.to(new java.io.PrintStream(java.io.OutputStream.nullOutputStream())), "gemini budget");
+    CostEstimator estimator = mock(CostEstimator.class);
+    when(estimator.ceiling(true)).thenReturn(java.util.OptionalLong.empty());
+    when(estimator.microUsd(any(), anyString(), eq(true))).thenReturn(60_000L);
+    BatchSubmitter budgeted = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
+        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
+        new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now,
+        budget, () -> estimator);
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenReturn(JOB);
+
+    assertInstanceOf(Outcome.Processed.class, budgeted.submit(GATHERING));
+
+    org.mockito.ArgumentCaptor<List<BatchJobs.Request>> requests = org.mockito.ArgumentCaptor.forClass(List.class);
+    verify(batchJobs).submit(eq(GATHERING), requests.capture(), any(), any());
+    assertEquals(1, requests.getValue().size(), "the day takes one estimate of 60,000 of its 100,000");
+    Map<String, Object> first = ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId())
+        .orElseThrow();
+    assertEquals(60_000L, ((Map<?, ?>) first.get("reservation")).get("microUsd"), "reserved, for its completion");
+    for (RecordQueries.Submitted waiting : members.subList(1, 3)) {
+      Map<String, Object> analysis = ledger.document(Records.ANALYSES, waiting.documentKey().documentId())
+          .orElseThrow();
+      assertEquals(Records.QUEUED, analysis.get("status"));
+      assertTrue(String.valueOf(analysis.get("reason")).startsWith("waiting for the day's budget"));
+      assertEquals(0L, analysis.get(Records.RERUNS), "not counted as a try");
+    }
+  }
+
+  /**
+   * Issue 38, suspected 2: a job whose input file would pass the Files API's 2 GB is neither uploaded nor retried as it
+   * is for ever: its members go into jobs of half as many, none refused.
+   */
+  @Test
+  void aJobWhoseInputFileWouldBeTooLarge_isSplit_andNoMemberIsRefused() {
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
+        .thenThrow(new BatchJobs.InputTooLarge("the job's requests would be 2100000000 bytes of JSONL"));
+
+    assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
+
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
+      assertEquals(List.of(Records.QUEUED, 2L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT)));
+    }
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+    assertEquals(Gatherings.DONE, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("state"));
   }
 }

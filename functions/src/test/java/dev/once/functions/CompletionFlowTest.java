@@ -23,6 +23,7 @@ import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.BatchError;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.PriceTable;
@@ -30,6 +31,7 @@ import dev.once.gemini.Usage;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
 import dev.once.testing.InMemoryLedger;
+import dev.once.testing.ManualClock;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
@@ -58,13 +60,14 @@ class CompletionFlowTest {
   private final RecordQueries queries = mock(RecordQueries.class);
   private final Gatherings gatherings = mock(Gatherings.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
+  private final ManualClock clock = new ManualClock(java.time.Instant.now());
   private final CompletionFlow flow;
 
   CompletionFlowTest() {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
-        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), MAX_ATTEMPTS);
+        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), MAX_ATTEMPTS, clock);
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
   }
 
@@ -152,7 +155,7 @@ class CompletionFlowTest {
   void aDocumentWhoseJobsKeepEndingWithoutItsAnswer_isGivenUpAtTheCap_sayingWhy() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
-        null, null, MAX_ATTEMPTS - 1, java.time.Instant.EPOCH)));
+        null, null, MAX_ATTEMPTS - 1, java.time.Instant.EPOCH, List.of())));
 
     Report report = flow.complete(JOB_KEY);
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
@@ -295,8 +298,8 @@ class CompletionFlowTest {
     List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
     when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(job));
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, GATHERED_JOB, ids,
-        Map.of(), inputFile));
-    when(queries.waitingFor(eq(GATHERED_JOB), eq(GATHERING), any())).thenAnswer(call -> {
+        Map.of(), inputFile, true, null));
+    when(queries.waitingFor(anyString(), eq(GATHERING), any())).thenAnswer(call -> {
       List<String> chunk = call.getArgument(2);
       return members.stream().filter(m -> chunk.contains(m.documentKey().documentId())).toList();
     });
@@ -347,12 +350,12 @@ class CompletionFlowTest {
   }
 
   /**
-   * The first two answers filed under each other's key (python-genai#1909's JSONL report): neither is used — the key
-   * and the reference disagree — and both documents go into another job; what their answers used is recorded against
-   * the job; the others are analysed with their own answers.
+   * The first two answers filed under each other's key (python-genai#1909's JSONL report): each names its own
+   * document's reference, unguessable and new for this job, so each goes to the document it names, wherever it was
+   * filed; nothing runs again, nothing is billed to the job alone.
    */
   @Test
-  void answersFiledUnderEachOthersKeys_areUsedForNeither_andBothDocumentsRunAgain() {
+  void answersFiledUnderEachOthersKeys_goEachToTheDocumentTheirReferenceNames() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> {
       List<BatchResult> answers = new java.util.ArrayList<>(all.stream().map(m -> answer(GATHERING, m, true)).toList());
       BatchResult first = answers.get(0);
@@ -364,37 +367,92 @@ class CompletionFlowTest {
 
     Report report = flow.complete(GATHERED_KEY);
 
-    for (RecordQueries.Submitted member : members.subList(0, 2)) {
-      Map<String, Object> analysis = analysis(member);
-      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
-      assertEquals("the answer filed under its key names another document's reference", analysis.get("reason"));
-      assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isEmpty());
-      verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
-    }
-    members.subList(2, 4).forEach(this::assertAnalysedWithItsOwnAnswer);
-    assertEquals(Map.of("key_and_reference", 2), report.details().get("matched"));
-    assertEquals(2, report.details().get("rerun"));
-    @SuppressWarnings("unchecked")
-    Map<String, Object> unattributed = (Map<String, Object>) ledger.document(Gatherings.COLLECTION, GATHERING)
-        .orElseThrow().get("unattributed");
-    assertEquals(2L, unattributed.get("answers"), "Google bills them: recorded against the job");
-    assertEquals(List.of(20L, 2L), List.of(unattributed.get("promptTokens"), unattributed.get("outputTokens")));
+    members.forEach(this::assertAnalysedWithItsOwnAnswer);
+    assertEquals(Map.of("key_and_reference", 2, "reference_misfiled", 2), report.details().get("matched"));
+    assertEquals(null, report.details().get("rerun"));
+    assertEquals(null, report.details().get("unattributed"));
+  }
+
+  /**
+   * Issue 38, item 4: A's error and B's answer filed under each other's keys. B's answer names B: used. A's error
+   * came under B's key, in a job whose keys were misfiled: it fails nobody; A runs again.
+   */
+  @Test
+  void anErrorMisfiledUnderAnotherDocumentsKey_failsNobody() {
+    List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
+        BatchResult.failed(Optional.of(all.get(1).documentKey().value()), new BatchError(3, null,
+            "Unable to process input image")),
+        withKey(answer(GATHERING, all.get(1), true), all.get(0))));
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    assertAnalysedWithItsOwnAnswer(members.get(1));
+    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis(members.get(0)).get("status"),
+        analysis(members.get(0)).get(Records.RERUNS)), "run again, not failed");
+    assertEquals(Map.of("reference_misfiled", 1), report.details().get("matched"));
+    verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(members.get(0).documentKey().value()));
+  }
+
+  private static BatchResult withKey(BatchResult answer, RecordQueries.Submitted member) {
+    return new BatchResult(Optional.of(member.documentKey().value()), answer.reference(), answer.analysis(),
+        answer.error());
+  }
+
+  /**
+   * Issue 38, item 3: google.rpc 13 for one request (googleapis/python-genai#1341: up to half a job) is retryable, as
+   * sync mode retries the same failure: its document runs again, counted, and is given up only at the cap.
+   */
+  @Test
+  void aRetryableErrorForOneRequest_runsItsDocumentAgain_countedAgainstTheCap() {
+    BatchError internal = new BatchError(13, null, "An internal error has occurred. Please retry");
+    List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
+        BatchResult.failed(Optional.of(all.get(0).documentKey().value()), internal), answer(GATHERING, all.get(1), true)));
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    Map<String, Object> retried = analysis(members.get(0));
+    assertEquals(List.of(Records.QUEUED, 1L), List.of(retried.get("status"), retried.get(Records.RERUNS)));
+    assertTrue(String.valueOf(retried.get("reason")).contains("13 INTERNAL"), String.valueOf(retried.get("reason")));
+    assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty(), "not billed");
+    assertEquals(1, report.details().get("rerun"));
+    verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(members.get(0).documentKey().value()));
+  }
+
+  /**
+   * Issue 38, item 7: a gathering sealed by a version whose requests carried no reference (in flight at an upgrade):
+   * its answers, naming none, go by their keys — each billed once, nothing run again.
+   */
+  @Test
+  void aGatheringMadeBeforeReferences_isMatchedByKey_andNothingIsPaidTwice() {
+    List<RecordQueries.Submitted> members = gathered(3, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> all.stream()
+        .map(m -> new BatchResult(Optional.of(m.documentKey().value()), Optional.empty(), Optional.of(new Analysis(
+            "gemini-3.5-flash-lite", Map.of("invoiceNumber", m.source().name()), null, new Usage(10, 1, 11))),
+            Optional.empty())).toList());
+    List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, GATHERED_JOB, ids,
+        Map.of(), null, false, null));
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    members.forEach(this::assertAnalysedWithItsOwnAnswer);
+    assertEquals(Map.of("key", 3), report.details().get("matched"));
+    assertEquals(null, report.details().get("rerun"));
   }
 
   /** Gemini refused one request inside the job (its own error, under its key): that document fails; others go on. */
   @Test
   void aRequestGeminiRefusedInsideTheJob_failsItsDocumentOnly() {
     List<RecordQueries.Submitted> members = gathered(3, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
-        new BatchResult(Optional.of(all.get(0).documentKey().value()), Optional.empty(),
-            Optional.of("the batch answered with error 400: Unable to process input image")),
+        BatchResult.failed(Optional.of(all.get(0).documentKey().value()), new BatchError(3, null,
+            "Unable to process input image")),
         answer(GATHERING, all.get(1), true), answer(GATHERING, all.get(2), false)));
 
     flow.complete(GATHERED_KEY);
 
     Map<String, Object> refused = analysis(members.get(0));
     assertEquals("failed", refused.get("status"));
-    assertEquals("Gemini refused its request: the batch answered with error 400: Unable to process input image",
-        refused.get("reason"));
+    assertEquals("Gemini refused its request: Gemini answered its request 3 INVALID_ARGUMENT: Unable to process input"
+        + " image", refused.get("reason"));
     assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty());
     members.subList(1, 3).forEach(this::assertAnalysedWithItsOwnAnswer);
   }
@@ -469,5 +527,208 @@ class CompletionFlowTest {
         .endTime(java.time.Instant.now().minus(CompletionFlow.ANSWERS_GRACE).minusSeconds(60)).build()));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
     assertEquals(Records.QUEUED, ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+  }
+
+  /**
+   * Issue 38, item 8: an answer under the document's own key that cannot be verified (no text: thinking used up its
+   * bound; a block) was billed by Google: kept on the document — its bill (unused, why), a try on its analysis, its
+   * reservation settled to it — and the document runs again, its next job reserving anew; at the cap, the reason says
+   * what each billed try returned.
+   */
+  @Test
+  void aBilledAnswerThatCannotBeUsed_isKeptWithItsCost_andTheDocumentGivenUpAtTheCapSaysWhatEachTryReturned()
+      throws Exception {
+    Reservation reserved = new DailyBudget(ledger, 1_000_000, ZoneOffset.UTC, Log.stdout(), "gemini budget")
+        .reserve(DOCUMENT, 10_000, reason -> SideWrites.NONE);
+    Analysis noText = new Analysis("gemini-3.5-flash-lite", Map.of(), "the model returned no text",
+        new Usage(100, 16_384, 16_484, 16_384));
+    List<RecordQueries.Submitted> members = gathered(1, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
+        new BatchResult(Optional.of(all.get(0).documentKey().value()), Optional.empty(), Optional.of(noText),
+            Optional.empty())));
+    RecordQueries.Submitted member = new RecordQueries.Submitted(members.get(0).documentKey(),
+        members.get(0).source(), reserved, GATHERING);
+    when(queries.waitingFor(anyString(), eq(GATHERING), any())).thenReturn(List.of(member));
+
+    flow.complete(GATHERED_KEY);
+
+    long cost = Math.round((100 * 0.30 + 16_384 * 2.50) / 2);
+    IdempotencyKey key = member.documentKey();
+    Map<String, Object> bill = ledger.document(Records.BILLING,
+        IdempotencyKey.of(key.value() + "#" + GATHERED_JOB).documentId()).orElseThrow();
+    assertEquals(List.of(true, cost, key.value()), List.of(bill.get("unused"), bill.get("costMicroUsd"), bill.get("key")));
+    Map<String, Object> analysis = analysis(member);
+    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    assertEquals(null, analysis.get("reservation"), "settled: the next job reserves anew");
+    assertEquals(new DaySpend(reserved.day(), cost, 0), new SpendCounters(ledger).read(reserved.day()));
+    verify(publisher, never()).publish(anyString(), any(), anyMap());
+
+    // Its last job: the same unusable answer, at the cap.
+    RecordQueries.Submitted last = member.withReruns(MAX_ATTEMPTS - 1, List.of("batches/earlier: the answer filed"
+        + " under its key names no document reference (16384 output tokens, " + cost + " µUSD)"));
+    when(queries.waitingFor(anyString(), eq(GATHERING), any())).thenReturn(List.of(last));
+    IdempotencyKey again = GeminiCompletionKeys.ofName("batches/gathered-2");
+    when(batchJobs.find("batches/gathered-2")).thenReturn(Optional.of(BatchJob.builder().name("batches/gathered-2")
+        .displayName(BatchJobs.gatheringName(GATHERING)).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
+        .build()));
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-2",
+        List.of(key.documentId()), Map.of(), null, true, null));
+    when(batchJobs.results(any())).thenReturn(List.of(new BatchResult(Optional.of(key.value()), Optional.empty(),
+        Optional.of(noText), Optional.empty())));
+
+    flow.complete(again);
+
+    Map<String, Object> given = analysis(member);
+    assertEquals("failed", given.get("status"));
+    String reason = String.valueOf(given.get("reason"));
+    assertTrue(reason.startsWith("gave up after 3 batch jobs") && reason.contains("answers billed to it: batches/earlier")
+        && reason.contains("batches/gathered-2: the answer filed under its key names no document reference"), reason);
+    assertTrue(ledger.document(Records.BILLING, IdempotencyKey.of(key.value() + "#batches/gathered-2").documentId())
+        .isPresent(), "its last answer billed too");
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
+  }
+
+  /**
+   * Issue 38, suspected 1: a finished job whose responses file Gemini no longer has (the Files API keeps files 48
+   * hours) is not retried for ever: its documents get no answer from it, and run again, counted.
+   */
+  @Test
+  void aJobWhoseResponsesFileIsGone_sendsItsDocumentsIntoAnotherJob_insteadOfRetryingForEver() {
+    List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, "files/in", all -> List.of());
+    when(batchJobs.results(any())).thenThrow(new BatchJobs.AnswersGone("its responses file files/out cannot be read:"
+        + " Gemini answered 404 NOT_FOUND: File not found", null));
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome());
+    for (RecordQueries.Submitted member : members) {
+      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis(member).get("status"),
+          analysis(member).get(Records.RERUNS)));
+      assertTrue(String.valueOf(analysis(member).get("reason")).contains("its responses file files/out cannot be read"));
+    }
+    assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
+
+    // Any other failure to read them is retried, until the job ended longer ago than the Files API keeps a file.
+    IdempotencyKey other = GeminiCompletionKeys.ofName("batches/gathered-3");
+    BatchJob ended = BatchJob.builder().name("batches/gathered-3").displayName(BatchJobs.gatheringName(GATHERING))
+        .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).endTime(clock.instant())
+        .dest(com.google.genai.types.BatchJobDestination.builder().fileName("files/out-3").build()).build();
+    when(batchJobs.find("batches/gathered-3")).thenReturn(Optional.of(ended));
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-3",
+        members.stream().map(m -> m.documentKey().documentId()).toList(), Map.of(), null, true, null));
+    org.mockito.Mockito.doThrow(new IllegalStateException("connection reset")).when(batchJobs).results(ended);
+    assertThrows(IllegalStateException.class, () -> flow.complete(other));
+    clock.set(clock.instant().plus(CompletionFlow.ANSWERS_KEPT).plusSeconds(60));
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(other).outcome());
+  }
+
+  /**
+   * Issue 38, suspected 3: a job that FAILED as a whole for what its requests hold (not an outage) sends its members
+   * into jobs of half as many, not counted as a try, so one poison document does not use up its companions' tries;
+   * alone in a job, a document's failures count.
+   */
+  @Test
+  void aJobThatFailedForWhatItsRequestsHold_isSplit_uncounted_untilADocumentIsAlone() {
+    List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
+    BatchJob failed = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
+        .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(com.google.genai.types.JobError.builder().code(3)
+            .message("Request contains an invalid argument.").build()).build();
+    when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(failed));
+
+    Report report = flow.complete(GATHERED_KEY);
+
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = analysis(member);
+      assertEquals(List.of(Records.QUEUED, 0L, 2L), List.of(analysis.get("status"), analysis.get(Records.RERUNS),
+          analysis.get(Records.JOB_LIMIT)), member.documentKey().value());
+    }
+    assertEquals(4, report.details().get("rerun"));
+
+    IdempotencyKey alone = GeminiCompletionKeys.ofName("batches/gathered-4");
+    when(batchJobs.find("batches/gathered-4")).thenReturn(Optional.of(failed.toBuilder().name("batches/gathered-4")
+        .build()));
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-4",
+        List.of(members.get(0).documentKey().documentId()), Map.of(), null, true, null));
+    flow.complete(alone);
+    assertEquals(1L, analysis(members.get(0)).get(Records.RERUNS), "alone, its failure counts");
+  }
+
+  /**
+   * Issue 38, suspected 4: a gathered job Gemini says it has no such job for: found in the listing, it is completed;
+   * not found, its first such answer is recorded and nothing runs again for an hour (one bogus 404 would send every
+   * document of a job that exists into another, billed twice); past it, they run again.
+   */
+  @Test
+  void aBatchesGetNotFound_isBelievedOnlyWhenTheListingAgreesForAnHour() {
+    List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, null,
+        all -> all.stream().map(m -> answer(GATHERING, m, true)).toList());
+    BatchJob job = batchJobs.find(GATHERED_JOB).orElseThrow();
+    when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.empty());
+    when(queries.submittedTo(GATHERED_JOB)).thenReturn(members);
+    when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(job));
+
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(GATHERED_KEY).outcome());
+    members.forEach(this::assertAnalysedWithItsOwnAnswer);
+
+    IdempotencyKey vanished = GeminiCompletionKeys.ofName("batches/vanished");
+    List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
+    when(batchJobs.find("batches/vanished")).thenReturn(Optional.empty());
+    when(queries.submittedTo("batches/vanished")).thenReturn(members);
+    when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.empty());
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/vanished", ids,
+        Map.of(), null, true, null));
+
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(vanished));
+    assertTrue(ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("notFoundAt") != null,
+        "its first sighting recorded");
+    when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/vanished", ids,
+        Map.of(), null, true, clock.instant().minusSeconds(600)));
+    assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(vanished), "ten minutes: still looked for");
+    clock.set(clock.instant().plus(CompletionFlow.NOT_FOUND_GRACE));
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(vanished).outcome());
+    assertEquals(Records.QUEUED, analysis(members.get(0)).get("status"));
+  }
+
+  /**
+   * Issue 38, item 5: a chunk of 100 invoices whose suppliers the model wrote 12 KB long (anyone can upload such an
+   * invoice). Before, the chunk's ledger record (its 100 summaries) passed Firestore's 1 MiB on every try, and the job
+   * never completed. Now what the model wrote is bounded: the job completes, the full-length fields are cut (and say
+   * so), and every document the commit writes is within Firestore's limit, as the in-memory store checks.
+   */
+  @Test
+  void aChunkOfInvoicesWithHugeModelWrittenFields_completes_eachRecordWithinFirestoresLimit() {
+    List<RecordQueries.Submitted> members = gathered(100, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> all.stream()
+        .map(m -> {
+          String reference = BatchJobs.reference(GATHERING, m.documentKey().documentId());
+          String json = "{\"documentReference\":\"" + reference + "\",\"supplier\":\"" + "Ω".repeat(6_000)
+              + "\",\"invoiceNumber\":\"" + "N".repeat(12_000) + "\",\"total\":1}";
+          com.google.genai.types.GenerateContentResponse response = com.google.genai.types.GenerateContentResponse
+              .fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":" + quoted(json) + "}]},"
+                  + "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":560,"
+                  + "\"candidatesTokenCount\":9000}}");
+          Analysis analysis = dev.once.gemini.InvoiceAnalyzer.interpret("gemini-3.5-flash-lite", response, null);
+          return new BatchResult(Optional.of(m.documentKey().value()), Optional.of(reference), Optional.of(analysis),
+              Optional.empty());
+        }).toList());
+
+    assertEquals(OutcomeLabel.PROCESSED, flow.complete(GATHERED_KEY).outcome());
+
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = analysis(member);
+      assertEquals("analysed", analysis.get("status"));
+      assertEquals(List.of("supplier", "invoiceNumber"), analysis.get("truncated"));
+    }
+    org.mockito.ArgumentCaptor<byte[]> sent = org.mockito.ArgumentCaptor.forClass(byte[].class);
+    verify(publisher, times(100)).publish(eq(TOPIC), sent.capture(), anyMap());
+    String published = new String(sent.getAllValues().get(0), java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(published.contains("\"truncated\":[\"supplier\",\"invoiceNumber\"]"), published);
+    assertTrue(published.length() < 2_000, "a result stays small: " + published.length());
+  }
+
+  private static String quoted(String text) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

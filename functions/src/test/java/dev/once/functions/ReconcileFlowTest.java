@@ -330,7 +330,7 @@ class ReconcileFlowTest {
         clients.estimator, () -> inbox, clients.analyzer, () -> submitter, publication, DocumentFlow.Mode.BATCH,
         1 << 20, new DocumentFlow.PaidCalls(Duration.ofSeconds(10), 5));
     CompletionFlow completion = new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
-        clients.gatherings, publication, 5);
+        clients.gatherings, publication, 5, java.time.InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completion, () -> documents,
         () -> submitter,
         Budget.NONE,

@@ -9,6 +9,10 @@ import com.google.api.gax.rpc.ResourceExhaustedException;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
 import dev.once.firestore.FirestoreClients;
+import dev.once.gemini.Analysis;
+import dev.once.gemini.InvoiceBounds;
+import dev.once.gemini.Usage;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -62,5 +66,42 @@ class BatchFirestoreLimitsTest {
   void aValueOverOneMiB_isRefused() {
     ExecutionException refused = assertThrows(ExecutionException.class, () -> commit(1, 1024 * 1024, "big-"));
     assertInstanceOf(InvalidArgumentException.class, refused.getCause(), String.valueOf(refused.getCause()));
+  }
+
+  /**
+   * Issue 38, item 5, at the bounds on the emulator: a completion chunk of 100 documents at their worst (keys and
+   * object names of 1,000 bytes, invoices the model wrote as long as it could, cut to {@link InvoiceBounds}) is one
+   * commit the emulator takes (its 4 MiB per request, each document under 1 MiB), its ledger record with the 100
+   * summaries included.
+   */
+  @Test
+  void theWorstChunkOfACompletion_isOneCommitFirestoreTakes() {
+    dev.once.guard.Once once = new dev.once.guard.Once(new dev.once.firestore.FirestoreLedger(db,
+        dev.once.ledger.LedgerOptions.defaults()));
+    Records records = new Records(dev.once.gemini.PriceTable.builtIn());
+    Map<String, Object> hostile = new java.util.LinkedHashMap<>();
+    for (String field : java.util.List.of("supplier", "invoiceNumber", "issueDate", "dueDate", "currency")) {
+      hostile.put(field, "€".repeat(20_000));
+    }
+    java.util.List<Object> lines = new java.util.ArrayList<>();
+    for (int i = 0; i < 5_000; i++) {
+      lines.add(Map.of("description", "€".repeat(2_000), "amount", i));
+    }
+    hostile.put("lineItems", lines);
+    InvoiceBounds.Bounded bounded = InvoiceBounds.bound(hostile);
+    Analysis analysis = new Analysis("gemini-3.5-flash-lite", "gemini-3.5-flash-lite", bounded.invoice(), null,
+        new Usage(560, 16_384, 16_944, 16_000), null, bounded.truncated());
+    java.util.List<Map<String, Object>> summaries = new java.util.ArrayList<>();
+    java.util.List<dev.once.ledger.SideWrites> writes = new java.util.ArrayList<>();
+    for (int i = 0; i < 100; i++) { // a chunk: CompletionFlow.CHUNK
+      String name = String.format("%03d/", i) + "n".repeat(990);
+      DocumentSource source = new DocumentSource("b".repeat(63), name, 1L << 50, "application/pdf", 1 << 20, null, null);
+      IdempotencyKey key = IdempotencyKey.of("gcs:" + source.bucket() + "/" + name.substring(0, 900) + "#" + i);
+      summaries.add(ResultMessage.analysed(key, source, analysis, "batches/" + "j".repeat(40)));
+      writes.add(records.analysed(key, source, analysis, "batches/" + "j".repeat(40)));
+    }
+    dev.once.guard.Outcome done = once.run(IdempotencyKey.of("gemini:batches/worst#chunk-0"), "complete",
+        attempt -> dev.once.guard.Completion.of(Map.of("documents", summaries), dev.once.ledger.SideWrites.all(writes)));
+    assertInstanceOf(dev.once.guard.Outcome.Processed.class, done, String.valueOf(done));
   }
 }

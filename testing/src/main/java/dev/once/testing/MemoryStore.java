@@ -69,19 +69,42 @@ public final class MemoryStore implements RecordStore {
     Map<String, Map<String, Map<String, Object>>> staged = new HashMap<>();
     documents.forEach((collection, docs) -> staged.put(collection, new HashMap<>(docs)));
     sideWrites.addTo(new StagedWrites(staged, now));
+    staged.forEach((collection, docs) -> docs.forEach((id, fields) -> {
+      if (fields != documents.getOrDefault(collection, Map.of()).get(id)) {
+        fitsADocument(collection, id, fields);
+      }
+    }));
     Instant at = writeTime(now);
-    List<Instant> times = new ArrayList<>();
+    Map<String, Map<String, Object>> written = new LinkedHashMap<>();
     for (RecordWrite write : writes) {
       Stored old = records.get(write.id());
       Map<String, Object> fields = new LinkedHashMap<>(old == null ? Map.of() : old.fields());
       // An update replaces the fields it names, whole (nested maps too), as Firestore's does.
       write.fields().forEach((name, value) -> fields.put(name, resolve(value, null, at)));
-      records.put(write.id(), new Stored(fields, at));
-      times.add(at);
+      fitsADocument("records", write.id(), fields);
+      written.put(write.id(), fields);
     }
+    List<Instant> times = new ArrayList<>();
+    written.forEach((id, fields) -> {
+      records.put(id, new Stored(fields, at));
+      times.add(at);
+    });
     documents.clear();
     documents.putAll(staged);
     return times;
+  }
+
+  /**
+   * Refuses a document over Firestore's 1 MiB as the server does: the whole commit fails with INVALID_ARGUMENT, an
+   * error of the call (not of the value, which the client would refuse before sending), so the guard takes it as a
+   * failure that may be retried — and a writer that retries for ever is seen here.
+   */
+  private static void fitsADocument(String collection, String id, Map<String, Object> fields) {
+    long size = FirestoreSizes.of(collection, id, fields);
+    if (size > FirestoreSizes.MAX_DOCUMENT_BYTES) {
+      throw new IllegalStateException("INVALID_ARGUMENT: maximum entity size is " + FirestoreSizes.MAX_DOCUMENT_BYTES
+          + " bytes (" + collection + "/" + id + " would be " + size + ")");
+    }
   }
 
   private void refuseUnless(RecordWrite write) {

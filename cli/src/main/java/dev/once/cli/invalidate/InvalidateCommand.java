@@ -35,9 +35,9 @@ import picocli.CommandLine.ParentCommand;
  * endpoint see a new event. A re-analysis is billed in a bill of its own, beside the first.
  *
  * <p>What follows an effect for the same key is invalidated with it, or the re-run would stop there: a sync
- * analysis's publication (its notification follows from the new message, under the new key). Batch mode's effects
- * are refused: a batch job's completion bills and publishes chunks of many documents under the job's key, and
- * re-running one document's would need its run carried through the gathering and the job. Each record is moved in its
+ * analysis's publication (its notification follows from the new message, under the new key). A batch document's
+ * analysis is run again in its next job, its run carried with it through the gathering and the job (billed apart,
+ * published under its own publish record as KEY/rerun-N); one still waiting for its job is refused. Each record is moved in its
  * own transaction, fenced by its run: a record finished or claimed since it was read is left alone and said so, and
  * the command can simply be repeated to finish what it started.
  */
@@ -47,13 +47,14 @@ import picocli.CommandLine.ParentCommand;
         + " history with who, when and why; the next delivery of the event (or once redrive) runs the effect again,"
         + " counted as processed, not as a duplicate, and what it shows outside carries the key KEY/rerun-N (the"
         + " results' idempotency_key, the notification's Idempotency-Key). A re-analysis is billed again, in a bill"
-        + " of its own. Refused without a reason, for a live claim, for batch mode's effects and for the analysis of"
-        + " a copy (same bytes as an earlier document). Asks first (--yes). Writes the ledger"
+        + " of its own, whichever mode the pipeline runs in then. Refused without a reason, for a live claim, for a"
+        + " document waiting for its batch job and for the analysis of a copy (same bytes as an earlier document)."
+        + " Asks first (--yes). Writes the ledger"
         + " (roles/datastore.user)."},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:invalidated (or already, and not run again yet)", "1:nothing invalidated: no such record, a"
-        + " live claim, a run not finished, a batch-mode effect, a copy's analysis, changed in between, or not"
-        + " confirmed", "2:Firestore cannot be read"
+        + " live claim, a run not finished, a document waiting for its batch job, a copy's analysis, changed in"
+        + " between, or not confirmed", "2:Firestore cannot be read"
         + " or written", "64:usage error"})
 public final class InvalidateCommand implements Callable<Integer> {
   /** The effects an operator may run again, and what follows each for the same key. */
@@ -164,9 +165,10 @@ public final class InvalidateCommand implements Callable<Integer> {
   }
 
   /**
-   * Why the document's analysis cannot be run again one document at a time, if it cannot: batch mode (a job's
-   * completion bills and publishes its documents together), or, for analyse, a copy of an earlier document's bytes
-   * (its re-run would find the copy again and call nothing: the first document is the one to re-analyse).
+   * Why the document's analysis cannot be run again now, if it cannot: it waits for its batch job (a second queueing
+   * would run it twice), or, for analyse, it is a copy of an earlier document's bytes (its re-run would find the copy
+   * again and call nothing: the first document is the one to re-analyse). A finished one can, in either mode: the run
+   * rides with it through its next job, billed apart and published under KEY/rerun-N.
    */
   private static Optional<String> notRerunnable(Context.Target target, IdempotencyKey documentKey, String effect) {
     DocumentSnapshot analysis = Reads.await(target.db().collection(Records.ANALYSES).document(documentKey.documentId())
@@ -174,11 +176,12 @@ public final class InvalidateCommand implements Callable<Integer> {
     if (!analysis.exists()) {
       return Optional.empty();
     }
-    if ("batch".equals(analysis.getString("mode"))) {
-      return Optional.of(documentKey + " was analysed in batch mode (status " + Values.text(analysis.get("status"))
-          + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "), whose completion"
-          + " bills and publishes a job's documents together; upload the document again (a new generation is a new"
-          + " document) to analyse it again");
+    String status = analysis.getString("status");
+    if ("batch".equals(analysis.getString("mode")) && (Records.QUEUED.equals(status) || Records.GATHERED.equals(status)
+        || Records.SUBMITTED.equals(status))) {
+      return Optional.of(documentKey + " waits for its batch job (status " + Values.text(status)
+          + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "): run again now, it"
+          + " would be queued a second time while its job runs; invalidate it once that job has completed it");
     }
     if (effect.equals(Effects.ANALYSE) && Records.DUPLICATE.equals(analysis.getString("status"))) {
       return Optional.of(documentKey + " holds the same bytes as " + Values.text(analysis.get("duplicateOf"))

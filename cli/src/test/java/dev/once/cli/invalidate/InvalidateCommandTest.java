@@ -136,24 +136,34 @@ class InvalidateCommandTest {
     assertTrue(record(failing, Effects.ANALYSE).history().isEmpty());
   }
 
-  /** Batch mode's documents, and the analysis of a copy (its re-run would find the copy again): refused. */
+  /**
+   * A batch document waiting for its job (a second queueing would run it twice), and the analysis of a copy (its
+   * re-run would find the copy again): refused. A batch document its job completed: run again, like a sync one (issue
+   * 38, item 6: the run rides with it through its next job, billed apart, published under KEY/rerun-N).
+   */
   @Test
-  void aBatchDocument_andACopysAnalysis_areRefused_sayingWhatToDoInstead() {
+  void aBatchDocumentWaitingForItsJob_andACopysAnalysis_areRefused_butAFinishedBatchDocumentIsRunAgain() {
+    IdempotencyKey waiting = IdempotencyKey.of("gcs:inbox/waiting.pdf#3");
+    analysedAndPublished(waiting, Map.of("key", waiting.value(), "status", Records.SUBMITTED, "mode", "batch", "job",
+        "batches/2"));
     analysedAndPublished(KEY, Map.of("key", KEY.value(), "status", "analysed", "mode", "batch", "job",
         "batches/1"));
     IdempotencyKey copy = IdempotencyKey.of("gcs:inbox/copy.pdf#8");
     analysedAndPublished(copy, Map.of("key", copy.value(), "status", Records.DUPLICATE, "mode", "sync",
         "duplicateOf", "gcs:inbox/first.pdf#1"));
 
-    OnceRunner.Result batch = once(null, "--yes", "invalidate", KEY.value(), "analyse", "--reason", "again");
+    OnceRunner.Result inFlight = once(null, "--yes", "invalidate", waiting.value(), "analyse", "--reason", "again");
     OnceRunner.Result ofACopy = once(null, "--yes", "invalidate", copy.value(), "analyse", "--reason", "again");
+    OnceRunner.Result finished = once(null, "--yes", "invalidate", KEY.value(), "analyse", "--reason", "again");
 
-    assertEquals(Exit.NOTHING, batch.status(), batch.all());
-    assertTrue(batch.out().contains("analysed in batch mode (status analysed, job batches/1)"), batch.all());
+    assertEquals(Exit.NOTHING, inFlight.status(), inFlight.all());
+    assertTrue(inFlight.out().contains("waits for its batch job (status submitted, job batches/2)"), inFlight.all());
     assertEquals(Exit.NOTHING, ofACopy.status(), ofACopy.all());
     assertTrue(ofACopy.out().contains("Invalidate the analyse of gcs:inbox/first.pdf#1 instead"), ofACopy.all());
-    assertUntouched(KEY, "batch mode");
+    assertUntouched(waiting, "waiting for its job");
     assertUntouched(copy, "a copy");
+    assertEquals(Exit.OK, finished.status(), finished.all());
+    assertEquals(2, record(KEY, Effects.ANALYSE).generation(), "its next delivery runs it again, in whatever mode");
     OnceRunner.Result republished = once(null, "--yes", "invalidate", copy.value(), "publish", "--reason", "again");
     assertEquals(Exit.OK, republished.status(), "a copy's result may be published again: " + republished.all());
   }

@@ -25,9 +25,14 @@ public enum AnswerFault {
    * A job that ends FAILED, EXPIRED or CANCELLED having answered the first half of its requests (rounded up), which
    * its output holds; without this fault such a job answers nothing.
    */
-  PARTIAL;
+  PARTIAL,
+  /**
+   * The first half of its requests (rounded up) answered with a retryable error, google.rpc code 13 "An internal
+   * error has occurred. Please retry…" (googleapis/python-genai#1341: up to half of a job), in place of their answers.
+   */
+  INTERNAL_ERRORS;
 
-  /** {@code shuffled,no-metadata,misfiled,partial} (any case, {@code -} or {@code _}); blank: none. */
+  /** {@code shuffled,no-metadata,misfiled,partial,internal-errors} (any case, {@code -} or {@code _}); blank: none. */
   public static Set<AnswerFault> parse(String text) {
     Set<AnswerFault> faults = EnumSet.noneOf(AnswerFault.class);
     for (String part : text.split(",")) {

@@ -294,6 +294,10 @@ final class BatchJobs {
   /** {@code {"response":...}} or, for a request the API would reject, {@code {"error":{code,message,status}}}. */
   private ObjectNode answer(BatchJob job, JsonNode request) {
     ObjectNode result = Json.object();
+    if (job.faults.contains(AnswerFault.INTERNAL_ERRORS) && job.succeeded + job.failed < (job.requestCount + 1) / 2) {
+      job.failed++;
+      return failure(INTERNAL);
+    }
     try {
       String model = request.path("model").asText(job.model);
       ServedModels.Model answering = models.answering(model.substring(model.indexOf('/') + 1), "v1",
@@ -307,13 +311,41 @@ final class BatchJobs {
     return result;
   }
 
-  /** A google.rpc.Status, as a batch's answer carries one: {@code code} and {@code message}. */
+  /**
+   * A google.rpc.Status, as a batch's answer carries one: {@code code} (the google.rpc code, not the HTTP status) and
+   * {@code message}, as in googleapis/python-genai#1341's {@code {'message': …, 'code': 13}}.
+   */
   private static ObjectNode failure(HttpError e) {
     ObjectNode result = Json.object();
     ObjectNode error = result.putObject("error");
-    error.put("code", e.code());
+    error.put("code", rpcCode(e.status()));
     error.put("message", e.getMessage());
     return result;
+  }
+
+  /** Google's retryable internal error for one request of a job (INTERNAL_ERRORS). */
+  private static final HttpError INTERNAL = new HttpError(500, "INTERNAL", "backendError", "An internal error has"
+      + " occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting");
+
+  /** google/rpc/code.proto's number for a canonical status name. */
+  static int rpcCode(String status) {
+    return switch (String.valueOf(status)) {
+      case "CANCELLED" -> 1;
+      case "INVALID_ARGUMENT" -> 3;
+      case "DEADLINE_EXCEEDED" -> 4;
+      case "NOT_FOUND" -> 5;
+      case "ALREADY_EXISTS" -> 6;
+      case "PERMISSION_DENIED" -> 7;
+      case "RESOURCE_EXHAUSTED" -> 8;
+      case "FAILED_PRECONDITION" -> 9;
+      case "ABORTED" -> 10;
+      case "OUT_OF_RANGE" -> 11;
+      case "UNIMPLEMENTED" -> 12;
+      case "INTERNAL" -> 13;
+      case "UNAVAILABLE" -> 14;
+      case "UNAUTHENTICATED" -> 16;
+      default -> 2;
+    };
   }
 
   private BatchJob find(String name) {
