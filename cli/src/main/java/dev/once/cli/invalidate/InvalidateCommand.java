@@ -177,8 +177,9 @@ public final class InvalidateCommand implements Callable<Integer> {
     if ("batch".equals(analysis.getString("mode"))) {
       return Optional.of(documentKey + " was analysed in batch mode (status " + Values.text(analysis.get("status"))
           + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "), whose completion"
-          + " bills and publishes a job's documents together; upload the document again (a new generation is a new"
-          + " document) to analyse it again");
+          + " bills and publishes a job's documents together; upload the document again to analyse it again, with"
+          + " the object metadata once-reanalyse: true if it was analysed (a plain re-upload of the same bytes is a"
+          + " copy of an analysed document; of a refused or given-up one, it is analysed)");
     }
     if (effect.equals(Effects.ANALYSE) && Records.DUPLICATE.equals(analysis.getString("status"))) {
       return Optional.of(documentKey + " holds the same bytes as " + Values.text(analysis.get("duplicateOf"))
