@@ -162,7 +162,8 @@ final class ReconcileFlow {
   /**
    * Deferred documents, oldest deferral first, each through the document flow (which claims it as a delivery of its
    * event would, so it is analysed once whoever gets there first), until one is deferred again: the day's budget is
-   * used up, and the rest wait too. One larger than a whole day's budget is passed over (deferred again, at the back).
+   * used up, and the rest wait too. One larger than a whole day's budget, or a copy still waiting for the first
+   * document of its bytes to be analysed, is passed over (deferred again, at the back).
    */
   private void resumeDeferred(Summary summary, Instant deadline) {
     List<RecordQueries.Deferred> waiting;
@@ -189,10 +190,12 @@ final class ReconcileFlow {
         report.with("resumed", true).log(Log.stdout(), GeminiReconciler.NAME, started);
         switch (report.outcome()) {
           case DEFERRED -> {
-            if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))) {
+            if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))
+                && !Boolean.TRUE.equals(report.details().get(DocumentFlow.WAITING_FOR_CONTENT))) {
               return;
             }
-            // Waits for a larger budget, not for room today: the ones after it may still fit.
+            // Waits for a larger budget, or for the first copy of its bytes, not for room today: the ones after it
+            // may still fit.
           }
           case PROCESSED, REJECTED -> summary.deferredResumed++;
           case IN_FLIGHT -> summary.inFlight++;

@@ -40,10 +40,16 @@ public final class RecordQueries {
   }
 
   /**
-   * What a document's analysis says, as far as a completion or a deferral must know: whose job it waits for, if any;
-   * since when it waits for budget, if it does.
+   * What a document's analysis says, as far as a completion, a deferral or a copy of its bytes must know: whose job it
+   * waits for, if any; since when it waits for budget, if it does; whether a model answered it ({@code billed}: the
+   * analysis names a {@code model}), which tells a billed {@code failed} answer from a give-up.
    */
-  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {
+  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt,
+      boolean billed) {
+    public AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {
+      this(documentKey, status, job, deferredAt, false);
+    }
+
     /**
      * Whether a job made for this document is a stray second job: the analysis names another job, or the document is
      * done without it. Not while the document is deferred: a deferred document's next try adopts the job an earlier
@@ -62,7 +68,7 @@ public final class RecordQueries {
       String key = snapshot.exists() ? snapshot.getString("key") : null;
       return key == null ? Optional.empty()
           : Optional.of(new AnalysisState(IdempotencyKey.of(key), snapshot.getString("status"), snapshot.getString("job"),
-              instant(snapshot.getTimestamp("deferredAt"))));
+              instant(snapshot.getTimestamp("deferredAt")), snapshot.getString("model") != null));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading the analysis " + documentId, e);

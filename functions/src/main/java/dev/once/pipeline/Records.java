@@ -37,6 +37,8 @@ public final class Records {
   public static final String DUPLICATE = "duplicate";
   /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
   public static final String DEFERRED = "deferred";
+  /** A copy deferred until the first document of its bytes is analysed: that one's key. */
+  public static final String WAITING_FOR = "waitingFor";
   /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
   public static final String RERUN = "rerun";
   /** Batch mode: how many jobs ended without an answer that could be given to the document (it was queued again). */
@@ -85,9 +87,24 @@ public final class Records {
    * which keeps its place in the reconciler's queue; null: now). The event is acknowledged; nothing was paid.
    */
   public SideWrites deferred(IdempotencyKey documentKey, DocumentSource source, String reason, Instant since) {
+    return deferred(documentKey, source, reason, since, null);
+  }
+
+  /**
+   * A copy of bytes whose first document ({@code first}) is not analysed yet, neither refused nor given up: deferred
+   * now (at the back of the reconciler's queue), with {@link #WAITING_FOR} naming that one, until it is analysed (the
+   * copy is then its duplicate) or passes the content's claim on (the copy is analysed itself). Nothing was paid.
+   */
+  public SideWrites waiting(IdempotencyKey documentKey, DocumentSource source, String reason, IdempotencyKey first) {
+    return deferred(documentKey, source, reason, null, first);
+  }
+
+  private SideWrites deferred(IdempotencyKey documentKey, DocumentSource source, String reason, Instant since,
+      IdempotencyKey first) {
     Map<String, Object> fields = base(documentKey, DEFERRED);
     fields.put("reason", bounded(reason));
     fields.put("deferredAt", since == null ? DocumentWrites.serverTime() : since);
+    fields.put(WAITING_FOR, first == null ? null : first.value()); // a copy's wait, or none (cleared for budget)
     if (source != null) {
       fields.put("source", source.toMap());
     }

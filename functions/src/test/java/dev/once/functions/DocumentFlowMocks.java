@@ -14,6 +14,7 @@ import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.testing.InMemoryLedger;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerOptions;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
@@ -52,7 +53,12 @@ abstract class DocumentFlowMocks {
 
   /** The flow in {@code mode} under {@code budget}, on these mocks (paid calls: 60 s, 3 tries). */
   DocumentFlow flow(DocumentFlow.Mode mode, Budget budget) {
-    Once once = new Once(ledger);
+    return flow(mode, budget, ledger);
+  }
+
+  /** The same over {@code over} (this world's ledger, or a wrapper of it): another instance, with a cache of its own. */
+  DocumentFlow flow(DocumentFlow.Mode mode, Budget budget, Ledger over) {
+    Once once = new Once(over);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
         () -> analyzer, () -> submitter, new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), mode, 1024,

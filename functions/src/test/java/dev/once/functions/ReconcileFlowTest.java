@@ -240,6 +240,45 @@ class ReconcileFlowTest {
   }
 
   /**
+   * A copy of a document whose first copy is not analysed yet waits for that analysis, not for budget: deferred again,
+   * it does not stop the documents deferred after it.
+   */
+  @Test
+  void aCopyWaitingForItsFirstCopysAnalysis_doesNotStopTheDeferredDocumentsAfterIt() throws Exception {
+    Instant start = Instant.parse("2026-11-30T07:00:00Z");
+    List<IdempotencyKey> deferred = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      IdempotencyKey key = IdempotencyKey.of("gcs:inbox/waiting/" + i + "-" + System.nanoTime() + ".pdf#1");
+      deferred.add(key);
+      clients.ledger.commit(clients.records.get().deferred(key,
+          new DocumentSource("inbox", "waiting/" + i + ".pdf", 1, "application/pdf", 10, null, null), "waiting",
+          start.plusSeconds(i)));
+    }
+    DocumentFlow documents = mock(DocumentFlow.class);
+    List<IdempotencyKey> resumed = new ArrayList<>();
+    when(documents.resume(any())).thenAnswer(call -> {
+      RecordQueries.Deferred document = call.getArgument(0);
+      resumed.add(document.documentKey());
+      if (resumed.size() == 1) {
+        return Report.of(document.documentKey(), Effects.ANALYSE,
+            Outcome.deferred("waiting for the first copy of the same bytes to be analysed", 2))
+            .with("waitingForContent", true);
+      }
+      return Report.of(document.documentKey(), Effects.ANALYSE, Outcome.processed(Map.of(), 2));
+    });
+    try {
+      ReconcileFlow.Summary run = reconciler(documents, mock(Budget.class)).run();
+
+      assertEquals(deferred, resumed.subList(0, Math.min(2, resumed.size())), "past the waiting copy");
+      assertEquals(1, run.deferredResumed, run.toMap().toString());
+    } finally {
+      for (IdempotencyKey key : deferred) {
+        clients.firestore.get().collection("analyses").document(key.documentId()).delete().get();
+      }
+    }
+  }
+
+  /**
    * Another application's job in the same Gemini project, with its answers in a large responses file: the reconciler
    * refuses it from one query of the pipeline's own documents, before anything is downloaded, so the file can
    * neither exhaust an instance's memory nor hold up the run at the same place on every run.

@@ -153,6 +153,31 @@ public final class Once {
     return ledger.lookup(key, effect);
   }
 
+  /**
+   * Passes a finished effect on to its next run, for a reason of the function's own: when the record of (key, effect)
+   * is done or rejected in {@code generation} ({@link LedgerRecord#generation()}, read with {@link #record}), it keeps
+   * that run in its history and becomes a claim of the next generation whose lease is over, so the next {@link #run}
+   * (of any delivery, on any instance) takes it over and runs the effect once more. This is
+   * {@link Ledger#invalidate}, by {@code "once"}: one transaction, fenced on the generation, so of two callers
+   * passing the same run on, one moves it and the other is answered false; a resend of its commit recognises itself.
+   * False, writing nothing, when the record is not finished in that generation: absent, claimed, or moved on since it
+   * was read (read it again to see by whom).
+   *
+   * <p>For a claim that stands for something which ended without happening: a claim on a document's content naming
+   * the first copy, when that copy was refused or given up, passes to the next copy. Whatever it answers, this
+   * instance forgets the final answer it remembered for the record, so its next {@link #run} or {@link #peek} reads
+   * the ledger; another instance may still answer the finished run from its cache for a few minutes (at most the
+   * cache's age), which a caller that must know reads through {@link #record}.
+   */
+  public boolean pass(IdempotencyKey key, String effect, int generation, String reason) {
+    String id = Ledgers.recordId(key, effect);
+    try {
+      return ledger.invalidate(key, effect, generation, "once", reason);
+    } finally {
+      settled.forget(id);
+    }
+  }
+
   /** {@link #run(IdempotencyKey, String, Policy, Effect)} for an effect whose payload is not compared. */
   public Outcome run(IdempotencyKey key, String effect, Effect action) {
     return run(key, effect, Policy.DEFAULT, action);

@@ -10,7 +10,9 @@ import java.util.Optional;
  * What this instance knows the ledger made final (done or rejected — never a claim), so a duplicate reaching the
  * instance that settled it, or saw it settled, costs no Firestore read. Bounded in entries (least recently used go
  * first) and in age (far below the ledger's retention, after which a record may be deleted). Safe because a final
- * record never changes: only its TTL deletion ends it.
+ * record never changes on its own: only its TTL deletion ends it, or a deliberate move to its next run (an operator's
+ * {@code invalidate}, or {@link Once#pass}, which forgets its entry here; another instance still answers from its
+ * own cache until the entry ages out).
  */
 final class SettledCache {
   private record Known(ClaimResult settled, String fingerprint, boolean fingerprintKnown, long cachedAt) {}
@@ -58,6 +60,11 @@ final class SettledCache {
       throw new IllegalArgumentException("only a final answer is cached, got " + settled);
     }
     entries.put(recordId, new Known(settled, fingerprint, fingerprintKnown, System.nanoTime()));
+  }
+
+  /** Forgets what is known of {@code recordId}: the record moved on purpose ({@link Once#pass}). */
+  synchronized void forget(String recordId) {
+    entries.remove(recordId);
   }
 
   synchronized int size() {

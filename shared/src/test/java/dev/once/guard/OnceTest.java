@@ -37,6 +37,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -557,6 +558,50 @@ class OnceTest {
     assertEquals(2, runs.get());
     assertThrows(dev.once.config.InvalidSetting.class,
         () -> Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "0"))));
+  }
+
+  /**
+   * A function passes its own finished run on ({@link Once#pass}): the next delivery, even on the instance that had
+   * the answer cached, runs the effect once more as run 2; a second pass of the same run, or of a run that is not
+   * finished, moves nothing.
+   */
+  @Test
+  void aFinishedRunPassedOn_runsOnceMore_onTheNextDelivery_andIsPassedOnOnce() {
+    assertInstanceOf(Processed.class, once.run(KEY, "claim", this::count));
+    assertInstanceOf(Duplicate.class, once.run(KEY, "claim", this::count)); // cached here from now on
+    Once other = new Once(ledger);
+
+    assertTrue(once.pass(KEY, "claim", 1, "its holder was given up"));
+    assertFalse(other.pass(KEY, "claim", 1, "its holder was given up"), "passed on once");
+    assertFalse(once.pass(KEY, "claim", 2, "not finished in run 2"));
+
+    LedgerRecord passed = ledger.lookup(KEY, "claim").orElseThrow();
+    assertEquals(List.of(2, RecordState.CLAIMED, false), List.of(passed.generation(), passed.state(),
+        passed.leaseLive()));
+    assertEquals("once", passed.history().get(0).by());
+    assertEquals("its holder was given up", passed.history().get(0).reason());
+    int[] generation = new int[1];
+    Processed rerun = assertInstanceOf(Processed.class, once.run(KEY, "claim", attempt -> {
+      generation[0] = attempt.generation();
+      return count(attempt);
+    }));
+    assertEquals(2, generation[0]);
+    assertEquals(2, runs.get(), "run once more, by the instance that had the first answer cached");
+    assertTrue(rerun.next().isEmpty());
+    assertInstanceOf(Duplicate.class, other.run(KEY, "claim", this::count));
+    assertEquals(2, runs.get());
+  }
+
+  /** A rejected run passes on as a done one does; an absent record does not. */
+  @Test
+  void aRejectedRun_passesOn_andNoRecordIsNothingToPass() {
+    assertInstanceOf(Rejected.class, once.run(KEY, "claim", attempt -> {
+      throw Refusal.permanent("gone");
+    }));
+    assertTrue(once.pass(KEY, "claim", 1, "the next copy"));
+    assertInstanceOf(Processed.class, once.run(KEY, "claim", this::count));
+    assertFalse(once.pass(IdempotencyKey.of("pubsub:never"), "claim", 1, "nothing there"));
+    assertTrue(ledger.lookup(IdempotencyKey.of("pubsub:never"), "claim").isEmpty());
   }
 
   @Test

@@ -109,9 +109,10 @@ class BatchPipelineIT {
   }
 
   /**
-   * Batch mode: the same invoice uploaded again under another name is not queued (no second request in any job, no
-   * reservation): it is published and notified at once as a duplicate of the first, which its job completes and
-   * bills once.
+   * Batch mode: the same invoice uploaded again under another name while the first waits for its job is not queued
+   * (no second request in any job, no reservation): it waits, deferred, since "analysed" is known only when the job
+   * completes. The reconciler resumes it after that: it is published and notified as a duplicate of the first, which
+   * its job bills once.
    */
   @Test
   void theSameBytesUploadedTwice_makeOneRequestInOneJob_andOneBill() throws Exception {
@@ -121,9 +122,13 @@ class BatchPipelineIT {
     String firstKey = key(first);
     String job = submitted(first);
     String copy = key(stack.upload("batch/same-again.pdf", invoice, "application/pdf"));
-    Await.until(DEADLINE, () -> notified(copy) == 1, "the copy notified as a duplicate");
+    Await.until(DEADLINE, () -> withKey(stack.documents("analyses"), copy).stream()
+        .anyMatch(a -> "deferred".equals(a.getString("status"))), "the copy waiting for the first's job");
+    assertEquals(0, notified(copy), "nothing said of the copy while the first is not analysed");
     stack.gemini.finish(job, BatchState.SUCCEEDED);
     Await.until(DEADLINE, () -> notified(firstKey) == 1 && stack.relayIdle(), "the first notified");
+    stack.awaitReconciling(DEADLINE, Duration.ofSeconds(2), () -> notified(copy) == 1,
+        "the copy notified as a duplicate");
 
     assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore, "one batch job");
     assertEquals(1, stack.gemini.requests(job).size(), "one request in it");

@@ -127,6 +127,38 @@ class SyncPipelineIT {
     assertTrue(signedAsStandardWebhooks(stack.notifiedWith(first).get(0)));
   }
 
+  /**
+   * A rename ({@code gcloud storage mv}: a copy, then a delete) while Gemini answers 503: the original's try is
+   * released, the copy waits for it, the original is deleted and its redelivery finds it gone. The copy is the next
+   * live one of those bytes: analysed and billed once, under its new name — not a duplicate of what nobody analysed.
+   */
+  @Test
+  void aRenameWhileGeminiIsUnavailable_isAnalysedOnce_underItsNewName() throws Exception {
+    byte[] invoice = InvoicePdf.of("renamed-" + System.nanoTime());
+    stack.gemini.failNext(100_000, 503);
+    Blob original;
+    Blob renamed;
+    try {
+      original = stack.upload("invoices/renamed.pdf", invoice, "application/pdf");
+      String originalKey = PipelineStack.key(original);
+      Await.until(DEADLINE, () -> PipelineStack.withKey(stack.documents("idempotency"), originalKey).stream()
+          .anyMatch(r -> "analyse".equals(r.getString("effect")) && r.getString("error") != null), "a 503 for it");
+      renamed = stack.upload("invoices/renamed-new.pdf", invoice, "application/pdf");
+      stack.storage.deleteGeneration(original.getBucket(), original.getName(), original.getGeneration());
+      Await.until(DEADLINE, () -> PipelineStack.withKey(stack.documents("analyses"), originalKey).stream()
+          .anyMatch(a -> "rejected".equals(a.getString("status"))), "the original refused as gone");
+    } finally {
+      stack.gemini.failNext(0, 503);
+    }
+    String copy = PipelineStack.key(renamed);
+    stack.awaitReconciling(DEADLINE, Duration.ofSeconds(2), () -> stack.notifiedWith(copy).size() == 1,
+        "the renamed copy notified");
+    assertEquals("analysed", PipelineStack.withKey(stack.documents("analyses"), copy).get(0).getString("status"));
+    assertEquals(1, PipelineStack.withKey(stack.documents("billing"), copy).size(), "billed once, as the copy");
+    assertEquals("analysed", JSON.readTree(stack.notifiedWith(copy).get(0).body()).path("result").path("status")
+        .asText());
+  }
+
   /** standardwebhooks.com: base64 HMAC-SHA256 of "id.timestamp.body", keyed with the secret's base64 after whsec_. */
   private static boolean signedAsStandardWebhooks(Receiver.Received notification) throws Exception {
     javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
