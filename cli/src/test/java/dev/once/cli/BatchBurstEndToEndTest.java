@@ -110,7 +110,11 @@ class BatchBurstEndToEndTest {
         "the first job submitted");
     stack.gemini().failNext(1, 429); // the next call, the second job's batches.create: quota
     upload(PER_JOB);
-    Await.until(SETTLED, () -> refusedSubmissions() == 1, "the second job gathered, sealed, and refused by Gemini");
+    try {
+      Await.until(SETTLED, () -> refusedSubmissions() == 1, "the second job gathered, sealed, and refused by Gemini");
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; gatherings: " + gatherings(), e);
+    }
     upload(2); // behind a full cap (one job running, one waiting for Gemini): queued
     Await.until(SETTLED, () -> count(Records.QUEUED) == 2, "two documents queued");
     Map<String, Object> before = snapshot();
@@ -178,6 +182,15 @@ class BatchBurstEndToEndTest {
         .filter(g -> ledger.lookup(IdempotencyKey.of("batch:" + g.getId()), Effects.SUBMIT)
             .map(r -> r.state() == RecordState.CLAIMED && !r.leaseLive() && r.error() != null).orElse(false))
         .count();
+  }
+
+  /** Each gathering's fields, for a failure's message. */
+  private Map<String, Object> gatherings() {
+    Map<String, Object> all = new TreeMap<>();
+    for (QueryDocumentSnapshot doc : read(db.collection(Gatherings.COLLECTION).get())) {
+      all.put(doc.getId(), doc.getData());
+    }
+    return all;
   }
 
   /** Every document the pipeline keeps, with its update time: what a write would change. */
