@@ -17,6 +17,7 @@ import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiClients;
 import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.JobErrors;
 import dev.once.gemini.ModelWatch;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
@@ -89,7 +90,10 @@ final class Clients {
     this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
         prices.get(), models, java.time.InstantSource.system()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models));
+        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models,
+        new JobErrors(settings.optional(PipelineSetting.GEMINI_BASE_URL),
+            settings.required(PipelineSetting.GEMINI_API_KEY),
+            settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS))));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 

@@ -206,9 +206,9 @@ final class CompletionFlow {
    * A job that ended FAILED for what its requests hold: its error (a google.rpc status) is not an outage's (an internal
    * error, an overload, a quota, a deadline), or it gives none.
    */
-  private static boolean failedForItsRequests(BatchJob job) {
+  private boolean failedForItsRequests(BatchJob job) {
     return BatchJobs.state(job).filter(s -> s == com.google.genai.types.JobState.Known.JOB_STATE_FAILED).isPresent()
-        && job.error().map(BatchResult::error).map(error -> !error.transientFailure()).orElse(true);
+        && batchJobs.get().failure(job).map(error -> !error.transientFailure()).orElse(true);
   }
 
   /**

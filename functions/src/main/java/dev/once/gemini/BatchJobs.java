@@ -66,6 +66,7 @@ public final class BatchJobs {
   private final long inlineMaxBytes;
   private final BatchInputFiles inputFiles;
   private final ModelWatch watch;
+  private final JobErrors errors;
 
   /** @param webhookUrl where Gemini posts each job's completion (dynamic webhooks); empty: the registered ones */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl) {
@@ -79,6 +80,13 @@ public final class BatchJobs {
 
   /** @param watch says once when Google refuses the model, or answers a job's requests with another one */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes, ModelWatch watch) {
+    this(client, model, webhookUrl, inlineMaxBytes, watch, null);
+  }
+
+  /** @param errors reads why a job failed, which the SDK does not (null: the SDK's {@code BatchJob.error()} only) */
+  public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes, ModelWatch watch,
+      JobErrors errors) {
+    this.errors = errors;
     this.client = client;
     this.model = model;
     this.webhookUrl = webhookUrl;
@@ -96,6 +104,18 @@ public final class BatchJobs {
     public static Request of(String gatheringId, IdempotencyKey documentKey, byte[] content, String mimeType) {
       return new Request(documentKey, content, mimeType, BatchJobs.reference(gatheringId, documentKey.documentId()));
     }
+  }
+
+  /**
+   * Why the job ended as it did, when Gemini says: the SDK's {@code error()}, else the operation's own (read from
+   * Gemini: {@link JobErrors}). Empty when neither gives one.
+   */
+  public Optional<BatchError> failure(BatchJob job) {
+    Optional<BatchError> known = job.error().map(BatchResult::error);
+    if (known.isPresent() || errors == null || job.name().isEmpty()) {
+      return known;
+    }
+    return errors.of(job.name().get());
   }
 
   /**

@@ -633,6 +633,8 @@ class CompletionFlowTest {
         .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(com.google.genai.types.JobError.builder().code(3)
             .message("Request contains an invalid argument.").build()).build();
     when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(failed));
+    when(batchJobs.failure(any())).thenReturn(Optional.of(new dev.once.gemini.BatchError(3, null,
+        "Request contains an invalid argument.")));
 
     Report report = flow.complete(GATHERED_KEY);
 
@@ -650,6 +652,24 @@ class CompletionFlowTest {
         List.of(members.get(0).documentKey().documentId()), Map.of(), null, true, null));
     flow.complete(alone);
     assertEquals(1L, analysis(members.get(0)).get(Records.RERUNS), "alone, its failure counts");
+  }
+
+  /** A job that FAILED in an outage (13 INTERNAL, read from its operation) is not split: each member's try counts. */
+  @Test
+  void aJobThatFailedInAnOutage_isNotSplit_eachMemberCountsATry() {
+    List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
+    when(batchJobs.failure(any())).thenReturn(Optional.of(new dev.once.gemini.BatchError(13, null,
+        "An internal error has occurred. Please retry.")));
+
+    flow.complete(GATHERED_KEY);
+
+    for (RecordQueries.Submitted member : members) {
+      Map<String, Object> analysis = analysis(member);
+      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)),
+          member.documentKey().value());
+      assertEquals(null, analysis.get(Records.JOB_LIMIT) instanceof Long limit && limit > 0 ? limit : null,
+          "no bound on its next job");
+    }
   }
 
   /**

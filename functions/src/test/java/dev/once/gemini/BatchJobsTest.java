@@ -61,6 +61,38 @@ class BatchJobsTest {
         "a document no try made a job for: none, once the last page is read");
   }
 
+  /**
+   * The SDK drops a failed job's operation error for the Gemini API (it maps {@code error} from Vertex AI only): read
+   * from the operation, an outage's 13 and a poison request's 3 tell apart; a job that succeeded gives none.
+   */
+  @Test
+  void whyAJobFailed_isReadFromItsOperation_whichTheSdkDoesNotMap() {
+    JobErrors errors = new JobErrors(Optional.of(gemini.baseUrl()), "test-key", java.time.Duration.ofSeconds(30));
+    BatchJobs jobs = new BatchJobs(client, MODEL, Optional.empty(), BatchJobs.DEFAULT_INLINE_MAX_BYTES,
+        new ModelWatch(dev.once.observe.Log.stdout()), errors);
+    IdempotencyKey outage = IdempotencyKey.of("gcs:inbox/why/outage.pdf#1");
+    IdempotencyKey poison = IdempotencyKey.of("gcs:inbox/why/poison.pdf#1");
+    IdempotencyKey fine = IdempotencyKey.of("gcs:inbox/why/fine.pdf#1");
+    String failed = jobs.submit(outage, "%PDF-1.4 x".getBytes(StandardCharsets.US_ASCII), "application/pdf")
+        .name().orElseThrow();
+    gemini.finish(failed, BatchState.FAILED);
+    gemini.poison(poison.value());
+    String poisoned = jobs.submit(poison, "%PDF-1.4 y".getBytes(StandardCharsets.US_ASCII), "application/pdf")
+        .name().orElseThrow();
+    gemini.finish(poisoned, BatchState.SUCCEEDED);
+    String succeeded = jobs.submit(fine, "%PDF-1.4 z".getBytes(StandardCharsets.US_ASCII), "application/pdf")
+        .name().orElseThrow();
+    gemini.finish(succeeded, BatchState.SUCCEEDED);
+
+    BatchJob outageJob = jobs.find(failed).orElseThrow();
+    assertTrue(outageJob.error().isEmpty(), "the SDK maps no error: if it ever does, this reading can go");
+    assertEquals(Optional.of(13), jobs.failure(outageJob).map(BatchError::code));
+    assertTrue(jobs.failure(outageJob).orElseThrow().transientFailure());
+    BatchError refused = jobs.failure(jobs.find(poisoned).orElseThrow()).orElseThrow();
+    assertEquals(List.of(3, false), List.of(refused.code(), refused.transientFailure()));
+    assertEquals(Optional.empty(), jobs.failure(jobs.find(succeeded).orElseThrow()));
+  }
+
   /** Another team's job, ended (a project has at most 100 running, and its listing holds the ended ones too). */
   private static void foreignJob(String displayName) {
     String name = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(InlinedRequest.builder()

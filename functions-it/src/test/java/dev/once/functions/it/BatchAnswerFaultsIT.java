@@ -27,11 +27,12 @@ import org.junit.jupiter.api.Test;
 /**
  * A finished batch job's answers as users of Google's SDKs report them, not as the docs promise them, end to end under
  * the real invoker: out of order and without their metadata (python-genai#1909, #2008), two filed under each other's
- * key, a job that expires or is cancelled having answered half its requests, and one that keeps failing. Jobs of four
+ * key, half answered with a retryable internal error (#1341), a job that expires or is cancelled having answered half
+ * its requests, one that keeps failing (an outage's error) and one failed by a poison document. Jobs of four
  * (nothing made early); every answer of the stand-in names the document it was generated for (it copies the
  * document's reference from the request), so each document is checked to hold its own answer. Per document, exactly:
  * one analysis with its own answer (or, given up at the cap, failed), one bill, one publication, one notification; and
- * exactly the documents whose answer could not be matched, or never came, are run again, from an input file.
+ * exactly the documents whose answer could not be used, or never came, are run again, from an input file.
  */
 class BatchAnswerFaultsIT {
   private static final int PER_JOB = 4;
@@ -145,21 +146,68 @@ class BatchAnswerFaultsIT {
     assertEquals(jobs, stack.gemini.count("batchGenerateContent.carriedOut"), "no other job");
   }
 
+  /** Each names its own document's reference, which proves it: used where it belongs, nothing run again. */
   @Test
-  void twoAnswersFiledUnderEachOthersKey_areUsedForNeither_andBothRunAgainInAFileJob() {
+  void twoAnswersFiledUnderEachOthersKey_goToTheDocumentsTheyName_nothingRunAgain() {
     List<String> keys = upload("misfiled");
     String job = jobOf(keys);
-    List<String> misfiled = stack.gemini.requests(job).subList(0, 2).stream()
-        .map(request -> request.at("/metadata/" + BatchJobs.DOCUMENT_KEY).asText()).toList();
+    long jobs = stack.gemini.count("batchGenerateContent.carriedOut");
 
     finish(job, BatchState.SUCCEEDED, keys, AnswerFault.MISFILED);
 
     keys.forEach(BatchAnswerFaultsIT::assertOwnAnswer);
+    keys.forEach(key -> assertEquals(0, reruns(key), key));
+    keys.forEach(key -> assertEquals(job, analysis(key).getString("job"), key));
+    assertEquals(jobs, stack.gemini.count("batchGenerateContent.carriedOut"), "no other job");
+  }
+
+  /**
+   * Half the job's requests answered with Google's retryable internal error (python-genai#1341): those documents run
+   * again, counted, and are analysed in the next job; nobody is failed for Google's error.
+   */
+  @Test
+  void requestsAnsweredWithAnInternalError_runAgainInAFileJob_andAreAnalysed() {
+    List<String> keys = upload("internal");
+    String job = jobOf(keys);
+    List<String> errored = stack.gemini.requests(job).subList(0, PER_JOB / 2).stream()
+        .map(request -> request.at("/metadata/" + BatchJobs.DOCUMENT_KEY).asText()).toList();
+
+    finish(job, BatchState.SUCCEEDED, keys, AnswerFault.INTERNAL_ERRORS);
+
+    keys.forEach(BatchAnswerFaultsIT::assertOwnAnswer);
     for (String key : keys) {
-      assertEquals(misfiled.contains(key) ? 1 : 0, reruns(key), key);
-      assertEquals(!misfiled.contains(key), job.equals(analysis(key).getString("job")), key);
+      assertEquals(errored.contains(key) ? 1 : 0, reruns(key), key);
     }
-    assertRunAgainFromAFile(misfiled, job);
+    assertRunAgainFromAFile(errored, job);
+  }
+
+  /**
+   * A job Gemini fails as a whole for what one request holds (INVALID_ARGUMENT): split in halves, uncounted, until the
+   * poison document is alone; its innocent companions are analysed without a try counted against them, and the poison
+   * one alone is given up at the cap. Jobs, exactly: the first, two halves, the poisoned half's two, one more alone.
+   */
+  @Test
+  void aJobFailedByOnePoisonDocument_isSplitUntilItIsAlone_theOthersAreAnalysed() {
+    List<String> keys = upload("poison");
+    String job = jobOf(keys);
+    String poison = keys.get(2);
+    stack.gemini.poison(poison);
+    long jobs = stack.gemini.count("batchGenerateContent.carriedOut");
+
+    finish(job, BatchState.SUCCEEDED, keys);
+
+    assertEquals(jobs + 5, stack.gemini.count("batchGenerateContent.carriedOut"), "2 halves, 2 quarters, 1 alone");
+    keys.stream().filter(key -> !key.equals(poison)).forEach(key -> {
+      assertOwnAnswer(key);
+      assertEquals(0, reruns(key), key + ": a split is not its try");
+    });
+    QueryDocumentSnapshot analysis = analysis(poison);
+    assertEquals("failed", analysis.getString("status"), poison);
+    assertTrue(analysis.getString("reason").startsWith("gave up after 2 batch jobs gave it no answer"),
+        analysis.getString("reason"));
+    assertEquals(0, withKey(stack.documents("billing"), poison).size(), "nothing billed: no answer came");
+    assertEquals(1, attributed(stack.published(), poison).size(), "published once");
+    assertEquals(1, stack.notifiedWith(poison).size(), "notified once");
   }
 
   @Test

@@ -31,6 +31,8 @@ final class BatchJob {
   String responsesFile;
   long succeeded;
   long failed;
+  /** Why it ended, when not as its state says by default ({@link BatchResource#errorCode}). */
+  dev.once.local.http.HttpError error;
 
   BatchJob(long sequence, String id, String model, String displayName, List<JsonNode> inlinedRequests,
       byte[] inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata, Instant createTime,
@@ -56,12 +58,13 @@ final class BatchJob {
   Snapshot snapshot() {
     return new Snapshot(name(), model, displayName, state, createTime, updateTime, endTime,
         inlinedResponses == null ? null : inlinedResponses.deepCopy(), responsesFile,
-        requestCount, succeeded, failed,
-        webhookUris, webhookUserMetadata);
+        requestCount, succeeded, failed, error == null ? null : error.status(),
+        error == null ? null : error.getMessage(), webhookUris, webhookUserMetadata);
   }
 
   /** An immutable view of a job at one moment, what the API and the webhook sender work from. */
   record Snapshot(String name, String model, String displayName, BatchState state, Instant createTime,
       Instant updateTime, Instant endTime, ArrayNode inlinedResponses, String responsesFile, long requestCount,
-      long succeeded, long failed, List<URI> webhookUris, JsonNode webhookUserMetadata) {}
+      long succeeded, long failed, String errorStatus, String errorMessage, List<URI> webhookUris,
+      JsonNode webhookUserMetadata) {}
 }

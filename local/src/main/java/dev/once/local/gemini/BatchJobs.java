@@ -40,6 +40,8 @@ final class BatchJobs {
   private long sequence;
   private BatchState defaultOutcome = BatchState.SUCCEEDED;
   private java.util.Set<AnswerFault> defaultFaults = java.util.EnumSet.noneOf(AnswerFault.class);
+  /** Document keys whose request fails any job holding it as a whole ({@link #poison}). */
+  private final java.util.Set<String> poisoned = new java.util.HashSet<>();
 
   /**
    * @param models who answers each request: its model, or the one it is routed to (its answers' {@code modelVersion})
@@ -136,6 +138,25 @@ final class BatchJobs {
     return copy;
   }
 
+  /**
+   * A job holding this document key's request (inlined {@code metadata.document_key}, or a file line's {@code key})
+   * ends FAILED for what its requests hold, whatever was planned: google.rpc 3 INVALID_ARGUMENT, nothing answered.
+   */
+  synchronized void poison(String documentKey) {
+    poisoned.add(documentKey);
+  }
+
+  private boolean holdsPoison(BatchJob job) {
+    if (poisoned.isEmpty()) {
+      return false;
+    }
+    List<JsonNode> requests = job.inlinedRequests != null ? job.inlinedRequests
+        : new String(job.inputFile, StandardCharsets.UTF_8).lines().filter(line -> !line.isBlank())
+            .map(Json::parseTrusted).toList();
+    return requests.stream().anyMatch(request -> poisoned.contains(
+        request.path("metadata").path("document_key").asText(request.path("key").asText())));
+  }
+
   /** How a job will end when the clock reaches its end (SUCCEEDED, FAILED or EXPIRED, or CANCELLED). */
   synchronized void plan(String name, BatchState outcome) {
     find(name).plannedOutcome = requireTerminal(outcome);
@@ -200,7 +221,12 @@ final class BatchJobs {
     return ended;
   }
 
-  private BatchJob.Snapshot end(BatchJob job, BatchState outcome) {
+  private BatchJob.Snapshot end(BatchJob job, BatchState planned) {
+    BatchState outcome = planned;
+    if (planned == BatchState.SUCCEEDED && holdsPoison(job)) {
+      outcome = BatchState.FAILED;
+      job.error = POISONED;
+    }
     // A job that does not succeed answers nothing, unless told to end part-way through (PARTIAL).
     boolean partial = outcome != BatchState.SUCCEEDED && job.faults.contains(AnswerFault.PARTIAL);
     if (outcome == BatchState.SUCCEEDED || partial) {
@@ -322,6 +348,9 @@ final class BatchJobs {
     error.put("message", e.getMessage());
     return result;
   }
+
+  /** A whole job's failure for what one of its requests holds ({@link #poison}). */
+  private static final HttpError POISONED = HttpError.badRequest("invalid", "Request contains an invalid argument.");
 
   /** Google's retryable internal error for one request of a job (INTERNAL_ERRORS). */
   private static final HttpError INTERNAL = new HttpError(500, "INTERNAL", "backendError", "An internal error has"

@@ -61,8 +61,8 @@ final class BatchResource {
       // in metadata.output, where the SDK reads a job's answers from.
       if (job.state() != BatchState.SUCCEEDED) {
         ObjectNode error = operation.putObject("error");
-        error.put("code", errorCode(job.state()));
-        error.put("message", errorMessage(job.state()));
+        error.put("code", job.errorStatus() != null ? BatchJobs.rpcCode(job.errorStatus()) : errorCode(job.state()));
+        error.put("message", job.errorMessage() != null ? job.errorMessage() : errorMessage(job.state()));
       } else if (output != null) {
         ObjectNode response = operation.putObject("response");
         response.put("@type", TYPE_PREFIX + "GenerateContentBatchOutput");

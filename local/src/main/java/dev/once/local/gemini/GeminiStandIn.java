@@ -233,6 +233,14 @@ public final class GeminiStandIn implements StandIn {
     jobs.defaultOutcome(terminal);
   }
 
+  /**
+   * Any job that holds this document key's request ends FAILED for what its requests hold (google.rpc 3
+   * INVALID_ARGUMENT), answering nothing, whatever was planned: one poison document failing its whole job.
+   */
+  public void poison(String documentKey) {
+    jobs.poison(documentKey);
+  }
+
   /** How this job's answers come back when it ends (none given: as Google documents them). */
   public void answerFaults(String name, AnswerFault... faults) {
     jobs.faults(name, java.util.Set.of(faults));

@@ -27,8 +27,9 @@ final class WebhookPayload {
       data.put("output_file_uri", baseUrl + "/v1beta/" + job.responsesFile() + ":download?alt=media");
     }
     if (job.state() != BatchState.SUCCEEDED) {
-      data.put("error_code", BatchResource.errorStatus(job.state()));
-      data.put("error_message", BatchResource.errorMessage(job.state()));
+      data.put("error_code", job.errorStatus() != null ? job.errorStatus() : BatchResource.errorStatus(job.state()));
+      data.put("error_message", job.errorMessage() != null ? job.errorMessage()
+          : BatchResource.errorMessage(job.state()));
     }
     if (job.webhookUserMetadata() != null && !job.webhookUserMetadata().isNull()) {
       data.set("user_metadata", job.webhookUserMetadata());
