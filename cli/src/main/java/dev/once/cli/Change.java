@@ -1,6 +1,5 @@
 package dev.once.cli;
 
-import dev.once.cli.release.Operator;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.util.Locale;

@@ -62,7 +62,7 @@ public final class Context implements AutoCloseable {
     return assumeYes;
   }
 
-  void assumeYes(boolean value) {
+  public void assumeYes(boolean value) {
     assumeYes = value;
   }
 

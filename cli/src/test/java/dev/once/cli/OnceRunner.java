@@ -1,5 +1,6 @@
 package dev.once.cli;
 
+import dev.once.cli.main.OnceCommand;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.HashMap;
@@ -34,7 +35,7 @@ public final class OnceRunner {
     // A developer's own dev/run must not be what a test reads: point the lock lookup at nothing unless told.
     withoutLock.putIfAbsent(Context.RUN_DIR, "target/no-dev-run-here");
     java.io.BufferedReader in = input == null ? null : new java.io.BufferedReader(new java.io.StringReader(input));
-    int status = Once.execute(withoutLock, in, new PrintWriter(out, true), new PrintWriter(err, true), args);
+    int status = OnceCommand.execute(withoutLock, in, new PrintWriter(out, true), new PrintWriter(err, true), args);
     return new Result(status, out.toString(), err.toString());
   }
 }

@@ -11,7 +11,6 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.cli.release.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.firestore.FirestoreClients;
 import dev.once.ledger.LedgerOptions;

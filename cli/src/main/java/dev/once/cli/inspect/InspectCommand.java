@@ -4,7 +4,6 @@ import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
-import dev.once.cli.Once;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
@@ -20,7 +19,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once inspect KEY}: what the ledger knows about one key — every effect's state, attempts, fencing token,
@@ -34,8 +32,11 @@ import picocli.CommandLine.ParentCommand;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:the key is known", "1:nothing is known about it", "2:Firestore cannot be read", "64:usage error"})
 public final class InspectCommand implements Callable<Integer> {
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public InspectCommand(Context context) {
+    this.context = context;
+  }
 
   @Parameters(paramLabel = "KEY", description = "gcs:BUCKET/NAME#GENERATION (or gs://…), pubsub:MESSAGE_ID or a"
       + " producer's idempotency_key, gemini:batches/ID or a Gemini batch job in any spelling (batches/ID, a bare"
@@ -44,7 +45,6 @@ public final class InspectCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Context context = once.context();
     Context.Target target = context.firestore();
     return new Report(target, context.out()).print(key);
   }

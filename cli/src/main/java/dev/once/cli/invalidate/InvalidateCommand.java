@@ -5,7 +5,6 @@ import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
-import dev.once.cli.Once;
 import dev.once.cli.Reads;
 import dev.once.cli.inspect.KeyCandidates;
 import dev.once.cli.inspect.Values;
@@ -24,7 +23,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once invalidate KEY EFFECT --reason …}: runs a finished effect once more, on purpose and on the record. Each
@@ -65,8 +63,11 @@ public final class InvalidateCommand implements Callable<Integer> {
   /** How long an instance may answer a finished record from its cache (Once's SettledCache) without reading it. */
   static final String CACHED_FOR = "10 minutes";
 
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public InvalidateCommand(Context context) {
+    this.context = context;
+  }
 
   @Parameters(index = "0", paramLabel = "KEY", description = "the event key, spelled as once inspect takes it")
   private String key;
@@ -88,7 +89,6 @@ public final class InvalidateCommand implements Callable<Integer> {
     if (reason.isBlank()) {
       throw Failure.usage("--reason must say why the effect runs again");
     }
-    Context context = once.context();
     PrintWriter out = context.out();
     Context.Target target = context.firestore();
     FirestoreLedger ledger = target.ledger();

@@ -7,7 +7,6 @@ import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.GeminiConnection;
-import dev.once.cli.Once;
 import dev.once.gemini.GeminiModel;
 import dev.once.gemini.GeminiModels;
 import dev.once.gemini.ModelWatch;
@@ -24,7 +23,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once models [MODEL]}: before deploying, is the model served, and what will it be billed? Asks Google
@@ -44,8 +42,11 @@ import picocli.CommandLine.ParentCommand;
     exitCodeList = {"0:served and priced, nothing to warn of", "1:a warning (listed)",
         "3:the Gemini API failed or did not answer in time", "64:usage error (GEMINI_API_KEY missing, a bad price)"})
 public final class ModelsCommand implements Callable<Integer> {
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public ModelsCommand(Context context) {
+    this.context = context;
+  }
 
   @Parameters(arity = "0..1", paramLabel = "MODEL", description = "the model to ask about (default: GEMINI_MODEL)")
   private String model;
@@ -59,7 +60,6 @@ public final class ModelsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Context context = once.context();
     PrintWriter out = context.out();
     PriceTable prices = prices(context);
     Instant now = Instant.now();

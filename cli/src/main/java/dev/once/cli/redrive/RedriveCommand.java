@@ -7,7 +7,6 @@ import dev.once.cli.Context;
 import dev.once.cli.Durations;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
-import dev.once.cli.Once;
 import dev.once.cli.inspect.KeyRecords;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.key.IdempotencyKey;
@@ -33,7 +32,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once redrive}: sends an event through the same path again; the ledger absorbs whatever was already done.
@@ -74,8 +72,11 @@ public final class RedriveCommand implements Callable<Integer> {
   /** Analysis statuses after which nothing is left to do for the document. */
   private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED, Records.DUPLICATE);
 
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public RedriveCommand(Context context) {
+    this.context = context;
+  }
 
   @Parameters(arity = "0..1", paramLabel = "gs://BUCKET/NAME#GENERATION", description = "the object generation to re-drive")
   private String object;
@@ -124,7 +125,6 @@ public final class RedriveCommand implements Callable<Integer> {
   }
 
   private int redriveObject(ObjectLocation location) {
-    Context context = once.context();
     PrintWriter out = context.out();
     URI target = target(context).orElseThrow(() -> Failure.usage("--to URL is required against a deployed project"
         + " (gcloud functions describe DocumentUploaded --gen2 --region REGION --format='value(serviceConfig.uri)')"));
@@ -175,7 +175,6 @@ public final class RedriveCommand implements Callable<Integer> {
     if (max < 1 || max > 100) {
       throw Failure.usage("--max must be 1-100, got " + max);
     }
-    Context context = once.context();
     PrintWriter out = context.out();
     String project = context.project();
     String subscription = fullSubscription(project, deadLetters);

@@ -4,7 +4,6 @@ import dev.once.cli.Change;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
-import dev.once.cli.Once;
 import dev.once.cli.inspect.KeyCandidates;
 import dev.once.cli.inspect.Values;
 import dev.once.firestore.FirestoreLedger;
@@ -20,7 +19,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once release KEY EFFECT --reason …}: gives up a claim, fenced by its token. It reads the record, then
@@ -39,8 +37,11 @@ import picocli.CommandLine.ParentCommand;
         + " or the holder finished or another took over in between", "2:Firestore cannot be read or written",
         "64:usage error"})
 public final class ReleaseCommand implements Callable<Integer> {
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public ReleaseCommand(Context context) {
+    this.context = context;
+  }
 
   @Parameters(index = "0", paramLabel = "KEY", description = "the event key, spelled as once inspect takes it")
   private String key;
@@ -62,7 +63,6 @@ public final class ReleaseCommand implements Callable<Integer> {
     if (reason.isBlank()) {
       throw Failure.usage("--reason must say why");
     }
-    Context context = once.context();
     PrintWriter out = context.out();
     FirestoreLedger ledger = context.firestore().ledger();
     List<IdempotencyKey> candidates = KeyCandidates.of(key);

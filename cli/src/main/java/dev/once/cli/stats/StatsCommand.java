@@ -5,7 +5,6 @@ import dev.once.cli.Context;
 import dev.once.cli.Durations;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
-import dev.once.cli.Once;
 import dev.once.run.StackInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -13,7 +12,6 @@ import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once stats [--since 1h]}: per effect, processed, duplicates, rejected, failed, deferred and the duplicate
@@ -38,8 +36,11 @@ import picocli.CommandLine.ParentCommand;
 public final class StatsCommand implements Callable<Integer> {
   enum Source { ledger, logs }
 
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public StatsCommand(Context context) {
+    this.context = context;
+  }
 
   @Option(names = "--since", paramLabel = "SPAN", defaultValue = "1h",
       description = "the window, ending now (90s, 30m, 1h, 2d; default ${DEFAULT-VALUE})")
@@ -58,7 +59,6 @@ public final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Context context = once.context();
     PrintWriter out = context.out();
     Source source = from != null ? from : context.deployed() ? Source.logs : Source.ledger;
     if (maxRecords < 1) {

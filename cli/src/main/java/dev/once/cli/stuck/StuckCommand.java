@@ -6,7 +6,6 @@ import dev.once.cli.Durations;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.Fields;
-import dev.once.cli.Once;
 import dev.once.cli.inspect.Values;
 import dev.once.gemini.ModelUnavailable;
 import dev.once.cli.stuck.PageToken.Cursor;
@@ -23,7 +22,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 
 /**
  * {@code once stuck}: what is not moving. Claims whose lease ran out (their holder failed or died and no delivery
@@ -52,8 +50,11 @@ public final class StuckCommand implements Callable<Integer> {
   /** Beyond BATCH_MAX_WAIT_SECONDS: a due job is made at the next upload or reconciler run (every 10 minutes). */
   static final Duration QUEUE_MARGIN = Duration.ofMinutes(15);
 
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public StuckCommand(Context context) {
+    this.context = context;
+  }
 
   @Option(names = "--older-than", paramLabel = "SPAN", defaultValue = "1h",
       description = "a document still submitted after this long is listed (90s, 30m, 1h, 2d; default ${DEFAULT-VALUE})")
@@ -95,7 +96,6 @@ public final class StuckCommand implements Callable<Integer> {
       throw Failure.usage("--attempts must be at least 1, got " + attempts);
     }
     token = pageToken == null ? PageToken.first() : PageToken.decode(pageToken);
-    Context context = once.context();
     Duration maxWait = maxWait(context);
     Duration queuedFor = queuedLongerThan != null ? queuedLongerThan : maxWait.plus(QUEUE_MARGIN);
     Context.Target target = context.firestore();

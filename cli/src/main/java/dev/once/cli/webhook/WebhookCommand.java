@@ -15,7 +15,6 @@ import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.GeminiConnection;
-import dev.once.cli.Once;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -59,8 +58,11 @@ public final class WebhookCommand implements Runnable {
   /** https://ai.google.dev/api/webhooks: "This API is in Beta. Endpoints are under /v1beta/." */
   static final String API_VERSION = "v1beta";
 
-  @ParentCommand
-  private Once once;
+  private final Context context;
+
+  public WebhookCommand(Context context) {
+    this.context = context;
+  }
 
   @Option(names = "--timeout", paramLabel = "SPAN", defaultValue = "30s", scope = picocli.CommandLine.ScopeType.INHERIT,
       description = "bound on the call (default ${DEFAULT-VALUE})")
@@ -77,7 +79,6 @@ public final class WebhookCommand implements Runnable {
 
   /** Runs one call on the SDK's Webhooks API; a failure becomes one line and exit 1 (404) or 3. */
   <T> T call(String what, Function<Webhooks, T> call, String ifTimedOut) {
-    Context context = once.context();
     // Google documents the WebhookService under v1beta only; the SDK would otherwise call /v1/webhooks.
     try (Client client = GeminiConnection.open(context, timeout, API_VERSION, "the webhook API")) {
       return call.apply(client.webhooks);
@@ -95,17 +96,17 @@ public final class WebhookCommand implements Runnable {
 
   /** The gate of every change (Change): names it, the project and the account, and asks. */
   void confirm(String what) {
-    Optional<String> baseUrl = once.context().settings().optional(PipelineSetting.GEMINI_BASE_URL);
-    Change.confirm(once.context(), what + " with the Gemini API " + baseUrl.map(u -> "stand-in at " + u)
+    Optional<String> baseUrl = context.settings().optional(PipelineSetting.GEMINI_BASE_URL);
+    Change.confirm(context, what + " with the Gemini API " + baseUrl.map(u -> "stand-in at " + u)
         .orElse("(the project of GEMINI_API_KEY)"));
   }
 
   PrintWriter out() {
-    return once.context().out();
+    return context.out();
   }
 
   PrintWriter err() {
-    return once.context().err();
+    return context.err();
   }
 
   /** A 404: the subcommands answer exit 1. */

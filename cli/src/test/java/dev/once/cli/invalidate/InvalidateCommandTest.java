@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
-import dev.once.cli.release.Operator;
+import dev.once.cli.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;

@@ -11,6 +11,7 @@ import com.google.cloud.firestore.Firestore;
 import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
+import dev.once.cli.Operator;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;

@@ -1,7 +1,11 @@
-package dev.once.cli;
+package dev.once.cli.main;
 
 import com.google.api.gax.rpc.ApiException;
 import com.google.cloud.firestore.FirestoreException;
+import dev.once.cli.Context;
+import dev.once.cli.Durations;
+import dev.once.cli.Exit;
+import dev.once.cli.Failure;
 import dev.once.cli.inspect.InspectCommand;
 import dev.once.cli.invalidate.InvalidateCommand;
 import dev.once.cli.models.ModelsCommand;
@@ -39,18 +43,14 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes (every command):%n",
     exitCodeList = {"0:done, or found", "1:nothing found or nothing done (each command says)",
         "2:Firestore cannot be read", "3:another service failed or refused", "64:usage error", "70:a bug"})
-public final class Once implements Runnable, AutoCloseable {
+public final class OnceCommand implements Runnable, AutoCloseable {
   @Spec
   private CommandSpec spec;
 
   private final Context context;
 
-  public Once(Context context) {
+  public OnceCommand(Context context) {
     this.context = context;
-  }
-
-  public Context context() {
-    return context;
   }
 
   @Option(names = {"-y", "--yes"}, scope = CommandLine.ScopeType.INHERIT,
@@ -83,15 +83,33 @@ public final class Once implements Runnable, AutoCloseable {
   /** Runs one command line; a change's confirmation is read from {@code in} (null: none, only --yes confirms). */
   public static int execute(Map<String, String> env, java.io.BufferedReader in, PrintWriter out, PrintWriter err,
       String... args) {
-    try (Once once = new Once(new Context(env, in, out, err))) {
-      CommandLine line = new CommandLine(once)
+    try (OnceCommand once = new OnceCommand(new Context(env, in, out, err))) {
+      CommandLine line = new CommandLine(once, withContext(once.context))
           .setOut(out)
           .setErr(err)
           .registerConverter(Duration.class, new Durations())
-          .setParameterExceptionHandler(Once::usage)
+          .setParameterExceptionHandler(OnceCommand::usage)
           .setExecutionExceptionHandler((e, cmd, parsed) -> failed(e, cmd, env));
       return line.execute(args);
     }
+  }
+
+  /**
+   * Makes each command with the run's {@link Context} handed to its constructor, so that no command reaches up to
+   * this root for it (the commands' packages import only {@code dev.once.cli}, never this one).
+   */
+  private static CommandLine.IFactory withContext(Context context) {
+    CommandLine.IFactory defaults = CommandLine.defaultFactory();
+    return new CommandLine.IFactory() {
+      @Override
+      public <K> K create(Class<K> type) throws Exception {
+        try {
+          return type.getConstructor(Context.class).newInstance(context);
+        } catch (NoSuchMethodException e) {
+          return defaults.create(type);
+        }
+      }
+    };
   }
 
   private static int usage(ParameterException e, String[] args) {

@@ -1,4 +1,4 @@
-package dev.once.cli.release;
+package dev.once.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,7 +6,6 @@ import com.google.auth.oauth2.AccessToken;
 import com.google.auth.oauth2.GoogleCredentials;
 import com.google.auth.oauth2.ImpersonatedCredentials;
 import com.google.auth.oauth2.ServiceAccountCredentials;
-import dev.once.cli.Context;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URLEncoder;
