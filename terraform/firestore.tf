@@ -185,6 +185,7 @@ resource "google_firestore_field" "analyses_unindexed" {
     "rerun",
     "duplicateOf",
     "duplicateOfAnalysisId",
+    "waitingFor",
     "reruns",
     "jobLimit",
     "requestedModel",
