@@ -1,13 +1,10 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.budget.Reservation;
 import dev.once.config.Lazy;
 import dev.once.entry.Report;
-import dev.once.gemini.Analysis;
 import dev.once.gemini.BatchAnswers;
 import dev.once.gemini.BatchJobs;
-import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
@@ -25,12 +22,10 @@ import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.time.Instant;
 import java.time.InstantSource;
 
 /**
@@ -49,6 +44,11 @@ import java.time.InstantSource;
  * (its own error) fails its document at once. Each answered document's reservation of the day's budget is settled to
  * its bill in its chunk's commit; what the answers that went to no document used is recorded against the job (first
  * chunk), since Google bills those too.
+ *
+ * <p>This class runs the steps; each concern is its own: whose job it is ({@link JobMembers}, with {@link StrayJobs}
+ * for a job no document waits for), what the job left ({@link FinishedJobs}), what each document gets
+ * ({@link DocumentFate}), what a chunk did ({@link ChunkResult}, added up in {@link CompletionTotals}) and what the
+ * answers given to no document cost ({@link UnattributedCost}).
  */
 final class CompletionFlow {
   /** The job is not finished yet (the webhook came early, or the listing was stale): retry later. */
@@ -76,24 +76,23 @@ final class CompletionFlow {
 
   private final Once once;
   private final Supplier<BatchJobs> batchJobs;
-  private final Supplier<Records> records;
-  private final Supplier<RecordQueries> queries;
-  private final Supplier<Gatherings> gatherings;
   private final ResultPublication publication;
-  private final int maxAttempts;
-  private final InstantSource clock;
+  private final JobMembers.Reader membership;
+  private final FinishedJobs finished;
+  private final DocumentFate fate;
+  private final UnattributedCost unattributed;
 
   /** @param maxAttempts the most jobs a document is run in before it is given up ({@code ONCE_MAX_ATTEMPTS}) */
   CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, Supplier<RecordQueries> queries,
       Supplier<Gatherings> gatherings, ResultPublication publication, int maxAttempts, InstantSource clock) {
-    this.clock = clock;
     this.once = once;
-    this.gatherings = gatherings;
     this.batchJobs = batchJobs;
-    this.records = records;
-    this.queries = queries;
     this.publication = publication;
-    this.maxAttempts = maxAttempts;
+    this.membership = new JobMembers.Reader(queries, gatherings, new StrayJobs(batchJobs, queries, gatherings,
+        once.log()));
+    this.finished = new FinishedJobs(batchJobs, gatherings, clock, once.log());
+    this.fate = new DocumentFate(records, maxAttempts);
+    this.unattributed = new UnattributedCost(records, once.log());
   }
 
   /** The report of a job completed before, from one read, or empty when it must still be completed. */
@@ -127,12 +126,10 @@ final class CompletionFlow {
     boolean settled = completed instanceof Outcome.Processed || completed instanceof Outcome.Duplicate
         || completed instanceof Outcome.Rejected; // not a job of this pipeline: nothing to publish, but say so once
     if (completed instanceof Outcome.Processed processed) {
-      for (String detail : List.of("costMicroUsd", "model", "matched", "rerun", "gaveUp", "refused", "unattributed")) {
-        if (processed.result().get(detail) != null) {
-          report = report.with(detail, processed.result().get(detail));
-        }
+      for (Map.Entry<String, Object> detail : CompletionTotals.details(processed.result()).entrySet()) {
+        report = report.with(detail.getKey(), detail.getValue());
       }
-      report = EventCounts.finished(report, processed.result().get("documents"),
+      report = EventCounts.finished(report, processed.result().get(ChunkResult.DOCUMENTS),
           processed.result().get(EventCounts.GIVEN_UP));
     }
     Optional<Held> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
@@ -152,11 +149,11 @@ final class CompletionFlow {
     }
     // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
-    Members members = members(name, found);
+    JobMembers members = membership.of(name, found);
     if (found.isEmpty() && members.gathering() != null) {
-      found = notFoundYet(name, members);
+      found = finished.notFoundYet(name, members);
     }
-    if (found.isPresent() && answersNotThereYet(found.get())) {
+    if (found.isPresent() && finished.answersNotThereYet(found.get())) {
       throw new NotFinished(name + " succeeded, but its answers are not there yet");
     }
     String state = found.map(job -> BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN")).orElse("NOT_FOUND");
@@ -165,114 +162,24 @@ final class CompletionFlow {
         : BatchJobs.succeeded(found.get()) ? null : "the batch job " + name + " ended " + state;
     // Failed as a whole for what its requests hold (not an outage): one poison document must not use up its
     // innocent companions' tries, so they go into jobs of half as many, uncounted, until it is alone.
-    int halved = found.filter(job -> failedForItsRequests(job) && members.size() > 1)
+    int halved = found.filter(job -> finished.failedForItsRequests(job) && members.size() > 1)
         .map(job -> (members.size() + 1) / 2).orElse(0);
     // Downloaded only for a chunk still to complete: a completion resumed after its last chunk downloads nothing. A
     // job that failed, expired or was cancelled may still have answered some of its requests: those are used.
     Optional<BatchJob> ending = found;
-    Supplier<JobAnswers> answers = Lazy.of(() -> answers(name, ending, members));
-    Tally tally = new Tally();
+    Supplier<FinishedJobs.Answers> answers = Lazy.of(() -> finished.answers(name, ending, members));
+    CompletionTotals totals = new CompletionTotals();
     int chunks = (members.size() + CHUNK - 1) / CHUNK;
     for (int chunk = 0; chunk < chunks; chunk++) {
-      tally.add(completeChunk(jobKey, chunk, members, answers, ended, halved));
+      totals.add(completeChunk(jobKey, chunk, members, answers, ended, halved));
     }
-    Map<String, Object> outcome = new LinkedHashMap<>();
-    outcome.put("job", name);
-    outcome.put("state", state);
-    outcome.put("chunks", chunks);
-    outcome.putAll(tally.toMap());
     if (members.inputFile() != null) {
       batchJobs.get().deleteInput(members.inputFile()); // every chunk is done: the job's input file is read no more
     }
     // The gathering the job was made for is no longer in flight: its place goes to the next job.
-    return Completion.of(outcome, members.gathering() == null ? SideWrites.NONE : Gatherings.done(members.gathering()));
+    return Completion.of(totals.toMap(name, state, chunks),
+        members.gathering() == null ? SideWrites.NONE : Gatherings.done(members.gathering()));
   }
-
-  /**
-   * A job reported succeeded whose output is not there yet: users report {@code BATCH_STATE_SUCCEEDED} before the
-   * responses file can be read (tidyverse/ellmer#926 keeps polling for it). Taken for no answers at all, it would send
-   * every document into another job, paid twice; so for an hour after it ended it is not finished yet, and then it is
-   * what it looks like.
-   */
-  private boolean answersNotThereYet(BatchJob job) {
-    return BatchJobs.succeeded(job) && job.dest().isEmpty() && endOf(job).isAfter(clock.instant().minus(ANSWERS_GRACE));
-  }
-
-  private static Instant endOf(BatchJob job) {
-    return job.endTime().or(job::updateTime).orElse(Instant.EPOCH);
-  }
-
-  /**
-   * A job that ended FAILED for what its requests hold: its error (a google.rpc status) is not an outage's (an internal
-   * error, an overload, a quota, a deadline), or it gives none.
-   */
-  private boolean failedForItsRequests(BatchJob job) {
-    return BatchJobs.state(job).filter(s -> s == com.google.genai.types.JobState.Known.JOB_STATE_FAILED).isPresent()
-        && batchJobs.get().failure(job).map(error -> !error.transientFailure()).orElse(true);
-  }
-
-  /**
-   * A gathered job Gemini answered it has no such job for (batches.get 404). A listing that holds it settles it (a
-   * 404 from a front end behind, say); otherwise its first such answer is recorded on the gathering, and the job is
-   * given up on (its documents run again) only an hour after that — one bogus 404 must not send every document of a
-   * job that exists into another, billing them twice.
-   */
-  private Optional<BatchJob> notFoundYet(String name, Members members) throws Refusal {
-    Optional<BatchJob> listed = batchJobs.get().findGathered(members.gathering())
-        .filter(job -> name.equals(job.name().orElse(null)));
-    if (listed.isPresent()) {
-      return listed;
-    }
-    Instant firstSaid = gatherings.get().state(members.gathering()).notFoundAt();
-    if (firstSaid == null) {
-      throw new NotFinished("Gemini says it has no batch job " + name + ": looked for again later",
-          Gatherings.notFound(members.gathering()));
-    }
-    if (firstSaid.isAfter(clock.instant().minus(NOT_FOUND_GRACE))) {
-      throw new NotFinished("Gemini has said it has no batch job " + name + " since " + firstSaid
-          + ": believed after " + NOT_FOUND_GRACE.toMinutes() + " minutes");
-    }
-    return Optional.empty();
-  }
-
-  /** How long a gathered job Gemini says it does not have is looked for before its documents run again. */
-  static final java.time.Duration NOT_FOUND_GRACE = java.time.Duration.ofHours(1);
-  /**
-   * Past this after a job ended, answers that cannot be read are taken to be gone (the Files API keeps a responses
-   * file 48 hours): its documents run again rather than the job being retried for ever.
-   */
-  static final java.time.Duration ANSWERS_KEPT = java.time.Duration.ofHours(47);
-
-  /** A job's answers filed to its members, or why there are none to file (its responses file is gone). */
-  private record JobAnswers(BatchAnswers filed, String lost) {}
-
-  private JobAnswers answers(String name, Optional<BatchJob> found, Members members) {
-    List<BatchResult> results = List.of();
-    String lost = null;
-    if (found.isPresent()) {
-      try {
-        results = batchJobs.get().results(found.get());
-      } catch (BatchJobs.AnswersGone e) {
-        lost = e.getMessage();
-      } catch (RuntimeException e) {
-        if (endOf(found.get()).isAfter(clock.instant().minus(ANSWERS_KEPT))) {
-          throw e; // retried: the file can still be read
-        }
-        lost = "its answers could not be read " + ANSWERS_KEPT.toHours() + " hours after it ended: " + e;
-      }
-    }
-    if (lost != null) {
-      // Google billed those answers, and they are lost: the documents run again, and the operator must know.
-      once.log().error("the answers of a batch job could not be read; its documents run again", Map.of("job", name,
-          "reason", lost));
-    }
-    BatchAnswers filed = BatchAnswers.of(results, members.ids(), members.rules(),
-        id -> BatchJobs.reference(members.gathering(), id), CompletionFlow::documentId);
-    return new JobAnswers(filed, lost == null ? null : "the batch job " + name + " ended, but " + lost);
-  }
-
-  /** How long a job reported succeeded without an output is waited for (see {@link #answersNotThereYet}). */
-  static final java.time.Duration ANSWERS_GRACE = java.time.Duration.ofHours(1);
 
   /**
    * A completion taken over from a holder that stopped: if a chunk it began is still held (its lease outlives the
@@ -301,129 +208,40 @@ final class CompletionFlow {
     return IdempotencyKey.of(jobKey.value() + CHUNK_SUFFIX + chunk);
   }
 
-  /** The document id of a key an answer came back under; null when it is no key at all. */
-  private static String documentId(String key) {
-    try {
-      return IdempotencyKey.of(key).documentId();
-    } catch (RuntimeException e) {
-      return null;
-    }
-  }
-
-  /** What the chunks of a job did, added up for its completion's record and log line. */
-  private static final class Tally {
-    long cost;
-    String model;
-    int documents;
-    int givenUp; // failed for good, whatever the reason: the operators' given-up count
-    final Map<String, Integer> counts = new LinkedHashMap<>();
-    final Map<String, Integer> matched = new LinkedHashMap<>();
-
-    @SuppressWarnings("unchecked")
-    void add(Map<String, Object> chunk) {
-      documents += documents(chunk).size();
-      givenUp += (int) documents(chunk).stream().filter(d -> Records.FAILED.equals(d.get("status"))).count();
-      if (chunk.get("model") != null) {
-        cost += ((Number) chunk.get("costMicroUsd")).longValue();
-        model = String.valueOf(chunk.get("model"));
-      }
-      for (String count : List.of("rerun", "gaveUp", "refused", "unattributed")) {
-        if (chunk.get(count) instanceof Number n) {
-          counts.merge(count, n.intValue(), Integer::sum);
-        }
-      }
-      if (chunk.get("matched") instanceof Map<?, ?> byHow) {
-        ((Map<String, Object>) byHow).forEach((how, n) -> matched.merge(how, ((Number) n).intValue(), Integer::sum));
-      }
-    }
-
-    Map<String, Object> toMap() {
-      Map<String, Object> map = new LinkedHashMap<>();
-      map.put("documents", documents);
-      map.put(EventCounts.GIVEN_UP, givenUp);
-      map.put("matched", Map.copyOf(matched));
-      counts.forEach(map::put);
-      if (model != null) {
-        map.put("costMicroUsd", cost);
-        map.put("model", model);
-      }
-      return map;
-    }
-  }
-
-  /**
-   * The job's documents, in an order every try of its completion sees alike, so chunk N is the same documents each
-   * time. A gathered job's are the members its gathering was sealed with (read a chunk at a time); a job of one
-   * document, or of a gathering submitted before gatherings were sealed, the documents whose analysis names it.
-   */
-  private record Members(String name, String gathering, List<String> ids, List<RecordQueries.Submitted> read,
-      String inputFile, BatchAnswers.Rules rules) {
-    int size() {
-      return ids.size();
-    }
-  }
-
-  private Members members(String name, Optional<BatchJob> found) throws Refusal {
-    Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
-    List<RecordQueries.Submitted> submitted = null;
-    if (gathering.isEmpty()) {
-      submitted = queries.get().submittedTo(name);
-      // A gathered job Gemini no longer has: its documents' analyses name their gathering.
-      gathering = submitted.stream().map(RecordQueries.Submitted::gathering).filter(java.util.Objects::nonNull)
-          .findFirst();
-    }
-    if (gathering.isPresent()) {
-      Gatherings.State state = gatherings.get().state(gathering.get());
-      if (name.equals(state.job()) && state.sealed()) {
-        return new Members(name, gathering.get(), state.members(), null, state.inputFile(),
-            state.referenced() ? BatchAnswers.Rules.REFERENCED : BatchAnswers.Rules.LEGACY);
-      }
-      if (!name.equals(state.job()) && found.isPresent()) {
-        throw noDocumentWaitsFor(gathering.get(), name, found.get());
-      }
-    }
-    if (submitted == null) {
-      submitted = queries.get().submittedTo(name);
-    }
-    if (submitted.isEmpty()) {
-      throw noDocumentWaits(name, found);
-    }
-    // A gathering submitted before gatherings were sealed, or a job of one document made before gathering existed.
-    return new Members(name, gathering.orElse(null),
-        submitted.stream().map(document -> document.documentKey().documentId()).toList(), submitted, null,
-        gathering.isPresent() ? BatchAnswers.Rules.LEGACY : BatchAnswers.Rules.KEY);
-  }
-
   /**
    * Chunk {@code chunk} of the job's documents: one guarded commit (their analyses, bills, settled reservations, those
    * sent back to the queue; the first chunk also records what the answers given to no document used), then their
    * publishes, guarded by the same key. Returns the chunk's record (its summaries, counts, what they cost). Not
    * finished here (held by another holder, or its publishes not done) is retried with the whole completion.
    */
-  private Map<String, Object> completeChunk(IdempotencyKey jobKey, int chunk, Members members,
-      Supplier<JobAnswers> answers, String ended, int halved) {
+  private ChunkResult completeChunk(IdempotencyKey jobKey, int chunk, JobMembers members,
+      Supplier<FinishedJobs.Answers> answers, String ended, int halved) {
     IdempotencyKey chunkKey = chunkKey(jobKey, chunk);
     Outcome done = once.run(chunkKey, Effects.COMPLETE, Policy.DEFAULT.then(Effects.PUBLISH), attempt -> {
-      List<RecordQueries.Submitted> documents = chunk(members, chunk);
-      JobAnswers job = answers.get();
+      List<RecordQueries.Submitted> documents = membership.chunk(members, chunk, CHUNK);
+      FinishedJobs.Answers job = answers.get();
       String why = ended != null ? ended : job.lost();
       List<DocumentResult> results = new ArrayList<>();
       for (RecordQueries.Submitted document : documents) {
-        results.add(result(members.name(), document, job.filed(), why, halved));
+        results.add(fate.of(members.name(), document, job.filed(), why, halved));
       }
-      Completion completion = results(results);
-      return chunk == 0 ? unattributed(completion, members, documents, job.filed()) : completion;
+      UnattributedCost.ChunkCommit commit = new UnattributedCost.ChunkCommit(ChunkResult.of(results),
+          SideWrites.all(results.stream().map(DocumentResult::writes).toList()));
+      if (chunk == 0) {
+        commit = unattributed.addTo(commit, members, documents, job.filed());
+      }
+      return Completion.of(commit.result().toMap(), commit.writes());
     });
-    Map<String, Object> result = switch (done) {
-      case Outcome.Processed processed -> processed.result();
-      case Outcome.Duplicate duplicate -> duplicate.result();
+    ChunkResult result = switch (done) {
+      case Outcome.Processed processed -> ChunkResult.fromMap(processed.result());
+      case Outcome.Duplicate duplicate -> ChunkResult.fromMap(duplicate.result());
       default -> throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
           + done.getClass().getSimpleName(), null);
     };
     Optional<Held> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // A run an operator asked for goes through its document's own publish effect, whose record the invalidation moved:
     // published under KEY/rerun-N, so the receiver sees a new result, and that record finished.
-    for (Map<String, Object> rerun : documents(result).stream().filter(summary -> ResultMessage.run(summary) > 1)
+    for (Map<String, Object> rerun : result.summaries().stream().filter(summary -> ResultMessage.run(summary) > 1)
         .toList()) {
       Outcome own = publication.publish(IdempotencyKey.of(String.valueOf(rerun.get("key"))), rerun);
       if (!(own instanceof Outcome.Processed) && !(own instanceof Outcome.Duplicate)) {
@@ -431,7 +249,7 @@ final class CompletionFlow {
             + " is not published yet: " + own.getClass().getSimpleName(), null);
       }
     }
-    Outcome published = publication.publishAll(chunkKey, documents(result).stream()
+    Outcome published = publication.publishAll(chunkKey, result.summaries().stream()
         .filter(summary -> ResultMessage.run(summary) == 1).toList(), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
       throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
@@ -440,224 +258,4 @@ final class CompletionFlow {
     return result;
   }
 
-  private List<RecordQueries.Submitted> chunk(Members members, int chunk) {
-    int from = chunk * CHUNK;
-    int to = Math.min(members.size(), from + CHUNK);
-    return members.read() != null ? members.read().subList(from, to)
-        : queries.get().waitingFor(members.name(), members.gathering(), members.ids().subList(from, to));
-  }
-
-  /**
-   * A chunk's commit: its documents' writes, and as its result the summaries to publish (none for a document sent
-   * back to the queue), how each was matched or why not, and what their answers cost.
-   */
-  private static Completion results(List<DocumentResult> results) {
-    List<Map<String, Object>> summaries = new ArrayList<>();
-    List<SideWrites> writes = new ArrayList<>();
-    Map<String, Integer> matched = new LinkedHashMap<>();
-    Map<String, Integer> counts = new LinkedHashMap<>();
-    long cost = 0;
-    String model = null;
-    for (DocumentResult result : results) {
-      if (result.summary() != null) {
-        summaries.add(result.summary());
-      }
-      writes.add(result.writes());
-      cost += result.costMicroUsd();
-      model = result.model() == null ? model : result.model();
-      if (result.match() != null) {
-        matched.merge(result.match().name().toLowerCase(java.util.Locale.ROOT), 1, Integer::sum);
-      }
-      if (result.count() != null) {
-        counts.merge(result.count(), 1, Integer::sum);
-      }
-    }
-    Map<String, Object> outcome = new LinkedHashMap<>();
-    outcome.put("documents", summaries);
-    outcome.put("matched", matched);
-    outcome.putAll(counts);
-    if (model != null) {
-      outcome.put("costMicroUsd", cost);
-      outcome.put("model", model);
-    }
-    return Completion.of(outcome, SideWrites.all(writes));
-  }
-
-  /**
-   * The first chunk's commit also records what the job's answers given to no document used (Google bills them):
-   * on the gathering, in the day's spend (on the day and counter of a reservation of the chunk), and in the cost its
-   * completion logs.
-   */
-  private Completion unattributed(Completion chunk, Members members, List<RecordQueries.Submitted> documents,
-      BatchAnswers answers) {
-    List<BatchResult> unused = answers.unattributed();
-    if (unused.isEmpty()) {
-      return chunk;
-    }
-    long cost = 0;
-    long prompt = 0;
-    long output = 0;
-    String model = null;
-    for (BatchResult answer : unused) {
-      if (answer.analysis().isPresent()) {
-        Analysis analysis = answer.analysis().get();
-        cost += records.get().costMicroUsd(analysis, true).orElse(0L);
-        prompt += analysis.usage().promptTokens();
-        output += analysis.usage().outputTokens();
-        model = analysis.model();
-      }
-    }
-    Map<String, Object> outcome = new LinkedHashMap<>(chunk.result());
-    outcome.put("unattributed", unused.size());
-    if (model != null) {
-      outcome.put("costMicroUsd", ((Number) outcome.getOrDefault("costMicroUsd", 0L)).longValue() + cost);
-      outcome.put("model", outcome.getOrDefault("model", model));
-    }
-    SideWrites writes = chunk.writes();
-    if (members.gathering() != null) {
-      writes = writes.and(Gatherings.unattributed(members.gathering(), unused.size(), cost, prompt, output));
-    }
-    Optional<Reservation> day = documents.stream().map(RecordQueries.Submitted::reservation)
-        .filter(reservation -> !reservation.none()).findFirst();
-    if (day.isPresent() && cost > 0) {
-      writes = writes.and(new Reservation(day.get().day(), day.get().shard(), 0).settle(cost));
-    }
-    once.log().write("WARNING", "answers of a batch job went to no document", Map.of("job", members.name(),
-        "answers", unused.size(), "costMicroUsd", cost));
-    return Completion.of(outcome, writes);
-  }
-
-  /**
-   * One document's share of a completion: its summary to publish (null: it goes into another job), its writes, what
-   * its answer cost (0 without one), how it was matched, and what to count it as.
-   */
-  private record DocumentResult(Map<String, Object> summary, SideWrites writes, long costMicroUsd, String model,
-      BatchAnswers.Match match, String count) {
-    static DocumentResult unanswered(Map<String, Object> summary, SideWrites writes, String count) {
-      return new DocumentResult(summary, writes, 0, null, null, count);
-    }
-  }
-
-  /**
-   * Why a job no document waits for is not completed. Another application's job (no display name of ours) is refused
-   * for good. One of ours is either early — the submission that made it has not committed yet, or a retried try will
-   * adopt it (its document has no analysis yet, or is deferred) — and is retried later; or a stray second job (its
-   * document's analysis names another job, or is finished), which is refused, never billed or published, and
-   * cancelled if it still runs.
-   */
-  private RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws Refusal {
-    Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
-    if (gathering.isPresent()) {
-      return noDocumentWaitsFor(gathering.get(), name, found.get());
-    }
-    Optional<String> documentId = found.flatMap(BatchJobs::documentId);
-    if (documentId.isEmpty()) {
-      throw Refusal.permanent(found.isEmpty()
-          ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
-          : "batch job " + name + " names no document of this pipeline");
-    }
-    Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
-    if (analysis.isEmpty()) {
-      return new NotFinished(name + " is a job of this pipeline whose submission is not recorded yet");
-    }
-    if (!analysis.get().disowns(name)) {
-      return new NotFinished(name + " is a job of document " + analysis.get().documentKey().logHash()
-          + ", deferred: its next try adopts the job an earlier try made");
-    }
-    String reason = "batch job " + name + " is a stray second job of document "
-        + analysis.get().documentKey().logHash() + ", whose analysis names "
-        + (analysis.get().job() == null ? "no job" : analysis.get().job());
-    if (!BatchJobs.isTerminal(found.get())) {
-      batchJobs.get().cancel(name);
-      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
-          "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
-    }
-    throw Refusal.permanent(reason);
-  }
-
-  /**
-   * A gathered job no document waits for: early while its gathering's submission has not committed (it is still
-   * open: its next try adopts the job), else a stray second job of it (the gathering names another), refused and
-   * cancelled if it still runs.
-   */
-  private RuntimeException noDocumentWaitsFor(String gathering, String name, BatchJob job) throws Refusal {
-    Gatherings.State state = gatherings.get().state(gathering);
-    if (Gatherings.OPEN.equals(state.state())) {
-      return new NotFinished(name + " is the job of the gathering " + gathering + ", whose submission is not"
-          + " recorded yet");
-    }
-    String reason = "batch job " + name + " is no job the gathering " + gathering + " waits for (it names "
-        + (state.job() == null ? "no job" : state.job()) + ")";
-    if (state.state() != null && !name.equals(state.job()) && !BatchJobs.isTerminal(job)) {
-      batchJobs.get().cancel(name);
-      once.log().write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
-          "gatheringJob", String.valueOf(state.job())));
-    }
-    throw Refusal.permanent(reason);
-  }
-
-  /**
-   * What one document of the job gets: its own answer (analysed, or failed when the answer holds no invoice; billed,
-   * its reservation settled); Gemini's refusal of its request (failed, unbilled); or, when no answer can be given to
-   * it, another job (queued again, its place and reservation kept) — unless it has been in {@code maxAttempts} jobs,
-   * when it is given up (failed, saying why). Only a document whose analysis names this job is ever billed or published
-   * here.
-   */
-  private DocumentResult result(String name, RecordQueries.Submitted document, BatchAnswers answers, String ended,
-      int halved) {
-    IdempotencyKey key = document.documentKey();
-    BatchAnswers.Filed filed = answers.forDocument(key.documentId());
-    switch (filed) {
-      case BatchAnswers.Answered answered -> {
-        Analysis analysis = answered.result().analysis().orElseThrow();
-        long cost = records.get().costMicroUsd(analysis, true).orElse(document.reservation().microUsd());
-        return new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, name, document.run()),
-            records.get().analysed(key, document.source(), analysis, name, document.run())
-                .and(document.reservation().settle(cost)), cost, analysis.model(), answered.match(), null);
-      }
-      case BatchAnswers.Refused refused -> {
-        // A request the job refused for what the document holds (Gemini's error for it) generated nothing: not billed.
-        String reason = "Gemini refused its request: " + refused.reason();
-        return DocumentResult.unanswered(ResultMessage.jobFailed(key, name, reason, document.run()),
-            records.get().jobFailed(key, name, reason).and(document.reservation().release()), "refused");
-      }
-      case BatchAnswers.Unmatched unmatched when halved > 0 && unmatched.billed().isEmpty() -> {
-        String why = ended + "; it goes into a job of at most " + halved + ", not counted as a try";
-        return DocumentResult.unanswered(null, records.get().requeued(document, why, document.reruns(), halved),
-            "rerun");
-      }
-      case BatchAnswers.Unmatched unmatched -> {
-        String why = ended == null ? unmatched.reason() : ended + "; " + unmatched.reason();
-        int jobs = document.reruns() + 1;
-        Optional<Analysis> billed = unmatched.billed().flatMap(BatchResult::analysis);
-        if (jobs >= maxAttempts) {
-          List<String> tries = new ArrayList<>(document.tries());
-          billed.ifPresent(analysis -> tries.add(name + ": " + why));
-          String reason = "gave up after " + jobs + " batch jobs gave it no answer that could be matched to it: " + why
-              + (tries.isEmpty() ? "" : "; answers billed to it: " + String.join("; ", tries));
-          SideWrites bill = billed.map(analysis -> records.get().unusedAnswerBill(document, why, name, analysis))
-              .orElse(SideWrites.NONE);
-          long cost = billed.flatMap(analysis -> records.get().costMicroUsd(analysis, true)).orElse(0L);
-          return new DocumentResult(ResultMessage.jobFailed(key, name, reason, document.run()),
-              records.get().jobFailed(key, name, reason)
-              .and(bill).and(billed.isPresent() ? document.reservation().settle(cost) : document.reservation().release()),
-              cost, billed.map(Analysis::model).orElse(null), null, "gaveUp");
-        }
-        if (billed.isPresent()) {
-          // An answer Google billed that cannot be used: kept on the document with its cost, its reservation settled
-          // to it; the next job reserves anew.
-          long cost = records.get().costMicroUsd(billed.get(), true).orElse(document.reservation().microUsd());
-          return new DocumentResult(null, records.get().requeuedAfterUnusedAnswer(document, why, jobs, name, billed.get())
-              .and(document.reservation().settle(cost)), cost, billed.get().model(), null, "rerun");
-        }
-        return DocumentResult.unanswered(null, records.get().requeued(document, why, jobs, 0), "rerun");
-      }
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Map<String, Object>> documents(Map<String, Object> outcome) {
-    Object documents = outcome.get("documents");
-    return documents instanceof List<?> list ? (List<Map<String, Object>>) list : List.of();
-  }
 }

@@ -524,7 +524,7 @@ class CompletionFlowTest {
     verify(batchJobs, never()).results(any());
 
     when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
-        .endTime(java.time.Instant.now().minus(CompletionFlow.ANSWERS_GRACE).minusSeconds(60)).build()));
+        .endTime(java.time.Instant.now().minus(FinishedJobs.ANSWERS_GRACE).minusSeconds(60)).build()));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
     assertEquals(Records.QUEUED, ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
   }
@@ -617,7 +617,7 @@ class CompletionFlowTest {
         members.stream().map(m -> m.documentKey().documentId()).toList(), Map.of(), null, true, null));
     org.mockito.Mockito.doThrow(new IllegalStateException("connection reset")).when(batchJobs).results(ended);
     assertThrows(IllegalStateException.class, () -> flow.complete(other));
-    clock.set(clock.instant().plus(CompletionFlow.ANSWERS_KEPT).plusSeconds(60));
+    clock.set(clock.instant().plus(FinishedJobs.ANSWERS_KEPT).plusSeconds(60));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(other).outcome());
   }
 
@@ -703,7 +703,7 @@ class CompletionFlowTest {
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/vanished", ids,
         Map.of(), null, true, clock.instant().minusSeconds(600)));
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(vanished), "ten minutes: still looked for");
-    clock.set(clock.instant().plus(CompletionFlow.NOT_FOUND_GRACE));
+    clock.set(clock.instant().plus(FinishedJobs.NOT_FOUND_GRACE));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(vanished).outcome());
     assertEquals(Records.QUEUED, analysis(members.get(0)).get("status"));
   }

@@ -53,6 +53,8 @@ import org.junit.jupiter.api.Test;
  * against the Gemini stand-in's own signed deliveries.
  */
 class DynamicWebhookVerifierTest {
+  /** A deadline, not a wait: the stand-in sends at once, but a loaded 2-core machine may take its time. */
+  private static final Duration DELIVERED = Duration.ofMinutes(2);
   private static final String AUDIENCE = "https://webhook.example.run.app/";
   private static final byte[] BODY =
       "{\"type\":\"batch.succeeded\",\"version\":\"v1\",\"data\":{\"id\":\"batches/abc\"}}".getBytes(StandardCharsets.UTF_8);
@@ -396,7 +398,7 @@ class DynamicWebhookVerifierTest {
           CreateBatchJobConfig.builder().displayName("once-doc").webhookConfig(WebhookConfig.builder()
               .uris(webhookUrl).userMetadata(Map.of("document_key", "k-1")).build()).build()).name().orElseThrow();
       gemini.finish(job, null);
-      Receiver.Received delivery = Await.value(Duration.ofSeconds(10),
+      Receiver.Received delivery = Await.value(DELIVERED,
           () -> hooks.receivedOn("/gemini-webhook").stream().findFirst(), "the dynamic delivery");
       Function<String, Optional<String>> header = name -> Optional.ofNullable(delivery.header(name));
 
@@ -420,7 +422,7 @@ class DynamicWebhookVerifierTest {
               .build()).build())
           .name().orElseThrow();
       gemini.finish(second, null);
-      Receiver.Received v1a = Await.value(Duration.ofSeconds(10), () -> hooks.receivedOn("/gemini-webhook").stream()
+      Receiver.Received v1a = Await.value(DELIVERED, () -> hooks.receivedOn("/gemini-webhook").stream()
           .filter(r -> r.text().contains(second)).findFirst(), "the v1a delivery");
       assertTrue(v1a.header("webhook-signature").startsWith("v1a,"), v1a.header("webhook-signature"));
       verifier.verify(name -> Optional.ofNullable(v1a.header(name)), v1a.body());
