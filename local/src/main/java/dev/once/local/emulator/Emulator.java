@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file (the Firestore emulator
- * prints a stack trace per aborted transaction); ready once its root URL answers 200.
+ * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file; ready once its root URL
+ * answers 200.
  */
 public abstract class Emulator implements AutoCloseable {
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
