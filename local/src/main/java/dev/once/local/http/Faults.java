@@ -110,6 +110,11 @@ public final class Faults {
       this.disarm = disarm;
     }
 
+    /** A gate no operation arms: a stand-in holds what it chooses at it ({@link Receiver#holdNext}). */
+    static Gate standalone(String what) {
+      return new Gate(what, () -> {});
+    }
+
     /** How many requests reached the gate so far (held now, or let go by the release). */
     public int arrived() {
       return arrived.get();
@@ -121,7 +126,7 @@ public final class Faults {
       released.countDown();
     }
 
-    private void pass() {
+    void pass() {
       arrived.incrementAndGet();
       try {
         if (!released.await(HANG_GUARD.toMillis(), TimeUnit.MILLISECONDS)) {
