@@ -54,8 +54,8 @@ class CrashMatrixIT {
   private static final Duration PER_DOCUMENT = Bounds.PATIENT;
   /**
    * The issue's bound on recovery with the default lease and Gemini timeout, asserted on what the code decides: the
-   * lease a holder killed during its paid call leaves behind (the Gemini timeout, 60 s, and the guard's 2 s margin, so
-   * about 62 s after the kill) runs out within it, and the takeover comes once it ran out.
+   * lease a holder killed during its paid call leaves behind (a paid call's lease is the Gemini timeout, 60 s, and
+   * 5 s: at most 65 s after the kill, renewals included) runs out within it, and the takeover comes once it ran out.
    */
   private static final Duration DEFAULT_RECOVERY_BOUND = Duration.ofSeconds(90);
   private static PipelineStack stack;
@@ -78,7 +78,7 @@ class CrashMatrixIT {
             patient, Map.of("GEMINI_TIMEOUT_SECONDS", dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS
                 .defaultValue()))), PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
-    // call's lease outlasts it (2 s + 2 s); a patient relay, as Eventarc is.
+    // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.
     stack = PipelineStack.start(new PipelineStack.Config("sync", LEASE_SECONDS, patient,
         Map.of("GEMINI_TIMEOUT_SECONDS", "2")));
     stack.keepAlive();
@@ -243,7 +243,7 @@ class CrashMatrixIT {
 
   /**
    * The slowest case with the defaults: a holder killed during its paid call, whose lease outlasts that call (the
-   * default Gemini timeout plus the guard's margin), leaves a lease that runs out well within 90 s of the kill, and is
+   * default Gemini timeout plus 5 s), leaves a lease that runs out well within 90 s of the kill, and is
    * taken over once it ran out, not before; then the document goes through once. Last: its minute of waiting runs
    * beside the matrix, not before it.
    */
