@@ -17,6 +17,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.stack.FunctionJars;
 import dev.once.local.stack.LocalStack;
@@ -61,7 +62,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BatchBurstEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration SETTLED = Duration.ofMinutes(2);
+  private static final Duration SETTLED = Bounds.PATIENT;
   private static final int PER_JOB = 3;
   private static final int CAP = 2;
 
@@ -206,7 +207,7 @@ class BatchBurstEndToEndTest {
 
   private void reconcile() throws Exception {
     HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-        URI.create(ports.url(Part.GEMINI_RECONCILER) + "/")).timeout(Duration.ofMinutes(2))
+        URI.create(ports.url(Part.GEMINI_RECONCILER) + "/")).timeout(Bounds.PATIENT)
         .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, answer.statusCode(), answer.body());
   }
@@ -228,7 +229,7 @@ class BatchBurstEndToEndTest {
 
   private static <T> T read(com.google.api.core.ApiFuture<T> future) {
     try {
-      return future.get(30, TimeUnit.SECONDS);
+      return future.get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }

@@ -18,6 +18,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.samples.InvoicePdf;
@@ -70,7 +71,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class OperatorEndToEndTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final Duration SETTLED = Duration.ofMinutes(3);
+  private static final Duration SETTLED = Bounds.PATIENT;
 
   private final List<String> progress = new ArrayList<>();
   private LocalStack stack;
@@ -258,7 +259,7 @@ class OperatorEndToEndTest {
 
     assertEquals(calls + 1, stack.gemini().count("generateContent"), "Gemini called exactly once more");
     List<com.google.cloud.firestore.QueryDocumentSnapshot> bills = db.collection(Records.BILLING)
-        .whereEqualTo("key", key.value()).get().get(30, TimeUnit.SECONDS).getDocuments();
+        .whereEqualTo("key", key.value()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments();
     assertEquals(2, bills.size(), "both bills kept");
     assertEquals(1, bills.stream().filter(b -> Long.valueOf(2).equals(b.getLong(Records.RERUN))).count(),
         "the re-run's bill, of its own");
@@ -330,7 +331,7 @@ class OperatorEndToEndTest {
     for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
       records.put(effect, ledger.lookup(key, effect));
     }
-    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get().get(30, TimeUnit.SECONDS).size();
+    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).size();
     long notifications = 0;
     for (JsonNode n : JSON.readTree(get(ports.url(Part.NOTIFY) + "/_admin/received"))) {
       notifications += key.value().equals(n.path("headers").path("idempotency-key").asText()) ? 1 : 0;
@@ -343,7 +344,7 @@ class OperatorEndToEndTest {
   }
 
   private static String get(String url) throws Exception {
-    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(15))
+    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Bounds.CALL)
         .GET().build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, response.statusCode(), url + ": " + response.body());
     return response.body();

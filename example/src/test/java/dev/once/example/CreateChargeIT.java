@@ -12,7 +12,9 @@ import com.google.cloud.firestore.Firestore;
 import dev.once.firestore.FirestoreClients;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.local.http.Faults;
 import dev.once.local.http.Receiver;
 import dev.once.local.invoker.FunctionProcess;
 import java.io.IOException;
@@ -21,6 +23,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,8 +44,6 @@ import org.junit.jupiter.api.Test;
 class CreateChargeIT {
   private static final String PROJECT = "once-example-it";
   private static final String CHARGE = "{\"amount\":1200,\"currency\":\"eur\"}";
-  /** The function's payment timeout (IdempotentPost's default) and more: how long a client waits for its answer. */
-  private static final Duration PAYMENT_TIMEOUT = Duration.ofSeconds(20);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -54,12 +55,15 @@ class CreateChargeIT {
   static void start() {
     FirestoreEmulator emulator = FirestoreEmulator.shared();
     payments = Receiver.start();
-    Map<String, String> env = Map.of(
-        "GOOGLE_CLOUD_PROJECT", PROJECT,
-        "FIRESTORE_EMULATOR_HOST", emulator.hostPort(),
-        "PAYMENTS_URL", payments.url("/v1/payments").toString());
-    function = Served.start(CreateCharge.class, env);
+    function = Served.start(CreateCharge.class, environment());
     db = FirestoreClients.forEmulator(PROJECT, emulator.hostPort());
+  }
+
+  private static Map<String, String> environment() {
+    return Map.of(
+        "GOOGLE_CLOUD_PROJECT", PROJECT,
+        "FIRESTORE_EMULATOR_HOST", FirestoreEmulator.shared().hostPort(),
+        "PAYMENTS_URL", payments.url("/v1/payments").toString());
   }
 
   @AfterAll
@@ -91,7 +95,7 @@ class CreateChargeIT {
       assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
     }
     assertEquals(1, paymentsWith(key).size(), "one payment for six requests");
-    DocumentSnapshot charged = db.collection("charges").document(id).get().get(30, TimeUnit.SECONDS);
+    DocumentSnapshot charged = db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     assertEquals(1200L, charged.getLong("amount"));
     assertEquals("eur", charged.getString("currency"));
     assertEquals(id, charged.getString("id"));
@@ -104,7 +108,7 @@ class CreateChargeIT {
         .mapToObj(i -> CompletableFuture.supplyAsync(() -> send(key, CHARGE))).toList();
     List<HttpResponse<String>> answers = new ArrayList<>();
     for (CompletableFuture<HttpResponse<String>> answer : burst) {
-      answers.add(answer.get(60, TimeUnit.SECONDS));
+      answers.add(answer.get(Bounds.PATIENT.toSeconds(), TimeUnit.SECONDS));
     }
 
     List<HttpResponse<String>> originals = answers.stream()
@@ -117,25 +121,40 @@ class CreateChargeIT {
     assertEquals(1, paymentsWith(key).size());
   }
 
+  /**
+   * The first request's payment is held at the payment endpoint until the second request was answered, so the first is
+   * in flight when the second comes, by construction (a stall of 6 s inside the function's 10 s payment timeout was a
+   * bet on the test's speed): CreateCharge served with a payment timeout of minutes ({@link PatientCreateCharge}), so
+   * the hold cannot outlast it.
+   */
   @Test
   void aRetryWhileTheFirstIsInFlight_is409_andTheFirstStillCompletesOnce() throws Exception {
     String key = UUID.randomUUID().toString();
     int before = payments.received().size();
-    payments.stallNext(Duration.ofSeconds(6)); // well inside the function's payment timeout (10 s)
-    CompletableFuture<HttpResponse<String>> first = CompletableFuture.supplyAsync(() -> send(key, CHARGE));
-    Await.until(Duration.ofSeconds(30), () -> payments.received().size() > before, "the payment request");
+    try (FunctionProcess patient = Served.start(PatientCreateCharge.class, environment(),
+        List.of(Path.of(PatientCreateCharge.class.getProtectionDomain().getCodeSource().getLocation().toURI())))) {
+      Faults.Gate payment = payments.holdNext();
+      CompletableFuture<HttpResponse<String>> first;
+      HttpResponse<String> during;
+      try {
+        first = CompletableFuture.supplyAsync(() -> send(patient.url(), key, CHARGE));
+        Await.until(Bounds.PATIENT, () -> payments.received().size() > before && payment.arrived() == 1,
+            "the payment request");
+        during = send(patient.url(), key, CHARGE);
+      } finally {
+        payment.release();
+      }
+      assertEquals(409, during.statusCode(), during.body());
+      assertEquals("in_flight", JSON.readTree(during.body()).path("status").asText());
+      assertTrue(during.headers().firstValue("Retry-After").isPresent());
 
-    HttpResponse<String> during = charge(key, CHARGE);
-    assertEquals(409, during.statusCode(), during.body());
-    assertEquals("in_flight", JSON.readTree(during.body()).path("status").asText());
-    assertTrue(during.headers().firstValue("Retry-After").isPresent());
-
-    HttpResponse<String> completed = first.get(60, TimeUnit.SECONDS);
-    assertEquals(201, completed.statusCode(), completed.body());
-    HttpResponse<String> after = charge(key, CHARGE);
-    assertEquals(completed.body(), after.body());
-    assertEquals("true", after.headers().firstValue("Idempotent-Replayed").orElse(null));
-    assertEquals(1, paymentsWith(key).size());
+      HttpResponse<String> completed = first.get(Bounds.PATIENT.toSeconds(), TimeUnit.SECONDS);
+      assertEquals(201, completed.statusCode(), completed.body());
+      HttpResponse<String> after = charge(key, CHARGE);
+      assertEquals(completed.body(), after.body());
+      assertEquals("true", after.headers().firstValue("Idempotent-Replayed").orElse(null));
+      assertEquals(1, paymentsWith(key).size());
+    }
   }
 
   @Test
@@ -163,7 +182,7 @@ class CreateChargeIT {
     // IdempotentHttp's ledger key for an unscoped client key; the charge's id is its document id.
     String id = IdempotencyKey.of("http:CreateCharge::" + key).documentId();
     db.collection("charges").document(id).set(Map.of("amount", 1200L, "currency", "eur"))
-        .get(30, TimeUnit.SECONDS);
+        .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
 
     HttpResponse<String> afterRetention = charge(key, CHARGE);
     assertEquals(201, afterRetention.statusCode(), afterRetention.body());
@@ -171,7 +190,7 @@ class CreateChargeIT {
     assertEquals(201, retry.statusCode(), retry.body());
     assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
     assertEquals(1, paymentsWith(key).size(), "paid once more past retention, then replayed");
-    DocumentSnapshot charged = db.collection("charges").document(id).get().get(30, TimeUnit.SECONDS);
+    DocumentSnapshot charged = db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     assertEquals(id, charged.getString("id"), "the re-run's charge: " + charged.getData());
   }
 
@@ -187,7 +206,7 @@ class CreateChargeIT {
       assertEquals(1, paymentsWith(key).size());
     }
     for (JsonNode charge : List.of(one, two)) {
-      assertTrue(db.collection("charges").document(charge.path("id").asText()).get().get(30, TimeUnit.SECONDS)
+      assertTrue(db.collection("charges").document(charge.path("id").asText()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
           .exists());
     }
   }
@@ -209,7 +228,7 @@ class CreateChargeIT {
   @Test
   void noKey_is400_andAMalformedCharge_is400_withoutPaying() throws Exception {
     int before = payments.received().size();
-    HttpResponse<String> keyless = CLIENT.send(HttpRequest.newBuilder(function.url()).timeout(Duration.ofSeconds(30))
+    HttpResponse<String> keyless = CLIENT.send(HttpRequest.newBuilder(function.url()).timeout(Bounds.CALL)
         .POST(HttpRequest.BodyPublishers.ofString(CHARGE)).build(), HttpResponse.BodyHandlers.ofString());
     HttpResponse<String> malformed = charge(UUID.randomUUID().toString(), "{\"amount\":-5,\"currency\":\"eur\"}");
 
@@ -228,8 +247,13 @@ class CreateChargeIT {
 
   private static HttpResponse<String> charge(String key, String body)
       throws IOException, InterruptedException {
-    HttpRequest request = HttpRequest.newBuilder(URI.create(function.url() + "charges"))
-        .timeout(PAYMENT_TIMEOUT.plusSeconds(30))
+    return charge(function.url(), key, body);
+  }
+
+  private static HttpResponse<String> charge(URI functionUrl, String key, String body)
+      throws IOException, InterruptedException {
+    HttpRequest request = HttpRequest.newBuilder(URI.create(functionUrl + "charges"))
+        .timeout(Bounds.PATIENT.plus(PatientCreateCharge.PAYMENT_TIMEOUT))
         .header("Content-Type", "application/json")
         .header("Idempotency-Key", key)
         .POST(HttpRequest.BodyPublishers.ofString(body))
@@ -238,8 +262,12 @@ class CreateChargeIT {
   }
 
   private static HttpResponse<String> send(String key, String body) {
+    return send(function.url(), key, body);
+  }
+
+  private static HttpResponse<String> send(URI functionUrl, String key, String body) {
     try {
-      return charge(key, body);
+      return charge(functionUrl, key, body);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -65,12 +65,20 @@ final class CompletionFlow {
     }
   }
 
+  /** A JVM system property only tests pass: documents per chunk ({@link #CHUNK}), from 1 to 100. */
+  static final String CHUNK_PROPERTY = "once.completion.chunk";
   /**
    * Documents per chunk of a completion: one commit writes each one's analysis (the invoice is at most
    * InvoicePrompt.MAX_OUTPUT_TOKENS, ~32 KB of JSON), bill and settled reservation, ~3.5 MB at worst: under Firestore's
    * 10 MiB per request and the emulator's 4 MiB. The chunk's ledger record keeps its published summaries (~0.5 KB each).
+   * A test may make chunks smaller ({@link #CHUNK_PROPERTY}), to show a job completed in many chunks with a tenth of
+   * the documents; never larger.
    */
-  static final int CHUNK = 100;
+  static final int CHUNK = chunkSize(Integer.getInteger(CHUNK_PROPERTY));
+  static int chunkSize(Integer asked) {
+    return asked == null ? 100 : Math.max(1, Math.min(100, asked));
+  }
+
   /** What a chunk's key adds to the job's: {@code gemini:batches/ID#chunk-N}. */
   static final String CHUNK_SUFFIX = "#chunk-";
 

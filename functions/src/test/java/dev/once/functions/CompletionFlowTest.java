@@ -76,6 +76,15 @@ class CompletionFlowTest {
   }
 
   @Test
+  void aTestMayMakeChunksSmaller_neverLarger() {
+    assertEquals(100, CompletionFlow.chunkSize(null), "100 unless a test asks");
+    assertEquals(10, CompletionFlow.chunkSize(10));
+    assertEquals(100, CompletionFlow.chunkSize(1000), "never over Firestore's limits");
+    assertEquals(1, CompletionFlow.chunkSize(0));
+    assertEquals(100, CompletionFlow.CHUNK, "the unit tests run with the default");
+  }
+
+  @Test
   void aSucceededJob_isCompletedOnce_billingAndPublishingItsDocument_andTheRepeatCostsNoGeminiCall() {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));

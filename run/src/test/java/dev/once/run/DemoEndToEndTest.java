@@ -11,6 +11,7 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.once.firestore.FirestoreClients;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.process.ChildProcess;
 import dev.once.local.stack.FunctionJars;
 import dev.once.local.stack.LocalStack;
@@ -22,7 +23,6 @@ import dev.once.pipeline.Records;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,7 +59,10 @@ class DemoEndToEndTest {
   void start() {
     Path logs = Path.of(System.getProperty("once.logDir", "target/test-run"), "demo-" + System.nanoTime());
     config = RunConfig.of(Mode.SYNC, Ports.free(), logs);
-    stack = config.stack().jars(FunctionJars.locate().check()).progress(progress::add).start();
+    // As dev/run --demo runs it: the batch demo's one job is its two accepted samples, full by count, however far
+    // apart a loaded machine queues them (the restart in batch mode keeps the environment).
+    stack = config.stack().env("BATCH_MAX_WAIT_SECONDS", RunConfig.DEMO_BATCH_MAX_WAIT_SECONDS)
+        .jars(FunctionJars.locate().check()).progress(progress::add).start();
     Ports ports = config.ports();
     db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE));
     gcs = StorageOptions.http().setHost(ports.url(Part.STORAGE)).setProjectId(RunConfig.PROJECT)
@@ -103,7 +106,8 @@ class DemoEndToEndTest {
   }
 
   private List<QueryDocumentSnapshot> byKey(String collection, String key) throws Exception {
-    return db.collection(collection).whereEqualTo("key", key).get().get(30, TimeUnit.SECONDS).getDocuments();
+    return db.collection(collection).whereEqualTo("key", key).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
+        .getDocuments();
   }
 
   @Test
@@ -137,7 +141,7 @@ class DemoEndToEndTest {
     // The stand-ins, the relay and the notification endpoint run in this JVM; the rest are processes.
     assertTrue(pids.size() >= 2 + 2 * Part.functions().size(), "the two emulators, the five functions and their batch-mode successors: " + pids);
     stack.close();
-    Await.until(Duration.ofSeconds(30), () -> pids.stream().noneMatch(DemoEndToEndTest::alive),
+    Await.until(Bounds.CALL, () -> pids.stream().noneMatch(DemoEndToEndTest::alive),
         "every process of the stack to have exited");
   }
 

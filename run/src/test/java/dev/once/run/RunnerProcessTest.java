@@ -8,6 +8,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.firestore.FirestoreClients;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.process.Jvm;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.stack.Part;
@@ -75,7 +76,7 @@ class RunnerProcessTest {
     Ports ports = Ports.free();
     Process runner = runner(logDir, ports.asEnvironment()).redirectOutput(output.toFile()).start();
     try {
-      Await.until(Duration.ofMinutes(3), () -> {
+      Await.until(Bounds.START, () -> {
         if (!runner.isAlive()) {
           throw new AssertionError("dev/run exited with " + runner.exitValue() + ":\n" + read(output));
         }
@@ -107,7 +108,7 @@ class RunnerProcessTest {
       assertEquals(0, demo, demoText);
       assertTrue(demoText.contains("verdict: OK"), demoText);
 
-      Await.until(Duration.ofSeconds(30), () -> read(output).contains("notify→duplicate"),
+      Await.until(Bounds.CALL, () -> read(output).contains("notify→duplicate"),
           "the combined log to show the redelivered message absorbed");
       String log = read(output);
       assertTrue(log.matches("(?s).*DocumentUploaded +analyse→processed, publish→processed +key [0-9a-f]{16} .*"), log);
@@ -122,8 +123,8 @@ class RunnerProcessTest {
       assertTrue(children.size() >= 2 + Part.functions().size(), "the emulators and the functions: " + children);
 
       runner.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the runner's shutdown hook stops everything
-      Await.until(Duration.ofMinutes(1), () -> !runner.isAlive(), "dev/run to exit");
-      Await.until(Duration.ofSeconds(30), () -> children.stream().noneMatch(RunnerProcessTest::alive),
+      Await.until(Bounds.CALL, () -> !runner.isAlive(), "dev/run to exit");
+      Await.until(Bounds.CALL, () -> children.stream().noneMatch(RunnerProcessTest::alive),
           "every child of dev/run to have exited");
       assertFalse(Files.exists(RunLock.file(logDir)), "the lock is removed");
       assertTrue(read(output).contains("stopped"), read(output));
@@ -157,7 +158,7 @@ class RunnerProcessTest {
     long generation = gcloud.run("cp", "--print-created-message", pdf.toString(), url).orThrow().createdGeneration(url);
     String key = "gcs:" + Topology.BUCKET + "/" + name + "#" + generation;
     try (Firestore db = FirestoreClients.forEmulator(RunConfig.PROJECT, ports.hostPort(Part.FIRESTORE))) {
-      Await.until(Duration.ofMinutes(2),
+      Await.until(Bounds.PATIENT,
           () -> analyses(db, key).stream().anyMatch(a -> FINAL.contains(a.getString("status"))),
           key + " to reach a final status");
       List<QueryDocumentSnapshot> analyses = analyses(db, key);
@@ -168,7 +169,8 @@ class RunnerProcessTest {
 
   private static List<QueryDocumentSnapshot> analyses(Firestore db, String key) {
     try {
-      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get().get(30, TimeUnit.SECONDS).getDocuments();
+      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
+          .getDocuments();
     } catch (Exception e) {
       throw new IllegalStateException("reading the analyses of " + key, e);
     }
@@ -180,7 +182,7 @@ class RunnerProcessTest {
     Files.createDirectories(logDir);
     Path output = logDir.resolve("runner.out");
     Process runner = runner(logDir, Ports.free().asEnvironment(), "--prot", "1").redirectOutput(output.toFile()).start();
-    assertTrue(runner.waitFor(30, TimeUnit.SECONDS));
+    assertTrue(runner.waitFor(Bounds.CALL.toSeconds(), TimeUnit.SECONDS));
     assertEquals(LocalPipeline.USAGE, runner.exitValue(), read(output));
     assertTrue(read(output).contains("unknown option --prot"), read(output));
     assertTrue(read(output).contains("usage: dev/run"), read(output));
@@ -194,7 +196,7 @@ class RunnerProcessTest {
     ProcessBuilder builder = runner(logDir, Ports.free().asEnvironment()).redirectOutput(output.toFile());
     builder.environment().put("CLOUDSDK_ROOT", logDir.resolve("no-such-sdk").toString());
     Process runner = builder.start();
-    Await.until(Duration.ofMinutes(1), () -> !runner.isAlive(), "dev/run to give up");
+    Await.until(Bounds.CALL, () -> !runner.isAlive(), "dev/run to give up");
     assertEquals(LocalPipeline.FAILED, runner.exitValue(), read(output));
     assertTrue(read(output).contains("the Cloud SDK Firestore emulator is missing"), read(output));
     assertTrue(read(output).contains("install the Cloud SDK component cloud-firestore-emulator"), read(output));

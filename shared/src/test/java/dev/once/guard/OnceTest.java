@@ -367,28 +367,38 @@ class OnceTest {
 
   @Test
   void aLiveHoldersLease_isRenewedWhileItWorks_soNoOtherDeliveryTakesItOver() throws Exception {
-    Instant[] clock = {Instant.parse("2026-11-30T10:00:00Z")};
-    // A second's lease: a renewal due every third of it can be late by 300 ms on a loaded machine (it was, at a
-    // load of 15, with a lease of 300 ms), which is a takeover this test would count.
-    InMemoryLedger shortLeases = new InMemoryLedger(LedgerOptions.defaults().withLease(Duration.ofSeconds(1)),
-        () -> clock[0].plusMillis(System.nanoTime() / 1_000_000));
+    // The store's clock is the test's: it moves only after a renewal was seen, and by less than a lease, so no
+    // delivery can find the claim expired unless a renewal failed to come. A real clock made this depend on the
+    // machine: a renewal due every third of the lease came 300 ms late at a load of 15, and that is a takeover.
+    java.util.concurrent.atomic.AtomicReference<Instant> clock =
+        new java.util.concurrent.atomic.AtomicReference<>(Instant.parse("2026-11-30T10:00:00Z"));
+    Duration lease = Duration.ofSeconds(1);
+    InMemoryLedger shortLeases = new InMemoryLedger(LedgerOptions.defaults().withLease(lease), clock::get);
     Once holder = new Once(shortLeases);
     CountDownLatch working = new CountDownLatch(1);
     CountDownLatch done = new CountDownLatch(1);
     CompletableFuture<Outcome> first = CompletableFuture.supplyAsync(() -> holder.run(KEY, "notify", attempt -> {
       working.countDown();
-      assertTrue(done.await(30, TimeUnit.SECONDS));
+      assertTrue(done.await(5, TimeUnit.MINUTES));
       return count(attempt);
     }));
-    assertTrue(working.await(30, TimeUnit.SECONDS));
+    assertTrue(working.await(2, TimeUnit.MINUTES));
     Instant claimedUntil = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
-    // Wait until the store's clock has passed the first lease by far; every delivery meanwhile finds it held.
-    dev.once.local.Await.until(Duration.ofSeconds(20), () -> {
-      assertInstanceOf(InFlight.class, new Once(shortLeases).run(KEY, "notify", this::count));
-      return shortLeases.now().isAfter(claimedUntil.plusMillis(3000));
-    }, "three leases to pass while the holder works");
+    // Three leases pass on the store's clock while the holder works, half a lease at a time, each step only once the
+    // holder renewed at the time before it; every delivery meanwhile finds the claim held.
+    while (!clock.get().isAfter(claimedUntil.plus(lease.multipliedBy(3)))) {
+      Instant expires = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
+      Instant renewedAt = clock.get();
+      dev.once.local.Await.until(Duration.ofMinutes(2), () -> shortLeases.lookup(KEY, "notify").orElseThrow()
+          .leaseExpiresAt().isAfter(expires) || !expires.isBefore(renewedAt.plus(lease)),
+          "the holder to renew its lease at " + renewedAt);
+      clock.set(clock.get().plus(lease.dividedBy(2)));
+      assertInstanceOf(InFlight.class, new Once(shortLeases).run(KEY, "notify", this::count),
+          "held at " + clock.get() + ", the lease renewed to " + shortLeases.lookup(KEY, "notify").orElseThrow()
+              .leaseExpiresAt());
+    }
     done.countDown();
-    assertInstanceOf(Processed.class, first.get(30, TimeUnit.SECONDS));
+    assertInstanceOf(Processed.class, first.get(2, TimeUnit.MINUTES));
     assertEquals(1, runs.get());
   }
 

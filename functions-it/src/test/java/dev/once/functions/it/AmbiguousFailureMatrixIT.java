@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
@@ -49,7 +50,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Firestore commit that completes a claim (applied, its answer lost on the wire: {@link FirestoreFaults}). Ten documents per cell, every function under the
  * real invoker; each cell counts, per document, the Gemini calls that may have been billed, the batch jobs, bills,
  * analyses, messages on the results topic (copies included) and notifications, asserts them exactly, and prints its
- * row of the table BENCHMARKS.md keeps (also written to {@code target/it-logs/ambiguous-failure-matrix.md}).
+ * row of the table BENCHMARKS.md keeps (also written to {@code target/it-logs/ambiguous-failure-matrix.md}). The short
+ * bounds that make late answers quick (Gemini 3 s, notify 2 s) can also fire on an answer the other side gave as usual
+ * when the machine is loaded: such a try is on the ledger as one that timed out, and the counts include it (one paid
+ * call, one request, one copy more per such try) instead of hoping it never happens.
  *
  * <p>Two stacks, one per analysis mode. A cell whose failures are armed on a stand-in (its next N calls of one
  * operation) runs alone on its stack, over documents of its own; cells whose failures target keys (the publish, the
@@ -63,7 +67,7 @@ class AmbiguousFailureMatrixIT {
   private static final int LEASE_SECONDS = 4;
   private static final Duration GEMINI_TIMEOUT = Duration.ofSeconds(3);
   private static final Duration NOTIFY_TIMEOUT = Duration.ofSeconds(2);
-  private static final Duration CELL_DEADLINE = Duration.ofMinutes(2);
+  private static final Duration CELL_DEADLINE = Bounds.PATIENT;
   private static final List<String> CALLS = List.of("generateContent", "Pub/Sub publish", "notify POST",
       "Firestore commit completing analyse", "Firestore commit adding a document to a job", "Gemini batches.create",
       "Gemini batches.get", "Gemini files.download", "Firestore commit completing a batch job");
@@ -129,12 +133,11 @@ class AmbiguousFailureMatrixIT {
     CompletableFuture<MatrixStack> batchStarting = CompletableFuture.supplyAsync(() -> warm(MatrixStack.start(
         MatrixStack.gathering(config).withEnv("FIRESTORE_EMULATOR_HOST", batchFirestore.hostPort())), true),
         PipelineStack.BACKGROUND);
-    sync = MatrixStack.start(config);
-    // DocumentUploaded reaches Firestore through a proxy, which loses the answers of the commit cells' completing
-    // commits on the wire (see commitCompletingTheAnalysis).
-    firestore = new FirestoreFaults(sync.stack.environment().get("FIRESTORE_EMULATOR_HOST"));
-    sync.stack.restartWithEnv("DocumentUploaded", Map.of("FIRESTORE_EMULATOR_HOST", firestore.hostPort()));
-    warm(sync, false);
+    // The sync stack's DocumentUploaded (from its start: no restart) reaches Firestore through a proxy, which loses the
+    // answers of the commit cells' completing commits on the wire (see commitCompletingTheAnalysis).
+    firestore = new FirestoreFaults(FirestoreEmulator.shared().hostPort());
+    sync = warm(MatrixStack.start(config.withEnv("DocumentUploaded", "FIRESTORE_EMULATOR_HOST", firestore.hostPort())),
+        false);
     batch = batchStarting.join();
     batchThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("batch-cells").factory());
     fileJobThread = Executors.newSingleThreadExecutor(Thread.ofPlatform().daemon().name("file-job-cells").factory());
@@ -221,8 +224,9 @@ class AmbiguousFailureMatrixIT {
     assertSyncOutcomes(tally);
     assertEquals(sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
         tally.sum(MatrixTally.Document::paid), "every paid call is a try the ledger recorded before it was made");
-    assertEquals(DOCUMENTS + faults, tally.sum(MatrixTally.Document::paid), "one call per document, one per failure");
-    assertFailedThenDone(sync, keys, "analyse", faults);
+    int timedOut = assertFailedThenDone(sync, keys, "analyse", faults);
+    assertEquals(DOCUMENTS + faults + timedOut, tally.sum(MatrixTally.Document::paid),
+        "one call per document, one per failure, one per call that timed out on its own (" + timedOut + ")");
   }
 
   /**
@@ -292,13 +296,16 @@ class AmbiguousFailureMatrixIT {
           cell.getKey() == Kind.RESET ? resetStarted : started, sync.measure(keys, false));
       assertEquals(DOCUMENTS, faults, "one failed publish per document");
       assertSyncOutcomes(tally);
-      for (String key : keys) {
-        assertEquals(2, sync.pubsub.carriedOut(key), "the failed publish was made again: one copy of " + key);
-        assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "Gemini was not called again for " + key);
-      }
       // The publisher's client sends again within its own bound; a late answer outlasts that bound, so the try
       // fails (recorded) and the redelivery publishes again.
-      assertFailedThenDone(sync, keys, "publish", cell.getKey() == Kind.LATE ? DOCUMENTS : 0);
+      int injectedTries = cell.getKey() == Kind.LATE ? 1 : 0;
+      assertFailedThenDone(sync, keys, "publish", injectedTries * DOCUMENTS);
+      for (String key : keys) {
+        // A publish that timed out on its own (Pub/Sub slower than the publisher's bound) is a copy more.
+        int timedOut = (int) sync.calls(key, "publish").stream().filter(MatrixStack::timedOut).count() - injectedTries;
+        assertEquals(2 + timedOut, sync.pubsub.carriedOut(key), "the failed publish was made again: one copy of " + key);
+        assertDoneOnce(sync, key, "analyse", "Gemini was not called again for " + key);
+      }
     }
   }
 
@@ -317,8 +324,9 @@ class AmbiguousFailureMatrixIT {
 
     assertEquals(DOCUMENTS, faults, "every injected failure was met");
     assertSyncOutcomes(tally);
-    assertEquals(DOCUMENTS + faults, tally.sum(MatrixTally.Document::notifyRequests), "one request more per failure");
-    assertFailedThenDone(sync, keys, "notify", faults);
+    int timedOut = assertFailedThenDone(sync, keys, "notify", faults);
+    assertEquals(DOCUMENTS + faults + timedOut, tally.sum(MatrixTally.Document::notifyRequests),
+        "one request more per failure, and per request that timed out on its own (" + timedOut + ")");
   }
 
   /**
@@ -346,8 +354,10 @@ class AmbiguousFailureMatrixIT {
     }
     sync.settle(cells.values().stream().flatMap(List::stream).toList(), false);
     firestore.stop();
-    assertEquals(3L * DOCUMENTS, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
-        "one paid call per document");
+    List<String> all = cells.values().stream().flatMap(List::stream).toList();
+    int timedOut = assertFailedThenDone(sync, all, "analyse", 0);
+    assertEquals(3L * DOCUMENTS + timedOut, sync.stack.gemini.count("generateContent.carriedOut") - paidBefore,
+        "one paid call per document, and per call that timed out on its own (" + timedOut + ")");
     for (Map.Entry<Kind, List<String>> cell : cells.entrySet()) {
       List<String> keys = cell.getValue();
       int faults = firestore.failed(cell.getKey().onFirestore());
@@ -356,9 +366,9 @@ class AmbiguousFailureMatrixIT {
       assertEquals(DOCUMENTS, faults, "one lost answer per document");
       assertSyncOutcomes(tally);
       for (String key : keys) {
-        assertEquals(List.of("done"), sync.outcomes(key, "analyse"), "one try, one Gemini call for " + key);
-        assertEquals(List.of("done"), sync.outcomes(key, "publish"),
-            "the publish claim the commit made, handed over to the same delivery: " + key);
+        assertDoneOnce(sync, key, "analyse", "one try done, one Gemini call for " + key);
+        assertDoneOnce(sync, key, "publish", "the publish claim the commit made, handed over to the same delivery: "
+            + key);
       }
     }
   }
@@ -519,9 +529,9 @@ class AmbiguousFailureMatrixIT {
       assertEquals(JOBS, faults, "one lost answer per job");
       assertBatchOutcomes(tally);
       for (String jobKey : jobKeys) {
-        assertEquals(List.of("done"), batch.outcomes(jobKey, "complete"), jobKey);
-        assertEquals(List.of("done"), batch.outcomes(chunkKey(jobKey), "complete"), chunkKey(jobKey));
-        assertEquals(List.of("done"), batch.outcomes(chunkKey(jobKey), "publish"),
+        assertDoneOnce(batch, jobKey, "complete", jobKey);
+        assertDoneOnce(batch, chunkKey(jobKey), "complete", chunkKey(jobKey));
+        assertDoneOnce(batch, chunkKey(jobKey), "publish",
             "the publish claim the commit made, handed over to the same delivery: " + chunkKey(jobKey));
       }
     }
@@ -591,17 +601,41 @@ class AmbiguousFailureMatrixIT {
     return tally;
   }
 
-  /** Each document's tries of {@code effect}: failed ones (one per failure met, {@code faults} in all), then done. */
-  private static void assertFailedThenDone(MatrixStack matrix, List<String> keys, String effect, int faults) {
+  /**
+   * Each document's tries of {@code effect}: failed ones, then done. Every failure met ({@code faults} in all) is a
+   * failed try; any failed try beyond them must be one that timed out (an answer the other side gave as usual, after
+   * the caller's short deadline on a loaded machine), and there must be at least that many tries that timed out: a try
+   * that failed any other way, or went unrecorded, fails the cell. Returns how many failed beyond the faults.
+   */
+  private static int assertFailedThenDone(MatrixStack matrix, List<String> keys, String effect, int faults) {
     int failed = 0;
+    int timedOut = 0;
+    List<String> all = new ArrayList<>();
     for (String key : keys) {
-      List<String> tries = matrix.outcomes(key, effect);
+      List<dev.once.ledger.Call> calls = matrix.calls(key, effect);
+      List<String> tries = calls.stream().map(call -> call.outcome().stored()).toList();
       assertEquals("done", tries.get(tries.size() - 1), key + ": " + tries);
       assertTrue(tries.subList(0, tries.size() - 1).stream().allMatch("failed"::equals),
           "each failed call is recorded as a try that may have run: " + key + ": " + tries);
       failed += tries.size() - 1;
+      timedOut += (int) calls.stream().filter(MatrixStack::timedOut).count();
+      all.add(key + " " + calls);
     }
-    assertEquals(faults, failed, "every failure met is a failed try on the ledger");
+    int beyond = failed - faults;
+    assertTrue(beyond >= 0, "every failure met is a failed try on the ledger: " + failed + " of " + faults);
+    assertTrue(timedOut >= beyond, failed + " failed tries of " + effect + " for " + faults + " failures met: the "
+        + beyond + " beyond them must have timed out (" + timedOut + " did): " + all);
+    if (beyond > 0) {
+      System.out.println(beyond + " " + effect + " tries timed out beyond the " + faults + " failures met: " + all);
+    }
+    return beyond;
+  }
+
+  /** One try of {@code effect} done, and before it none but tries that timed out on a loaded machine. */
+  private static void assertDoneOnce(MatrixStack matrix, String key, String effect, String what) {
+    List<dev.once.ledger.Call> calls = matrix.calls(key, effect);
+    assertEquals("done", calls.get(calls.size() - 1).outcome().stored(), what + ": " + calls);
+    assertTrue(calls.subList(0, calls.size() - 1).stream().allMatch(MatrixStack::timedOut), what + ": " + calls);
   }
 
   /** Sync mode: no batch job; analysed and billed once; the rest as {@link #assertOutcomes}. */
@@ -641,8 +675,13 @@ class AmbiguousFailureMatrixIT {
       assertEquals(1, document.analyses(), "one analysis of " + key);
       assertEquals(status, document.status(), "the analysis of " + key);
       assertEquals(bills, document.bills(), "bills for " + key);
-      assertEquals(1 + matrix.pubsub.failed(key), document.publications(),
-          "one message for " + key + ", and a copy per publish that failed after it was made");
+      // A publish that timed out on its own (Pub/Sub slower than the publisher's bound) may be a copy more.
+      long publishTimedOut = matrix.publishTimedOut(key);
+      assertTrue(document.publications() >= 1 + matrix.pubsub.failed(key)
+          && document.publications() <= 1 + matrix.pubsub.failed(key) + publishTimedOut,
+          "one message for " + key + ", and a copy per publish that failed after it was made: "
+              + document.publications() + " for " + matrix.pubsub.failed(key) + " failed (" + publishTimedOut
+              + " publish tries timed out)");
       assertEquals(matrix.pubsub.carriedOut(key), document.publications(), "every publish carried out is on the topic");
       List<PubsubMessage> copies = attributed(published, key);
       assertTrue(copies.stream().allMatch(copy -> copy.getData().equals(copies.get(0).getData())),

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookDelivery;
 import dev.once.local.gemini.WebhookSigner;
@@ -82,7 +83,7 @@ class BadInputCorpusIT {
     JsonNode spec = JSON.readTree(file.toFile());
     byte[] body = body(spec);
     HttpRequest.Builder request = HttpRequest.newBuilder(stack.function(spec.path("function").asText()).url())
-        .timeout(Duration.ofSeconds(60))
+        .timeout(Bounds.CALL)
         .method(spec.path("method").asText("POST"), body.length == 0
             ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     for (Iterator<Map.Entry<String, JsonNode>> headers = spec.path("headers").fields(); headers.hasNext(); ) {
@@ -135,7 +136,7 @@ class BadInputCorpusIT {
   void theReconciler_refusesAnythingButPost_withoutStartingARun(String method) throws Exception {
     long listed = stack.gemini.count("batches.list");
     HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(stack.function("GeminiReconciler").url())
-        .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody()).build(),
+        .timeout(Bounds.CALL).method(method, HttpRequest.BodyPublishers.noBody()).build(),
         HttpResponse.BodyHandlers.ofString());
 
     assertEquals(405, response.statusCode(), response.body());
@@ -152,14 +153,14 @@ class BadInputCorpusIT {
     Blob blob = stack.upload("after-corpus/invoice.pdf", InvoicePdf.of("C1"), "application/pdf");
     String key = key(blob);
     // Deadlines for a machine shared with other forks: the webhook's hand-off alone took 21-31 s at a load of 25.
-    String job = Await.value(Duration.ofSeconds(120), () -> withKey(stack.documents("analyses"), key).stream()
+    String job = Await.value(Bounds.PATIENT, () -> stack.byKey("analyses", key).stream()
         .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "DocumentUploaded submits a job");
     stack.gemini.finish(job, BatchState.SUCCEEDED);
-    Await.until(Duration.ofSeconds(120), () -> stack.notifiedWith(key).size() == 1,
+    Await.until(Bounds.PATIENT, () -> stack.notifiedWith(key).size() == 1,
         "GeminiWebhook hands the job off, BatchCompleted completes it and MessageDelivered notifies it");
     // Like Google, the stand-in retries a delivery that timed out (-1) on a loaded machine, and the timed-out one
     // may have handed the job off already: the delivery counts once it is answered with a 200, exactly once.
-    Await.until(Duration.ofSeconds(60), () -> webhookStatuses(job).contains(200), "the webhook answers 200");
+    Await.until(Bounds.PATIENT, () -> webhookStatuses(job).contains(200), "the webhook answers 200");
     List<Integer> statuses = webhookStatuses(job);
     assertEquals(200, statuses.getLast(), "statuses: " + statuses);
     assertEquals(1, statuses.stream().filter(s -> s == 200).count(), "statuses: " + statuses);

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.gemini.BatchJobs;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.http.RetryPolicy;
@@ -37,14 +38,16 @@ import org.junit.jupiter.api.Test;
 class BatchAnswerFaultsIT {
   private static final int PER_JOB = 4;
   private static final int MAX_ATTEMPTS = 2;
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static final Duration RECONCILE_EVERY = Duration.ofSeconds(2);
   private static PipelineStack stack;
 
   @BeforeAll
   static void start() {
+    // A patient relay, as Eventarc is: 30 tries a second apart are half a minute, shorter than a loaded machine can
+    // hold a claim.
     stack = PipelineStack.start(new PipelineStack.Config("batch", 10,
-        RetryPolicy.defaults().withMaxAttempts(30).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
+        RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
         Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB), "BATCH_MAX_WAIT_SECONDS", "3600",
             "ONCE_MAX_ATTEMPTS", String.valueOf(MAX_ATTEMPTS))));
   }

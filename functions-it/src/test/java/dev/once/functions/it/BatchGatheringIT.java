@@ -35,9 +35,10 @@ class BatchGatheringIT {
 
   @BeforeAll
   static void start() {
-    // A short lease (3 s), so an interrupted submission is resumed within seconds; the relay retries quickly.
+    // A short lease (3 s), so an interrupted submission is resumed within seconds; the relay retries quickly, and as
+    // patiently as Eventarc (60 tries a second apart ran out while a loaded machine held a claim).
     stack = PipelineStack.start(new PipelineStack.Config("batch", 3,
-        RetryPolicy.defaults().withMaxAttempts(60).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
+        RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
         Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB), "BATCH_MAX_WAIT_SECONDS", "3600",
             "GEMINI_TIMEOUT_SECONDS", "3")));
     stack.keepAlive();

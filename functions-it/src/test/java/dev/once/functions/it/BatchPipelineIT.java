@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookMode;
@@ -34,7 +35,7 @@ import org.junit.jupiter.api.Test;
  */
 class BatchPipelineIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static PipelineStack stack;
 
   @BeforeAll
@@ -45,7 +46,7 @@ class BatchPipelineIT {
 
   private static String submitted(Blob blob) {
     String key = key(blob);
-    return Await.value(DEADLINE, () -> withKey(stack.documents("analyses"), key).stream()
+    return Await.value(DEADLINE, () -> stack.byKey("analyses", key).stream()
         .filter(a -> "submitted".equals(a.getString("status")) || a.getString("job") != null)
         .map(a -> a.getString("job")).findFirst(), "a batch job submitted for " + key);
   }
@@ -170,7 +171,7 @@ class BatchPipelineIT {
     String key = key(blob);
     String job = submitted(blob);
     stack.gemini.finish(job, BatchState.FAILED);
-    java.util.function.Supplier<java.util.Optional<String>> newJob = () -> withKey(stack.documents("analyses"), key)
+    java.util.function.Supplier<java.util.Optional<String>> newJob = () -> stack.byKey("analyses", key)
         .stream().map(a -> a.getString("job")).filter(named -> named != null && !named.equals(job)).findFirst();
     stack.awaitReconciling(DEADLINE, Duration.ofSeconds(2), () -> newJob.get().isPresent(), "a new job for it");
     String second = newJob.get().orElseThrow();
@@ -234,7 +235,7 @@ class BatchPipelineIT {
 
   private static HttpResponse<String> send(dev.once.local.eventarc.CloudEvent event, java.net.URI url) throws Exception {
     java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(url)
-        .timeout(Duration.ofSeconds(60))
+        .timeout(Bounds.CALL)
         .header("ce-specversion", "1.0").header("ce-id", event.id() + "-again").header("ce-source", event.source())
         .header("ce-type", event.type()).header("ce-subject", event.subject()).header("Content-Type", "application/json")
         .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(event.data()));

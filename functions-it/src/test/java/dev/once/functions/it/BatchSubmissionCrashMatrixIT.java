@@ -4,7 +4,10 @@ import static dev.once.functions.it.MatrixStack.JOB_DOCUMENTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
@@ -32,23 +35,27 @@ import org.junit.jupiter.params.provider.ValueSource;
  * documents: four queued, then the fifth, whose upload makes the job due and submits it, killed once. The reconciler
  * (run as Cloud Scheduler would) resumes what the kill left. Per document, exactly: one paid batch job ever, one
  * analysis ({@code analysed}), one bill, one publication, one notification; Gemini made as many jobs as the documents
- * name.
+ * name. A submission killed while it held its claim is taken over only once its lease ran out (the ledger's times);
+ * each kill's time to recovery is printed and kept, not asserted.
  */
 class BatchSubmissionCrashMatrixIT {
-  private static final Duration PER_POINT = Duration.ofSeconds(90);
+  private static final Duration PER_POINT = Bounds.PATIENT;
   /** The submission's lease is twice this plus 5 s: how soon the reconciler resumes a killed one. */
   private static final int GEMINI_TIMEOUT_SECONDS = 2;
-  /** Short, so documents a kill half-way left queued go in a job of their own soon after. */
+  private static final int SUBMISSION_LEASE_SECONDS = 2 * GEMINI_TIMEOUT_SECONDS + 5;
+  /**
+   * The reconciler's: short, so documents a kill half-way left queued go in a job of their own soon after.
+   * DocumentUploaded waits an hour, so the job of a cell is made when its fifth document fills it, by construction:
+   * with 6 s there too, four uploads queued more than 6 s apart on a loaded machine made a job of three or four.
+   */
   private static final int MAX_WAIT_SECONDS = 6;
   private static final Duration HELD_COMMIT = Duration.ofSeconds(20);
-  /** Under the default 60 s lease: a recovery that waited for it is over; the rest is the machine's load. */
-  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(55);
   private static final String EXTERNAL = "during-assign";
   private static FirestoreFaults firestore;
   private static MatrixStack matrix;
   private static final RecoveryTimes RECOVERY = new RecoveryTimes("BatchSubmissionCrashMatrixIT (batch mode, a job of 5)",
-      "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), BATCH_MAX_WAIT_SECONDS 6,"
-          + " the reconciler every 2 s", "every document of the job in a submitted batch job");
+      "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), the reconciler's"
+          + " BATCH_MAX_WAIT_SECONDS 6, run every 2 s", "every document of the job in a submitted batch job");
 
   @BeforeAll
   static void start() {
@@ -58,6 +65,7 @@ class BatchSubmissionCrashMatrixIT {
         RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
         Map.of("GEMINI_TIMEOUT_SECONDS", String.valueOf(GEMINI_TIMEOUT_SECONDS))))
         .withEnv("BATCH_MAX_WAIT_SECONDS", String.valueOf(MAX_WAIT_SECONDS))
+        .withEnv("DocumentUploaded", "BATCH_MAX_WAIT_SECONDS", "3600")
         .withEnv("FIRESTORE_EMULATOR_HOST", firestore.hostPort()));
     matrix.stack.keepAlive();
   }
@@ -106,12 +114,15 @@ class BatchSubmissionCrashMatrixIT {
     Instant killed = Await.value(PER_POINT, () -> matrix.stack.lastDeath("DocumentUploaded")
         .filter(death -> death.isAfter(sent)), "the kill of the submission");
     matrix.submittedJobs(keys); // the reconciler resumes it, and submits what the kill left queued
+    // A figure for BENCHMARKS.md, not a bound: it is the machine's load as much as the code.
     Duration recovery = Duration.between(killed, Instant.now());
     RECOVERY.record(point, recovery);
     System.out.printf("killed %-26s every document in a job %5.1f s after the kill%n", point,
         recovery.toMillis() / 1000.0);
-    assertTrue(recovery.compareTo(RECOVERY_BOUND) <= 0, "recovered in " + recovery + ", over " + RECOVERY_BOUND);
     Map<String, String> jobOf = matrix.submittedJobs(keys);
+    if (point.equals("after-claim:submit") || point.equals("before-complete:submit")) {
+      assertTakenOverAfterTheLease(point, matrix.submissionsOf(keys));
+    }
     matrix.finish(jobOf.values());
     matrix.settle(keys, true);
 
@@ -137,6 +148,23 @@ class BatchSubmissionCrashMatrixIT {
         "Gemini made the jobs the documents name, and no other");
     if (!external) {
       assertEquals(1, jobs, "a kill of the submission loses none of the job's documents: " + jobOf);
+    }
+  }
+
+  /**
+   * A submission killed while it held its claim: its try abandoned, and the try that took it over began only once the
+   * dead holder's lease (a submission's: {@value #SUBMISSION_LEASE_SECONDS} s at least) had run out, by Firestore's
+   * clock.
+   */
+  private static void assertTakenOverAfterTheLease(String point, List<String> submissions) {
+    for (String submission : submissions) {
+      List<Call> calls = matrix.stack.ledger().lookup(IdempotencyKey.of(submission), "submit").orElseThrow().calls();
+      String tries = "killed " + point + ", " + submission + ": " + calls;
+      int dead = calls.stream().map(Call::outcome).toList().indexOf(Call.Outcome.ABANDONED);
+      assertTrue(dead >= 0 && dead + 1 < calls.size(), "the dead holder's try abandoned, then taken over: " + tries);
+      assertTrue(!calls.get(dead + 1).at().isBefore(calls.get(dead).at().plusSeconds(SUBMISSION_LEASE_SECONDS)),
+          "taken over only once the dead holder's lease ran out: " + tries);
+      assertEquals(Call.Outcome.DONE, calls.get(calls.size() - 1).outcome(), tries);
     }
   }
 }

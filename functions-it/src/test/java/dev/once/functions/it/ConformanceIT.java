@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.eventarc.BinaryMode;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
@@ -38,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class ConformanceIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration DEADLINE = Duration.ofSeconds(60);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
   private static final AtomicInteger LEDGERS = new AtomicInteger();
@@ -179,7 +180,10 @@ class ConformanceIT {
     Process run = mavenProcess(root, log, env, List.of("-pl", "functions", "function:run",
         "-Drun.functionTarget=dev.once.functions.MessageDelivered", "-Drun.port=" + port));
     try {
-      Await.until(Duration.ofMinutes(3), () -> ChildProcess.listening(port) || !run.isAlive(), "mvn function:run to listen on " + port);
+      // A Maven JVM resolving the build and starting the invoker beside three forks: minutes at a load of 30; its
+      // exit ends the wait at once.
+      Await.until(Bounds.START, () -> ChildProcess.listening(port) || !run.isAlive(),
+          "mvn function:run to listen on " + port);
       assertTrue(run.isAlive(), "mvn function:run exited; see " + log);
       String messageId = "7" + System.nanoTime();
       ObjectNode data = (ObjectNode) read("pubsub/google-cloudevents-issue-151.json");
@@ -191,7 +195,7 @@ class ConformanceIT {
       String key = "pubsub:" + messageId;
       java.net.URI url = java.net.URI.create("http://127.0.0.1:" + port + "/");
       for (int delivery = 0; delivery < 2; delivery++) {
-        HttpResponse<String> answer = HTTP.send(BinaryMode.request(event, url, Duration.ofSeconds(60)),
+        HttpResponse<String> answer = HTTP.send(BinaryMode.request(event, url, Bounds.CALL),
             HttpResponse.BodyHandlers.ofString());
         assertEquals(2, answer.statusCode() / 100, answer.body());
       }
@@ -220,7 +224,7 @@ class ConformanceIT {
 
   private static void maven(Path root, Path log, List<String> args) throws Exception {
     Process process = mavenProcess(root, log, Map.of(), args);
-    if (!process.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)) {
+    if (!process.waitFor(Bounds.START.toMinutes(), java.util.concurrent.TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new AssertionError("mvn " + args + " did not finish; see " + log);
     }
@@ -334,7 +338,7 @@ class ConformanceIT {
   private static List<JsonNode> deliver(String function, CloudEvent event) throws Exception {
     FunctionProcess process = stack.function(function);
     long mark = Files.size(process.log());
-    HttpResponse<String> response = HTTP.send(BinaryMode.request(event, process.url(), Duration.ofSeconds(60)),
+    HttpResponse<String> response = HTTP.send(BinaryMode.request(event, process.url(), Bounds.CALL),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(2, response.statusCode() / 100, function + " acknowledges " + event + ": " + response.body());
     // Only this event's lines: the relay may deliver another test's result to the same function meanwhile.

@@ -4,22 +4,35 @@ import static dev.once.functions.it.PipelineStack.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.Call;
+import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
+import dev.once.local.http.Faults;
 import dev.once.local.http.RetryPolicy;
+import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.samples.InvoicePdf;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,26 +40,28 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The document flow, killed with SIGKILL at each point of its way (sync mode). Each point gets 10 documents,
  * one at a time so a kill interrupts one event only; every 5th document's process is killed at the point, then
  * replaced (the watchdog), and Eventarc (the relay) redelivers. Whatever the point: every document is analysed
- * and billed exactly once, published at least once (every copy with the document's key), notified once; and
- * Gemini was called at most once per document plus once per kill at or after the call. Each kill's time to recovery
- * (the kill to the notification) is printed; with the default lease and Gemini timeout it is within 90 s.
+ * and billed exactly once, published at least once (every copy with the document's key), notified once; the killed
+ * claim is taken over by a later delivery only once its lease ran out (the ledger's times); and Gemini was called once
+ * per document, plus once per kill at or after the call, plus once per try the ledger recorded as failed (a call
+ * that timed out on a loaded machine is paid for and tried again: the ledger explains every call). Each kill's time
+ * to recovery is printed and kept (RecoveryTimes), not asserted: it is the machine's as much as the code's.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CrashMatrixIT {
   private static final int DOCUMENTS = 10;
   private static final int KILL_EVERY = 5;
-  private static final Duration PER_DOCUMENT = Duration.ofSeconds(60);
+  private static final int LEASE_SECONDS = 3;
+  private static final Duration PER_DOCUMENT = Bounds.PATIENT;
   /**
-   * The longest lease a killed holder leaves here is a publisher's (its 10 s timeout + 2 s, checked before it
-   * publishes); then redelivery and the work. Under 60 s, the default lease: a recovery that waited for it, or for
-   * the reconciler, is over this; the rest is the machine's load (35 s seen beside other builds, load 30).
+   * The issue's bound on recovery with the default lease and Gemini timeout, asserted on what the code decides: the
+   * lease a holder killed during its paid call leaves behind (a paid call's lease is the Gemini timeout, 60 s, and
+   * 5 s: at most 65 s after the kill, renewals included) runs out within it, and the takeover comes once it ran out.
    */
-  private static final Duration RECOVERY_BOUND = Duration.ofSeconds(55);
-  /** The bound on recovery with the default lease and Gemini timeout. */
   private static final Duration DEFAULT_RECOVERY_BOUND = Duration.ofSeconds(90);
   private static PipelineStack stack;
   /**
-   * The defaults' case, on a stack of its own with the default lease and Gemini timeout: its minute and a half of
-   * waiting for a lease runs beside the matrix.
+   * The defaults' case, on a stack of its own with the default lease and Gemini timeout: its minute of waiting for a
+   * lease runs beside the matrix.
    */
   private static CompletableFuture<Void> defaults;
   private static PipelineStack defaultStack;
@@ -56,19 +71,19 @@ class CrashMatrixIT {
 
   @BeforeAll
   static void start() {
+    RetryPolicy patient = RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200),
+        Duration.ofSeconds(1));
     CompletableFuture<PipelineStack> starting = CompletableFuture.supplyAsync(() -> PipelineStack.start(
         new PipelineStack.Config("sync", Integer.parseInt(dev.once.config.OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
-            RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
-            java.util.Map.of("GEMINI_TIMEOUT_SECONDS",
-                dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS.defaultValue()))), PipelineStack.BACKGROUND);
+            patient, Map.of("GEMINI_TIMEOUT_SECONDS", dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS
+                .defaultValue()))), PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
     // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.
-    stack = PipelineStack.start(new PipelineStack.Config("sync", 3,
-        RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(1)),
-        java.util.Map.of("GEMINI_TIMEOUT_SECONDS", "2")));
+    stack = PipelineStack.start(new PipelineStack.Config("sync", LEASE_SECONDS, patient,
+        Map.of("GEMINI_TIMEOUT_SECONDS", "2")));
     stack.keepAlive();
     // One document through before the matrix: a new instance's first event builds its clients, which the matrix does
-    // not measure (and a cold instance's first call could outlast the 2 s Gemini timeout: a paid call more).
+    // not measure (and a cold instance's first call is the likeliest to outlast the 2 s Gemini timeout).
     String warm = upload("crash-warm-up", 0);
     Await.until(PER_DOCUMENT, () -> stack.notifiedWith(warm).size() == 1, "the warm-up's notification");
     defaultStack = starting.join();
@@ -86,6 +101,7 @@ class CrashMatrixIT {
     defaultStack.close();
   }
 
+  @Order(1)
   @ParameterizedTest(name = "killed {0}")
   @ValueSource(strings = {"after-claim:analyse", "during-gemini", "before-complete:analyse",
       "after-complete:analyse", "before-complete:publish"})
@@ -103,27 +119,31 @@ class CrashMatrixIT {
     long geminiBefore = stack.gemini.count("generateContent");
 
     List<String> keys = new ArrayList<>();
+    List<String> killedKeys = new ArrayList<>();
     int externalKills = 0;
     for (int i = 0; i < DOCUMENTS; i++) {
       boolean kill = i % KILL_EVERY == 0;
-      if (external && kill) {
-        // This document's call only: the takeover's call, a lease after the kill, is answered at once however long
-        // the kill took (a takeover meeting the delay timed out at 2 s: a paid call more, by the test's doing).
-        stack.gemini.latencyNext("generateContent", 1, Duration.ofSeconds(3));
-      }
-      long callsBefore = stack.gemini.count("generateContent");
-      java.time.Instant sent = java.time.Instant.now();
+      // This document's call is held at the stand-in until the process making it is dead, however long the kill
+      // takes; the takeover's call, after the release, is answered at once.
+      Faults.Gate held = external && kill ? stack.gemini.hold("generateContent") : null;
+      Instant sent = Instant.now();
       String key = upload(folder, i);
       keys.add(key);
-      if (external && kill) {
-        // The call has reached Gemini and waits for its answer: kill the process now.
-        Await.until(PER_DOCUMENT, () -> stack.gemini.count("generateContent") > callsBefore, "the Gemini call of " + key);
-        stack.function("DocumentUploaded").kill();
-        externalKills++;
+      if (kill) {
+        killedKeys.add(key);
+      }
+      if (held != null) {
+        try {
+          Await.until(PER_DOCUMENT, () -> held.arrived() > 0, "the Gemini call of " + key);
+          stack.function("DocumentUploaded").kill();
+          externalKills++;
+        } finally {
+          held.release();
+        }
       }
       Await.until(PER_DOCUMENT, () -> stack.notifiedWith(key).size() == 1, "the notification of " + key);
       if (kill) {
-        assertRecovered(point, key, sent, effectOf(point), RECOVERY_BOUND);
+        recovered(stack, point, key, sent, effectOf(point));
       }
     }
 
@@ -140,51 +160,148 @@ class CrashMatrixIT {
     assertTrue(stack.published().stream().map(m -> m.getAttributesMap().getOrDefault("idempotency_key", ""))
         .filter(k -> k.contains("/" + folder + "/")).allMatch(ours::contains), "every copy carries a document's key");
 
-    long calls = stack.gemini.count("generateContent") - geminiBefore;
-    boolean killedAtOrAfterTheCall = !point.equals("after-claim:analyse");
-    long bound = DOCUMENTS + (killedAtOrAfterTheCall ? kills : 0);
-    assertTrue(calls >= DOCUMENTS && calls <= bound,
-        "Gemini calls " + calls + " within [" + DOCUMENTS + ", " + bound + "] for " + point);
+    for (String key : killedKeys) {
+      assertTakenOverAfterItsLease(stack, key, effectOf(point), point, external);
+    }
+    assertGeminiCallsExplained(point, keys, killedKeys, kills, stack.gemini.count("generateContent") - geminiBefore);
+  }
+
+  /**
+   * Every Gemini call is a try the ledger recorded before it was made, and every call beyond one per document is
+   * explained by the ledger: a try abandoned by a kill at or after its call (or by a holder that lost its lease), or a
+   * try that failed (its call timed out on a loaded machine, and was paid for). With nothing failed and nothing
+   * abandoned but the kills, that is exactly the old bound: {@code DOCUMENTS}, plus the kills at or after the call.
+   */
+  private static void assertGeminiCallsExplained(String point, List<String> keys, List<String> killedKeys, int kills,
+      long calls) {
+    int spent = 0;
+    int failed = 0;
+    int abandoned = 0;
+    int abandonedByTheKills = 0;
+    List<String> tries = new ArrayList<>();
+    for (String key : keys) {
+      LedgerRecord record = stack.ledger().lookup(IdempotencyKey.of(key), "analyse").orElseThrow();
+      List<Call.Outcome> outcomes = record.calls().stream().map(Call::outcome).toList();
+      tries.add(outcomes.toString());
+      assertEquals(Call.Outcome.DONE, outcomes.get(outcomes.size() - 1), key + ": " + outcomes);
+      assertTrue(outcomes.subList(0, outcomes.size() - 1).stream()
+          .allMatch(o -> o == Call.Outcome.FAILED || o == Call.Outcome.ABANDONED), key + ": " + outcomes);
+      spent += record.spent();
+      failed += (int) outcomes.stream().filter(o -> o == Call.Outcome.FAILED).count();
+      int gone = (int) outcomes.stream().filter(o -> o == Call.Outcome.ABANDONED).count();
+      abandoned += gone;
+      abandonedByTheKills += killedKeys.contains(key) ? gone : 0;
+    }
+    // A kill after the claim and before the call abandons a try that made no call.
+    int abandonedWithACall = point.equals("after-claim:analyse") ? abandoned - kills : abandoned;
+    long bound = DOCUMENTS + failed + abandonedWithACall;
+    String tally = "Gemini calls " + calls + " for " + point + "; tries recorded (spent " + spent + ", failed "
+        + failed + ", abandoned " + abandoned + "): " + tries;
+    System.out.println(tally);
+    assertTrue(calls >= DOCUMENTS && calls <= bound, tally + "; expected within [" + DOCUMENTS + ", " + bound + "]");
+    assertTrue(calls <= spent, "every call is a try recorded before it was made: " + tally);
     if (point.equals("after-complete:analyse") || point.equals("before-complete:publish")) {
-      assertEquals(DOCUMENTS, calls, "a kill after the analysis was committed costs no second Gemini call");
+      assertEquals(0, abandonedByTheKills, "a kill after the analysis was committed abandons no analysis, so it costs"
+          + " no second Gemini call: " + tally);
     }
   }
 
   /**
-   * The slowest case with the defaults: a holder killed during its paid call, whose lease outlasts that call (the
-   * default Gemini timeout plus 20 s), is taken over once the lease has run out; then the document goes through.
+   * The killed effect's record: a try abandoned (its holder died), then the try that took it over, which the ledger
+   * allowed only once the dead holder's lease had run out, by Firestore's clock; nothing after it but tries that
+   * failed, and the one that finished.
    */
-  @org.junit.jupiter.api.Test
-  void withTheDefaultLeaseAndGeminiTimeout_aHolderKilledDuringItsCall_isTakenOverWithin90Seconds() throws Throwable {
+  private static void assertTakenOverAfterItsLease(PipelineStack on, String key, String effect, String point,
+      boolean external) {
+    List<Call> calls = on.ledger().lookup(IdempotencyKey.of(key), effect).orElseThrow().calls();
+    String tries = effect + " of " + key + " killed " + point + ": " + calls;
+    int abandoned = indexOf(calls, Call.Outcome.ABANDONED);
+    if (abandoned < 0 && external) {
+      // Killed after its call had timed out already (the test JVM was slow to see the call): the try failed, and
+      // the kill met no holder. The counts above still hold; there was no lease to wait for.
+      assertTrue(calls.stream().anyMatch(c -> c.outcome() == Call.Outcome.FAILED), "the kill met no try: " + tries);
+      return;
+    }
+    assertTrue(abandoned >= 0, "the killed try is recorded abandoned: " + tries);
+    Call dead = calls.get(abandoned);
+    Call takeover = calls.get(abandoned + 1);
+    assertTrue(!takeover.at().isBefore(dead.at().plusSeconds(LEASE_SECONDS)),
+        "taken over only once the dead holder's lease (" + LEASE_SECONDS + " s at least) ran out: " + tries);
+    assertEquals(Call.Outcome.DONE, calls.get(calls.size() - 1).outcome(), tries);
+    assertTrue(calls.subList(abandoned + 1, calls.size() - 1).stream()
+        .allMatch(c -> c.outcome() == Call.Outcome.FAILED), "no other holder died: " + tries);
+  }
+
+  private static int indexOf(List<Call> calls, Call.Outcome outcome) {
+    for (int i = 0; i < calls.size(); i++) {
+      if (calls.get(i).outcome() == outcome) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The slowest case with the defaults: a holder killed during its paid call, whose lease outlasts that call (the
+   * default Gemini timeout plus 5 s), leaves a lease that runs out well within 90 s of the kill, and is
+   * taken over once it ran out, not before; then the document goes through once. Last: its minute of waiting runs
+   * beside the matrix, not before it.
+   */
+  @Order(2)
+  @Test
+  void withTheDefaultLeaseAndGeminiTimeout_aHolderKilledDuringItsCall_leavesUnder90Seconds_andIsTakenOverThen()
+      throws Throwable {
     try {
-      defaults.get(5, TimeUnit.MINUTES);
+      defaults.get(Bounds.PATIENT.toMinutes(), TimeUnit.MINUTES);
     } catch (ExecutionException e) {
       throw e.getCause();
     }
   }
 
-  /** The document whose holder was killed, and when it was sent. */
-  private record Killed(String key, java.time.Instant sent) {}
+  /**
+   * The document whose holder was killed, when it was sent and killed, and its record as the dead holder left it
+   * (the last read before another delivery took it over).
+   */
+  private record Killed(String key, Instant sent, Instant killedAt, LedgerRecord held) {}
 
-  /** Kills the holder of a document's paid call, and waits for its replacement to listen. */
+  /** Kills the holder of a document's paid call (held at the stand-in until then), and reads the lease it left. */
   private static Killed killDuringTheCallWithTheDefaults(PipelineStack defaulted) {
     defaulted.keepAlive();
-    defaulted.gemini.latencyNext("generateContent", 1, Duration.ofSeconds(3));
-    java.time.Instant sent = java.time.Instant.now();
+    Faults.Gate call = defaulted.gemini.hold("generateContent");
+    Instant sent = Instant.now();
     String key = key(defaulted.upload("crash-defaults/doc.pdf", InvoicePdf.of("defaults"), "application/pdf"));
-    Await.until(PER_DOCUMENT, () -> defaulted.gemini.count("generateContent") > 0, "the Gemini call of " + key);
-    dev.once.local.invoker.FunctionProcess holder = defaulted.function("DocumentUploaded");
-    holder.kill();
-    Await.until(PER_DOCUMENT, () -> defaulted.function("DocumentUploaded") != holder, "the killed holder replaced");
-    return new Killed(key, sent);
+    Instant killedAt;
+    try {
+      Await.until(PER_DOCUMENT, () -> call.arrived() > 0, "the Gemini call of " + key);
+      FunctionProcess holder = defaulted.function("DocumentUploaded");
+      holder.kill();
+      killedAt = Instant.now();
+    } finally {
+      call.release();
+    }
+    // Read at once: the takeover cannot come before the dead holder's lease (about a minute) runs out.
+    LedgerRecord held = Await.value(PER_DOCUMENT, () -> defaulted.ledger().lookup(IdempotencyKey.of(key), "analyse"),
+        "the record of " + key);
+    return new Killed(key, sent, killedAt, held);
   }
 
   private static void assertTakenOverWithTheDefaults(PipelineStack defaulted, Killed killed) {
-    Await.until(DEFAULT_RECOVERY_BOUND.plusSeconds(60), () -> defaulted.notifiedWith(killed.key()).size() == 1,
+    Await.until(PER_DOCUMENT, () -> defaulted.notifiedWith(killed.key()).size() == 1,
         "the notification of " + killed.key());
-    assertRecovered(defaulted, "during-gemini, with the defaults", killed.key(), killed.sent(), "analyse",
-        DEFAULT_RECOVERY_BOUND);
+    recovered(defaulted, "during-gemini, with the defaults", killed.key(), killed.sent(), "analyse");
     defaulted.assertAnalysedBilledAndPublishedOnce(List.of(killed.key()));
+    LedgerRecord held = killed.held();
+    assertEquals(List.of(Call.Outcome.RUNNING), held.calls().stream().map(Call::outcome).toList(),
+        "read as the dead holder left it, before any takeover: " + held.calls());
+    Instant leaseEnd = held.leaseExpiresAt();
+    assertTrue(!leaseEnd.isAfter(killed.killedAt().plus(DEFAULT_RECOVERY_BOUND)),
+        "the dead holder's lease ran out within " + DEFAULT_RECOVERY_BOUND + " of its kill at " + killed.killedAt()
+            + ": " + leaseEnd);
+    List<Call> calls = defaulted.ledger().lookup(IdempotencyKey.of(killed.key()), "analyse").orElseThrow().calls();
+    assertEquals(List.of(Call.Outcome.ABANDONED, Call.Outcome.DONE), calls.stream().map(Call::outcome).toList(),
+        "the dead holder's try, then the takeover that finished: " + calls);
+    assertTrue(!calls.get(1).at().isBefore(leaseEnd), "taken over once that lease ran out (" + leaseEnd + "): "
+        + calls);
   }
 
   private static String upload(String folder, int i) {
@@ -193,27 +310,20 @@ class CrashMatrixIT {
   }
 
   private static String effectOf(String point) {
-    return point.endsWith(":publish") ? "publish" : "analyse";
+    return point.endsWith(":publish") || point.equals("after-complete:analyse") ? "publish" : "analyse";
   }
 
   /**
-   * Prints the time from the kill (the watchdog finding the process dead) to the killed effect's completion, and
-   * bounds it.
+   * Waits for the killed effect's record to be done, and records the time from the kill (the watchdog finding the
+   * process dead) to then: a figure for BENCHMARKS.md, printed and kept, not a bound the test asserts.
    */
-  private static void assertRecovered(String point, String key, java.time.Instant sent, String effect, Duration bound) {
-    assertRecovered(stack, point, key, sent, effect, bound);
-  }
-
-  private static void assertRecovered(PipelineStack stack, String point, String key, java.time.Instant sent,
-      String effect, Duration bound) {
-    dev.once.ledger.Ledger ledger = new dev.once.firestore.FirestoreLedger(stack.db, dev.once.ledger.LedgerOptions.defaults());
-    java.time.Instant killed = Await.value(PER_DOCUMENT, () -> stack.lastDeath("DocumentUploaded")
+  private static void recovered(PipelineStack on, String point, String key, Instant sent, String effect) {
+    Instant killed = Await.value(PER_DOCUMENT, () -> on.lastDeath("DocumentUploaded")
         .filter(death -> death.isAfter(sent)), "the kill of " + key + " to be seen");
-    Await.until(bound.plus(PER_DOCUMENT), () -> ledger.lookup(dev.once.key.IdempotencyKey.of(key), effect)
-        .map(r -> r.state() == dev.once.ledger.RecordState.DONE).orElse(false), effect + " of " + key + " done");
-    Duration recovery = Duration.between(killed, java.time.Instant.now()); // notified already: the document is finished
+    Await.until(PER_DOCUMENT, () -> on.ledger().lookup(IdempotencyKey.of(key), effect)
+        .map(r -> r.state() == RecordState.DONE).orElse(false), effect + " of " + key + " done");
+    Duration recovery = Duration.between(killed, Instant.now()); // notified already: the document is finished
     RECOVERY.record(point, recovery);
     System.out.printf("killed %-26s %s recovered %5.1f s after the kill%n", point, key, recovery.toMillis() / 1000.0);
-    assertTrue(recovery.compareTo(bound) <= 0, key + " recovered in " + recovery + ", over " + bound);
   }
 }

@@ -21,6 +21,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FreePort;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.DynamicSignature;
@@ -59,7 +60,7 @@ import org.junit.jupiter.api.Test;
 class DynamicWebhookIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static PipelineStack stack;
 
   @BeforeAll
@@ -91,12 +92,14 @@ class DynamicWebhookIT {
 
     assertEquals(1, stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "one batch job");
     List<WebhookDelivery> deliveries = deliveries(job);
-    assertEquals(2, deliveries.size(), deliveries.toString());
     for (WebhookDelivery delivery : deliveries) {
       assertTrue(delivery.dynamic(), "sent to the job's own URI, signed as a dynamic webhook: " + delivery);
       assertEquals(URI.create(stack.webhookUrl()), delivery.target());
-      assertEquals(200, delivery.status(), delivery.toString());
     }
+    // Each of the two deliveries answered 200 once. Before it, at most attempts answered 503 and sent again: the
+    // webhook's answer when it could not fetch the stand-in's keys within its 3 s (a loaded machine), as documented.
+    assertEquals(2, deliveries.stream().filter(WebhookDelivery::delivered).count(), deliveries.toString());
+    assertTrue(deliveries.stream().allMatch(d -> d.status() == 200 || d.status() == 503), deliveries.toString());
     // Each delivery was acknowledged (queued, or duplicate once the job was completed); BatchCompleted completed it once.
     List<String> answered = webhookOutcomes("gemini:" + job);
     assertEquals(2, answered.size(), answered.toString());
@@ -128,7 +131,10 @@ class DynamicWebhookIT {
       String job = submitted(key);
       stack.gemini.finish(job, BatchState.SUCCEEDED);
       Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the result notified");
-      assertEquals(List.of(200), deliveries(job).stream().map(WebhookDelivery::status).toList());
+      List<Integer> statuses = deliveries(job).stream().map(WebhookDelivery::status).toList();
+      assertEquals(200, statuses.get(statuses.size() - 1), statuses.toString());
+      assertTrue(statuses.subList(0, statuses.size() - 1).stream().allMatch(status -> status == 503),
+          "answered 200 once, any attempt before it 503 (the keys not fetched in time): " + statuses);
       assertEquals(List.of("processed"), webhookOutcomes("gemini:" + job));
       assertEquals(1, withKey(stack.documents("billing"), key).size(), "one bill");
     } finally {
@@ -207,7 +213,7 @@ class DynamicWebhookIT {
   }
 
   private static String submitted(String key) {
-    return Await.value(DEADLINE, () -> withKey(stack.documents("analyses"), key).stream()
+    return Await.value(DEADLINE, () -> stack.byKey("analyses", key).stream()
         .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "a batch job for " + key);
   }
 
@@ -274,7 +280,7 @@ class DynamicWebhookIT {
   }
 
   private static HttpResponse<String> post(URI url, byte[] body, Map<String, String> headers) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(60))
+    HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(Bounds.CALL)
         .POST(HttpRequest.BodyPublishers.ofByteArray(body));
     headers.forEach(request::header);
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());

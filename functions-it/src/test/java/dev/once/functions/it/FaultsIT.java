@@ -10,14 +10,20 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.storage.Blob;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Receiver;
+import dev.once.local.http.RetryPolicy;
+import dev.once.local.invoker.FunctionProcess;
+import dev.once.local.process.Jvm;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.local.stack.Part;
 import dev.once.observe.Log;
 import java.time.Duration;
 import java.util.List;
@@ -27,14 +33,14 @@ import org.junit.jupiter.api.Test;
 
 /** Dependencies that fail: every event is retried, completes once, and nothing is lost or doubled. */
 class FaultsIT {
-  private static final Duration DEADLINE = Duration.ofSeconds(120);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static PipelineStack stack;
   private static FirestoreLedger ledger;
 
   @BeforeAll
   static void start() {
     stack = PipelineStack.shared(PipelineStack.Config.sync());
-    ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
+    ledger = stack.ledger();
   }
 
 
@@ -70,22 +76,54 @@ class FaultsIT {
     assertTrue(analysis.error().contains("503"), "the last error is kept: " + analysis.error());
   }
 
+  /**
+   * On an instance of its own with a 2 s Gemini timeout (the stack's functions keep the deployment's 60 s, so no other
+   * test meets a timeout by accident), its call answered after 4 s: the try times out, is recorded and released, and
+   * the redelivery completes the document once.
+   */
   @Test
-  void geminiTimeout_theEventIsRetriedLater_andCompletesOnce() {
+  void geminiTimeout_theEventIsRetriedLater_andCompletesOnce() throws Exception {
     long callsBefore = stack.gemini.count("generateContent");
-    stack.gemini.latency(Duration.ofSeconds(8)); // the functions give Gemini 5 s
-    String key;
-    try {
-      key = key(stack.upload("faults/slow.pdf", InvoicePdf.of("S1"), "application/pdf"));
-      Await.until(DEADLINE, () -> ledger.lookup(IdempotencyKey.of(key), "analyse")
-          .map(r -> r.error() != null).orElse(false), "a delivery to time out and release its claim");
-    } finally {
-      stack.gemini.latency(Duration.ZERO);
+    try (FunctionProcess impatient = instanceWith(Map.of("GEMINI_TIMEOUT_SECONDS", "2"), "timeout")) {
+      stack.gemini.latencyNext("generateContent", 1, Duration.ofSeconds(4)); // this call only: 2 s past the timeout
+      String key = uploadTo(impatient, "faults/slow.pdf", InvoicePdf.of("S1"));
+      Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through once Gemini answers");
+      assertOnceThrough(key);
+      LedgerRecord analysis = record(key, "analyse");
+      assertTrue(analysis.attempts() >= 2, "retried after the timeout");
+      assertEquals(Call.Outcome.FAILED, analysis.calls().get(0).outcome(), "the timed-out try, recorded as one that may"
+          + " have been billed: " + analysis.calls());
+      assertTrue(stack.gemini.count("generateContent") - callsBefore >= 2, "the timed-out call was made again");
     }
-    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through once Gemini answers");
-    assertOnceThrough(key);
-    assertTrue(record(key, "analyse").attempts() >= 2, "retried after the timeout");
-    assertTrue(stack.gemini.count("generateContent") - callsBefore >= 2, "the timed-out call was made again");
+  }
+
+  /**
+   * One more DocumentUploaded instance, with {@code env} over the stack's: a test of one setting runs on it, and the
+   * stack's own functions keep theirs (a restart of the shared function, and its cold JVM, for every other test).
+   */
+  private static FunctionProcess instanceWith(Map<String, String> env, String name) {
+    return stack.stack.startInstance(Part.DOCUMENT_UPLOADED, Jvm.quick("-Xmx512m"), env,
+        "DocumentUploaded-" + name + ".log");
+  }
+
+  /**
+   * Uploads a document whose finalize goes to {@code instance} only, as Eventarc delivers it (redelivered until
+   * acknowledged): the bucket withholds its notification from the relay, so the stack's DocumentUploaded never sees
+   * it. Its result is published and notified by the stack as any other.
+   */
+  private static String uploadTo(FunctionProcess instance, String name, byte[] content) throws Exception {
+    stack.storage.withholdNotifications(true);
+    Blob blob;
+    try {
+      blob = stack.upload(name, content, "application/pdf");
+    } finally {
+      stack.storage.withholdNotifications(false);
+    }
+    DirectSender.Report report = new DirectSender(List.of(instance.url()), 1, RetryPolicy.defaults()
+        .withMaxAttempts(200).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
+        .withMaxAge(Bounds.PATIENT), Bounds.CALL).send(List.of(DirectSender.finalized(stack.notificationOf(blob))));
+    assertEquals(List.of(), report.gaveUp(), "the finalize delivered to " + instance.url());
+    return key(blob);
   }
 
   /**
@@ -95,20 +133,19 @@ class FaultsIT {
    * published and notified once.
    */
   @Test
-  void aDocumentGivenUpAtItsCap_isLoggedFailed_asItsAnalysisSays_andNothingIsBilled() {
-    stack.restartWithEnv("DocumentUploaded", Map.of("ONCE_MAX_ATTEMPTS", "3"));
+  void aDocumentGivenUpAtItsCap_isLoggedFailed_asItsAnalysisSays_andNothingIsBilled() throws Exception {
     long carriedOut = stack.gemini.count("generateContent.carriedOut");
-    try {
+    try (FunctionProcess capped = instanceWith(Map.of("ONCE_MAX_ATTEMPTS", "3"), "cap")) {
       stack.gemini.ambiguousNext("generateContent", 3, AmbiguousFailure.serverError(500));
-      String key = key(stack.upload("faults/given-up.pdf", InvoicePdf.of("G1"), "application/pdf"));
+      String key = uploadTo(capped, "faults/given-up.pdf", InvoicePdf.of("G1"));
       Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the given-up document to be notified");
-      JsonNode gaveUp = Await.value(DEADLINE, () -> lines(key).stream()
+      JsonNode gaveUp = Await.value(DEADLINE, () -> lines(capped, key).stream()
           .filter(line -> line.path("reason").asText().startsWith("gave up after 3 tries")).findFirst(),
           "the log line of the delivery that gave up");
 
       assertEquals("failed", gaveUp.path(Log.LABELS).path("outcome").asText(), gaveUp.toString());
       assertEquals(3, stack.gemini.count("generateContent.carriedOut") - carriedOut, "three paid calls, no fourth");
-      assertEquals(List.of("none→failed", "none→failed", "none→failed", "analyse→failed"), lines(key).stream()
+      assertEquals(List.of("none→failed", "none→failed", "none→failed", "analyse→failed"), lines(capped, key).stream()
           .map(line -> line.path(Log.LABELS).path("effect").asText() + "→" + line.path(Log.LABELS).path("outcome")
               .asText()).toList(), "three failed tries (redelivered), then the give-up (acknowledged): none rejected");
       var analysis = withKey(stack.documents("analyses"), key);
@@ -119,13 +156,12 @@ class FaultsIT {
       assertEquals(1, attributed(stack.published(), key).size(), "the failure published once");
     } finally {
       stack.gemini.ambiguousNext("generateContent", 0, AmbiguousFailure.RESET);
-      stack.restartWithEnv("DocumentUploaded", Map.of());
     }
   }
 
-  /** DocumentUploaded's event lines for {@code key}, in the order it wrote them. */
-  private static List<JsonNode> lines(String key) {
-    return EventLines.of(stack.function("DocumentUploaded").log(), 0, "DocumentUploaded").stream()
+  /** The instance's event lines for {@code key}, in the order it wrote them. */
+  private static List<JsonNode> lines(FunctionProcess instance, String key) {
+    return EventLines.of(instance.log(), 0, "DocumentUploaded").stream()
         .filter(line -> EventLines.isAbout(line, key))
         .toList();
   }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.Records;
@@ -25,7 +26,7 @@ import java.util.stream.IntStream;
  * of its documents counted exactly.
  */
 final class GatheredJobs {
-  static final Duration DEADLINE = Duration.ofSeconds(90);
+  static final Duration DEADLINE = Bounds.PATIENT;
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(3);
 
   final PipelineStack stack;
@@ -45,7 +46,7 @@ final class GatheredJobs {
     try {
       Map<String, QueryDocumentSnapshot> byKey = new HashMap<>();
       for (QueryDocumentSnapshot analysis : stack.db.collection(Records.ANALYSES).whereIn("key", List.copyOf(keys))
-          .get().get(30, TimeUnit.SECONDS).getDocuments()) {
+          .get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments()) {
         byKey.put(analysis.getString("key"), analysis);
       }
       return byKey;

@@ -14,6 +14,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.gemini.InvoicePrompt;
 import dev.once.gemini.ModelWatch;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.observe.Log;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
@@ -38,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class GeminiModelsIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration DEADLINE = Duration.ofSeconds(180);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   /** What a deployment with no GEMINI_MODEL gets (the catalog's default). */
   private static final String DEFAULT = "gemini-3.5-flash-lite";
   /** 3.6 Flash: 0.75/3.75 USD per million tokens until 2026-12-31, 1.50/7.50 from 2027-01-01 (midnight Pacific Time). */
@@ -88,7 +89,7 @@ class GeminiModelsIT {
   }
 
   private static String job(PipelineStack stack, String key) {
-    return Await.value(DEADLINE, () -> withKey(stack.documents("analyses"), key).stream()
+    return Await.value(DEADLINE, () -> stack.byKey("analyses", key).stream()
         .map(a -> a.getString("job")).filter(j -> j != null).findFirst(), "a batch job for " + key);
   }
 

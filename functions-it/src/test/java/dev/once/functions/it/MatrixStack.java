@@ -12,10 +12,10 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
-import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -42,7 +43,8 @@ final class MatrixStack implements AutoCloseable {
   /** Batch mode: documents per job (BATCH_MAX_DOCUMENTS), so a cell's documents make {@link #JOBS} jobs. */
   static final int JOB_DOCUMENTS = 5;
   static final int JOBS = DOCUMENTS / JOB_DOCUMENTS;
-  private static final Duration SETTLE = Duration.ofMinutes(2);
+  /** A cell of 10-30 documents with faults settling: minutes on a loaded machine; a hang guard only. */
+  private static final Duration SETTLE = Bounds.PATIENT;
   private static final Duration RECONCILE_EVERY = Duration.ofSeconds(2);
 
   final PipelineStack stack;
@@ -55,7 +57,7 @@ final class MatrixStack implements AutoCloseable {
     stack = PipelineStack.start(config.withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort()));
     gemini = Client.builder().apiKey(stack.environment().get("GEMINI_API_KEY")).vertexAI(false)
         .httpOptions(HttpOptions.builder().baseUrl(stack.gemini.baseUrl()).build()).build();
-    ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
+    ledger = stack.ledger();
   }
 
   static MatrixStack start(PipelineStack.Config config) {
@@ -157,15 +159,44 @@ final class MatrixStack implements AutoCloseable {
 
   /** How each try of {@code effect} for {@code key} ended, oldest first (the ledger's {@code calls}). */
   List<String> outcomes(String key, String effect) {
+    return calls(key, effect).stream().map(call -> call.outcome().stored()).toList();
+  }
+
+  /** Each try of {@code effect} for {@code key}, oldest first: how it ended, and why it failed. */
+  List<Call> calls(String key, String effect) {
     LedgerRecord record = ledger.lookup(IdempotencyKey.of(key), effect)
         .orElseThrow(() -> new AssertionError("no " + effect + " record for " + key));
-    return record.calls().stream().map(call -> call.outcome().stored()).toList();
+    return record.calls();
   }
+
+  /**
+   * The tries of {@code key}'s own publish that timed out (sync mode; a batch job's documents are published by their
+   * chunk's record, and have none of their own).
+   */
+  long publishTimedOut(String key) {
+    return ledger.lookup(IdempotencyKey.of(key), "publish").map(r -> r.calls().stream().filter(MatrixStack::timedOut)
+        .count()).orElse(0L);
+  }
+
+  /**
+   * A failed try whose call ran out of time (the ledger keeps why: the client's timeout, Pub/Sub not accepting within
+   * the publisher's bound). On a loaded machine an answer the other side gave as usual can come after the caller's
+   * deadline: a try more, recorded, and a call more that the counts must include. A Firestore DEADLINE_EXCEEDED is not
+   * one: the matrix injects those, and the ledger must recognise its own commit behind them.
+   */
+  static boolean timedOut(Call call) {
+    return call.outcome() == Call.Outcome.FAILED && call.error() != null
+        && TIMED_OUT.matcher(call.error()).find();
+  }
+
+  private static final java.util.regex.Pattern TIMED_OUT =
+      java.util.regex.Pattern.compile("(?i)timeout|timed out|did not accept .* within");
 
   /** The documents of {@code collection} whose {@code key} is one of {@code keys} (at most 30). */
   List<QueryDocumentSnapshot> withKeys(String collection, List<String> keys) {
     try {
-      return stack.db.collection(collection).whereIn("key", List.copyOf(keys)).get().get().getDocuments();
+      return stack.db.collection(collection).whereIn("key", List.copyOf(keys)).get()
+          .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments();
     } catch (Exception e) {
       throw new IllegalStateException("could not read " + collection, e);
     }

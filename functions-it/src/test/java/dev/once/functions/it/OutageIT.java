@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.firestore.FirestoreLedger;
 import dev.once.key.IdempotencyKey;
-import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.http.Receiver;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  * same key and body, for its receiver to drop).
  */
 class OutageIT {
-  private static final Duration DEADLINE = Duration.ofMinutes(3);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static TcpProxy firestore;
   private static TcpProxy pubsub;
   private static PipelineStack stack;
@@ -71,7 +71,7 @@ class OutageIT {
 
   private static void assertNothingLostNothingDoubled(List<String> keys) {
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty()), "every document notified");
-    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
+    FirestoreLedger ledger = stack.ledger();
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> ledger.lookup(IdempotencyKey.of(k), "notify")
         .map(r -> r.state() == RecordState.DONE).orElse(false)), "every notification recorded");
     stack.assertAnalysedBilledAndPublishedOnce(keys);
@@ -115,7 +115,7 @@ class OutageIT {
       keys.add(key(stack.upload("outage-notify/doc-" + i + ".pdf", InvoicePdf.of("T" + i), "application/pdf")));
     }
     assertNothingLostNothingDoubled(keys);
-    FirestoreLedger ledger = new FirestoreLedger(stack.db, LedgerOptions.defaults());
+    FirestoreLedger ledger = stack.ledger();
     int retried = 0;
     for (String key : keys) {
       retried += ledger.lookup(IdempotencyKey.of(key), "notify").orElseThrow().attempts() - 1;

@@ -14,6 +14,9 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.ledger.LedgerOptions;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;
@@ -65,11 +68,12 @@ final class PipelineStack implements AutoCloseable {
   static final List<String> FUNCTIONS = Part.functions().stream().map(Part::title).toList();
   /**
    * What a sync-mode stack starts: no batch job is ever made, so nothing reaches BatchCompleted or the webhook, and
-   * two JVMs fewer a stack are CPU the tests beside it get.
+   * two JVMs fewer a stack are CPU the tests beside it get. The reconciler only for a test that calls it
+   * ({@link Config#withReconciler}): Cloud Scheduler is the test, and most sync tests never play it.
    */
-  private static final Set<Part> SYNC_FUNCTIONS =
-      EnumSet.of(Part.DOCUMENT_UPLOADED, Part.MESSAGE_DELIVERED, Part.GEMINI_RECONCILER);
-  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+  private static final Set<Part> SYNC_FUNCTIONS = EnumSet.of(Part.DOCUMENT_UPLOADED, Part.MESSAGE_DELIVERED);
+  /** One read a test makes (a hang guard: a wait that reads retries a read that fails, until its own deadline). */
+  private static final Duration CALL_TIMEOUT = Bounds.CALL;
   private static final AtomicInteger STACKS = new AtomicInteger();
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   /**
@@ -86,9 +90,9 @@ final class PipelineStack implements AutoCloseable {
    * by default; otherwise Gemini's webhooks are static, sent to the URL registered with the stand-in.
    */
   record Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv,
-      boolean dynamicWebhooks) {
+      boolean dynamicWebhooks, Map<String, Map<String, String>> functionEnv, boolean reconciler) {
     Config(String mode, int leaseSeconds, RetryPolicy relayRetry, Map<String, String> extraEnv) {
-      this(mode, leaseSeconds, relayRetry, extraEnv, false);
+      this(mode, leaseSeconds, relayRetry, extraEnv, false, Map.of(), false);
     }
 
     /**
@@ -102,17 +106,31 @@ final class PipelineStack implements AutoCloseable {
     }
 
     Config batch() {
-      return new Config("batch", leaseSeconds, relayRetry, extraEnv, dynamicWebhooks);
+      return new Config("batch", leaseSeconds, relayRetry, extraEnv, dynamicWebhooks, functionEnv, reconciler);
     }
 
     Config withDynamicWebhooks() {
-      return new Config(mode, leaseSeconds, relayRetry, extraEnv, true);
+      return new Config(mode, leaseSeconds, relayRetry, extraEnv, true, functionEnv, reconciler);
+    }
+
+    /** A sync-mode stack with the reconciler too (a batch-mode stack always has it). */
+    Config withReconciler() {
+      return new Config(mode, leaseSeconds, relayRetry, extraEnv, dynamicWebhooks, functionEnv, true);
     }
 
     Config withEnv(String name, String value) {
       Map<String, String> env = new HashMap<>(extraEnv);
       env.put(name, value);
-      return new Config(mode, leaseSeconds, relayRetry, env, dynamicWebhooks);
+      return new Config(mode, leaseSeconds, relayRetry, env, dynamicWebhooks, functionEnv, reconciler);
+    }
+
+    /** One function's own variable, from its start (no restart to set it), over the stack's. */
+    Config withEnv(String function, String name, String value) {
+      Map<String, Map<String, String>> all = new HashMap<>(functionEnv);
+      Map<String, String> env = new HashMap<>(all.getOrDefault(function, Map.of()));
+      env.put(name, value);
+      all.put(function, Map.copyOf(env));
+      return new Config(mode, leaseSeconds, relayRetry, extraEnv, dynamicWebhooks, Map.copyOf(all), reconciler);
     }
   }
 
@@ -166,19 +184,29 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /**
-   * A stack of its own on the shared emulators. The notify endpoint gets the deployment's 10 s
-   * (NOTIFY_TIMEOUT_SECONDS): a shorter bound timed out answers slowed by test JVMs beside it, and each resent
-   * notification broke a count of one; a test of the timeout sets its own.
+   * A stack of its own on the shared emulators. Every timeout whose firing would change a count the tests assert
+   * exactly is long here, as deployed or longer: Gemini's (GEMINI_TIMEOUT_SECONDS, the deployment's 60 s; it was 5 s,
+   * and a call answered later on a loaded machine was a failed try, a second paid call, a count off by one), the
+   * notify endpoint's (NOTIFY_TIMEOUT_SECONDS 60 s: 2 s, and then 10 s, timed out answers slowed by the JVMs beside
+   * it), and the Gemini stand-in's webhook POSTs' (2 min: a webhook answered after 10 s was a delivery and a hand-off
+   * more). A test of a timeout sets its own, on the function or the instance it tests.
    */
   static PipelineStack start(Config config) {
     int id = STACKS.incrementAndGet();
     LocalStack.Builder plan = builder("once-it-" + id, id + "-" + config.mode());
     if ("sync".equals(config.mode())) {
-      plan.onlyFunctions(SYNC_FUNCTIONS);
+      Set<Part> functions = EnumSet.copyOf(SYNC_FUNCTIONS);
+      if (config.reconciler()) {
+        functions.add(Part.GEMINI_RECONCILER);
+      }
+      plan.onlyFunctions(functions);
     }
+    config.functionEnv().forEach((function, env) -> env.forEach((name, value) ->
+        plan.env(Part.function(function), name, value)));
     LocalStack stack = plan.sharedEmulators().relayRetry(config.relayRetry())
         .dynamicWebhooks(config.dynamicWebhooks())
-        .env("GEMINI_TIMEOUT_SECONDS", "5")
+        .webhookTimeout(Bounds.CALL)
+        .env("NOTIFY_TIMEOUT_SECONDS", "60")
         .env("ONCE_LEASE_SECONDS", String.valueOf(config.leaseSeconds()))
         .env("ANALYSIS_MODE", config.mode())
         .env(config.extraEnv())
@@ -194,8 +222,10 @@ final class PipelineStack implements AutoCloseable {
   static PipelineStack storm(int processes) {
     int id = STACKS.incrementAndGet();
     String project = "once-storm-" + id;
+    // The deployment's Gemini timeout (60 s): the storm counts Gemini calls exactly, and 10 s timed out answers
+    // queued behind the storm's own calls on a loaded machine.
     LocalStack stack = builder(project, id + "-storm").sharedEmulators().withoutFunctions()
-        .env("GEMINI_TIMEOUT_SECONDS", "10").env("ANALYSIS_MODE", "sync").start();
+        .env("ANALYSIS_MODE", "sync").start();
     PipelineStack storm = new PipelineStack(Config.sync(), stack);
     // Each invoker takes seconds to start: start them together.
     List<CompletableFuture<FunctionProcess>> starting = new ArrayList<>();
@@ -204,7 +234,8 @@ final class PipelineStack implements AutoCloseable {
       starting.add(CompletableFuture.supplyAsync(
           () -> stack.startInstance(Part.DOCUMENT_UPLOADED, Jvm.quick("-Xmx512m"), log), BACKGROUND));
     }
-    starting.forEach(instance -> storm.instances.add(instance.orTimeout(3, TimeUnit.MINUTES).join()));
+    starting.forEach(instance -> storm.instances.add(instance.orTimeout(Bounds.START.toMinutes(), TimeUnit.MINUTES)
+        .join()));
     return storm;
   }
 
@@ -386,13 +417,26 @@ final class PipelineStack implements AutoCloseable {
     }
   }
 
+  /**
+   * The documents of {@code collection} whose {@code key} is {@code key}: one query, where {@code withKey(documents(
+   * collection), key)} reads the whole collection of the stack's project, which a wait would do at every poll.
+   */
+  List<QueryDocumentSnapshot> byKey(String collection, String key) {
+    try {
+      return db.collection(collection).whereEqualTo("key", key).get().get(CALL_TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+          .getDocuments();
+    } catch (Exception e) {
+      throw new IllegalStateException("could not read the " + collection + " of " + key, e);
+    }
+  }
+
   List<Receiver.Received> notifications() {
     return notify.receivedOn(Topology.NOTIFY_PATH);
   }
 
   /** A POST straight to a function, bypassing the relay (tests of hostile input, the scheduler's call). */
   HttpResponse<String> post(String function, byte[] body, Map<String, String> headers) {
-    return post(function, body, headers, Duration.ofSeconds(60));
+    return post(function, body, headers, Bounds.CALL);
   }
 
   private HttpResponse<String> post(String function, byte[] body, Map<String, String> headers, Duration timeout) {
@@ -414,7 +458,7 @@ final class PipelineStack implements AutoCloseable {
   JsonNode reconcile() {
     // Cloud Scheduler waits the run's attempt deadline (terraform/scheduler.tf: minutes); a run that resumes a
     // hundred deferred documents in a just-restarted JVM took over a minute on a loaded machine.
-    HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of(), Duration.ofMinutes(3));
+    HttpResponse<String> response = post("GeminiReconciler", new byte[0], Map.of(), Bounds.PATIENT);
     try {
       JsonNode summary = new ObjectMapper().readTree(response.body());
       if (response.statusCode() != 200) {
@@ -495,6 +539,14 @@ final class PipelineStack implements AutoCloseable {
       }
       return false;
     }, what);
+  }
+
+  /**
+   * The stack's ledger as a test reads it: each read bounded by {@link Bounds#CALL}, not the functions' 30 s (a read
+   * outside a wait that fails on a slow emulator fails the test although nothing was wrong).
+   */
+  FirestoreLedger ledger() {
+    return new FirestoreLedger(db, LedgerOptions.defaults().withRpcTimeout(CALL_TIMEOUT));
   }
 
   /** Ledger records (all effects), for "nothing was written" checks. */

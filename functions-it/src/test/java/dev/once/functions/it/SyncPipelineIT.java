@@ -9,6 +9,7 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DeliveryResult;
 import dev.once.local.http.Receiver;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /** Sync mode end to end: storage stand-in → relay → DocumentUploaded → Gemini → Firestore → Pub/Sub → notify. */
 class SyncPipelineIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static PipelineStack stack;
 
   @BeforeAll

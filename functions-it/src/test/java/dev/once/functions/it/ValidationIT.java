@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.samples.InvoicePdf;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class ValidationIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration DEADLINE = Duration.ofSeconds(90);
+  private static final Duration DEADLINE = Bounds.PATIENT;
   private static PipelineStack stack;
 
   @BeforeAll

@@ -1,5 +1,6 @@
 package dev.once.local.emulator;
 
+import dev.once.local.Bounds;
 import dev.once.local.process.ChildProcess;
 import dev.once.local.process.Jvm;
 import java.io.IOException;
@@ -14,11 +15,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file (the Firestore emulator
- * prints a stack trace per aborted transaction); ready once its root URL answers 200.
+ * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file; ready once its root URL
+ * answers 200.
  */
 public abstract class Emulator implements AutoCloseable {
-  private static final Duration START_DEADLINE = Duration.ofSeconds(90);
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   private final int port;
@@ -47,7 +47,8 @@ public abstract class Emulator implements AutoCloseable {
     command.addAll(FLAGS);
     command.addAll(javaArgs);
     ChildProcess process = ChildProcess.start(name + " emulator", command, Map.of(), log);
-    process.awaitReady(() -> answers(port), START_DEADLINE, Duration.ofMillis(100));
+    // An emulator's start is seconds of CPU: beside three forks' stacks it can take minutes. An exit ends the wait.
+    process.awaitReady(() -> answers(port), Bounds.START, Duration.ofMillis(100));
     return process;
   }
 

@@ -2,12 +2,15 @@ package dev.once.local.emulator;
 
 import dev.once.local.process.ChildProcess;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,6 +51,7 @@ public final class FirestoreEmulator extends Emulator {
 
   private static ChildProcess launch(int port, Path logDir, Path importFrom) {
     List<String> args = new ArrayList<>();
+    args.add("-Djava.util.logging.config.file=" + loggingConfig(logDir));
     args.add("-cp");
     args.add(CloudSdk.firestoreJar().toString());
     args.add("com.google.cloud.datastore.emulator.firestore.CloudFirestore");
@@ -57,6 +61,27 @@ public final class FirestoreEmulator extends Emulator {
       args.add("--import-data=" + importFrom);
     }
     return launch("Firestore", args, port, logDir.resolve("firestore-" + port + ".log"));
+  }
+
+  /**
+   * The emulator's logging configuration, copied next to its log (its JVM cannot read this one's class path): the
+   * JDK's defaults without a stack trace per failed RPC ({@code firestore-logging.properties} says why).
+   */
+  private static Path loggingConfig(Path logDir) {
+    Path file = logDir.toAbsolutePath().resolve("firestore-logging.properties");
+    try (InputStream config = FirestoreEmulator.class.getResourceAsStream("firestore-logging.properties")) {
+      if (config == null) {
+        throw new IllegalStateException("firestore-logging.properties is missing from the class path");
+      }
+      Files.createDirectories(file.getParent());
+      Path next = Files.createTempFile(file.getParent(), "firestore-logging", ".tmp");
+      Files.copy(config, next, StandardCopyOption.REPLACE_EXISTING);
+      // Emulators of several JVMs may share the directory: each writes a whole file and moves it in place.
+      Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not write " + file, e);
+    }
   }
 
   /** Deletes every document of the project's default database (the emulator's own endpoint). */

@@ -41,7 +41,7 @@ public final class GeminiStandIn implements StandIn {
    */
   public record Options(int port, String apiKey, String webhookSecret, List<URI> webhookUrls, Duration tick,
       long maxRequestBytes, long maxUploadBytes, long maxStoredBytes, WebhookMode webhookMode,
-      boolean jobUrisReplaceGlobal, RetryPolicy webhookRetry) {
+      boolean jobUrisReplaceGlobal, RetryPolicy webhookRetry, Duration webhookTimeout) {
     public static final long DEFAULT_MAX_REQUEST_BYTES = 20L * 1024 * 1024;
     /** The Files API's limits: 2 GB per file, 20 GB per project ({@link GeminiFiles}). */
     public static final long DEFAULT_MAX_UPLOAD_BYTES = GeminiFiles.MAX_FILE_BYTES;
@@ -54,65 +54,78 @@ public final class GeminiStandIn implements StandIn {
       }
     }
 
-    /** Webhooks are tried 5 times, from 200 ms apart up to 30 s. */
+    /** Webhooks are tried 5 times, from 200 ms apart up to 30 s, each waiting 10 s for its answer. */
     public static Options defaults() {
       return new Options(0, null, null, List.of(), null, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UPLOAD_BYTES,
           DEFAULT_MAX_STORED_BYTES, WebhookMode.NORMAL, true, new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
-              Duration.ofSeconds(30), 2.0));
+              Duration.ofSeconds(30), 2.0), Duration.ofSeconds(10));
     }
 
     public Options withPort(int value) {
       return new Options(value, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withApiKey(String value) {
       return new Options(port, value, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withWebhookSecret(String value) {
       return new Options(port, apiKey, value, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withWebhookUrl(URI value) {
       List<URI> urls = new ArrayList<>(webhookUrls);
       urls.add(value);
       return new Options(port, apiKey, webhookSecret, urls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withTick(Duration value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, value, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withMaxRequestBytes(long value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, value, maxUploadBytes,
-          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     /** The Files API's limits: per file, and for all files together (the project's storage). */
     public Options withFileLimits(long perFile, long stored) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, perFile, stored,
-          webhookMode, jobUrisReplaceGlobal, webhookRetry);
+          webhookMode, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withWebhookMode(WebhookMode value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, value, jobUrisReplaceGlobal, webhookRetry);
+          maxStoredBytes, value, jobUrisReplaceGlobal, webhookRetry, webhookTimeout);
     }
 
     public Options withJobUrisReplaceGlobal(boolean value) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
-          maxStoredBytes, webhookMode, value, webhookRetry);
+          maxStoredBytes, webhookMode, value, webhookRetry, webhookTimeout);
+    }
+
+    /**
+     * How long each webhook POST waits for its answer before it counts as failed and is sent again (10 s by default).
+     * A test that counts deliveries exactly gives the receiver longer: on a loaded machine a webhook function's answer
+     * took 21-31 s, and each timed-out POST is one delivery more, and one hand-off more, than the test meant.
+     */
+    public Options withWebhookTimeout(Duration value) {
+      if (value.isNegative() || value.isZero()) {
+        throw new IllegalArgumentException("a webhook timeout is positive, got " + value);
+      }
+      return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
+          maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry, value);
     }
 
     public Options withWebhookRetries(int maxAttempts, Duration initialBackoff) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
           maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry.withMaxAttempts(maxAttempts)
-              .withBackoff(initialBackoff, webhookRetry.maxBackoff()));
+              .withBackoff(initialBackoff, webhookRetry.maxBackoff()), webhookTimeout);
     }
   }
 
@@ -142,7 +155,8 @@ public final class GeminiStandIn implements StandIn {
     this.options = options;
     this.signer = WebhookSigner.fromSecret(
         options.webhookSecret() != null ? options.webhookSecret() : WebhookSigner.newSecret());
-    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters, options.webhookRetry());
+    this.sender = new WebhookSender(signer, dynamicSigner, () -> dynamicSignature, counters, options.webhookRetry(),
+        options.webhookTimeout());
     this.files = new GeminiFiles(options.maxUploadBytes(), options.maxStoredBytes());
     this.jobs = new BatchJobs(files, models, () -> behaviour, clock, this::jobEnded);
     this.registeredWebhooks = new CopyOnWriteArrayList<>(options.webhookUrls());
@@ -354,6 +368,14 @@ public final class GeminiStandIn implements StandIn {
   }
 
   /**
+   * Holds every call of {@code operation} (as {@link #ambiguousNext} names them) until the gate is released: a call in
+   * flight for exactly as long as the test needs it ({@link Faults#hold}).
+   */
+  public Faults.Gate hold(String operation) {
+    return faults.hold(knownOperation(operation));
+  }
+
+  /**
    * The next {@code count} calls of {@code operation} (a counter name: generateContent, batchGenerateContent,
    * batches.get, batches.list, batches.cancel, batches.delete, files.upload (an upload's start), files.uploadChunk (its
    * bytes; the last request stores the file), files.get, files.delete, files.download) are carried
@@ -411,6 +433,7 @@ public final class GeminiStandIn implements StandIn {
     if (ticker != null) {
       ticker.shutdownNow();
     }
+    faults.releaseAll();
     server.close();
     sender.close();
   }

@@ -36,6 +36,7 @@ final class WebhookSender implements AutoCloseable {
   private final Supplier<DynamicSignature> dynamicSignature;
   private final Counters counters;
   private final RetryPolicy retry;
+  private final Duration timeout;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
   private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
   private final List<WebhookDelivery> deliveries = new CopyOnWriteArrayList<>();
@@ -44,12 +45,13 @@ final class WebhookSender implements AutoCloseable {
   record Target(URI uri, boolean dynamic) {}
 
   WebhookSender(WebhookSigner signer, DynamicWebhookSigner dynamicSigner, Supplier<DynamicSignature> dynamicSignature,
-      Counters counters, RetryPolicy retry) {
+      Counters counters, RetryPolicy retry, Duration timeout) {
     this.signer = signer;
     this.dynamicSigner = dynamicSigner;
     this.dynamicSignature = dynamicSignature;
     this.counters = counters;
     this.retry = retry;
+    this.timeout = timeout;
   }
 
   List<WebhookDelivery> deliveries() {
@@ -90,7 +92,7 @@ final class WebhookSender implements AutoCloseable {
     for (int attempt = 1; ; attempt++) {
       Instant now = Instant.now();
       HttpRequest request = HttpRequest.newBuilder(target.uri())
-          .timeout(Duration.ofSeconds(10))
+          .timeout(timeout)
           .header("Content-Type", "application/json")
           .header("webhook-id", id)
           .header("webhook-timestamp", Long.toString(now.getEpochSecond()))

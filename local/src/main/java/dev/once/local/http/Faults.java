@@ -1,10 +1,13 @@
 package dev.once.local.http;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
@@ -21,6 +24,7 @@ public final class Faults {
   private final Map<String, Duration> operationLatency = new ConcurrentHashMap<>();
   private final Map<String, Held> held = new ConcurrentHashMap<>();
   private final Map<String, Armed> ambiguous = new ConcurrentHashMap<>();
+  private final Map<String, Gate> gates = new ConcurrentHashMap<>();
 
   /** The latency armed for the next requests of one operation, and how many of them it still takes. */
   private record Held(Duration latency, AtomicInteger remaining) {}
@@ -76,9 +80,76 @@ public final class Faults {
   }
 
   /**
+   * Holds every request of {@code operation} from now on until the returned gate is released: a test that needs a
+   * call in flight while it does something else releases it when it is done, however long that took on a loaded
+   * machine, instead of hoping a fixed latency outlasts it. Replaces a gate armed before for the operation (which
+   * stays as it was: release it too).
+   */
+  public Gate hold(String operation) {
+    Gate gate = new Gate(operation, () -> gates.remove(operation));
+    gates.put(operation, gate);
+    return gate;
+  }
+
+  /** Lets every held request go (the service is stopping). */
+  public void releaseAll() {
+    List.copyOf(gates.values()).forEach(Gate::release);
+  }
+
+  /** Requests held until {@link #release}; never held longer than {@link #HANG_GUARD}, should a test forget. */
+  public static final class Gate {
+    /** A request is let go after this even if the test never releases it: a bound on a test's mistake only. */
+    public static final Duration HANG_GUARD = Duration.ofMinutes(10);
+    private final String operation;
+    private final Runnable disarm;
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final AtomicInteger arrived = new AtomicInteger();
+
+    private Gate(String operation, Runnable disarm) {
+      this.operation = operation;
+      this.disarm = disarm;
+    }
+
+    /** A gate no operation arms: a stand-in holds what it chooses at it ({@link Receiver#holdNext}). */
+    static Gate standalone(String what) {
+      return new Gate(what, () -> {});
+    }
+
+    /** How many requests reached the gate so far (held now, or let go by the release). */
+    public int arrived() {
+      return arrived.get();
+    }
+
+    /** Lets every held request go on, and holds no later one. */
+    public void release() {
+      disarm.run();
+      released.countDown();
+    }
+
+    void pass() {
+      arrived.incrementAndGet();
+      try {
+        if (!released.await(HANG_GUARD.toMillis(), TimeUnit.MILLISECONDS)) {
+          release();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "gate on " + operation + " (" + arrived.get() + " arrived, "
+          + (released.getCount() == 0 ? "released)" : "holding)");
+    }
+  }
+
+  /**
    * What every API request meets first: the next injected failure, thrown in the service's error shape and counted
-   * as {@code injectedFailures} (nothing is carried out), else the latency armed for its next requests
-   * ({@link #latencyNext}), else the latency injected for {@code operation}.
+   * as {@code injectedFailures} (nothing is carried out), else a gate holding {@code operation} ({@link #hold}), then
+   * the latency armed for its next requests ({@link #latencyNext}), else the latency injected for {@code operation}.
+   * A request delayed by a latency is counted as {@code OPERATION.delayed}, so a test asserts which calls were held
+   * from what the service did, not from how long its client waited.
    */
   public void inject(Counters counters, String operation, IntFunction<HttpError> inServiceShape) {
     OptionalInt injected = takeFailure();
@@ -86,7 +157,16 @@ public final class Faults {
       counters.increment("injectedFailures");
       throw inServiceShape.apply(injected.getAsInt());
     }
-    delay(takeHeld(operation).orElseGet(() -> operationLatency.getOrDefault(operation, latency)));
+    Gate gate = gates.get(operation);
+    if (gate != null) {
+      counters.increment(operation + ".held");
+      gate.pass();
+    }
+    Duration delay = takeHeld(operation).orElseGet(() -> operationLatency.getOrDefault(operation, latency));
+    if (!delay.isZero()) {
+      counters.increment(operation + ".delayed");
+    }
+    delay(delay);
   }
 
   /** Claims the armed latency for one request of {@code operation}, if one is left. */

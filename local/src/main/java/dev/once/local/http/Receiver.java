@@ -51,6 +51,8 @@ public final class Receiver implements AutoCloseable {
 
   private record Ambiguous(AmbiguousFailure failure) implements Answer {}
 
+  private record Held(Faults.Gate gate) implements Answer {}
+
   /** Standard Webhooks' replay window: a receiver refuses a timestamp further off than this. */
   private static final long TOLERANCE_SECONDS = 5 * 60;
 
@@ -119,6 +121,7 @@ public final class Receiver implements AutoCloseable {
     int status = switch (answer) {
       case null -> 200;
       case Status s -> s.status();
+      case Held h -> 200;
       case Ambiguous a -> a.failure() instanceof AmbiguousFailure.ServerError e ? e.status()
           : a.failure() instanceof AmbiguousFailure.Late ? 200 : 0;
     };
@@ -126,7 +129,10 @@ public final class Receiver implements AutoCloseable {
     received.add(request);
     counters.increment("received");
     listeners.forEach(listener -> listener.accept(request));
-    if (answer instanceof Ambiguous ambiguous) {
+    if (answer instanceof Held held) {
+      held.gate().pass(); // recorded (its listeners told), then unanswered until the test releases it
+      answer(exchange, status);
+    } else if (answer instanceof Ambiguous ambiguous) {
       counters.increment("ambiguous");
       ambiguous.failure().inflict(() -> answer(exchange, 200), () -> server.reset(exchange),
           code -> answer(exchange, code));
@@ -173,6 +179,17 @@ public final class Receiver implements AutoCloseable {
   /** The next request is answered 200 only after {@code delay}: longer than the caller waits, it is a timeout. */
   public void stallNext(Duration delay) {
     ambiguousNext(1, AmbiguousFailure.late(delay));
+  }
+
+  /**
+   * The next request is recorded, then held unanswered until the returned gate is released, then answered 200: a
+   * request in flight for exactly as long as the test needs, where a stall of a fixed time is a guess at how long the
+   * test will take on a loaded machine.
+   */
+  public Faults.Gate holdNext() {
+    Faults.Gate gate = Faults.Gate.standalone("the next request to " + baseUrl());
+    script.add(new Held(gate));
+    return gate;
   }
 
   /** The next {@code count} requests are recorded, then fail as {@code failure} says. */

@@ -1,5 +1,6 @@
 package dev.once.local.invoker;
 
+import dev.once.local.Bounds;
 import dev.once.local.process.ChildProcess;
 import dev.once.local.process.Jvm;
 import java.net.URI;
@@ -15,7 +16,6 @@ import java.util.Map;
  * configures it. Tests kill it with SIGKILL to crash it mid-event.
  */
 public final class FunctionProcess implements AutoCloseable {
-  private static final Duration START_DEADLINE = Duration.ofSeconds(90);
 
   private final String target;
   private final int port;
@@ -44,7 +44,9 @@ public final class FunctionProcess implements AutoCloseable {
   /** Starts the invoker and returns once it listens: it binds its port only after loading the function class. */
   public static FunctionProcess start(Launch launch, String target, int port, Map<String, String> env, Path log) {
     FunctionProcess function = launch(launch, target, port, env, log);
-    function.process.awaitReady(() -> ChildProcess.listening(port), START_DEADLINE, Duration.ofMillis(50));
+    // Five invokers start at once beside two other forks doing the same: at a load of 30 that passed 90 s. An exit
+    // ends the wait at once, so the bound is only for a process that hangs.
+    function.process.awaitReady(() -> ChildProcess.listening(port), Bounds.START, Duration.ofMillis(50));
     return function;
   }
 

@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
  * proxy cannot without breaking HTTP/2's header compression.
  */
 public final class GrpcProxy implements AutoCloseable {
+  private static final java.time.Duration UPSTREAM_HANG_GUARD = dev.once.local.Bounds.PATIENT;
   /** Which calls may lose their answer, and how. */
   public interface Faults {
     /** Whether calls of {@code method} (its full name) are watched; they must be unary. */
@@ -116,8 +117,11 @@ public final class GrpcProxy implements AutoCloseable {
     Context previous = Context.ROOT.attach();
     ClientCall<byte[], byte[]> upstream;
     try {
+      // The proxy's own bound is a hang guard only: the client's deadline decides when a call fails. A fixed 30 s here
+      // turned a loaded emulator's slow answer into a DEADLINE_EXCEEDED no test had injected (an ambiguous commit,
+      // an extra try the matrices would count).
       upstream = emulator.newCall(call.getMethodDescriptor(),
-          CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS));
+          CallOptions.DEFAULT.withDeadlineAfter(UPSTREAM_HANG_GUARD.toSeconds(), TimeUnit.SECONDS));
     } finally {
       Context.ROOT.detach(previous);
     }

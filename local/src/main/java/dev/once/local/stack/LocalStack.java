@@ -72,6 +72,8 @@ public final class LocalStack implements AutoCloseable {
     /** RESULTS_SIGNING_KEY: what the pipeline signs its results with. */
     private final String resultsKey = WebhookSigner.newSecret();
     private final Map<String, String> env = new LinkedHashMap<>();
+    private final Map<Part, Map<String, String>> functionEnv = new EnumMap<>(Part.class);
+    private Duration webhookTimeout;
     private Ports ports = Ports.free();
     private String names = "";
     private boolean sharedEmulators;
@@ -162,6 +164,27 @@ public final class LocalStack implements AutoCloseable {
 
     public Builder env(Map<String, String> values) {
       env.putAll(values);
+      return this;
+    }
+
+    /**
+     * One more variable of one function's environment, over the stack's, kept for its restarts: a function configured
+     * apart from the others from its start, as a deployment configures it, instead of a restart that costs a JVM.
+     */
+    public Builder env(Part function, String name, String value) {
+      if (!Part.functions().contains(function)) {
+        throw new IllegalArgumentException("not a function: " + function);
+      }
+      functionEnv.computeIfAbsent(function, f -> new LinkedHashMap<>()).put(name, value);
+      return this;
+    }
+
+    /**
+     * How long the Gemini stand-in's webhook POSTs wait for an answer (its default: 10 s). A test that counts
+     * deliveries gives the webhook function minutes: each POST that times out is a delivery more.
+     */
+    public Builder webhookTimeout(Duration value) {
+      webhookTimeout = value;
       return this;
     }
 
@@ -267,8 +290,10 @@ public final class LocalStack implements AutoCloseable {
     });
     if (plan.geminiApiKey == null) {
       run("the Gemini stand-in", () -> {
-        gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withPort(ports.of(Part.GEMINI))
-            .withApiKey(STAND_IN_KEY).withWebhookSecret(plan.webhookSecret).withTick(plan.geminiTick));
+        GeminiStandIn.Options options = GeminiStandIn.Options.defaults().withPort(ports.of(Part.GEMINI))
+            .withApiKey(STAND_IN_KEY).withWebhookSecret(plan.webhookSecret).withTick(plan.geminiTick);
+        gemini = GeminiStandIn.start(
+            plan.webhookTimeout == null ? options : options.withWebhookTimeout(plan.webhookTimeout));
         plan.progress.accept(Part.GEMINI.title() + " ready on " + gemini.baseUrl());
       });
     }
@@ -361,8 +386,15 @@ public final class LocalStack implements AutoCloseable {
    * routed by the relay: a caller sends it events itself. Stopped with the stack, if not before.
    */
   public FunctionProcess startInstance(Part function, List<String> jvmFlags, String logName) {
+    return startInstance(function, jvmFlags, Map.of(), logName);
+  }
+
+  /** {@link #startInstance(Part, List, String)} with {@code env} over the function's environment. */
+  public FunctionProcess startInstance(Part function, List<String> jvmFlags, Map<String, String> env, String logName) {
+    Map<String, String> environment = environment(function);
+    environment.putAll(env);
     FunctionProcess process = FunctionProcess.start(jars().launch(jvmFlags), function.target(), FreePort.pick(),
-        environment(function), plan.logDir.resolve(logName));
+        environment, plan.logDir.resolve(logName));
     processes.add(process.process());
     instances.add(process);
     return process;
@@ -453,12 +485,14 @@ public final class LocalStack implements AutoCloseable {
   }
 
   /**
-   * What {@code function} is started with: the stack's environment less what Terraform withholds from it. The public
+   * What {@code function} is started with: the stack's environment and its own ({@link Builder#env(Part, String,
+   * String)}) less what Terraform withholds from it. The public
    * webhook gets no Gemini key, no Gemini server, no results topic and no signing key, as deployed (it reads a record
    * and publishes a hand-off).
    */
   public Map<String, String> environment(Part function) {
     Map<String, String> env = environment();
+    env.putAll(plan.functionEnv.getOrDefault(function, Map.of()));
     if (function == Part.GEMINI_WEBHOOK) {
       env.keySet().removeAll(WITHHELD_FROM_THE_WEBHOOK);
     }

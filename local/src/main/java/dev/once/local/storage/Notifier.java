@@ -30,6 +30,7 @@ final class Notifier implements AutoCloseable {
   private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000_000L, 9_000_000_000_000L));
   private final Counters counters;
   private volatile boolean twice;
+  private volatile boolean withheld;
 
   Notifier(Counters counters) {
     this.counters = counters;
@@ -45,6 +46,10 @@ final class Notifier implements AutoCloseable {
 
   void notifyTwice(boolean enabled) {
     twice = enabled;
+  }
+
+  void withhold(boolean enabled) {
+    withheld = enabled;
   }
 
   List<ObjectFinalized> sent() {
@@ -71,8 +76,11 @@ final class Notifier implements AutoCloseable {
         object.bucket(), object.name(), object.generation(), objectJson);
     sent.add(event);
     counters.increment("notifications");
+    // Who is told is decided now, as the generation is written: a listener added or removed later, or a withholding
+    // turned off, changes nothing for this event, however late the dispatcher gets to it.
+    List<ObjectFinalizeListener> told = withheld ? List.of() : List.copyOf(listeners);
     dispatcher.execute(() -> {
-      for (ObjectFinalizeListener listener : listeners) {
+      for (ObjectFinalizeListener listener : told) {
         try {
           listener.onFinalize(event);
         } catch (RuntimeException e) {

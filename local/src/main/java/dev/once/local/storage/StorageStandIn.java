@@ -97,6 +97,15 @@ public final class StorageStandIn implements StandIn {
     notifier.notifyTwice(enabled);
   }
 
+  /**
+   * While enabled, a new generation's notification is made and recorded ({@link #notifications}) but sent to no
+   * listener: a test delivers it itself, to the one instance it wants to see it (decided as the generation is
+   * written, not when the notification is dispatched).
+   */
+  public void withholdNotifications(boolean enabled) {
+    notifier.withhold(enabled);
+  }
+
   /** Every notification sent so far, in order. */
   public List<ObjectFinalized> notifications() {
     return notifier.sent();

@@ -88,6 +88,9 @@ class GeminiAmbiguousFailureTest {
 
       assertEquals(1, count("generateContent.carriedOut"), "the paid call was made");
       assertEquals(1, count("generateContent.ambiguous"));
+    }
+    // On a patient client: an unarmed answer can take longer than 500 ms on a busy machine, and that is no failure.
+    try (Client client = client(10_000, false)) {
       assertNotNull(client.models.generateContent(MODEL, "on time", null).text(), "one armed failure, used up");
       assertEquals(2, count("generateContent.carriedOut"));
       assertEquals(1, count("ambiguousFailures"));

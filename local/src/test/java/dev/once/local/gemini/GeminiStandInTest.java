@@ -478,18 +478,26 @@ class GeminiStandInTest {
     modes.put(never, WebhookMode.NEVER);
     modes.put(late, WebhookMode.late(Duration.ofSeconds(1)));
     long suppressedBefore = standIn.count("webhook.suppressed");
+    java.time.Instant lateEnded = null;
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
           CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
               .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
+      if (entry.getKey().equals(late)) {
+        lateEnded = java.time.Instant.now();
+      }
       standIn.finish(job, null);
     }
-    assertTrue(receiver.receivedOn(late).isEmpty(), "the late delivery waits");
 
-    Await.until(Duration.ofSeconds(10), () -> receiver.receivedOn(twiceSame).size() == 2
+    Await.until(Duration.ofSeconds(60), () -> receiver.receivedOn(twiceSame).size() == 2
         && receiver.receivedOn(twiceNew).size() == 2 && receiver.receivedOn(late).size() == 1, "the deliveries");
+    // The late delivery waited its second after the job ended: when it was sent, not when this thread got to look.
+    java.time.Instant lateSent = standIn.webhookDeliveries().stream()
+        .filter(d -> d.target().getPath().equals(late)).findFirst().orElseThrow().at();
+    assertTrue(!lateSent.isBefore(lateEnded.plusSeconds(1)), "the late delivery waits: ended " + lateEnded
+        + ", answered " + lateSent);
     List<Receiver.Received> same = receiver.receivedOn(twiceSame);
     List<Receiver.Received> fresh = receiver.receivedOn(twiceNew);
     assertEquals(same.get(0).header("webhook-id"), same.get(1).header("webhook-id"));
@@ -579,15 +587,18 @@ class GeminiStandInTest {
   @Test
   void latencyOfOneOperation_delaysOnlyThatOperation() {
     Content content = Content.fromParts(Part.fromText("how long?"));
+    long countTokensDelayed = standIn.count("countTokens.delayed");
+    long generateDelayed = standIn.count("generateContent.delayed");
     standIn.latency("generateContent", Duration.ofSeconds(2));
     try {
-      long start = System.nanoTime();
       client.models.countTokens(MODEL, List.of(content), null);
       long counted = System.nanoTime();
       client.models.generateContent(MODEL, "slow", null);
       long generated = System.nanoTime();
-      assertTrue(Duration.ofNanos(counted - start).toMillis() < 2000, "countTokens is not delayed");
-      assertTrue(Duration.ofNanos(generated - counted).toMillis() >= 2000, "generateContent is");
+      // What the stand-in delayed, not how long the client waited: an undelayed call can take seconds when busy.
+      assertEquals(countTokensDelayed, standIn.count("countTokens.delayed"), "countTokens is not delayed");
+      assertEquals(generateDelayed + 1, standIn.count("generateContent.delayed"), "generateContent is");
+      assertTrue(Duration.ofNanos(generated - counted).toMillis() >= 2000, "by its latency");
     } finally {
       standIn.latency("generateContent", Duration.ZERO);
     }
@@ -596,14 +607,32 @@ class GeminiStandInTest {
 
   @Test
   void latencyOfTheNextCall_holdsThatCallOnly() {
+    long delayed = standIn.count("generateContent.delayed");
     standIn.latencyNext("generateContent", 1, Duration.ofSeconds(2));
     long start = System.nanoTime();
     client.models.generateContent(MODEL, "held", null);
     long held = System.nanoTime();
+    assertEquals(delayed + 1, standIn.count("generateContent.delayed"), "the next call is held");
+    assertTrue(Duration.ofNanos(held - start).toMillis() >= 2000, "for its latency");
     client.models.generateContent(MODEL, "after", null);
-    long after = System.nanoTime();
-    assertTrue(Duration.ofNanos(held - start).toMillis() >= 2000, "the next call is held");
-    assertTrue(Duration.ofNanos(after - held).toMillis() < 2000, "the one after it is not");
+    assertEquals(delayed + 1, standIn.count("generateContent.delayed"), "the one after it is not");
     assertThrows(IllegalArgumentException.class, () -> standIn.latencyNext("generate", 1, Duration.ZERO));
+  }
+
+  @Test
+  void aGate_holdsEveryCallOfItsOperation_untilTheTestReleasesIt() throws Exception {
+    dev.once.local.http.Faults.Gate gate = standIn.hold("generateContent");
+    java.util.concurrent.CompletableFuture<String> held = java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> client.models.generateContent(MODEL, "held", null).text());
+    try {
+      Await.until(Duration.ofSeconds(60), () -> gate.arrived() == 1, "the call at the gate");
+      client.models.countTokens(MODEL, List.of(Content.fromParts(Part.fromText("other operations pass"))), null);
+      assertFalse(held.isDone(), "held until released, however long that takes");
+    } finally {
+      gate.release();
+    }
+    assertNotNull(held.get(60, java.util.concurrent.TimeUnit.SECONDS));
+    assertNotNull(client.models.generateContent(MODEL, "after the release", null).text(), "no later call is held");
+    assertEquals(1, gate.arrived());
   }
 }

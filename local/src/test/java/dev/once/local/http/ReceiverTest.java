@@ -53,6 +53,25 @@ class ReceiverTest {
   }
 
   @Test
+  void held_recordsTheRequest_andAnswersOnlyOnceReleased() throws Exception {
+    Faults.Gate gate = receiver.holdNext();
+    java.util.concurrent.CompletableFuture<HttpResponse<String>> held = java.util.concurrent.CompletableFuture
+        .supplyAsync(() -> {
+          try {
+            return post("/pay", Duration.ofMinutes(2));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    dev.once.local.Await.until(Duration.ofMinutes(1), () -> gate.arrived() == 1, "the request at the gate");
+    assertEquals(1, receiver.receivedOn("/pay").size(), "recorded before it is answered");
+    assertEquals(200, post("/pay", Duration.ofMinutes(1)).statusCode(), "the next one is not held");
+    assertTrue(!held.isDone(), "held until released");
+    gate.release();
+    assertEquals(200, held.get(1, java.util.concurrent.TimeUnit.MINUTES).statusCode());
+  }
+
+  @Test
   void reset_recordsTheRequest_andResetsTheConnectionWithoutAnswer() throws Exception {
     receiver.ambiguousNext(1, AmbiguousFailure.RESET);
     try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), receiver.url("/").getPort())) {

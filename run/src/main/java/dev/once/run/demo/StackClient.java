@@ -18,6 +18,7 @@ import dev.once.firestore.FirestoreClients;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
@@ -36,7 +37,8 @@ import java.util.concurrent.TimeoutException;
  * only: Cloud Storage (upload), Firestore (ledger, analyses, billing), Pub/Sub (the results tap) and HTTP.
  */
 final class StackClient implements StoredState, AutoCloseable {
-  private static final long FIRESTORE_TIMEOUT_SECONDS = 20;
+  /** A hang guard on one read (the demo reads again when one fails): 20 s failed the demo on a loaded machine. */
+  private static final long FIRESTORE_TIMEOUT_SECONDS = Bounds.CALL.toSeconds();
 
   private final StackInfo stack;
   private final Ports ports;
@@ -48,11 +50,14 @@ final class StackClient implements StoredState, AutoCloseable {
   StackClient(StackInfo stack) {
     this.stack = stack;
     this.ports = stack.portSet();
-    HttpTransportOptions transport = HttpTransportOptions.newBuilder().setConnectTimeout(10_000).setReadTimeout(30_000).build();
+    int callMillis = Math.toIntExact(Bounds.CALL.toMillis());
+    HttpTransportOptions transport = HttpTransportOptions.newBuilder().setConnectTimeout(callMillis)
+        .setReadTimeout(callMillis).build();
     this.storage = StorageOptions.http().setTransportOptions(transport).setHost(ports.url(Part.STORAGE))
         .setProjectId(stack.project()).setCredentials(NoCredentials.getInstance()).build().getService();
     this.db = FirestoreClients.forEmulator(stack.project(), ports.hostPort(Part.FIRESTORE));
-    this.ledger = new FirestoreLedger(db, LedgerOptions.defaults().withCollection(stack.collection()));
+    this.ledger = new FirestoreLedger(db, LedgerOptions.defaults().withCollection(stack.collection())
+        .withRpcTimeout(Bounds.CALL));
     this.pubsub = new PubSubAdmin(ports.hostPort(Part.PUBSUB));
   }
 
