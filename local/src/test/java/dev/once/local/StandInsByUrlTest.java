@@ -59,14 +59,14 @@ class StandInsByUrlTest {
           + "/upload/storage/v1/b/docs/o?uploadType=media&name=in%2Fa.pdf", "%PDF", "Content-Type", "application/pdf");
       assertEquals(200, upload.statusCode(), upload.body());
 
-      Receiver.Received event = Await.value(Duration.ofSeconds(20),
+      Receiver.Received event = Await.value(Bounds.CALL,
           () -> function.receivedOn("/fn").stream().findFirst(), "the finalize CloudEvent");
       assertEquals("google.cloud.storage.object.v1.finalized", event.header("ce-type"));
       assertEquals("objects/in/a.pdf", event.header("ce-subject"));
       assertEquals(Json.parseTrusted(upload.body()).get("generation").asText(),
           Json.parseTrusted(event.text()).get("generation").asText());
       // The function has the event before the relay has its answer: wait for the relay's count.
-      Await.until(Duration.ofSeconds(10), () -> adminCounter(relay, "delivered") == 1, "the relay to count it");
+      Await.until(Bounds.CALL, () -> adminCounter(relay, "delivered") == 1, "the relay to count it");
     }
   }
 
@@ -82,14 +82,14 @@ class StandInsByUrlTest {
       assertEquals(200, created.statusCode(), created.body());
       String name = Json.parseTrusted(created.body()).get("name").asText();
 
-      Receiver.Received hook = Await.value(Duration.ofSeconds(20),
+      Receiver.Received hook = Await.value(Bounds.CALL,
           () -> hooks.receivedOn("/hook").stream().findFirst(), "the batch webhook");
       assertEquals(name, Json.parseTrusted(hook.text()).get("data").get("id").asText());
       assertTrue(dev.once.local.gemini.WebhookSigner.fromSecret(secret)
           .verify(hook.header("webhook-id"), hook.header("webhook-timestamp"), hook.body(),
               hook.header("webhook-signature")));
       assertEquals(1, adminCounter(gemini, "batchGenerateContent"));
-      Await.until(Duration.ofSeconds(10), () -> adminCounter(gemini, "webhook.delivered") == 1,
+      Await.until(Bounds.CALL, () -> adminCounter(gemini, "webhook.delivered") == 1,
           "the webhook to be counted");
     }
   }

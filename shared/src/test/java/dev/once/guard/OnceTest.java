@@ -28,6 +28,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
+import dev.once.local.Bounds;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.testing.InMemoryLedger;
@@ -412,7 +413,7 @@ class OnceTest {
       throw new StackOverflowError("deep");
     }));
     Instant claimedUntil = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
-    dev.once.local.Await.until(Duration.ofSeconds(20), () -> shortLeases.now().isAfter(claimedUntil.plusMillis(900)),
+    dev.once.local.Await.until(Bounds.CALL, () -> shortLeases.now().isAfter(claimedUntil.plusMillis(900)),
         "three leases to pass");
     assertInstanceOf(Processed.class, new Once(shortLeases).run(KEY, "notify", this::count),
         "taken over: nobody renewed the lease");

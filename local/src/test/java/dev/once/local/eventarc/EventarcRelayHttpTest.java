@@ -2,6 +2,7 @@ package dev.once.local.eventarc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.once.local.Bounds;
 import dev.once.local.http.RetryPolicy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -64,7 +65,7 @@ class EventarcRelayHttpTest {
           "//pubsub.googleapis.com/" + topic, "ce-type", "google.cloud.pubsub.topic.v1.messagePublished",
           "Content-Type", "application/json").statusCode());
     }
-    Receiver.Received got = Await.value(Duration.ofSeconds(10),
+    Receiver.Received got = Await.value(Bounds.CALL,
         () -> function.receivedOn("/topic").stream().findFirst(), "the relayed message");
     assertEquals("projects/p/topics/http-only", got.header("ce-id"));
     assertEquals(1, function.receivedOn("/topic").size());
@@ -80,7 +81,7 @@ class EventarcRelayHttpTest {
         "ce-tenant", "t1", "Content-Type", "application/json");
     assertEquals(202, accepted.statusCode(), accepted.body());
 
-    Receiver.Received got = Await.value(Duration.ofSeconds(10),
+    Receiver.Received got = Await.value(Bounds.CALL,
         () -> function.receivedOn("/fn").stream().findFirst(), "the relayed event");
     assertEquals("1.0", got.header("ce-specversion"));
     assertEquals("abc-1", got.header("ce-id"));
@@ -95,9 +96,9 @@ class EventarcRelayHttpTest {
         .orElseThrow().subject());
 
     assertEquals(202, post("/_admin/redeliver?id=abc-1", "").statusCode());
-    Await.until(Duration.ofSeconds(10), () -> function.receivedOn("/fn").size() == 2, "the redelivery");
+    Await.until(Bounds.CALL, () -> function.receivedOn("/fn").size() == 2, "the redelivery");
     // The function has the event before the relay has its answer: wait for the relay's count, over HTTP.
-    JsonNode counters = Await.value(Duration.ofSeconds(10), () -> {
+    JsonNode counters = Await.value(Bounds.CALL, () -> {
       JsonNode now = adminCounters();
       return now.path("delivered").asLong() >= 2 ? java.util.Optional.of(now) : java.util.Optional.empty();
     }, "two counted deliveries");

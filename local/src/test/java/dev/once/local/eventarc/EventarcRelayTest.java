@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.once.local.Bounds;
 import dev.once.local.http.RetryPolicy;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -94,7 +95,7 @@ class EventarcRelayTest {
   }
 
   private static CloudEvent received(String what, java.util.function.Predicate<CloudEvent> match) {
-    return Await.value(Duration.ofSeconds(20),
+    return Await.value(Bounds.CALL,
         () -> RecordingFunctions.Recording.RECEIVED.stream().filter(match).findFirst(), what);
   }
 
@@ -150,7 +151,7 @@ class EventarcRelayTest {
     Blob blob = storageClient.create(BlobInfo.newBuilder(bucket, "doc").build(), new byte[] {1});
     storage.renotify(bucket, "doc", blob.getGeneration());
 
-    Await.until(Duration.ofSeconds(20), () -> allReceived(e -> e.getSubject() != null
+    Await.until(Bounds.CALL, () -> allReceived(e -> e.getSubject() != null
         && e.getSource().toString().endsWith("/buckets/" + bucket)).size() == 2, "two finalize events");
     List<CloudEvent> both = allReceived(e -> e.getSource().toString().endsWith("/buckets/" + bucket));
     assertNotEquals(both.get(0).getId(), both.get(1).getId());
@@ -197,9 +198,9 @@ class EventarcRelayTest {
 
       Optional<?> again = relay.redeliver(messageId);
       assertTrue(again.isPresent());
-      Await.until(Duration.ofSeconds(20), () -> allReceived(e -> e.getId().equals(messageId)).size() == 2,
+      Await.until(Bounds.CALL, () -> allReceived(e -> e.getId().equals(messageId)).size() == 2,
           "the redelivered message");
-      Await.until(Duration.ofSeconds(20), () -> relay.results().stream().filter(r -> r.eventId().equals(messageId))
+      Await.until(Bounds.CALL, () -> relay.results().stream().filter(r -> r.eventId().equals(messageId))
           .count() == 2 && relay.results().stream().anyMatch(r -> r.eventId().equals(bare)), "the deliveries to end");
       source.close();
       assertEquals(0, pubsub.pullNow(PROJECT, subscription), "the delivered message was acked");

@@ -35,6 +35,7 @@ import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
 import java.nio.charset.StandardCharsets;
@@ -265,7 +266,7 @@ class GeminiStandInTest {
     assertMatchesDocumentSchema(Json.parseTrusted(responses.get(1).response().orElseThrow().text()));
     assertTrue(responses.get(1).response().orElseThrow().usageMetadata().orElseThrow().totalTokenCount().orElseThrow() > 0);
 
-    Receiver.Received webhook = Await.value(Duration.ofSeconds(10),
+    Receiver.Received webhook = Await.value(Bounds.CALL,
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
     // The job named its own URI: a dynamic webhook, here signed with an RS256 JWT the stand-in's JWKS verifies.
     SignedJWT token = SignedJWT.parse(webhook.header("webhook-signature"));
@@ -303,7 +304,7 @@ class GeminiStandInTest {
               .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
       fresh.finish(job, null);
 
-      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+      Receiver.Received own = Await.value(Bounds.CALL,
           () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
       String signature = own.header("webhook-signature");
       assertEquals(fresh.dynamicWebhookSigner().v1a(own.header("webhook-id"),
@@ -326,9 +327,9 @@ class GeminiStandInTest {
       both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
 
-      Receiver.Received registered = Await.value(Duration.ofSeconds(10),
+      Receiver.Received registered = Await.value(Bounds.CALL,
           () -> hooks.receivedOn("/registered").stream().findFirst(), "the static delivery");
-      Receiver.Received own = Await.value(Duration.ofSeconds(10),
+      Receiver.Received own = Await.value(Bounds.CALL,
           () -> hooks.receivedOn("/own").stream().findFirst(), "the dynamic delivery");
       assertTrue(WebhookSigner.fromSecret(SECRET).verify(registered.header("webhook-id"),
           registered.header("webhook-timestamp"), registered.body(), registered.header("webhook-signature")));
@@ -338,7 +339,7 @@ class GeminiStandInTest {
           .getKeyByKeyId(both.dynamicWebhookKeyId()).toRSAKey())));
       assertEquals(List.of(hooks.url("/own").toString()), token.getJWTClaimsSet().getAudience());
       assertEquals(1, both.count("jwks.get"));
-      Await.until(Duration.ofSeconds(5), () -> both.webhookDeliveries().size() == 2, "both recorded");
+      Await.until(Bounds.CALL, () -> both.webhookDeliveries().size() == 2, "both recorded");
       assertEquals(Set.of(true, false),
           both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(java.util.stream.Collectors.toSet()));
     }
@@ -454,7 +455,7 @@ class GeminiStandInTest {
     assertEquals(JobState.Known.JOB_STATE_CANCELLED,
         client.batches.get(cancelled, null).state().orElseThrow().knownEnum());
     assertTrue(client.batches.get(failed, null).dest().isEmpty(), "a failed job has no output");
-    Await.until(Duration.ofSeconds(30), () -> receiver.receivedOn(hook).size() == 2, "two webhooks");
+    Await.until(Bounds.CALL, () -> receiver.receivedOn(hook).size() == 2, "two webhooks");
     Set<String> types = new HashSet<>();
     receiver.receivedOn(hook).forEach(r -> types.add(Json.parseTrusted(r.text()).get("type").asText()));
     assertEquals(Set.of("batch.failed", "batch.expired"), types);
@@ -518,9 +519,9 @@ class GeminiStandInTest {
               .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
       standIn.finish(job, null);
 
-      Await.until(Duration.ofSeconds(10), () -> flaky.receivedOn("/hook").size() == 2, "a retried webhook");
+      Await.until(Bounds.CALL, () -> flaky.receivedOn("/hook").size() == 2, "a retried webhook");
       assertEquals(flaky.received().get(0).header("webhook-id"), flaky.received().get(1).header("webhook-id"));
-      Await.until(Duration.ofSeconds(5), () -> standIn.webhookDeliveries().stream()
+      Await.until(Bounds.CALL, () -> standIn.webhookDeliveries().stream()
           .anyMatch(d -> d.batchName().equals(job) && d.delivered() && d.attempt() == 2), "the recorded retry");
     }
   }

@@ -14,6 +14,7 @@ import com.google.protobuf.ByteString;
 import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.TopicName;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.http.Receiver;
@@ -114,7 +115,7 @@ class TcpProxyTest {
       }
 
       List<PubsubMessage> stored = new ArrayList<>();
-      Await.until(Duration.ofSeconds(20), () -> stored.addAll(admin.pull(subscription)) || !stored.isEmpty(),
+      Await.until(Bounds.CALL, () -> stored.addAll(admin.pull(subscription)) || !stored.isEmpty(),
           "the published message");
       stored.addAll(admin.pull(subscription));
       assertEquals(1, stored.size(), "carried out exactly once");

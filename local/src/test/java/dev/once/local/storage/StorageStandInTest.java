@@ -18,6 +18,7 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.local.Bounds;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -287,7 +288,7 @@ class StorageStandInTest {
       Blob blob = storage.create(BlobInfo.newBuilder(bucket, "doc.pdf").setContentType("application/pdf").build(),
           bytes("pdf"));
 
-      dev.once.local.Await.until(Duration.ofSeconds(5), () -> received.stream().anyMatch(n -> n.bucket().equals(bucket)),
+      dev.once.local.Await.until(Bounds.CALL, () -> received.stream().anyMatch(n -> n.bucket().equals(bucket)),
           "the finalize notification");
       ObjectFinalized n = received.stream().filter(e -> e.bucket().equals(bucket)).findFirst().orElseThrow();
       var object = n.object();
