@@ -58,6 +58,11 @@ public final class MessagePublisher implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing to " + topic, e);
     } catch (ExecutionException e) {
+      if (e.getCause() instanceof com.google.api.gax.rpc.DeadlineExceededException) {
+        // The client's own total timeout (the same bound) ran out first: the same failure, said the same way.
+        throw new IllegalStateException("Pub/Sub did not accept the message to " + topic + " within " + TIMEOUT,
+            e.getCause());
+      }
       throw new IllegalStateException("Pub/Sub refused the message to " + topic + ": " + e.getCause().getMessage(),
           e.getCause());
     }

@@ -39,7 +39,7 @@ class FaultsIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.shared(PipelineStack.Config.sync());
+    stack = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
     ledger = stack.ledger();
   }
 

@@ -49,7 +49,7 @@ class GeminiModelsIT {
 
   @BeforeAll
   static void start() {
-    sync = PipelineStack.shared(PipelineStack.Config.sync());
+    sync = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
     batch = PipelineStack.shared(PipelineStack.Config.sync().batch());
   }
 

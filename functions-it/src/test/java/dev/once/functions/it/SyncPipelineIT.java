@@ -30,7 +30,7 @@ class SyncPipelineIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.shared(PipelineStack.Config.sync());
+    stack = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
   }
 
 

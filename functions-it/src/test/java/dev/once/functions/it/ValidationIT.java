@@ -32,7 +32,7 @@ class ValidationIT {
 
   @BeforeAll
   static void start() {
-    stack = PipelineStack.shared(PipelineStack.Config.sync());
+    stack = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
   }
 
 
