@@ -290,9 +290,9 @@ final class DocumentFlow {
 
   /**
    * The same bytes uploaded before, under another name or as another generation (decision 23: a content claim follows
-   * the analysis). The content's {@link ContentKeys key} is claimed here and completed at once naming this document
-   * when it is the first: one write, and the document goes on. A later copy looks at the document the claim names
-   * (its {@code analyse} record, read once, and in batch mode its analysis):
+   * the analysis). The content's {@link ContentKeys key} is claimed here, recorded done naming this document when it
+   * is the first ({@link Once#settle}): one write, and the document goes on. A later copy looks at the document the
+   * claim names (its {@code analyse} record, read once, and in batch mode its analysis):
    * <ul>
    *   <li>analysed (a billed answer, with or without an invoice): this one is completed as its duplicate — recorded,
    *       published and so notified under its own key with {@code status: duplicate} and the first one's key, no
@@ -343,9 +343,9 @@ final class DocumentFlow {
     return Optional.empty();
   }
 
-  /** Claims the content for this document: completed at once naming it, or the outcome naming the first. */
+  /** Claims the content for this document: recorded done naming it in one write, or the outcome naming the first. */
   private Outcome claimContent(IdempotencyKey contentKey, Paid call) {
-    return once.run(contentKey, Effects.CONTENT, attempt -> Completion.of(Map.of("document", call.key.value())));
+    return once.settle(contentKey, Effects.CONTENT, Map.of("document", call.key.value()));
   }
 
   /** The document the content's claim names; null when it names none. */

@@ -202,6 +202,29 @@ public final class Once {
     return answer(key, effect, remember(id, claimed));
   }
 
+  /**
+   * Records the effect done with {@code result} unless it was recorded before: one write, no read, no lease
+   * ({@link Ledger#settle}) — for an effect that is its own record, with nothing to carry out. {@link Processed} when
+   * this call recorded it (or completed a claim whose holder had died), {@link Duplicate} with the result recorded
+   * first, {@link InFlight} while a holder of a claim is live, {@link Rejected} when it was refused.
+   */
+  public Outcome settle(IdempotencyKey key, String effect, Map<String, Object> result) {
+    String id = Ledgers.recordId(key, effect);
+    Optional<ClaimResult> known = settled.get(id, null);
+    if (known.isPresent()) {
+      return answer(key, effect, known.get());
+    }
+    Optional<ClaimResult> found = ledger.settle(key, effect, result);
+    if (found.isEmpty()) {
+      settled.put(id, new ClaimResult.AlreadyDone(result, 1, null), null, false);
+      return new Processed(result, 1, Optional.empty());
+    }
+    if (found.get() instanceof ClaimResult.Acquired acquired) {
+      return perform(acquired.claim(), Policy.DEFAULT, attempt -> Completion.of(result));
+    }
+    return answer(key, effect, remember(id, found.get()));
+  }
+
   /** Runs {@code action} on the claim an earlier completion took for it ({@link Processed#next()}). */
   public Outcome runHeld(Held held, Effect action) {
     return perform(held.claim(), Policy.DEFAULT, action);

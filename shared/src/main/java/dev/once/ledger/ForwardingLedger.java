@@ -39,6 +39,11 @@ public class ForwardingLedger implements Ledger {
   }
 
   @Override
+  public Optional<ClaimResult> settle(IdempotencyKey key, String effect, Map<String, Object> outcome) {
+    return delegate().settle(key, effect, outcome);
+  }
+
+  @Override
   public Claim renew(Claim claim, Duration lease) {
     return delegate().renew(claim, lease);
   }

@@ -32,6 +32,15 @@ public interface Ledger {
   }
 
   /**
+   * Records the effect done with {@code outcome} when it was never claimed: one create, no read, no lease — for an
+   * effect that is its own record, with nothing outside to carry out (a claim on a document's content naming the
+   * first document). Empty when this call created the record (or its create, resent after its answer was lost, did);
+   * otherwise what a {@link #claim} finds: the record's final answer, a live holder, a conflicting fingerprint, or an
+   * expired claim taken over ({@link ClaimResult.Acquired}), which the caller completes with its outcome.
+   */
+  Optional<ClaimResult> settle(IdempotencyKey key, String effect, Map<String, Object> outcome);
+
+  /**
    * Extends the lease to {@code lease} from now (the store's time), only while {@code claim}'s holder holds it:
    * the claim as it now stands. Throws {@link LeaseLost}.
    */

@@ -13,6 +13,7 @@ import io.grpc.Status;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -137,6 +138,21 @@ class FirestoreLedgerResendTest {
 
     assertEquals(1, commits() - before, "the client does not resend a commit on DEADLINE_EXCEEDED");
     assertFirstClaim(claim);
+  }
+
+  @Test
+  void aSettleWhoseAnswerIsLost_isResent_andRecognisedAsTheSettlersOwn() {
+    for (Status.Code lost : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
+      TestFirestore.clear();
+      int before = commits();
+      faults.loseNext(COMMIT, 1, lost);
+
+      assertEquals(Optional.empty(), ledger.settle(KEY, "content", Map.of("document", "a")),
+          lost + ": this call's own create, not another's");
+
+      assertEquals(lost == Status.Code.UNAVAILABLE ? 2 : 1, commits() - before, lost + ": the create, and its resend");
+      assertEquals(Map.of("document", "a"), record("content").outcome());
+    }
   }
 
   @Test

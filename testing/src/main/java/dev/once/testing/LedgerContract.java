@@ -120,6 +120,56 @@ public abstract class LedgerContract {
   }
 
   @Test
+  public void settle_createsTheRecordDone_withItsOutcome_andLaterClaimsAndSettlesAreDuplicates() {
+    Ledger ledger = ledger();
+    assertEquals(Optional.empty(), ledger.settle(KEY, "content", Map.of("document", "gcs:inbox/a.pdf#1")),
+        "created by this call");
+    LedgerRecord record = ledger.lookup(KEY, "content").orElseThrow();
+    assertEquals(RecordState.DONE, record.state());
+    assertEquals(Map.of("document", "gcs:inbox/a.pdf#1"), record.outcome());
+    assertEquals(1, record.attempts());
+    assertEquals(0, record.spent(), "nothing ran that could have been paid for");
+    assertFalse(record.leaseLive());
+    assertTrue(record.expireAt() != null && record.expireAt().isAfter(record.readTime()), "retention set");
+
+    AlreadyDone again = assertInstanceOf(AlreadyDone.class,
+        ledger.settle(KEY, "content", Map.of("document", "gcs:inbox/b.pdf#1")).orElseThrow());
+    assertEquals(Map.of("document", "gcs:inbox/a.pdf#1"), again.outcome(), "the first one's outcome stands");
+    assertEquals(Map.of("document", "gcs:inbox/a.pdf#1"),
+        assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, "content")).outcome());
+  }
+
+  @Test
+  public void settle_ofAClaimedRecord_isBusyWhileItsLeaseIsLive_andTakesItOverAfter() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
+    assertInstanceOf(Busy.class, ledger.settle(KEY, EFFECT, Map.of("n", 2L)).orElseThrow());
+
+    passTime(SHORT_LEASE.plusMillis(100));
+    Claim taken = acquired(ledger.settle(KEY, EFFECT, Map.of("n", 2L)).orElseThrow());
+    assertEquals(first.token() + 1, taken.token(), "taken over, fenced as any takeover");
+    ledger.complete(taken, Map.of("n", 2L), SideWrites.NONE);
+    assertEquals(Map.of("n", 2L), ledger.lookup(KEY, EFFECT).orElseThrow().outcome());
+    assertThrows(LeaseLost.class, () -> ledger.complete(first, Map.of("n", 1L), SideWrites.NONE));
+  }
+
+  @Test
+  public void settle_ofARejectedRecord_isRejected_andOfAPassedOnOne_isTakenOverForTheNextGeneration() {
+    Ledger ledger = ledger();
+    ledger.reject(acquired(ledger.claim(KEY, EFFECT)), "refused", SideWrites.NONE);
+    assertInstanceOf(AlreadyRejected.class, ledger.settle(KEY, EFFECT, Map.of()).orElseThrow());
+
+    assertEquals(Optional.empty(), ledger.settle(KEY, "content", Map.of("document", "a")));
+    assertTrue(ledger.invalidate(KEY, "content", 1, "once", "a refused first document"));
+    Claim next = acquired(ledger.settle(KEY, "content", Map.of("document", "b")).orElseThrow());
+    assertEquals(2, next.generation());
+    ledger.complete(next, Map.of("document", "b"), SideWrites.NONE);
+    LedgerRecord passed = ledger.lookup(KEY, "content").orElseThrow();
+    assertEquals(Map.of("document", "b"), passed.outcome());
+    assertEquals(Map.of("document", "a"), passed.history().get(0).outcome());
+  }
+
+  @Test
   public void rejectedEffect_staysRejected_withItsReason_andItsWrites() {
     Ledger ledger = ledger();
     Claim claim = acquired(ledger.claim(KEY, EFFECT));

@@ -125,6 +125,45 @@ public final class LedgerStateMachine implements Ledger {
     throw new LedgerUnavailable("the ledger record " + id + " kept appearing and vanishing", null);
   }
 
+  @Override
+  public Optional<ClaimResult> settle(IdempotencyKey key, String effect, Map<String, Object> outcome) {
+    return surfaced(() -> settleOrJudge(key, effect, outcome));
+  }
+
+  private Optional<ClaimResult> settleOrJudge(IdempotencyKey key, String effect, Map<String, Object> outcome) {
+    String id = RecordLayout.recordId(key, effect);
+    if (store.time().isEmpty()) {
+      Snapshot existing = store.read(id);
+      if (existing.exists()) {
+        return Optional.of(judge(id, RecordLayout.record(existing), ClaimOptions.DEFAULTS));
+      }
+    }
+    for (int round = 0; round < CREATE_ROUNDS; round++) {
+      Instant now = now();
+      String nonce = RecordLayout.nonce();
+      try {
+        store.commit(List.of(RecordLayout.newSettled(id, key, effect, outcome, now, now.plus(options.retention()),
+            nonce)), SideWrites.NONE);
+        return Optional.empty();
+      } catch (RuntimeException e) {
+        // As for a claim: EXISTS may be this create resent, any other failure may have been applied.
+        boolean exists = e instanceof Refused refused
+            && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
+        Snapshot snapshot = fencing.readAfter(id, e, exists);
+        if (RecordLayout.bears(snapshot, nonce)) {
+          return Optional.empty();
+        }
+        if (snapshot.exists()) {
+          return Optional.of(judge(id, RecordLayout.record(snapshot), ClaimOptions.DEFAULTS));
+        }
+        if (!exists) {
+          throw e;
+        }
+      }
+    }
+    throw new LedgerUnavailable("the ledger record " + id + " kept appearing and vanishing", null);
+  }
+
   private ClaimResult judge(String id, LedgerRecord record, ClaimOptions claimOptions) {
     ClaimResult settled = ClaimResult.settled(record, claimOptions.fingerprint());
     return settled instanceof ClaimResult.Expired

@@ -82,6 +82,32 @@ public final class RecordLayout {
   }
 
   /**
+   * The creation of record {@code id} already done with {@code outcome} ({@link dev.once.ledger.Ledger#settle}): one
+   * try, done at once, nothing spent, its lease over.
+   */
+  static RecordWrite newSettled(String id, IdempotencyKey key, String effect, Map<String, Object> outcome,
+      Instant now, Instant expireAt, String nonce) {
+    Map<String, Object> fields = new HashMap<>();
+    fields.put(RecordFields.NONCE, nonce);
+    fields.put(RecordFields.KEY, key.value());
+    fields.put(RecordFields.EFFECT, effect);
+    fields.put(RecordFields.STATE, RecordState.DONE.name());
+    fields.put(RecordFields.OUTCOME, outcome == null ? Map.of() : outcome);
+    fields.put(RecordFields.TOKEN, 1L);
+    fields.put(RecordFields.ATTEMPTS, 1L);
+    fields.put(RecordFields.SPENT, 0L);
+    fields.put(RecordFields.CALLS, Calls.stored(List.of(new Call(1, now, Call.Outcome.DONE, null))));
+    fields.put(RecordFields.LEASE_EXPIRES_AT, now);
+    fields.put(RecordFields.EXPIRE_AT, expireAt);
+    fields.put(RecordFields.FINGERPRINT, null);
+    fields.put(RecordFields.ERROR, null);
+    fields.put(RecordFields.CREATED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.UPDATED_AT, DocumentWrites.serverTime());
+    fields.put(RecordFields.FINISHED_AT, DocumentWrites.serverTime());
+    return RecordWrite.create(id, fields);
+  }
+
+  /**
    * The claim a takeover (or a claim made inside its transaction) wrote, read back from the record by a run of its
    * transaction's body after the commit's answer was lost; fenced by its token, as every takeover's claim.
    */
