@@ -233,6 +233,10 @@ public final class BatchBench {
             results.size(), deliveryMillis, true))
         .add(new BurstCost.Part(ListPrices.Function.GEMINI_RECONCILER, reconcilesAnHour + " runs an hour",
             hourOfReconciling, reconcilesAnHour, java.util.Collections.nCopies(reconcilesAnHour, reconcileMillis), false))
+        .add(new BurstCost.Messages("results published and pushed to MessageDelivered", 2L * results.size(),
+            results.stream().mapToDouble(m -> 2 * ListPrices.pubsub(m.getSerializedSize())).sum()))
+        .add(new BurstCost.Messages("uploads' finalize events, through Eventarc (~1 KB each way)", 2L * DOCUMENTS,
+            2.0 * DOCUMENTS * ListPrices.pubsub(ListPrices.PUBSUB_MIN_BYTES)))
         .print(System.out, (double) batchCost / DOCUMENTS);
     instance.close();
   }

@@ -48,9 +48,18 @@ public final class BenchStack implements AutoCloseable {
   }
 
   public static BenchStack start() {
-    return new BenchStack(LocalStack.builder(PROJECT, Path.of("target/emulators")).withoutFunctions()
-        .jars(new FunctionJars(Artifacts.invokerJar(), Artifacts.functionJar(), List.of()))
-        .env("GEMINI_TIMEOUT_SECONDS", "30").env("ANALYSIS_MODE", "sync").start());
+    return new BenchStack(builder().jars(new FunctionJars(Artifacts.invokerJar(), Artifacts.functionJar(), List.of()))
+        .start());
+  }
+
+  /** The stack for flows run in this process only (no function instance): no jar needed, as in a test. */
+  public static BenchStack inProcess() {
+    return new BenchStack(builder().start());
+  }
+
+  private static LocalStack.Builder builder() {
+    return LocalStack.builder(PROJECT, Path.of("target/emulators")).withoutFunctions()
+        .env("GEMINI_TIMEOUT_SECONDS", "30").env("ANALYSIS_MODE", "sync");
   }
 
   public StorageStandIn storage() {

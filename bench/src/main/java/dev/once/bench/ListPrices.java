@@ -15,6 +15,9 @@ import java.time.Duration;
  *       for services with CPU only allocated during request processing", Tier 1, which europe-west1 is):
  *       $0.00002400 per vCPU-second, $0.00000250 per GiB-second, $0.40 per million requests; instance time rounded
  *       up to the nearest 100 ms, and requests served at once by one instance share its time.</li>
+ *   <li>Pub/Sub (https://cloud.google.com/pubsub/pricing, read 2026-12-06 through its transcription of 2026-09-20):
+ *       message delivery basic, $40 per TiB of throughput, publishes and deliveries each billed at least 1,000 bytes
+ *       a request.</li>
  * </ul>
  */
 final class ListPrices {
@@ -25,6 +28,8 @@ final class ListPrices {
   static final double GIB_SECOND = 0.0000025;
   static final double REQUEST = 0.40 / 1_000_000;
   static final Duration GRANULE = Duration.ofMillis(100);
+  static final double PUBSUB_BYTE = 40.0 / (1L << 40);
+  static final long PUBSUB_MIN_BYTES = 1_000;
 
   private ListPrices() {}
 
@@ -52,6 +57,11 @@ final class ListPrices {
     double perSecond() {
       return vcpu * VCPU_SECOND + gib * GIB_SECOND;
     }
+  }
+
+  /** USD of one Pub/Sub publish or delivery of a message of {@code bytes}. */
+  static double pubsub(long bytes) {
+    return Math.max(bytes, PUBSUB_MIN_BYTES) * PUBSUB_BYTE;
   }
 
   /** USD of these documents read, written and deleted (now, and later by TTL). */

@@ -83,6 +83,8 @@ final class BatchSubmitter {
   private final InstantSource clock;
   private final Budget budget;
   private final Supplier<CostEstimator> estimator;
+  /** Before this, no queued document this instance could know of has waited long enough ({@link #submitIfDue}). */
+  private volatile Instant oldestDueAt = Instant.MIN;
 
   /** Without a spending guard: every member's job is made without reserving. */
   BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
@@ -113,45 +115,85 @@ final class BatchSubmitter {
   }
 
   /**
-   * What an upload runs after queueing its document: two small reads (the oldest queued document, and a count of the
-   * queue up to a job's worth) tell whether a job is due before a job's worth of documents is read. A job full by
-   * bytes alone is left to the reconciler's run.
+   * What an upload runs after queueing its document: one small read tells whether a job is due before a job's worth of
+   * documents is read — a count of the queue up to a job's worth (an aggregation: one read). Whether the oldest queued
+   * document has waited long enough takes a read of it, made only when this instance cannot tell without: the oldest
+   * it last read (or the empty queue it last saw) bounds the queue's oldest from below, since a document queued later
+   * is younger, so until that one's wait is over only a full job can be due. A document back from a job that gave it
+   * no answer (due at once, though queued long ago) is the exception: an instance that read the queue's oldest
+   * within the last {@code maxWait} sees it at its next look, or the reconciler's next run makes its job. A job full
+   * by bytes alone is left to the reconciler's run.
    */
   int submitIfDue() {
-    List<RecordQueries.Queued> oldest = queries.get().queued(1);
-    if (oldest.isEmpty()) {
+    Instant now = clock.instant();
+    if (now.isBefore(oldestDueAt)) {
+      return queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments() ? 0 : submitDue(null);
+    }
+    List<RecordQueries.Queued> queue = queries.get().queued(1);
+    if (queue.isEmpty()) {
+      oldestDueAt = now.plus(limits.maxWait());
       return 0;
     }
-    boolean waitedEnough = oldest.get(0).back()
-        || !oldest.get(0).queuedAt().plus(limits.maxWait()).isAfter(clock.instant());
-    if (!waitedEnough && queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments()) {
-      return 0;
+    RecordQueries.Queued oldest = queue.get(0);
+    if (!oldest.back() && oldest.queuedAt().plus(limits.maxWait()).isAfter(now)) {
+      oldestDueAt = oldest.queuedAt().plus(limits.maxWait());
+      if (queries.get().queuedCount(limits.maxDocuments()) < limits.maxDocuments()) {
+        return 0;
+      }
     }
-    return submitDue();
+    return submitDue(oldest);
   }
 
   /** Submits the jobs that are due, up to {@link #MAX_JOBS_PER_CALL}; returns how many it submitted. */
   int submitDue() {
+    return submitDue(null);
+  }
+
+  /**
+   * @param known the queue's oldest document as just read (null: read it here). Each job is formed in the gathering
+   *     named after the oldest document ({@link Gatherings#nameFor}): of submitters racing for the same job one opens
+   *     it, and the others stop before reading the queue (DESIGN.md, "What a gathering reads and writes").
+   */
+  private int submitDue(RecordQueries.Queued known) {
     int submitted = 0;
     int lost = 0;
+    RecordQueries.Queued oldest = known;
     while (submitted < MAX_JOBS_PER_CALL) {
-      List<RecordQueries.Queued> job = dueJob(queries.get().queued(limits.maxDocuments()));
-      if (job.isEmpty()) {
-        break;
+      if (oldest == null) {
+        List<RecordQueries.Queued> queue = queries.get().queued(1);
+        if (queue.isEmpty()) {
+          break;
+        }
+        oldest = queue.get(0);
       }
       // A count first, so a full pipeline costs one read per call; then the opening, which keeps the cap exactly.
-      String id = newId();
-      if (gatherings.get().inFlight() >= limits.maxInFlight() || !gatherings.get().open(id, limits.maxInFlight())) {
+      if (gatherings.get().inFlight() >= limits.maxInFlight()) {
         once.log().info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
         break;
       }
-      int held = gatherings.get().assign(id, job.stream().map(RecordQueries.Queued::documentId).toList());
+      String id = Gatherings.nameFor(oldest);
+      Gatherings.Opening opening = gatherings.get().open(id, limits.maxInFlight());
+      if (opening == Gatherings.Opening.ENDED) {
+        // Its gathering ended without it (closed empty, or its opener died before assigning it): another name.
+        id = newId();
+        opening = gatherings.get().open(id, limits.maxInFlight());
+      }
+      if (opening == Gatherings.Opening.TAKEN) {
+        break; // another submitter forms this job
+      }
+      if (opening == Gatherings.Opening.FULL) {
+        once.log().info("batch jobs wait for room", Map.of("maxInFlight", limits.maxInFlight()));
+        break;
+      }
+      oldest = null;
+      List<RecordQueries.Queued> job = dueJob(queries.get().queued(limits.maxDocuments()));
+      int held = job.isEmpty() ? 0 : gatherings.get().assign(id, job);
       if (held == 0) {
-        // Another submitter took the oldest document, or it changed since the queue was read. Its gathering is
-        // closed either way; the queue is read again, and holds no due job in the first case. Stopping here in the
-        // second left a due job to the reconciler's next run, as the others had stopped for this gathering's place.
+        // No job is due any more (others took it), or the oldest document changed since the queue was read. The
+        // gathering is closed either way; the queue is read again, and holds no due job in the first case. Stopping
+        // in the second left a due job to the reconciler's next run.
         gatherings.get().close(id);
-        if (++lost == MAX_LOST) {
+        if (job.isEmpty() || ++lost == MAX_LOST) {
           break;
         }
         continue;

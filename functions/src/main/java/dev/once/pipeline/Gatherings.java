@@ -8,6 +8,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.firestore.SetOptions;
+import dev.once.key.Sha256;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -48,31 +50,61 @@ public final class Gatherings {
     this.db = db;
   }
 
+  /** What {@link #open} did. */
+  public enum Opening {
+    /** Opened by this call, within the cap on jobs in flight. */
+    OPENED,
+    /** Opened by another submitter (a gathering of this name is open): the job is theirs to form. */
+    TAKEN,
+    /** A gathering of this name opened before has ended (closed, or its job made): open one of another name. */
+    ENDED,
+    /** Past the cap on jobs in flight: closed again at once. */
+    FULL
+  }
+
+  /**
+   * The name of the gathering a job starting at {@code oldest} is formed in: the queue's oldest document as read, at
+   * the update time it was read at. Submitters that read the same queue (a burst's uploads, racing at its end) open the
+   * same gathering, and all but its first opener leave the job to it before reading the queue; a document that moves
+   * on (gathered, or back in the queue) names a new one. 32 hex digits, within the Files API's 40-character names.
+   */
+  public static String nameFor(RecordQueries.Queued oldest) {
+    return Sha256.hex(oldest.documentId() + "@" + oldest.updateTime()).substring(0, 32);
+  }
+
   /**
    * Records a new gathering, in flight, unless that makes more than {@code maxInFlight}: after its record is
-   * created, the gatherings in flight opened no later than it are counted, and past the cap it closes itself (false).
+   * created, the gatherings in flight opened no later than it are counted, and past the cap it closes itself (FULL).
    * Of racing openers, each counts those before it, so the first {@code maxInFlight} stay (two opened at the very
-   * same time both count each other: both may back off, never both stay past the cap). Its id is new: an existing
-   * record is this call's, resent.
+   * same time both count each other: both may back off, never both stay past the cap). The record carries a nonce of
+   * this call's: an existing record bearing it is this call's create, resent by the client after its answer was lost;
+   * one without it is another opener's ({@link Opening#TAKEN} while it is open, else {@link Opening#ENDED}).
    */
-  public boolean open(String id, int maxInFlight) {
+  public Opening open(String id, int maxInFlight) {
     DocumentReference ref = db.collection(COLLECTION).document(id);
+    String opener = UUID.randomUUID().toString();
+    DocumentSnapshot opened;
     try {
-      await(ref.create(Map.of("state", OPEN, "inFlight", true, "openedAt", FieldValue.serverTimestamp())),
-          "open the gathering " + id);
+      await(ref.create(Map.of("state", OPEN, "inFlight", true, "openedAt", FieldValue.serverTimestamp(),
+          "opener", opener)), "open the gathering " + id);
+      opened = await(ref.get(), "read the gathering " + id);
     } catch (IllegalStateException e) {
-      if (!await(ref.get(), "read the gathering " + id).exists()) {
+      opened = await(ref.get(), "read the gathering " + id);
+      if (!opened.exists()) {
         throw e;
       }
+      if (!opener.equals(opened.getString("opener"))) {
+        return OPEN.equals(opened.getString("state")) ? Opening.TAKEN : Opening.ENDED;
+      }
     }
-    Timestamp opened = await(ref.get(), "read the gathering " + id).getTimestamp("openedAt");
     long before = await(db.collection(COLLECTION).whereEqualTo("inFlight", true)
-        .whereLessThanOrEqualTo("openedAt", opened).count().get(), "count the jobs in flight").getCount();
+        .whereLessThanOrEqualTo("openedAt", opened.getTimestamp("openedAt")).count().get(),
+        "count the jobs in flight").getCount();
     if (before <= maxInFlight) {
-      return true;
+      return Opening.OPENED;
     }
     close(id);
-    return false;
+    return Opening.FULL;
   }
 
   /** How many gatherings are open or have a job running: what the cap on jobs in flight counts. */
@@ -82,59 +114,46 @@ public final class Gatherings {
   }
 
   /**
-   * Assigns those of these documents (oldest first) that are still queued to the gathering; returns how many of them
-   * it holds (those assigned before, by a resent write, included). The oldest goes first, alone: a submitter that
-   * loses it to another, which read the same queue, gives up the rest to that one, so a burst read by several
-   * submitters at once makes one full job, not several partial ones. A document another submitter took, or that
-   * changed since it was read, is left to it.
+   * Assigns these queued documents (oldest first, as the queue was read) to the gathering; returns how many of them it
+   * holds (those assigned before, by a resent write, included). Each joins by an update conditional on the update time
+   * it was read at, so nothing is read again: a document another submitter took, or that changed since it was read,
+   * fails its precondition and is left to it (read once, to tell that from this very write resent). The oldest goes
+   * first, alone: a submitter that loses it gives up the rest too, so submitters that read the same queue make one
+   * full job, not several partial ones.
    */
-  public int assign(String id, List<String> documentIds) {
-    if (documentIds.isEmpty()) {
-      return 0;
-    }
-    DocumentReference[] refs = documentIds.stream()
-        .map(documentId -> db.collection(Records.ANALYSES).document(documentId)).toArray(DocumentReference[]::new);
-    List<DocumentSnapshot> read = await(db.getAll(refs), "read the documents to gather");
-    if (!held(id, read.get(0), join(id, read.get(0)))) {
+  public int assign(String id, List<RecordQueries.Queued> documents) {
+    if (documents.isEmpty() || !held(id, documents.get(0), join(id, documents.get(0)))) {
       return 0;
     }
     List<Future<?>> writes = new ArrayList<>();
-    for (DocumentSnapshot analysis : read.subList(1, read.size())) {
-      writes.add(join(id, analysis));
+    for (RecordQueries.Queued document : documents.subList(1, documents.size())) {
+      writes.add(join(id, document));
     }
     int held = 1;
     for (int i = 0; i < writes.size(); i++) {
-      if (held(id, read.get(i + 1), writes.get(i))) {
+      if (held(id, documents.get(i + 1), writes.get(i))) {
         held++;
       }
     }
     return held;
   }
 
-  /**
-   * The update that moves a queued document into the gathering, conditional on the update time it was read at; null
-   * when it is not queued (it is in a gathering already, or done).
-   */
-  private Future<?> join(String id, DocumentSnapshot analysis) {
-    if (!Records.QUEUED.equals(analysis.getString("status"))) {
-      return null;
-    }
-    return analysis.getReference().update(Map.of("status", Records.GATHERED, "batch", id,
-        "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(analysis.getUpdateTime()));
+  /** The update that moves a queued document into the gathering, conditional on the update time it was read at. */
+  private Future<?> join(String id, RecordQueries.Queued document) {
+    return db.collection(Records.ANALYSES).document(document.documentId()).update(Map.of("status", Records.GATHERED,
+        "batch", id, "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(document.updateTime()));
   }
 
-  /** Whether the document is in the gathering once its update (if any) is answered. */
-  private boolean held(String id, DocumentSnapshot analysis, Future<?> write) {
-    if (write == null) {
-      return id.equals(analysis.getString("batch"));
-    }
+  /** Whether the document is in the gathering once its update is answered. */
+  private boolean held(String id, RecordQueries.Queued document, Future<?> write) {
     try {
       await(write, "gather a document");
       return true;
     } catch (IllegalStateException e) {
       // Failed its precondition (taken, or this very write resent after it landed), or failed outright: the document
       // says which.
-      return id.equals(await(analysis.getReference().get(), "read a gathered document").getString("batch"));
+      return id.equals(await(db.collection(Records.ANALYSES).document(document.documentId()).get(),
+          "read a gathered document").getString("batch"));
     }
   }
 

@@ -216,11 +216,16 @@ public final class RecordQueries {
   /**
    * A document waiting to be gathered into a batch job: its size, since when it waits, the most documents a job
    * holding it may have ({@code jobLimit}, 0: no bound of its own; set when Gemini refused a job of it for its size),
-   * and how many jobs before gave it no answer that could be given to it ({@code reruns}).
+   * how many jobs before gave it no answer that could be given to it ({@code reruns}), and the update time it was read
+   * at (null when not read from the queue), which its assignment to a gathering is conditional on.
    */
-  public record Queued(String documentId, long size, Instant queuedAt, int jobLimit, int reruns) {
+  public record Queued(String documentId, long size, Instant queuedAt, int jobLimit, int reruns, Timestamp updateTime) {
     public Queued(String documentId, long size, Instant queuedAt) {
       this(documentId, size, queuedAt, 0, 0);
+    }
+
+    public Queued(String documentId, long size, Instant queuedAt, int jobLimit, int reruns) {
+      this(documentId, size, queuedAt, jobLimit, reruns, null);
     }
 
     /** Back in the queue after a job: it waited a whole job already, so a job of it is due at once. */
@@ -242,7 +247,8 @@ public final class RecordQueries {
       Long size = doc.getLong("size");
       if (queuedAt != null && size != null) {
         Long jobLimit = doc.getLong(Records.JOB_LIMIT);
-        found.add(new Queued(doc.getId(), size, queuedAt, jobLimit == null ? 0 : jobLimit.intValue(), reruns(doc)));
+        found.add(new Queued(doc.getId(), size, queuedAt, jobLimit == null ? 0 : jobLimit.intValue(), reruns(doc),
+            doc.getUpdateTime()));
       }
     }
     return found;

@@ -2,7 +2,6 @@ package dev.once.functions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyMap;
@@ -95,6 +94,17 @@ class BatchLostDocumentTest {
     return key;
   }
 
+  /** The documents as an opener reads them from the queue: at their update time now. */
+  private static List<RecordQueries.Queued> asRead(IdempotencyKey... keys) throws Exception {
+    List<RecordQueries.Queued> read = new ArrayList<>();
+    for (IdempotencyKey key : keys) {
+      DocumentSnapshot analysis = analysis(key);
+      read.add(new RecordQueries.Queued(key.documentId(), analysis.getLong("size"),
+          analysis.getTimestamp("queuedAt").toDate().toInstant(), 0, 0, analysis.getUpdateTime()));
+    }
+    return read;
+  }
+
   private static DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
     return db.collection(Records.ANALYSES).document(key.documentId()).get().get();
   }
@@ -107,14 +117,14 @@ class BatchLostDocumentTest {
       keys.add(queued(folder + "/" + name + ".pdf"));
     }
     String stalled = UUID.randomUUID().toString().replace("-", "");
-    assertTrue(gatherings.open(stalled, 90));
-    assertEquals(2, gatherings.assign(stalled, List.of(keys.get(0).documentId(), keys.get(1).documentId())));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90));
+    assertEquals(2, gatherings.assign(stalled, asRead(keys.get(0), keys.get(1))));
 
     // The opener stalls past a submission's lease: the reconciler resumes its gathering's submission.
     now = now.plus(Duration.ofMinutes(10));
     assertEquals(1, submitter.resumeUnsubmitted());
     // The opener wakes, and its assignment of a third queued document lands.
-    assertEquals(1, gatherings.assign(stalled, List.of(keys.get(2).documentId())));
+    assertEquals(1, gatherings.assign(stalled, asRead(keys.get(2))));
 
     // The reconciler's next run.
     submitter.resumeUnsubmitted();
@@ -137,9 +147,9 @@ class BatchLostDocumentTest {
   void aDocumentAssignedToAClosedGathering_isQueuedAgain() throws Exception {
     IdempotencyKey key = queued(UUID.randomUUID() + "/late.pdf");
     String closed = UUID.randomUUID().toString().replace("-", "");
-    assertTrue(gatherings.open(closed, 90));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(closed, 90));
     gatherings.close(closed);
-    assertEquals(1, gatherings.assign(closed, List.of(key.documentId())));
+    assertEquals(1, gatherings.assign(closed, asRead(key)));
 
     submitter.resumeUnsubmitted();
 
@@ -156,8 +166,8 @@ class BatchLostDocumentTest {
   void aStalledOpenersClose_afterItsGatheringWasSubmitted_leavesTheRunningJobInFlight() throws Exception {
     IdempotencyKey key = queued(UUID.randomUUID() + "/submitted.pdf");
     String stalled = UUID.randomUUID().toString().replace("-", "");
-    assertTrue(gatherings.open(stalled, 90));
-    assertEquals(1, gatherings.assign(stalled, List.of(key.documentId())));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90));
+    assertEquals(1, gatherings.assign(stalled, asRead(key)));
     now = now.plus(Duration.ofMinutes(10));
     assertEquals(1, submitter.resumeUnsubmitted(), "the reconciler submitted the gathering");
 

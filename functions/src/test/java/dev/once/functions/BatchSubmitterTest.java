@@ -131,9 +131,10 @@ class BatchSubmitterTest {
 
   @Test
   void aDueJob_isOpened_givenItsDocuments_thenSubmitted() {
-    when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
-    when(gatherings.assign(anyString(), eq(List.of("doc0")))).thenReturn(1);
+    when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))),
+        List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.assign(anyString(), eq(List.of(queued(0, 10, Duration.ofMinutes(6)))))).thenReturn(1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
     when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
 
@@ -141,7 +142,7 @@ class BatchSubmitterTest {
 
     var order = org.mockito.Mockito.inOrder(gatherings, queries, batchJobs);
     order.verify(gatherings).open(anyString(), eq(90));
-    order.verify(gatherings).assign(anyString(), eq(List.of("doc0")));
+    order.verify(gatherings).assign(anyString(), eq(List.of(queued(0, 10, Duration.ofMinutes(6)))));
     order.verify(queries).gatheredIn(anyString());
     order.verify(batchJobs).submit(anyString(), anyList(), any(), any());
   }
@@ -150,7 +151,7 @@ class BatchSubmitterTest {
   void aGatheringThatLostItsDocumentsToAnother_isClosed_withoutASubmission() {
     // The other submitter's gathering holds the document: the queue, read again, no longer lists it.
     when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
 
     assertEquals(0, submitter.submitDue());
 
@@ -166,10 +167,10 @@ class BatchSubmitterTest {
    */
   @Test
   void aGatheringThatHeldNone_whileTheJobIsStillQueued_isClosed_andTheJobMadeAgain() {
-    when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))),
-        List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
-    when(gatherings.assign(anyString(), eq(List.of("doc0")))).thenReturn(0, 1);
+    List<RecordQueries.Queued> due = List.of(queued(0, 10, Duration.ofMinutes(6)));
+    when(queries.queued(anyInt())).thenReturn(due, due, due, due, List.of());
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.assign(anyString(), eq(due))).thenReturn(0, 1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
     when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
 
@@ -183,7 +184,7 @@ class BatchSubmitterTest {
   @Test
   void gatheringsThatKeepHoldingNone_areGivenUpAfterAFew() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))));
-    when(gatherings.open(anyString(), eq(90))).thenReturn(true);
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
 
     assertEquals(0, submitter.submitDue());
 
@@ -341,16 +342,73 @@ class BatchSubmitterTest {
     submitter.submitIfDue();
     verify(queries, times(1)).queued(3);
 
-    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(5))));
+    now = now.plus(Duration.ofMinutes(5)); // the oldest has waited long enough
     when(queries.queuedCount(3)).thenReturn(1L);
     submitter.submitIfDue();
     verify(queries, times(2)).queued(3);
   }
 
+  /**
+   * Issue 40: the due check costs an upload one read, a count of the queue. The oldest queued document is read again
+   * only once the oldest this instance knows of may have waited long enough: none queued later can have waited more.
+   */
+  @Test
+  void anUploadsDueCheck_isACountAlone_untilTheOldestDocumentItKnowsOfMayHaveWaitedLongEnough() {
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofSeconds(10))));
+    when(queries.queuedCount(3)).thenReturn(1L);
+    submitter.submitIfDue();
+    verify(queries, times(1)).queued(1);
+    verify(queries, times(1)).queuedCount(3);
+
+    for (int upload = 0; upload < 5; upload++) {
+      now = now.plus(Duration.ofSeconds(57)); // 4 min 55 s of its 5 min wait in all
+      assertEquals(0, submitter.submitIfDue());
+    }
+    verify(queries, times(1)).queued(1);
+    verify(queries, times(6)).queuedCount(3);
+
+    now = now.plus(Duration.ofSeconds(10));
+    submitter.submitIfDue();
+    verify(queries, times(2)).queued(1);
+    verify(queries, times(6)).queuedCount(3);
+    verify(gatherings, times(1)).open(anyString(), anyInt());
+  }
+
+  /** Submitters that read the same oldest document open the same gathering: the one that did not open it stops. */
+  @Test
+  void aSubmitterWhoseGatheringAnotherOpened_leavesTheJobToIt_withoutReadingTheQueue() {
+    when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))));
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.TAKEN);
+
+    assertEquals(0, submitter.submitDue());
+
+    verify(gatherings, times(1)).open(Gatherings.nameFor(queued(0, 10, Duration.ofMinutes(6))), 90);
+    verify(queries, never()).queued(3);
+    verify(gatherings, never()).assign(anyString(), anyList());
+  }
+
+  /** A gathering named after the oldest document ended without it (closed empty): the job goes in another. */
+  @Test
+  void aGatheringOfTheOldestDocumentThatEnded_givesWayToOneOfAnotherName() {
+    List<RecordQueries.Queued> due = List.of(queued(0, 10, Duration.ofMinutes(6)));
+    when(queries.queued(anyInt())).thenReturn(due, due, List.of());
+    String named = Gatherings.nameFor(due.get(0));
+    when(gatherings.open(anyString(), eq(90))).thenAnswer(call -> named.equals(call.getArgument(0))
+        ? Gatherings.Opening.ENDED : Gatherings.Opening.OPENED);
+    when(gatherings.assign(anyString(), eq(due))).thenReturn(1);
+    when(queries.gatheredIn(anyString())).thenReturn(members);
+    when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
+
+    assertEquals(1, submitter.submitDue());
+
+    verify(gatherings, times(2)).open(anyString(), eq(90));
+    verify(gatherings, never()).assign(eq(named), anyList());
+  }
+
   @Test
   void noRoomForAnotherJob_leavesTheQueueAlone() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(1, 10, Duration.ofMinutes(6))));
-    when(gatherings.open(anyString(), eq(90))).thenReturn(false);
+    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.FULL);
 
     assertEquals(0, submitter.submitDue());
     verify(gatherings, never()).assign(anyString(), anyList());

@@ -1,0 +1,133 @@
+package dev.once.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.cloud.firestore.Firestore;
+import dev.once.config.Settings;
+import dev.once.entry.Report;
+import dev.once.functions.Benchmarks;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.observe.Log;
+import dev.once.pipeline.DocumentSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Firestore calls of a first delivery, exactly, counted as {@code dev/bench cost} counts them (on the functions'
+ * own client channel, {@link FirestoreCalls}): a change that adds a read or a commit fails here, not only in the
+ * bench. Each count is of the second event of its kind on the instance: the first one's pre-check read also sets the
+ * instance's clock, which the bench counts apart ("a new instance's first").
+ */
+class CallCountsTest {
+  private static BenchStack stack;
+  private static FirestoreCalls calls;
+  private static Firestore counted;
+  private static final List<Benchmarks> wired = new ArrayList<>();
+  private static int documents;
+
+  @BeforeAll
+  static void start() {
+    stack = BenchStack.inProcess();
+    calls = new FirestoreCalls();
+    counted = FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    wired.forEach(Benchmarks::close);
+    counted.close();
+    stack.close();
+  }
+
+  @Test
+  void aSyncFirstDelivery_isOneReadAndFourCommits_theContentClaimOneWrite() {
+    Function<DocumentSource, Report> sync = flow("sync");
+    assertEquals("processed", sync.apply(upload()).outcome().label());
+
+    FirestoreCalls.Snapshot spent = count(sync, upload(), "processed");
+
+    assertEquals(1, spent.reads(), "the pre-check of publish: " + spent);
+    assertEquals(List.of("create idempotency[analyse]", "create idempotency[content]",
+        "update-if-unchanged idempotency[analyse] + create idempotency[publish] + merge analyses + set billing",
+        "update-if-unchanged idempotency[publish]"), spent.commits());
+    assertEquals(new FirestoreCalls.Billed(1, 7, 0, 3), spent.documents(), "as Firestore bills them: " + spent);
+    assertEquals(Map.of(), spent.others(), "no transaction: " + spent);
+  }
+
+  @Test
+  void aBatchFirstDelivery_isTwoReadsAndThreeCommits_theDueCheckACount() {
+    Function<DocumentSource, Report> batch = flow("batch");
+    assertEquals("processed", batch.apply(upload()).outcome().label());
+
+    FirestoreCalls.Snapshot spent = count(batch, upload(), "processed");
+
+    assertEquals(2, spent.reads(), "the pre-check of analyse, and the due check's count: " + spent);
+    assertEquals(List.of("create idempotency[analyse]", "create idempotency[content]",
+        "update-if-unchanged idempotency[analyse] + set analyses"), spent.commits());
+    assertEquals(new FirestoreCalls.Billed(2, 4, 0, 2), spent.documents(), "as Firestore bills them: " + spent);
+    assertEquals(Map.of(), spent.others(), "no transaction: " + spent);
+  }
+
+  /**
+   * Issue 40: a queued document is read twice from its upload to its job's submission — by the opener's read of the
+   * queue and by the submission's read of its members — and each upload's due check is one read (the first upload on
+   * an instance also reads the oldest queued document). The rest is the gathering's own: the oldest document, the
+   * count of jobs in flight, its record read back and the cap's count at its opening, its record read to seal it.
+   */
+  @Test
+  void aJobsWorthOfUploads_readsEachQueuedDocumentTwice_toItsSubmission() {
+    stack.firestore().clear(BenchStack.PROJECT);
+    int n = 10;
+    Function<DocumentSource, Report> batch = flow("batch", Map.of("BATCH_MAX_DOCUMENTS", String.valueOf(n)));
+    List<DocumentSource> uploads = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      uploads.add(upload());
+    }
+    int jobsBefore = stack.gemini().batchNames().size();
+
+    FirestoreCalls.Snapshot before = calls.snapshot();
+    for (DocumentSource document : uploads) {
+      assertEquals("processed", batch.apply(document).outcome().label());
+    }
+    FirestoreCalls.Snapshot spent = calls.snapshot().since(before);
+
+    assertEquals(jobsBefore + 1, stack.gemini().batchNames().size(), "the last upload made the job of " + n);
+    long uploadsOwn = 1 + 2L * n; // each one's pre-check and count, and the first one's read of the oldest
+    long gatheringsOwn = 5;
+    assertEquals(uploadsOwn + 2L * n + gatheringsOwn, spent.documents().reads(), "documents read: " + spent);
+  }
+
+  private static FirestoreCalls.Snapshot count(Function<DocumentSource, Report> flow, DocumentSource document,
+      String outcome) {
+    FirestoreCalls.Snapshot before = calls.snapshot();
+    Report report = flow.apply(document);
+    FirestoreCalls.Snapshot spent = calls.snapshot().since(before);
+    assertEquals(outcome, report.outcome().label(), "the event counted is a first delivery: " + report);
+    return spent;
+  }
+
+  /** The document flow wired as DocumentUploaded wires it, in {@code mode}, on the counting client. */
+  private static Function<DocumentSource, Report> flow(String mode) {
+    return flow(mode, Map.of());
+  }
+
+  private static Function<DocumentSource, Report> flow(String mode, Map<String, String> more) {
+    Map<String, String> settings = new HashMap<>(stack.environment());
+    settings.put("ANALYSIS_MODE", mode);
+    settings.putAll(more);
+    Benchmarks clients = Benchmarks.of(Settings.of(settings), () -> counted, Log.stdout());
+    wired.add(clients);
+    return clients.documentFlow();
+  }
+
+  private static DocumentSource upload() {
+    int n = ++documents;
+    return CostBench.source(stack.upload("counts/invoice-" + n + ".pdf", InvoicePdf.of("K-" + n)));
+  }
+}
