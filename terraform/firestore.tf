@@ -252,6 +252,7 @@ resource "google_firestore_index" "gatherings_in_flight_opened" {
 resource "google_firestore_field" "gatherings_unindexed" {
   for_each = toset([
     "openedAt",
+    "opener",
     "job",
     "documents",
     "submittedAt",
