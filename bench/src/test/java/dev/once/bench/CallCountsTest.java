@@ -6,14 +6,17 @@ import com.google.cloud.firestore.Firestore;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.functions.Benchmarks;
+import dev.once.key.PubSubMessageKeys;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,6 +77,26 @@ class CallCountsTest {
     assertEquals(Map.of(), spent.others(), "no transaction: " + spent);
   }
 
+  @Test
+  void aMessagesFirstDelivery_isTwoCommits_andNoRead() {
+    Benchmarks.Delivery delivery = wired("sync").deliveryFlow();
+    int[] n = {0};
+    Supplier<Report> next = () -> {
+      String key = "counts:result-" + (++n[0]);
+      return delivery.deliver("m-" + n[0], ("{\"key\":\"" + key + "\",\"status\":\"analysed\"}")
+          .getBytes(StandardCharsets.UTF_8), Map.of(PubSubMessageKeys.ATTRIBUTE, key));
+    };
+    assertEquals("processed", next.get().outcome().label());
+
+    FirestoreCalls.Snapshot before = calls.snapshot();
+    Report report = next.get();
+    FirestoreCalls.Snapshot spent = calls.snapshot().since(before);
+
+    assertEquals("processed", report.outcome().label(), "a first delivery: " + report);
+    assertEquals(0, spent.reads(), "the claim's create is the duplicate check: " + spent);
+    assertEquals(List.of("create idempotency[notify]", "update-if-unchanged idempotency[notify]"), spent.commits());
+  }
+
   /**
    * Issue 40: a queued document is read twice from its upload to its job's submission — by the opener's read of the
    * queue and by the submission's read of its members — and each upload's due check is one read (the first upload on
@@ -118,12 +141,21 @@ class CallCountsTest {
   }
 
   private static Function<DocumentSource, Report> flow(String mode, Map<String, String> more) {
+    return wired(mode, more).documentFlow();
+  }
+
+  private static Benchmarks wired(String mode) {
+    return wired(mode, Map.of());
+  }
+
+  /** The functions' clients as the entry points wire them, in {@code mode}, on the counting client. */
+  private static Benchmarks wired(String mode, Map<String, String> more) {
     Map<String, String> settings = new HashMap<>(stack.environment());
     settings.put("ANALYSIS_MODE", mode);
     settings.putAll(more);
     Benchmarks clients = Benchmarks.of(Settings.of(settings), () -> counted, Log.stdout());
     wired.add(clients);
-    return clients.documentFlow();
+    return clients;
   }
 
   private static DocumentSource upload() {

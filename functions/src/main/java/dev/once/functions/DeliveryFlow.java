@@ -55,8 +55,8 @@ final class DeliveryFlow {
 
   Report deliver(PubSubMessage message, IdempotencyKey key) {
     String fingerprint = fingerprint(message.data());
-    Optional<Outcome> earlier = once.peek(key, Effects.NOTIFY, fingerprint);
-    Outcome notified = earlier.orElseGet(() -> once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
+    // No look first: the claim is a create, which a duplicate fails and then reads, so a first delivery reads nothing.
+    Outcome notified = once.run(key, Effects.NOTIFY, fingerprint, attempt -> {
       // The POST covers its timeout by the lease first: a holder whose lease may run out during it does not send it.
       // Its key, header and body alike: the message's, or KEY/rerun-N when an operator invalidated it on purpose.
       IdempotentPost.Response answer =
@@ -65,7 +65,7 @@ final class DeliveryFlow {
         throw Refusal.permanent("the notify endpoint refused with " + answer.status() + ": " + answer.body());
       }
       return Completion.of(Map.of("status", (long) answer.status()));
-    }));
+    });
     Report report = Report.of(key, Effects.NOTIFY, notified);
     if (notified instanceof Outcome.Rejected rejected) {
       return report.then(Effects.DEAD_LETTER, once.run(key, Effects.DEAD_LETTER, attempt -> {
