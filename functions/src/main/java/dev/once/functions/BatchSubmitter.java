@@ -119,10 +119,10 @@ final class BatchSubmitter {
    * documents is read — a count of the queue up to a job's worth (an aggregation: one read). Whether the oldest queued
    * document has waited long enough takes a read of it, made only when this instance cannot tell without: the oldest
    * it last read (or the empty queue it last saw) bounds the queue's oldest from below, since a document queued later
-   * is younger, so until that one's wait is over only a full job can be due. A document back from a job that gave it
-   * no answer (due at once, though queued long ago) is the exception: an instance that read the queue's oldest
-   * within the last {@code maxWait} sees it at its next look, or the reconciler's next run makes its job. A job full
-   * by bytes alone is left to the reconciler's run.
+   * is younger, so until that one's wait is over only a full job can be due. A document put back in the queue with
+   * its old place (a job gave it no answer, it strayed, it waited for the budget) is the exception: an instance whose
+   * bound is still ahead does not look for it; the reconciler's next run makes its job, or an upload on an instance
+   * that looks again (at most {@code maxWait} later). A job full by bytes alone is left to the reconciler's run.
    */
   int submitIfDue() {
     Instant now = clock.instant();
@@ -172,11 +172,13 @@ final class BatchSubmitter {
         break;
       }
       String id = Gatherings.nameFor(oldest);
-      Gatherings.Opening opening = gatherings.get().open(id, limits.maxInFlight());
+      // An opener assigns within moments of opening: one still open after a submission's lease has stopped.
+      Instant staleBefore = clock.instant().minus(lease());
+      Gatherings.Opening opening = gatherings.get().open(id, limits.maxInFlight(), staleBefore);
       if (opening == Gatherings.Opening.ENDED) {
-        // Its gathering ended without it (closed empty, or its opener died before assigning it): another name.
+        // Its gathering ended without it (closed empty), or its opener stopped before assigning it: another name.
         id = newId();
-        opening = gatherings.get().open(id, limits.maxInFlight());
+        opening = gatherings.get().open(id, limits.maxInFlight(), staleBefore);
       }
       if (opening == Gatherings.Opening.TAKEN) {
         break; // another submitter forms this job
@@ -223,8 +225,14 @@ final class BatchSubmitter {
     int resumed = 0;
     Instant before = clock.instant().minus(lease());
     for (Gatherings.Unsubmitted gathering : gatherings.get().unsubmitted(limits.maxInFlight())) {
-      if (gathering.openedAt().isBefore(before) && submit(gathering.id()) instanceof Outcome.Processed) {
-        resumed++;
+      try {
+        if (gathering.openedAt().isBefore(before) && submit(gathering.id()) instanceof Outcome.Processed) {
+          resumed++;
+        }
+      } catch (RuntimeException e) {
+        // One gathering that keeps failing (a member that cannot be read) must not keep the others from their jobs.
+        once.log().error("could not resume a gathering's submission; the next run tries again",
+            Map.of("gathering", gathering.id(), "error", String.valueOf(e)));
       }
     }
     return resumed;

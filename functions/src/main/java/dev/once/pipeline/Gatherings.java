@@ -54,9 +54,12 @@ public final class Gatherings {
   public enum Opening {
     /** Opened by this call, within the cap on jobs in flight. */
     OPENED,
-    /** Opened by another submitter (a gathering of this name is open): the job is theirs to form. */
+    /** Opened by another submitter, lately (a gathering of this name is open): the job is theirs to form. */
     TAKEN,
-    /** A gathering of this name opened before has ended (closed, or its job made): open one of another name. */
+    /**
+     * A gathering of this name opened before has ended (closed, or its job made), or its opener stopped (open since
+     * before {@code staleBefore}, which the reconciler resumes): open one of another name.
+     */
     ENDED,
     /** Past the cap on jobs in flight: closed again at once. */
     FULL
@@ -78,9 +81,10 @@ public final class Gatherings {
    * Of racing openers, each counts those before it, so the first {@code maxInFlight} stay (two opened at the very
    * same time both count each other: both may back off, never both stay past the cap). The record carries a nonce of
    * this call's: an existing record bearing it is this call's create, resent by the client after its answer was lost;
-   * one without it is another opener's ({@link Opening#TAKEN} while it is open, else {@link Opening#ENDED}).
+   * one without it is another opener's ({@link Opening#TAKEN} while it is open and was opened at or after
+   * {@code staleBefore}, else {@link Opening#ENDED}).
    */
-  public Opening open(String id, int maxInFlight) {
+  public Opening open(String id, int maxInFlight, Instant staleBefore) {
     DocumentReference ref = db.collection(COLLECTION).document(id);
     String opener = UUID.randomUUID().toString();
     DocumentSnapshot opened;
@@ -94,7 +98,9 @@ public final class Gatherings {
         throw e;
       }
       if (!opener.equals(opened.getString("opener"))) {
-        return OPEN.equals(opened.getString("state")) ? Opening.TAKEN : Opening.ENDED;
+        Timestamp at = opened.getTimestamp("openedAt");
+        boolean lately = at != null && !at.toDate().toInstant().isBefore(staleBefore);
+        return OPEN.equals(opened.getString("state")) && lately ? Opening.TAKEN : Opening.ENDED;
       }
     }
     long before = await(db.collection(COLLECTION).whereEqualTo("inFlight", true)

@@ -117,7 +117,7 @@ class BatchLostDocumentTest {
       keys.add(queued(folder + "/" + name + ".pdf"));
     }
     String stalled = UUID.randomUUID().toString().replace("-", "");
-    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90, Instant.MIN));
     assertEquals(2, gatherings.assign(stalled, asRead(keys.get(0), keys.get(1))));
 
     // The opener stalls past a submission's lease: the reconciler resumes its gathering's submission.
@@ -142,12 +142,28 @@ class BatchLostDocumentTest {
     assertNotEquals(stalled, analysis(keys.get(2)).getString("batch"), "in a gathering of its own");
   }
 
+  /**
+   * Issue 40: a gathering is named after the queue's oldest document, so submitters racing for one job open the same
+   * one: the first opens it, the others find it taken while its opener may still be at work, and open another name
+   * once it was closed or its opener stopped (open since before a submission's lease).
+   */
+  @Test
+  void aGatheringsName_isOpenedOnce_takenWhileItsOpenerWorks_andGivenWayWhenClosedOrStale() {
+    String name = UUID.randomUUID().toString().replace("-", "");
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(name, 90, Instant.MIN));
+    assertEquals(Gatherings.Opening.TAKEN, gatherings.open(name, 90, Instant.MIN), "another opener, lately");
+    assertEquals(Gatherings.Opening.ENDED, gatherings.open(name, 90, Instant.now().plus(Duration.ofMinutes(1))),
+        "an opener that stopped");
+    gatherings.close(name);
+    assertEquals(Gatherings.Opening.ENDED, gatherings.open(name, 90, Instant.MIN), "closed");
+  }
+
   /** A gathering closed empty (another submitter took its documents), then assigned one late: queued again too. */
   @Test
   void aDocumentAssignedToAClosedGathering_isQueuedAgain() throws Exception {
     IdempotencyKey key = queued(UUID.randomUUID() + "/late.pdf");
     String closed = UUID.randomUUID().toString().replace("-", "");
-    assertEquals(Gatherings.Opening.OPENED, gatherings.open(closed, 90));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(closed, 90, Instant.MIN));
     gatherings.close(closed);
     assertEquals(1, gatherings.assign(closed, asRead(key)));
 
@@ -166,7 +182,7 @@ class BatchLostDocumentTest {
   void aStalledOpenersClose_afterItsGatheringWasSubmitted_leavesTheRunningJobInFlight() throws Exception {
     IdempotencyKey key = queued(UUID.randomUUID() + "/submitted.pdf");
     String stalled = UUID.randomUUID().toString().replace("-", "");
-    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90));
+    assertEquals(Gatherings.Opening.OPENED, gatherings.open(stalled, 90, Instant.MIN));
     assertEquals(1, gatherings.assign(stalled, asRead(key)));
     now = now.plus(Duration.ofMinutes(10));
     assertEquals(1, submitter.resumeUnsubmitted(), "the reconciler submitted the gathering");

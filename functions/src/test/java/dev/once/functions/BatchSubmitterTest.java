@@ -133,7 +133,7 @@ class BatchSubmitterTest {
   void aDueJob_isOpened_givenItsDocuments_thenSubmitted() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))),
         List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.OPENED);
     when(gatherings.assign(anyString(), eq(List.of(queued(0, 10, Duration.ofMinutes(6)))))).thenReturn(1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
     when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
@@ -141,7 +141,7 @@ class BatchSubmitterTest {
     assertEquals(1, submitter.submitDue());
 
     var order = org.mockito.Mockito.inOrder(gatherings, queries, batchJobs);
-    order.verify(gatherings).open(anyString(), eq(90));
+    order.verify(gatherings).open(anyString(), eq(90), any());
     order.verify(gatherings).assign(anyString(), eq(List.of(queued(0, 10, Duration.ofMinutes(6)))));
     order.verify(queries).gatheredIn(anyString());
     order.verify(batchJobs).submit(anyString(), anyList(), any(), any());
@@ -151,7 +151,7 @@ class BatchSubmitterTest {
   void aGatheringThatLostItsDocumentsToAnother_isClosed_withoutASubmission() {
     // The other submitter's gathering holds the document: the queue, read again, no longer lists it.
     when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))), List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.OPENED);
 
     assertEquals(0, submitter.submitDue());
 
@@ -169,14 +169,14 @@ class BatchSubmitterTest {
   void aGatheringThatHeldNone_whileTheJobIsStillQueued_isClosed_andTheJobMadeAgain() {
     List<RecordQueries.Queued> due = List.of(queued(0, 10, Duration.ofMinutes(6)));
     when(queries.queued(anyInt())).thenReturn(due, due, due, due, List.of());
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.OPENED);
     when(gatherings.assign(anyString(), eq(due))).thenReturn(0, 1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
     when(batchJobs.submit(anyString(), anyList(), any(), any())).thenReturn(JOB);
 
     assertEquals(1, submitter.submitDue());
 
-    verify(gatherings, times(2)).open(anyString(), eq(90));
+    verify(gatherings, times(2)).open(anyString(), eq(90), any());
     verify(gatherings, times(1)).close(anyString());
     verify(batchJobs, times(1)).submit(anyString(), anyList(), any(), any());
   }
@@ -184,7 +184,7 @@ class BatchSubmitterTest {
   @Test
   void gatheringsThatKeepHoldingNone_areGivenUpAfterAFew() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))));
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.OPENED);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.OPENED);
 
     assertEquals(0, submitter.submitDue());
 
@@ -371,18 +371,18 @@ class BatchSubmitterTest {
     submitter.submitIfDue();
     verify(queries, times(2)).queued(1);
     verify(queries, times(6)).queuedCount(3);
-    verify(gatherings, times(1)).open(anyString(), anyInt());
+    verify(gatherings, times(1)).open(anyString(), anyInt(), any());
   }
 
   /** Submitters that read the same oldest document open the same gathering: the one that did not open it stops. */
   @Test
   void aSubmitterWhoseGatheringAnotherOpened_leavesTheJobToIt_withoutReadingTheQueue() {
     when(queries.queued(1)).thenReturn(List.of(queued(0, 10, Duration.ofMinutes(6))));
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.TAKEN);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.TAKEN);
 
     assertEquals(0, submitter.submitDue());
 
-    verify(gatherings, times(1)).open(Gatherings.nameFor(queued(0, 10, Duration.ofMinutes(6))), 90);
+    verify(gatherings, times(1)).open(eq(Gatherings.nameFor(queued(0, 10, Duration.ofMinutes(6)))), eq(90), any());
     verify(queries, never()).queued(3);
     verify(gatherings, never()).assign(anyString(), anyList());
   }
@@ -393,7 +393,7 @@ class BatchSubmitterTest {
     List<RecordQueries.Queued> due = List.of(queued(0, 10, Duration.ofMinutes(6)));
     when(queries.queued(anyInt())).thenReturn(due, due, List.of());
     String named = Gatherings.nameFor(due.get(0));
-    when(gatherings.open(anyString(), eq(90))).thenAnswer(call -> named.equals(call.getArgument(0))
+    when(gatherings.open(anyString(), eq(90), any())).thenAnswer(call -> named.equals(call.getArgument(0))
         ? Gatherings.Opening.ENDED : Gatherings.Opening.OPENED);
     when(gatherings.assign(anyString(), eq(due))).thenReturn(1);
     when(queries.gatheredIn(anyString())).thenReturn(members);
@@ -401,14 +401,27 @@ class BatchSubmitterTest {
 
     assertEquals(1, submitter.submitDue());
 
-    verify(gatherings, times(2)).open(anyString(), eq(90));
+    verify(gatherings, times(2)).open(anyString(), eq(90), any());
     verify(gatherings, never()).assign(eq(named), anyList());
+  }
+
+  /** A gathering whose resumed submission keeps failing must not keep the reconciler from the others (review, issue 40). */
+  @Test
+  void aGatheringWhoseResumeFails_leavesTheOthersToBeResumed() {
+    Instant longAgo = now.minus(Duration.ofHours(1));
+    when(gatherings.unsubmitted(90)).thenReturn(List.of(new Gatherings.Unsubmitted("broken", longAgo),
+        new Gatherings.Unsubmitted(GATHERING, longAgo)));
+    when(queries.gatheredIn("broken")).thenThrow(new IllegalStateException("a member cannot be read"));
+    when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenReturn(JOB);
+
+    assertEquals(1, submitter.resumeUnsubmitted());
+    verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any(), any());
   }
 
   @Test
   void noRoomForAnotherJob_leavesTheQueueAlone() {
     when(queries.queued(anyInt())).thenReturn(List.of(queued(1, 10, Duration.ofMinutes(6))));
-    when(gatherings.open(anyString(), eq(90))).thenReturn(Gatherings.Opening.FULL);
+    when(gatherings.open(anyString(), eq(90), any())).thenReturn(Gatherings.Opening.FULL);
 
     assertEquals(0, submitter.submitDue());
     verify(gatherings, never()).assign(anyString(), anyList());
