@@ -119,6 +119,7 @@ final class FirestoreCalls implements ClientInterceptor {
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
       private CommitRequest commit;
       private long returned;
+      private boolean minimumBilled;
 
       @Override
       public void start(Listener<A> listener, io.grpc.Metadata headers) {
@@ -129,16 +130,29 @@ final class FirestoreCalls implements ClientInterceptor {
             long read = billedReads(message);
             returned += read;
             settle(read, message instanceof com.google.firestore.v1.CommitResponse ? commit : null);
+            // The query's last answer: the client may complete its future on it, before the call closes, so an empty
+            // query's one read is counted here, not left to onClose (a count that came late, once in a run).
+            if (message instanceof com.google.firestore.v1.RunQueryResponse answer && answer.getDone()) {
+              billMinimum();
+            }
             super.onMessage(message);
           }
 
           @Override
           public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
             String name = method.getBareMethodName();
-            if (status.isOk() && returned == 0 && (name.equals("RunQuery") || name.equals("RunAggregationQuery"))) {
-              settle(1, null); // a query is billed one read at least
+            if (status.isOk() && (name.equals("RunQuery") || name.equals("RunAggregationQuery"))) {
+              billMinimum();
             }
             super.onClose(status, trailers);
+          }
+
+          /** A query is billed one read at least. */
+          private void billMinimum() {
+            if (returned == 0 && !minimumBilled) {
+              minimumBilled = true;
+              settle(1, null);
+            }
           }
         }, headers);
       }
