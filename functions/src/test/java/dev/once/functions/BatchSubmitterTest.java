@@ -503,7 +503,11 @@ class BatchSubmitterTest {
         queued(2, 10, Duration.ZERO))).size(), "the next job holding it takes at most 2");
   }
 
-  /** A refusal that names one request is that document's: it is refused, and the job is made of the others. */
+  /**
+   * A refusal that names one request is that document's: it is refused, and the job is made of the others. Its
+   * gathering keeps the kind of refusal, not Google's message, however long (issue 38: 5,000 members' refusals stay
+   * inside a document's 1 MiB); the member's analysis keeps the message, bounded.
+   */
   @Test
   void aRefusalNamingOneRequest_refusesThatDocument_andTheJobIsMadeOfTheOthers() {
     List<List<BatchJobs.Request>> sent = new ArrayList<>();
@@ -511,7 +515,8 @@ class BatchSubmitterTest {
       sent.add(List.copyOf(call.<List<BatchJobs.Request>>getArgument(1)));
       if (sent.size() == 1) {
         throw new ApiException(400, "INVALID_ARGUMENT", "* BatchGenerateContentRequest.batch.input_config.requests"
-            + ".requests[1].request.contents[0].parts[0].inline_data: Unable to process input image");
+            + ".requests[1].request.contents[0].parts[0].inline_data: Unable to process input image "
+            + "x".repeat(100_000));
       }
       return JOB;
     });
@@ -524,6 +529,11 @@ class BatchSubmitterTest {
         ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
     verify(publisher, times(1)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
+    verify(gatherings).refuse(GATHERING, Map.of(members.get(1).documentKey().documentId(), "refused by Gemini"));
+    String reason = String.valueOf(
+        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("reason"));
+    assertTrue(reason.contains("Unable to process input image")
+        && reason.length() <= Records.MAX_TEXT_CHARS + "… (cut)".length(), reason.length() + " chars");
   }
 
   /**
