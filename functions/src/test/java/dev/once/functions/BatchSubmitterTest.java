@@ -525,13 +525,13 @@ class BatchSubmitterTest {
 
     assertEquals(List.of(members.get(0).documentKey(), members.get(2).documentKey()),
         sent.get(1).stream().map(BatchJobs.Request::documentKey).toList());
-    assertEquals("rejected",
-        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+    String refusedId = members.get(1).documentKey().documentId();
+    Map<String, Object> analysis = ledger.document(Records.ANALYSES, refusedId).orElseThrow();
+    assertEquals("rejected", analysis.get("status"));
     verify(publisher, times(1)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
-    verify(gatherings).refuse(GATHERING, Map.of(members.get(1).documentKey().documentId(), "refused by Gemini"));
-    String reason = String.valueOf(
-        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("reason"));
+    verify(gatherings).refuse(GATHERING, Map.of(refusedId, BatchSubmitter.Refused.BY_GEMINI));
+    String reason = String.valueOf(analysis.get("reason"));
     assertTrue(reason.contains("Unable to process input image")
         && reason.length() <= Records.MAX_TEXT_CHARS + "… (cut)".length(), reason.length() + " chars");
   }
