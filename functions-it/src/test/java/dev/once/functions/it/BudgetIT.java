@@ -43,15 +43,16 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The spending guard end to end, the four functions under the invoker: a day's budget for about ten documents, a
- * hundred uploaded at once with every finalize notified twice. Spend stays within the budget, every analysed document
+ * The spending guard end to end, the four functions under the invoker: a day's budget for about ten documents,
+ * fifty uploaded at once with every finalize notified twice. Spend stays within the budget, every analysed document
  * is billed once, the rest are deferred (not published, not billed). The next day — reached without waiting by
  * judging the day in a zone 26 hours east, still by Firestore's clock — has a fresh budget, which the reconciler
  * spends on the oldest deferred documents; a raised budget lets it resume all the others. Every document is then
  * analysed, billed and published exactly once, and a redelivery of any finalize changes nothing.
  */
 class BudgetIT {
-  private static final int DOCUMENTS = 100;
+  /** Five times what the budget holds: most are deferred, and each day's budget runs out within the storm. */
+  private static final int DOCUMENTS = 50;
   private static final Duration DEADLINE = Bounds.PATIENT;
   private static final String MODEL = "gemini-3.5-flash-lite";
   /** UTC−12, then UTC+14: the same instant is a later date there. */
@@ -79,8 +80,8 @@ class BudgetIT {
       // estimate fit.
       budget = estimate + 10 * cost;
     }
-    // Redelivered up to 30 times, as the deployment's trigger subscriptions are (max_delivery_attempts): a storm of a
-    // hundred documents on one instance keeps duplicates in flight longer than ten quick tries. Backing off up to 10 s,
+    // Redelivered up to 30 times, as the deployment's trigger subscriptions are (max_delivery_attempts): a storm of
+    // fifty documents on one instance keeps duplicates in flight longer than ten quick tries. Backing off up to 10 s,
     // as Pub/Sub's retry policy does: 30 tries at most 2 s apart were under a minute of patience, and the test asserts
     // that none is given up while a loaded machine holds a claim for longer.
     stack = PipelineStack.start(new PipelineStack.Config("sync", 20,
@@ -157,7 +158,7 @@ class BudgetIT {
         .filter(m -> all.contains(m.getAttributesMap().get("idempotency_key"))).count(), "each published once");
   }
 
-  /** A hundred documents uploaded from eight threads at once, the bucket notifying each twice (two event ids). */
+  /** The storm's documents uploaded from eight threads at once, the bucket notifying each twice (two event ids). */
   private static List<String> uploadInAStorm() throws Exception {
     List<String> keys = Collections.synchronizedList(new ArrayList<>());
     stack.storage.notifyTwice(true);
