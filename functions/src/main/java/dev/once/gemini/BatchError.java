@@ -12,8 +12,7 @@ import java.util.Locale;
  */
 public record BatchError(int code, String status, String message) {
   public BatchError {
-    message = message == null ? "" : message.length() <= GeminiErrors.MAX_DESCRIPTION_CHARS ? message
-        : message.substring(0, GeminiErrors.MAX_DESCRIPTION_CHARS) + "… (cut)";
+    message = message == null ? "" : InvoiceBounds.cut(message, GeminiErrors.MAX_DESCRIPTION_CHARS);
     status = status != null && !status.isBlank() ? status.strip().toUpperCase(Locale.ROOT) : statusOf(code);
   }
 

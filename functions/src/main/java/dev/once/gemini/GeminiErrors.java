@@ -144,8 +144,7 @@ public final class GeminiErrors {
     String description = error instanceof ModelUnavailable ? error.getMessage() : api != null
         ? "Gemini answered " + api.code() + " " + api.status() + ": " + api.message()
         : error.getClass().getSimpleName() + ": " + error.getMessage();
-    return description.length() <= MAX_DESCRIPTION_CHARS ? description
-        : description.substring(0, MAX_DESCRIPTION_CHARS) + "… (cut)";
+    return InvoiceBounds.cut(description, MAX_DESCRIPTION_CHARS);
   }
 
   private static ApiException api(Throwable error) {

@@ -98,7 +98,10 @@ public final class InvoiceBounds {
     return cut(text, MAX_TEXT_CHARS);
   }
 
-  /** At most {@code chars} of {@code text} (never half a surrogate pair), ending "…" when cut. */
+  /**
+   * At most {@code chars} of {@code text} (never half a surrogate pair), ending "…" when cut: how anything someone
+   * else wrote (the model, Google's messages, an uploader's names) is bounded before a record, a message or a log line.
+   */
   public static String cut(String text, int chars) {
     if (text == null || text.length() <= chars) {
       return text;

@@ -2,6 +2,7 @@ package dev.once.pipeline;
 
 import dev.once.budget.Reservation;
 import dev.once.gemini.Analysis;
+import dev.once.gemini.InvoiceBounds;
 import dev.once.gemini.PriceTable;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
@@ -341,9 +342,9 @@ public final class Records {
         .toList();
   }
 
-  /** At most {@link #MAX_TEXT_CHARS} of a text someone else wrote (Google, the model), marked when cut. */
+  /** At most {@link #MAX_TEXT_CHARS} of a text someone else wrote (Google, the model), ending "…" when cut. */
   static String bounded(String text) {
-    return text == null || text.length() <= MAX_TEXT_CHARS ? text : text.substring(0, MAX_TEXT_CHARS) + "… (cut)";
+    return InvoiceBounds.cut(text, MAX_TEXT_CHARS);
   }
 
   /** The most of a reason, or of a field's text the model wrote, a record or a published result keeps. */

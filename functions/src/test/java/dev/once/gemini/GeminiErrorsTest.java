@@ -12,6 +12,25 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class GeminiErrorsTest {
+  /**
+   * Google's words (a message can quote the document) are cut where a record or a log line keeps them, never between
+   * the two halves of a character outside the BMP: half a pair is no character, and Firestore's UTF-8 would store "?".
+   */
+  @Test
+  void googlesLongMessages_areCutWhole_charactersNeverSplit() {
+    int max = GeminiErrors.MAX_DESCRIPTION_CHARS;
+    String prefix = "Gemini answered 400 INVALID_ARGUMENT: ";
+    // Each message puts the first half of a pair where the cut falls: at index max - 1 of what is cut.
+    String described = GeminiErrors.describe(new ApiException(400, "INVALID_ARGUMENT",
+        "x".repeat(max - 1 - prefix.length()) + "\uD83D\uDE00".repeat(100)));
+    String inBatch = new BatchError(3, null, "x".repeat(max - 1) + "\uD83D\uDE00".repeat(100)).message();
+    for (String cut : List.of(described, inBatch)) {
+      assertTrue(cut.codePoints().noneMatch(c -> Character.isSurrogate((char) c)) && cut.endsWith("x…")
+          && cut.length() == max, cut.length() + " chars, ending " + cut.substring(cut.length() - 3));
+    }
+    assertEquals("short", new BatchError(3, null, "short").message(), "a message within the bound is kept whole");
+  }
+
   @Test
   void onlyWhatIsAboutTheDocumentsOwnContentOrSize_isTheDocumentsFault() {
     assertTrue(GeminiErrors.isPermanent(new ApiException(413, "PAYLOAD_TOO_LARGE", "too large")));
