@@ -1,16 +1,13 @@
 package dev.once.functions;
 
-import com.google.cloud.firestore.Firestore;
 import dev.once.entry.Report;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordQueries;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -19,12 +16,15 @@ import java.util.function.Supplier;
  * Gemini nor the results topic.
  */
 final class CompletedJobs {
-  private final Once once;
-  private final Supplier<Firestore> firestore;
+  /** The webhook's one read: Gemini waits on its answer. */
+  private static final Duration LOOKUP_BOUND = Duration.ofSeconds(10);
 
-  CompletedJobs(Once once, Supplier<Firestore> firestore) {
+  private final Once once;
+  private final Supplier<RecordQueries> queries;
+
+  CompletedJobs(Once once, Supplier<RecordQueries> queries) {
     this.once = once;
-    this.firestore = firestore;
+    this.queries = queries;
   }
 
   /**
@@ -34,16 +34,7 @@ final class CompletedJobs {
    * submission) is not found: that delivery is ignored, and the reconciler completes the job.
    */
   boolean submittedHere(IdempotencyKey jobKey) {
-    try {
-      return !firestore.get().collection(Records.ANALYSES)
-          .whereEqualTo("job", GeminiCompletionKeys.jobName(jobKey)).limit(1).get()
-          .get(10, TimeUnit.SECONDS).isEmpty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while looking up " + jobKey.value(), e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IllegalStateException("could not look up the documents of " + jobKey.value() + ": " + e, e);
-    }
+    return queries.get().anySubmittedTo(GeminiCompletionKeys.jobName(jobKey), LOOKUP_BOUND);
   }
 
   /** The report of a job completed before, or empty when it must still be completed. */

@@ -196,7 +196,7 @@ final class Wiring {
    * the hand-off. No Gemini key, no results topic: the public function holds nothing a parser bug could spend.
    */
   static WebhookHandler webhookHandler(String name, Clients clients) {
-    return new WebhookHandler(name, webhookSignatures(clients), new CompletedJobs(clients.once, clients.firestore),
+    return new WebhookHandler(name, webhookSignatures(clients), new CompletedJobs(clients.once, clients.queries),
         completionHandoff(clients));
   }
 

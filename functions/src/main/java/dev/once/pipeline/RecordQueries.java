@@ -139,6 +139,15 @@ public final class RecordQueries {
   }
 
   /**
+   * Whether any document of this pipeline was submitted to {@code job}: one read of at most one document, on the index
+   * {@link #submittedTo} uses, within {@code bound} (the webhook, which someone waits on, bounds it tighter).
+   */
+  public boolean anySubmittedTo(String job, Duration bound) {
+    return !await(db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(1).get(), bound,
+        "a document submitted to " + job).isEmpty();
+  }
+
+  /**
    * The documents gathered into {@code gathering} (a query on the analyses' {@code batch} field): the requests of its
    * job, with their sources, and the update time each was read at.
    */
@@ -334,8 +343,12 @@ public final class RecordQueries {
   }
 
   static <T> T await(java.util.concurrent.Future<T> future, String what) {
+    return await(future, QUERY_TIMEOUT, what);
+  }
+
+  private static <T> T await(java.util.concurrent.Future<T> future, Duration bound, String what) {
     try {
-      return future.get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while reading " + what, e);
