@@ -104,10 +104,11 @@ final class ReconcileFlow {
   private final Budget spending;
   private final Limits limits;
   private final InstantSource clock;
+  private final Log log;
 
   ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, Supplier<Gatherings> gatherings,
       CompletionFlow completion, Supplier<DocumentFlow> documents, Supplier<BatchSubmitter> submitter, Budget spending,
-      Limits limits, InstantSource clock) {
+      Limits limits, InstantSource clock, Log log) {
     this.submitter = submitter;
     this.gatherings = gatherings;
     this.batchJobs = batchJobs;
@@ -117,6 +118,7 @@ final class ReconcileFlow {
     this.spending = spending;
     this.limits = limits;
     this.clock = clock;
+    this.log = log;
   }
 
   /**
@@ -154,7 +156,7 @@ final class ReconcileFlow {
       summary.jobsSubmitted += submitter.get().submitDue();
     } catch (RuntimeException e) {
       summary.failed++;
-      Log.stdout().error("the reconciler could not submit the batch jobs due",
+      log.error("the reconciler could not submit the batch jobs due",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
     }
   }
@@ -175,7 +177,7 @@ final class ReconcileFlow {
     } catch (RuntimeException e) {
       summary.failed++;
       summary.truncated = true;
-      Log.stdout().error("the reconciler could not read the deferred documents",
+      log.error("the reconciler could not read the deferred documents",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
       return;
     }
@@ -187,7 +189,7 @@ final class ReconcileFlow {
       long started = System.nanoTime();
       try {
         Report report = documents.get().resume(deferred);
-        report.with("resumed", true).log(Log.stdout(), GeminiReconciler.NAME, started);
+        report.with("resumed", true).log(log, GeminiReconciler.NAME, started);
         switch (report.outcome()) {
           case DEFERRED -> {
             if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))
@@ -205,7 +207,7 @@ final class ReconcileFlow {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(Log.stdout(), GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
+        EventLog.record(log, GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
             EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "resumed", true));
       }
     }
@@ -260,7 +262,7 @@ final class ReconcileFlow {
     } catch (RuntimeException e) {
       summary.failed++;
       summary.truncated = true;
-      Log.stdout().error("the reconciler could not read the waiting documents",
+      log.error("the reconciler could not read the waiting documents",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
       return;
     }
@@ -270,8 +272,17 @@ final class ReconcileFlow {
         return;
       }
       summary.pendingChecked++;
+      IdempotencyKey key;
       try {
-        IdempotencyKey key = GeminiCompletionKeys.ofName(name);
+        key = GeminiCompletionKeys.ofName(name);
+      } catch (InvalidKey e) {
+        // A name that makes no key (a record not to be trusted): logged by its first characters.
+        summary.failed++;
+        EventLog.record(log, GeminiReconciler.NAME, null, Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
+            Map.of("job", IdempotencyKey.preview(name), "error", String.valueOf(e)));
+        continue;
+      }
+      try {
         Optional<LedgerRecord> record = completion.record(key);
         if (record.isPresent() && record.get().leaseLive()) {
           summary.inFlight++;
@@ -282,7 +293,7 @@ final class ReconcileFlow {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(Log.stdout(), GeminiReconciler.NAME, "gemini:" + name, Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
+        EventLog.record(log, GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0, 0,
             Map.of("error", String.valueOf(e)));
       }
     }
@@ -368,7 +379,7 @@ final class ReconcileFlow {
     Map<String, Object> fields = new LinkedHashMap<>(why);
     fields.put("function", GeminiReconciler.NAME);
     fields.put("job", name);
-    Log.stdout().write("WARNING", "cancelled a stray second batch job", fields);
+    log.write("WARNING", "cancelled a stray second batch job", fields);
   }
 
   /** Runs one completion, logs it and counts its outcome. */
@@ -380,7 +391,7 @@ final class ReconcileFlow {
         // Found again by this poller, not redelivered by the platform: kept out of the duplicate rate.
         report = report.as(OutcomeLabel.RELISTED);
       }
-      report.log(Log.stdout(), GeminiReconciler.NAME, started);
+      report.log(log, GeminiReconciler.NAME, started);
       switch (report.outcome()) {
         case PROCESSED -> summary.processed++;
         case RELISTED -> summary.relisted++;
@@ -392,7 +403,7 @@ final class ReconcileFlow {
       summary.pending++;
     } catch (RuntimeException e) {
       summary.failed++;
-      EventLog.record(Log.stdout(), GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0,
+      EventLog.record(log, GeminiReconciler.NAME, key.value(), Effects.COMPLETE, OutcomeLabel.FAILED, 0,
           EventLog.elapsedMs(started), Map.of("error", String.valueOf(e)));
     }
   }

@@ -53,12 +53,15 @@ final class WebhookHandler {
   private final WebhookSignatures signatures;
   private final CompletedJobs completed;
   private final CompletionHandoff handoff;
+  private final Log log;
 
-  WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed, CompletionHandoff handoff) {
+  WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed, CompletionHandoff handoff,
+      Log log) {
     this.function = function;
     this.signatures = signatures;
     this.completed = completed;
     this.handoff = handoff;
+    this.log = log;
   }
 
   void service(HttpRequest request, HttpResponse response) throws IOException {
@@ -99,7 +102,7 @@ final class WebhookHandler {
       return;
     }
     if (!COMPLETION_TYPES.contains(type)) {
-      Log.stdout().info("webhook event ignored", Map.of("function", function, "type", truncate(type)));
+      log.info("webhook event ignored", Map.of("function", function, "type", truncate(type)));
       HttpAnswer.send(response, 200, "ignored");
       return;
     }
@@ -136,7 +139,7 @@ final class WebhookHandler {
       return;
     }
     if (earlier.isPresent()) {
-      earlier.get().log(Log.stdout(), function, started);
+      earlier.get().log(log, function, started);
       HttpAnswer.send(response, 200, earlier.get().outcome().label(), Map.of("key", jobKey.value()));
       return;
     }
@@ -154,7 +157,7 @@ final class WebhookHandler {
   }
 
   private void log(OutcomeLabel outcome, String key, long started, Map<String, ?> details) {
-    EventLog.record(Log.stdout(), function, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
+    EventLog.record(log, function, key, Effects.COMPLETE, outcome, 0, EventLog.elapsedMs(started), details);
   }
 
   private static String truncate(String text) {

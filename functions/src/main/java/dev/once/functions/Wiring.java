@@ -197,7 +197,7 @@ final class Wiring {
    */
   static WebhookHandler webhookHandler(String name, Clients clients) {
     return new WebhookHandler(name, webhookSignatures(clients), new CompletedJobs(clients.once, clients.queries),
-        completionHandoff(clients));
+        completionHandoff(clients), clients.once.log());
   }
 
   /** The webhook's hand-off of finished jobs to BatchCompleted, its topic resolved now. */
@@ -246,7 +246,7 @@ final class Wiring {
         () -> documents, () -> submitter, budget(clients),
         new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
             PENDING_PER_RUN, RESUME_PER_RUN),
-        InstantSource.system());
+        InstantSource.system(), clients.once.log());
   }
 
   /** The reconciler's line of batch gauges, against the cap it is deployed with. */

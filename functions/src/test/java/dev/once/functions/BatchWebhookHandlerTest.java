@@ -16,6 +16,7 @@ import dev.once.gemini.WebhookSignatures;
 import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
+import dev.once.observe.Log;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.testing.FakeHttp;
@@ -40,7 +41,7 @@ class BatchWebhookHandlerTest {
   private final MessagePublisher publisher = mock(MessagePublisher.class);
   private final WebhookSignatures signatures = mock(WebhookSignatures.class);
   private final WebhookHandler handler = new WebhookHandler("GeminiWebhook", signatures, completion,
-      new CompletionHandoff(() -> publisher, () -> TOPIC));
+      new CompletionHandoff(() -> publisher, () -> TOPIC), Log.stdout());
 
   /**
    * Google's cookbook worker handles {@code batch.completed}; the newer webhook API has {@code batch.cancelled}. Each

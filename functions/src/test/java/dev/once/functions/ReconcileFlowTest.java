@@ -373,7 +373,8 @@ class ReconcileFlowTest {
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completion, () -> documents,
         () -> submitter,
         Budget.NONE,
-        new ReconcileFlow.Limits(50, 20, Duration.ofMinutes(1), Duration.ofDays(29), 100, 100), clock);
+        new ReconcileFlow.Limits(50, 20, Duration.ofMinutes(1), Duration.ofDays(29), 100, 100), clock,
+        clients.once.log());
   }
 
   private record Submitted(IdempotencyKey document, String job) {}
@@ -415,6 +416,7 @@ class ReconcileFlowTest {
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, Wiring.completionFlow(clients),
         documents,
         () -> submitter, budget,
-        new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system());
+        new ReconcileFlow.Limits(pageSize, maxPages, Duration.ofMinutes(1), maxAge, 100, 100), InstantSource.system(),
+        clients.once.log());
   }
 }
