@@ -90,10 +90,20 @@ final class ReconcileFlow {
   }
 
   /**
+   * @param runTime how long a run starts new work (checked before each job)
+   * @param maxAge how long ago a listed job may have ended and still be completed (the ledger's retention)
    * @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself
    * @param resumePerRun how many deferred documents a run resumes at most
    */
-  record Limits(int pageSize, int maxPages, Duration budget, Duration maxAge, int pendingPerRun, int resumePerRun) {}
+  record Limits(int pageSize, int maxPages, Duration runTime, Duration maxAge, int pendingPerRun, int resumePerRun) {
+    /**
+     * A deployed run: 50 jobs a page, 20 pages, 2 minutes, well inside the reconciler's timeout; 100 waiting documents
+     * looked up when the listing did not show their jobs (a random slice), 100 deferred ones resumed, oldest first.
+     */
+    static Limits deployed(Duration maxAge) {
+      return new Limits(50, 20, Duration.ofMinutes(2), maxAge, 100, 100);
+    }
+  }
 
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<RecordQueries> queries;
@@ -127,7 +137,7 @@ final class ReconcileFlow {
    */
   Summary run() {
     Summary summary = new Summary();
-    Instant deadline = clock.instant().plus(limits.budget());
+    Instant deadline = clock.instant().plus(limits.runTime());
     Set<String> listed = new HashSet<>();
     // A listing cut short by its page bound is what the second pass is for; only the time budget ends the run.
     summary.truncated = !reconcileListed(summary, deadline, listed);

@@ -39,14 +39,6 @@ import java.util.function.Supplier;
  * clients themselves are still built on first use.
  */
 final class Wiring {
-  /** 50 jobs a page, 20 pages, 2 minutes (checked before each job): well inside the reconciler's timeout. */
-  static final int PAGE_SIZE = 50;
-  static final int MAX_PAGES = 20;
-  static final Duration BUDGET = Duration.ofMinutes(2);
-  /** Waiting documents whose jobs a run looks up when the listing did not show them (a random slice). */
-  static final int PENDING_PER_RUN = 100;
-  /** Deferred documents a run resumes at most, oldest first (within the run's time budget). */
-  static final int RESUME_PER_RUN = 100;
   /** The message of the spending guard's log lines, which the budget metrics and alerts read (observability.tf). */
   static final String BUDGET_LOG_MESSAGE = "gemini budget";
   /** Gemini's concurrent batch jobs per project (ai.google.dev rate limits, Batch API). */
@@ -244,8 +236,7 @@ final class Wiring {
         InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completionFlow(clients),
         () -> documents, () -> submitter, budget(clients),
-        new ReconcileFlow.Limits(PAGE_SIZE, MAX_PAGES, BUDGET, maxAge.isNegative() ? Duration.ZERO : maxAge,
-            PENDING_PER_RUN, RESUME_PER_RUN),
+        ReconcileFlow.Limits.deployed(maxAge.isNegative() ? Duration.ZERO : maxAge),
         InstantSource.system(), clients.once.log());
   }
 
