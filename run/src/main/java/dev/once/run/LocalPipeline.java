@@ -214,9 +214,12 @@ public final class LocalPipeline {
       out.println(String.format("  %-24s %-32s %s", part.title(), where, shown(logs.get(part))));
     }
     out.println();
+    // With the stand-in: its address and the one key it accepts, for `once models` or a function run by hand.
+    String gemini = config.realGemini() ? ""
+        : " GEMINI_API_KEY=" + LocalStack.STAND_IN_KEY + " GEMINI_BASE_URL=" + ports.url(Part.GEMINI);
     out.println("  export FIRESTORE_EMULATOR_HOST=" + ports.hostPort(Part.FIRESTORE) + " PUBSUB_EMULATOR_HOST="
         + ports.hostPort(Part.PUBSUB) + " STORAGE_EMULATOR_HOST=" + ports.url(Part.STORAGE)
-        + " GOOGLE_CLOUD_PROJECT=" + config.project());
+        + " GOOGLE_CLOUD_PROJECT=" + config.project() + gemini);
     out.println("  gcloud storage: " + GcloudStorage.exportLine(ports.url(Part.STORAGE), config.project()));
     out.println("  upload documents to bucket '" + Topology.BUCKET + "' with any Cloud Storage client and those variables;"
         + " dev/demo runs the demo here; dev/inspect KEY shows one key's ledger");

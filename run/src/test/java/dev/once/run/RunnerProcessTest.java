@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.genai.Client;
+import dev.once.config.Settings;
 import dev.once.firestore.FirestoreClients;
+import dev.once.gemini.GeminiClients;
+import dev.once.gemini.GeminiModels;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.process.Jvm;
@@ -91,6 +95,13 @@ class RunnerProcessTest {
       // The inbox exists once dev/run says ready, before anything is written to it: gcloud's cp checks it first.
       GcloudStorage gcloud = gcloudAsPrinted(table, logDir);
       assertEquals("gs://" + Topology.BUCKET + "/", gcloud.run("ls").orThrow().stdout().strip(), "the buckets");
+      // The Gemini variables it prints reach its stand-in, as `once models` or a function run by hand would.
+      Map<String, String> exported = assignments(table, "export ");
+      exported.put("GEMINI_TIMEOUT_SECONDS", "30");
+      String model = GeminiModels.builtIn().defaultModel();
+      try (Client gemini = GeminiClients.create(Settings.of(exported))) {
+        assertEquals("models/" + model, gemini.models.get(model, null).name().orElseThrow(), "the stand-in's model");
+      }
 
       ByteArrayOutputStream secondErr = new ByteArrayOutputStream();
       int second = LocalPipeline.run(new String[] {"--log-dir", logDir.toString()}, ports.asEnvironment(),
@@ -138,7 +149,13 @@ class RunnerProcessTest {
 
   /** gcloud with the variables dev/run printed, word for word, and a configuration of its own (no account). */
   private static GcloudStorage gcloudAsPrinted(String table, Path logDir) {
-    String prefix = "gcloud storage: export ";
+    Map<String, String> env = assignments(table, "gcloud storage: export ");
+    env.put("CLOUDSDK_CONFIG", logDir.resolve("gcloud-config").toString());
+    return new GcloudStorage(env, Duration.ofMinutes(2));
+  }
+
+  /** The variables of the first line of dev/run's table that starts with {@code prefix} ({@code export A=1 B=2}). */
+  private static Map<String, String> assignments(String table, String prefix) {
     String line = table.lines().map(String::strip).filter(l -> l.startsWith(prefix)).findFirst()
         .orElseThrow(() -> new AssertionError("no '" + prefix + "…' line in:\n" + table));
     Map<String, String> env = new LinkedHashMap<>();
@@ -146,8 +163,7 @@ class RunnerProcessTest {
       int eq = assignment.indexOf('=');
       env.put(assignment.substring(0, eq), assignment.substring(eq + 1));
     }
-    env.put("CLOUDSDK_CONFIG", logDir.resolve("gcloud-config").toString());
-    return new GcloudStorage(env, Duration.ofMinutes(2));
+    return env;
   }
 
   /** A PDF copied in with gcloud (content type from its name, as a user's) gets one analysis, and it is analysed. */
