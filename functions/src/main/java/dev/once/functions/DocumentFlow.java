@@ -16,10 +16,7 @@ import dev.once.guard.Policy;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.ledger.LedgerRecord;
-import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
-import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
@@ -67,13 +64,6 @@ final class DocumentFlow {
   static final String LARGER_THAN_A_DAY = "largerThanTheDailyBudget";
   /** The log detail of a copy deferred until the first document of its bytes is analysed, or passes its claim on. */
   static final String WAITING_FOR_CONTENT = "waitingForContent";
-  /**
-   * A first copy whose try was released this long ago, and is not deferred, was abandoned: Eventarc retries a delivery
-   * for a day. A copy then takes the content's claim over (a dead letter re-driven later finds that copy first).
-   */
-  static final Duration ABANDONED_AFTER = Duration.ofHours(24);
-  /** How many times a copy follows the content's claim as other copies pass it on, before it is retried instead. */
-  private static final int MAX_PASSES = 3;
 
   /** The paid call's bounds: its timeout (the lease must outlast it) and the cap of tries that may be billed. */
   record PaidCalls(Duration timeout, int maxTries) {}
@@ -90,6 +80,7 @@ final class DocumentFlow {
   private final Mode mode;
   private final long maxBytes;
   private final PaidCalls paid;
+  private final SameContent sameContent;
 
   DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
       Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
@@ -106,6 +97,7 @@ final class DocumentFlow {
     this.mode = mode;
     this.maxBytes = maxBytes;
     this.paid = paid;
+    this.sameContent = new SameContent(once, queries);
   }
 
   /** The document generation's key: {@code gcs:bucket/name#generation}. */
@@ -207,7 +199,7 @@ final class DocumentFlow {
    * The outcome of a batch mode analysis (queued; or, before gathering, its own job), as opposed to a result, which
    * always has a status.
    */
-  private static boolean isSubmission(Map<String, Object> outcome) {
+  static boolean isSubmission(Map<String, Object> outcome) {
     return outcome.containsKey("queued") || outcome.containsKey("job") && !outcome.containsKey("status");
   }
 
@@ -289,186 +281,22 @@ final class DocumentFlow {
   }
 
   /**
-   * The same bytes uploaded before, under another name or as another generation (decision 23: a content claim follows
-   * the analysis). The content's {@link ContentKeys key} is claimed here, recorded done naming this document when it
-   * is the first ({@link Once#settle}): one write, and the document goes on. A later copy looks at the document the
-   * claim names (its {@code analyse} record, read once, and in batch mode its analysis):
-   * <ul>
-   *   <li>analysed (a billed answer, with or without an invoice): this one is completed as its duplicate — recorded,
-   *       published and so notified under its own key with {@code status: duplicate} and the first one's key, no
-   *       Gemini call, no reservation, no bill;
-   *   <li>being analysed right now (its claim held): in flight ({@link Refusal#inFlight}), released uncounted and
-   *       redelivered;
-   *   <li>not analysed yet (released after a failure and to be redelivered, deferred, or in batch mode queued,
-   *       gathered or submitted): this one waits, deferred ({@link Records#waiting}, nothing reserved or published),
-   *       and the reconciler resumes it;
-   *   <li>refused, given up, its job failed without an answer, or abandoned (released more than {@link
-   *       #ABANDONED_AFTER} ago): the claim is passed on ({@link Once#pass}) and taken by this copy, which is analysed
-   *       as the first; of copies racing for it one takes it and the others are its copies.
-   * </ul>
-   * Empty when this document is the one to analyse, or its upload asked for a re-analysis ({@link
-   * DocumentSource#REANALYSE}).
+   * This document's completion as a copy of the same bytes uploaded before ({@link SameContent}); empty when it is
+   * the one to analyse. A copy waiting for the first is deferred, nothing reserved or published.
    */
   private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
-    if (call.document.reanalyse()) {
-      return Optional.empty();
-    }
-    IdempotencyKey contentKey = ContentKeys.of(call.document.bucket(), mimeType(call.document), content);
-    IdempotencyKey first = holderOf(claimContent(contentKey, call));
-    for (int passes = 0; first != null && !first.equals(call.key); passes++) {
-      Holder holder = holder(first);
-      switch (holder.state()) {
-        case ANALYSED -> {
-          call.details.put("duplicateOfHash", first.logHash()); // the log line names keys by hash (EventLog)
-          return Optional.of(Completion.of(ResultMessage.duplicate(call.key, call.document, first),
-              records.get().duplicate(call.key, call.document, first)));
-        }
-        case IN_FLIGHT -> throw Refusal.inFlight(
-            "the first document of the same content is being analysed; redelivered", holder.heldUntil());
-        case WAITING -> {
-          call.waitingForContent = true;
-          String reason = "waiting for the first document of the same content (" + first.logHash()
-              + ") to be analysed";
-          throw Refusal.deferred(reason, records.get().waiting(call.key, call.document, reason, first));
-        }
-        case PASSES -> {
-          if (passes == MAX_PASSES) {
-            throw Refusal.notPerformed("the claim on the same content kept moving while it was passed on; retried",
-                null);
-          }
-          first = passOn(contentKey, first, holder.why(), call);
-        }
+    return switch (sameContent.judge(call.key, call.document, content)) {
+      case SameContent.First first -> Optional.empty();
+      case SameContent.CopyOfAnalysed copy -> {
+        call.details.put("duplicateOfHash", copy.first().logHash()); // the log line names keys by hash (EventLog)
+        yield Optional.of(Completion.of(ResultMessage.duplicate(call.key, call.document, copy.first()),
+            records.get().duplicate(call.key, call.document, copy.first())));
       }
-    }
-    return Optional.empty();
-  }
-
-  /** Claims the content for this document: recorded done naming it in one write, or the outcome naming the first. */
-  private Outcome claimContent(IdempotencyKey contentKey, Paid call) {
-    return once.settle(contentKey, Effects.CONTENT, Map.of("document", call.key.value()));
-  }
-
-  /** The document the content's claim names; null when it names none. */
-  private static IdempotencyKey holderOf(Outcome claim) throws Refusal {
-    Object named = switch (claim) {
-      case Outcome.Processed processed -> processed.result().get("document");
-      case Outcome.Duplicate duplicate -> duplicate.result().get("document");
-      case Outcome.InFlight held -> throw Refusal.inFlight(
-          "the first document of the same content is being recorded; redelivered", held.leaseExpiresAt());
-      default -> throw Refusal.notPerformed("the record of the same content answered " + claim.label()
-          + "; retried", null);
-    };
-    return named == null ? null : IdempotencyKey.of(String.valueOf(named));
-  }
-
-  /**
-   * The content's claim, named {@code first} when this copy judged it, passed on and claimed for this copy: read again
-   * (uncached: another copy may have passed it on since, or this instance's answer be stale), passed on when it still
-   * names {@code first} (fenced on its run: of copies racing, one moves it), and claimed. Returns the document the
-   * claim now names: this one, or another copy that was faster (judged in turn).
-   */
-  private IdempotencyKey passOn(IdempotencyKey contentKey, IdempotencyKey first, String why, Paid call)
-      throws Refusal {
-    Optional<LedgerRecord> record;
-    try {
-      record = once.record(contentKey, Effects.CONTENT);
-    } catch (RuntimeException e) {
-      throw Refusal.notPerformed("could not read the claim on the same content: " + e.getMessage(), e);
-    }
-    if (record.isPresent() && record.get().state() == RecordState.DONE) {
-      Object named = record.get().outcome().get("document");
-      if (named != null && !first.value().equals(named)) {
-        return IdempotencyKey.of(String.valueOf(named)); // passed on since this instance last looked
+      case SameContent.Waiting waiting -> {
+        call.waitingForContent = true;
+        throw Refusal.deferred(waiting.reason(), records.get().waiting(call.key, call.document, waiting.reason(),
+            waiting.first()));
       }
-    }
-    if (record.isPresent() && record.get().leaseLive()) {
-      throw Refusal.inFlight("the claim on the same content is being taken by another copy; redelivered",
-          record.get().leaseExpiresAt());
-    }
-    // Passed on here, or already (then false): either way this instance forgets its answer, and claims it anew.
-    Outcome claimed;
-    try {
-      once.pass(contentKey, Effects.CONTENT, record.map(LedgerRecord::generation).orElse(1),
-          "passed on from " + first.value() + ", " + why);
-      claimed = claimContent(contentKey, call);
-    } catch (Refusal e) {
-      throw e;
-    } catch (RuntimeException e) {
-      // Nothing was paid for: this try does not count against the cap.
-      throw Refusal.notPerformed("could not pass on the claim on the same content: " + e.getMessage(), e);
-    }
-    return holderOf(claimed);
-  }
-
-  /** Where the first document of some content stands, for its copies. */
-  private enum HolderState { ANALYSED, IN_FLIGHT, WAITING, PASSES }
-
-  /** @param why for a holder that passes its claim on: why (refused, given up, abandoned) */
-  private record Holder(HolderState state, Instant heldUntil, String why) {
-    static final Holder ANALYSED = new Holder(HolderState.ANALYSED, null, null);
-    static final Holder WAITING = new Holder(HolderState.WAITING, null, null);
-
-    static Holder passes(String why) {
-      return new Holder(HolderState.PASSES, null, why);
-    }
-  }
-
-  /**
-   * Where {@code first} stands: its {@code analyse} record (a final one is cached: a copy of an analysed document costs
-   * no read on a warm instance), and in batch mode, where that record only says the document was queued, its analysis.
-   * Missing evidence never pays twice: a document whose records expired counts as analysed.
-   */
-  private Holder holder(IdempotencyKey first) throws Refusal {
-    try {
-      Optional<Outcome> finished = once.peek(first, Effects.ANALYSE);
-      if (finished.isPresent()) {
-        return switch (finished.get()) {
-          case Outcome.Rejected rejected -> Holder.passes(rejected.gaveUp() ? "given up" : "refused");
-          case Outcome.Duplicate done when isSubmission(done.result()) -> holderInBatch(first);
-          default -> Holder.ANALYSED;
-        };
-      }
-      Optional<LedgerRecord> record = once.record(first, Effects.ANALYSE);
-      if (record.isEmpty()) {
-        return Holder.ANALYSED;
-      }
-      LedgerRecord analyse = record.get();
-      switch (analyse.state()) {
-        case DONE -> {
-          return isSubmission(analyse.outcome()) ? holderInBatch(first) : Holder.ANALYSED;
-        }
-        case REJECTED -> {
-          return Holder.passes(analyse.gaveUp() ? "given up" : "refused");
-        }
-        default -> {
-          // claimed
-        }
-      }
-      if (analyse.leaseLive()) {
-        return new Holder(HolderState.IN_FLIGHT, analyse.leaseExpiresAt(), null);
-      }
-      boolean abandoned = analyse.generation() == 1 && analyse.leaseExpiresAt() != null
-          && analyse.leaseExpiresAt().plus(ABANDONED_AFTER).isBefore(analyse.readTime())
-          && !queries.get().analysis(first.documentId()).map(a -> Records.DEFERRED.equals(a.status())).orElse(false);
-      return abandoned ? Holder.passes("abandoned: its last try was released over a day ago") : Holder.WAITING;
-    } catch (RuntimeException e) {
-      throw Refusal.notPerformed("could not read where the first document of the same content stands: "
-          + e.getMessage(), e);
-    }
-  }
-
-  /**
-   * A document queued in batch mode: "analysed" is known only when its job completes, which its analysis says (a
-   * missing one counts as analysed).
-   */
-  private Holder holderInBatch(IdempotencyKey first) {
-    Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(first.documentId());
-    String status = analysis.map(RecordQueries.AnalysisState::status).orElse(Records.ANALYSED);
-    return switch (status == null ? Records.ANALYSED : status) {
-      case Records.QUEUED, Records.GATHERED, Records.SUBMITTED, Records.DEFERRED -> Holder.WAITING;
-      case Records.REJECTED -> Holder.passes("refused");
-      case Records.FAILED -> analysis.get().billed() ? Holder.ANALYSED : Holder.passes("given up: no answer");
-      default -> Holder.ANALYSED;
     };
   }
 

@@ -278,7 +278,7 @@ class SameContentTest extends DocumentFlowMocks {
     assertThrows(Refusal.class, () -> handle(flow, FIRST));
     assertEquals(OutcomeLabel.DEFERRED, handle(flow, RENAMED).outcome());
 
-    now = now.plus(DocumentFlow.ABANDONED_AFTER).minusSeconds(60);
+    now = now.plus(SameContent.ABANDONED_AFTER).minusSeconds(60);
     assertEquals(OutcomeLabel.DEFERRED, resume(flow, RENAMED).outcome(), "within a day: it waits");
     now = now.plusSeconds(3600);
     assertEquals(OutcomeLabel.PROCESSED, resume(flow, RENAMED).outcome(), "abandoned: the copy is analysed");
@@ -296,7 +296,7 @@ class SameContentTest extends DocumentFlowMocks {
     ledger.commit(records.deferred(key(FIRST), FIRST, "over the day's budget", now)); // as a budget deferral records
 
     handle(flow, RENAMED);
-    now = now.plus(DocumentFlow.ABANDONED_AFTER.multipliedBy(3));
+    now = now.plus(SameContent.ABANDONED_AFTER.multipliedBy(3));
     Report resumed = resume(flow, RENAMED);
 
     assertEquals(OutcomeLabel.DEFERRED, resumed.outcome(), resumed.toString());
