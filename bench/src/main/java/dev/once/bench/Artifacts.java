@@ -1,7 +1,10 @@
 package dev.once.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 /**
  * The jars the function benchmarks serve, named by system properties that dev/bench sets after building them
@@ -24,10 +27,10 @@ public final class Artifacts {
       try {
         Path dir = Files.createDirectories(Path.of("target", "jar-copies"));
         functionJarCopy = dir.resolve(ProcessHandle.current().pid() + "-" + jar.getFileName());
-        Files.copy(jar, functionJarCopy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(jar, functionJarCopy, StandardCopyOption.REPLACE_EXISTING);
         functionJarCopy.toFile().deleteOnExit();
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException("could not copy " + jar, e);
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not copy " + jar, e);
       }
     }
     return functionJarCopy;

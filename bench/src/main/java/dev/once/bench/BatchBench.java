@@ -1,26 +1,32 @@
 package dev.once.bench;
 
+import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import com.google.pubsub.v1.PubsubMessage;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.functions.Benchmarks;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
-import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
+import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.PipelineSetting;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,7 +66,7 @@ public final class BatchBench {
 
   private void run(BenchStack stack) throws Exception {
     FirestoreCalls calls = new FirestoreCalls();
-    com.google.cloud.firestore.Firestore counted =
+    Firestore counted =
         FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
     Map<String, String> env = new HashMap<>(stack.environment());
     env.put("ANALYSIS_MODE", "batch");
@@ -121,7 +127,7 @@ public final class BatchBench {
     FirestoreCalls.Snapshot beforeCompletion = calls.snapshot();
     List<Long> completionMs = new ArrayList<>();
     List<Long> completionCalls = new ArrayList<>();
-    Map<String, Integer> matched = new java.util.TreeMap<>();
+    Map<String, Integer> matched = new TreeMap<>();
     int rerun = 0;
     int unattributed = 0;
     for (String name : names) {
@@ -161,11 +167,11 @@ public final class BatchBench {
     }
 
     // MessageDelivered: each result notified once, as its Pub/Sub delivery would.
-    List<com.google.pubsub.v1.PubsubMessage> results = results(stack, analyses.size());
+    List<PubsubMessage> results = results(stack, analyses.size());
     Benchmarks.Delivery delivery = instance.deliveryFlow();
     FirestoreCalls.Snapshot beforeDelivery = calls.snapshot();
     List<Long> deliveryMillis = new ArrayList<>();
-    for (com.google.pubsub.v1.PubsubMessage result : results) {
+    for (PubsubMessage result : results) {
       long t0 = System.nanoTime();
       delivery.deliver(result.getMessageId(), result.getData().toByteArray(), result.getAttributesMap());
       deliveryMillis.add((System.nanoTime() - t0) / 1_000_000);
@@ -176,7 +182,7 @@ public final class BatchBench {
     FirestoreCalls.Snapshot beforeReconcile = calls.snapshot();
     long r0 = System.nanoTime();
     instance.reconciliation().get();
-    new dev.once.pipeline.BatchGauges(counted).read(); // the run's gauge line
+    new BatchGauges(counted).read(); // the run's gauge line
     long reconcileMillis = (System.nanoTime() - r0) / 1_000_000;
     FirestoreCalls.Billed reconciling = calls.snapshot().since(beforeReconcile).documents();
 
@@ -207,7 +213,7 @@ public final class BatchBench {
     System.out.printf("%-52s %.1f µUSD batch, %.1f µUSD sync (%.2fx)%n", "Gemini cost per document",
         (double) batchCost / DOCUMENTS, (double) syncCost / DOCUMENTS, (double) batchCost / syncCost);
     System.out.printf("%-52s %s%n", "answers came back", FAULTS.length == 0 ? "as documented (in order, keyed)"
-        : java.util.Arrays.toString(FAULTS).toLowerCase(java.util.Locale.ROOT));
+        : Arrays.toString(FAULTS).toLowerCase(Locale.ROOT));
     System.out.printf("%-52s %s; %d given to no document%n", "answers matched to their documents", matched,
         unattributed);
     System.out.printf("%-52s %d (in %d jobs from an input file)%n", "documents run again", rerun, rerunJobs);
@@ -225,14 +231,14 @@ public final class BatchBench {
             DOCUMENTS, uploadMillis, true))
         .add(new BurstCost.Part(ListPrices.Function.GEMINI_WEBHOOK, "2 deliveries a job, handed off",
             // Not run here (WebhookAckBench times it under the invoker): one ledger read each, well under 100 ms.
-            new FirestoreCalls.Billed(2 * jobs, 0, 0, 0), 2 * jobs, java.util.Collections.nCopies((int) (2 * jobs), 0L),
+            new FirestoreCalls.Billed(2 * jobs, 0, 0, 0), 2 * jobs, Collections.nCopies((int) (2 * jobs), 0L),
             false))
         .add(new BurstCost.Part(ListPrices.Function.BATCH_COMPLETED, "completion, 2 hand-offs absorbed",
             completing.documents(), 3L * names.size(), completionCalls, false))
         .add(new BurstCost.Part(ListPrices.Function.MESSAGE_DELIVERED, "notify each result", delivering.documents(),
             results.size(), deliveryMillis, true))
         .add(new BurstCost.Part(ListPrices.Function.GEMINI_RECONCILER, reconcilesAnHour + " runs an hour",
-            hourOfReconciling, reconcilesAnHour, java.util.Collections.nCopies(reconcilesAnHour, reconcileMillis), false))
+            hourOfReconciling, reconcilesAnHour, Collections.nCopies(reconcilesAnHour, reconcileMillis), false))
         .add(new BurstCost.Messages("results published and pushed to MessageDelivered", 2L * results.size(),
             results.stream().mapToDouble(m -> 2 * ListPrices.pubsub(m.getSerializedSize())).sum()))
         .add(new BurstCost.Messages("uploads' finalize events, through Eventarc (~1 KB each way)", 2L * DOCUMENTS,
@@ -242,11 +248,11 @@ public final class BatchBench {
   }
 
   /** The burst's results, pulled from the results topic's tap until all {@code expected} are there. */
-  private static List<com.google.pubsub.v1.PubsubMessage> results(BenchStack stack, int expected) throws Exception {
-    List<com.google.pubsub.v1.PubsubMessage> ours = new ArrayList<>();
+  private static List<PubsubMessage> results(BenchStack stack, int expected) throws Exception {
+    List<PubsubMessage> ours = new ArrayList<>();
     Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
     while (ours.size() < expected && Instant.now().isBefore(deadline)) {
-      for (com.google.pubsub.v1.PubsubMessage m : stack.pullResults()) {
+      for (PubsubMessage m : stack.pullResults()) {
         if (m.getAttributesMap().getOrDefault("idempotency_key", "").contains("/batch-bench/")) {
           ours.add(m);
         }

@@ -7,6 +7,7 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreClients;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.emulator.PubSubEmulator;
@@ -112,7 +113,7 @@ public final class BenchStack implements AutoCloseable {
   }
 
   /** The results published since the last pull (the stack's tap subscription on the results topic). */
-  public List<com.google.pubsub.v1.PubsubMessage> pullResults() {
+  public List<PubsubMessage> pullResults() {
     return stack.pubsub().pull(stack.resultsTap());
   }
 

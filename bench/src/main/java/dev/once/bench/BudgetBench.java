@@ -1,15 +1,27 @@
 package dev.once.bench;
 
+import com.google.cloud.firestore.Firestore;
+import dev.once.budget.SpendCounters;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
-import dev.once.local.samples.InvoicePdf;
 import dev.once.functions.Benchmarks;
+import dev.once.local.samples.InvoicePdf;
+import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,8 +35,8 @@ import java.util.function.Supplier;
  */
 public final class BudgetBench {
   /** The functions' log lines (the guard's "gemini budget" line among them) would flood this report. */
-  private static final dev.once.observe.Log QUIET =
-      dev.once.observe.Log.to(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+  private static final Log QUIET =
+      Log.to(new PrintStream(OutputStream.nullOutputStream()));
   private static final int EVENTS = 10;
   private static final int LATENCY_EVENTS = 40;
   private static final int INSTANCES = 2;
@@ -40,13 +52,13 @@ public final class BudgetBench {
 
   private final BenchStack stack;
   private final FirestoreCalls calls = new FirestoreCalls();
-  private final Supplier<com.google.cloud.firestore.Firestore> db;
+  private final Supplier<Firestore> db;
   private final List<Benchmarks> wired = new ArrayList<>();
   private int documents;
 
   private BudgetBench(BenchStack stack) {
     this.stack = stack;
-    com.google.cloud.firestore.Firestore counted =
+    Firestore counted =
         FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
     this.db = () -> counted;
   }
@@ -129,7 +141,7 @@ public final class BudgetBench {
     System.out.printf("What the guard adds to one event (%d events each, every one the same), counted on the functions'"
         + " own Firestore channel and the Gemini stand-in's counters (r: read calls, c: commits, ct: countTokens,"
         + " gc: generateContent); a read of the day's counters is one call of %d document reads. A duplicate never"
-        + " reaches the guard (its cost is unchanged).%n%n", EVENTS, dev.once.budget.SpendCounters.SHARDS);
+        + " reaches the guard (its cost is unchanged).%n%n", EVENTS, SpendCounters.SHARDS);
     System.out.printf("%-42s %-24s %-24s %s%n", "event", "guard off", "guard on", "added");
     Function<DocumentSource, Report> syncOff = flow("sync", null);
     Function<DocumentSource, Report> syncOn = flow("sync", AMPLE);
@@ -242,20 +254,20 @@ public final class BudgetBench {
   private Round sideBySide(List<Function<DocumentSource, Report>> off, List<Function<DocumentSource, Report>> on, int n) throws Exception {
     List<DocumentSource> offQueue = uploads(n);
     List<DocumentSource> onQueue = uploads(n);
-    java.util.concurrent.atomic.AtomicLong offDone = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.atomic.AtomicLong onDone = new java.util.concurrent.atomic.AtomicLong();
-    java.util.concurrent.CountDownLatch firstDone = new java.util.concurrent.CountDownLatch(1);
+    AtomicLong offDone = new AtomicLong();
+    AtomicLong onDone = new AtomicLong();
+    CountDownLatch firstDone = new CountDownLatch(1);
     int threads = INSTANCES * THREADS_PER_INSTANCE;
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2 * threads);
+    ExecutorService pool = Executors.newFixedThreadPool(2 * threads);
     try {
-      List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
+      List<Future<?>> workers = new ArrayList<>();
       workers.addAll(workers(pool, off, offQueue, offDone, firstDone, threads));
       workers.addAll(workers(pool, on, onQueue, onDone, firstDone, threads));
       long started = System.nanoTime();
-      firstDone.await(10, java.util.concurrent.TimeUnit.MINUTES);
+      firstDone.await(10, TimeUnit.MINUTES);
       Round round = new Round(offDone.get(), onDone.get(), (System.nanoTime() - started) / 1e9);
-      for (java.util.concurrent.Future<?> worker : workers) {
-        worker.get(10, java.util.concurrent.TimeUnit.MINUTES);
+      for (Future<?> worker : workers) {
+        worker.get(10, TimeUnit.MINUTES);
       }
       return round;
     } finally {
@@ -263,11 +275,11 @@ public final class BudgetBench {
     }
   }
 
-  private static List<java.util.concurrent.Future<?>> workers(java.util.concurrent.ExecutorService pool,
-      List<Function<DocumentSource, Report>> instances, List<DocumentSource> queue, java.util.concurrent.atomic.AtomicLong done,
-      java.util.concurrent.CountDownLatch firstDone, int threads) {
-    java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
-    List<java.util.concurrent.Future<?>> workers = new ArrayList<>();
+  private static List<Future<?>> workers(ExecutorService pool,
+      List<Function<DocumentSource, Report>> instances, List<DocumentSource> queue, AtomicLong done,
+      CountDownLatch firstDone, int threads) {
+    AtomicInteger next = new AtomicInteger();
+    List<Future<?>> workers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       Function<DocumentSource, Report> instance = instances.get(t % instances.size());
       workers.add(pool.submit(() -> {

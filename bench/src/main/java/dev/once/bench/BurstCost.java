@@ -2,6 +2,7 @@ package dev.once.bench;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -95,7 +96,7 @@ final class BurstCost {
         TARGET_MICRO_USD, 100 * TARGET_SHARE, met ? "met" : "NOT met");
     out.printf("%-52s %.2f µUSD = %.1f %% (every call billed alone, as a trickle is)%n",
         "  with no instance shared", alone, 100 * alone / geminiMicroUsdPerDocument);
-    Part largest = parts.stream().max(java.util.Comparator.comparingDouble(p -> p.firestoreUsd() + p.functionsUsd(true)))
+    Part largest = parts.stream().max(Comparator.comparingDouble(p -> p.firestoreUsd() + p.functionsUsd(true)))
         .orElseThrow();
     out.printf("%-52s %s: %s (%.2f µUSD a document)%n", "  the largest share", largest.function().title,
         largest.what(), (largest.firestoreUsd() + largest.functionsUsd(true)) * 1e6 / documents);

@@ -2,20 +2,25 @@ package dev.once.bench;
 
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.process.Jvm;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.ZipFile;
 
 /**
@@ -37,7 +42,7 @@ public final class ColdStartBench {
       List.of("-XX:MaxRAM=2g", "-XX:ActiveProcessorCount=1", "-XX:TieredStopAtLevel=1");
   private static final String HELLO = "dev.once.bench.hello.HelloWorld";
   private static final String UNGUARDED = "dev.once.bench.UnguardedDocumentUploaded";
-  private static final java.util.concurrent.Executor ON_A_THREAD = task -> Thread.ofPlatform().start(task);
+  private static final Executor ON_A_THREAD = task -> Thread.ofPlatform().start(task);
   private static final int STEADY_WARM_UP = 300;
   private static final int STEADY_EVENTS = 400;
 
@@ -192,7 +197,7 @@ public final class ColdStartBench {
     }
     try {
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 4,
-          dev.once.local.http.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
+          RetryPolicy.defaults(), Duration.ofSeconds(60)).send(events);
       if (!report.gaveUp().isEmpty()) {
         throw new IllegalStateException(report.gaveUp().size() + " steady-state events were never acknowledged");
       }
@@ -232,7 +237,7 @@ public final class ColdStartBench {
     }
     try (FunctionProcess instance = stack.startDocumentUploaded(jvm, "coldstart-prepare.log")) {
       DirectSender.Report report = new DirectSender(List.of(instance.url()), 1,
-          dev.once.local.http.RetryPolicy.defaults(), java.time.Duration.ofSeconds(60)).send(events);
+          RetryPolicy.defaults(), Duration.ofSeconds(60)).send(events);
       if (!report.gaveUp().isEmpty()) {
         throw new IllegalStateException("could not analyse the documents to redeliver: " + report.gaveUp());
       }
@@ -244,7 +249,7 @@ public final class ColdStartBench {
   private void probe() throws Exception {
     ObjectFinalized a = stack.upload("coldstart/probe-a.pdf", InvoicePdf.of("P-A"));
     ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", InvoicePdf.of("P-B"));
-    String classPath = String.join(java.io.File.pathSeparator, Artifacts.functionJar().toString(),
+    String classPath = String.join(File.pathSeparator, Artifacts.functionJar().toString(),
         Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(jvm);
@@ -256,7 +261,7 @@ public final class ColdStartBench {
     Path out = stack.logDir.resolve("coldstart-probe.log");
     builder.redirectOutput(out.toFile());
     Process process = builder.start();
-    if (!process.waitFor(3, java.util.concurrent.TimeUnit.MINUTES) || process.exitValue() != 0) {
+    if (!process.waitFor(3, TimeUnit.MINUTES) || process.exitValue() != 0) {
       process.destroyForcibly();
       throw new IllegalStateException("the cold-start probe failed; see " + out);
     }

@@ -9,6 +9,7 @@ import dev.once.pipeline.Effects;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.ResultMessage;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -45,7 +46,7 @@ public final class ColdStartProbe {
     timed("build the Gemini client", clients::analyzer);
     timed("first Gemini call", () -> clients.analyzer().analyse(content, "application/pdf"));
     timed("build the Pub/Sub publisher, first publish", () -> clients.publisher().publish(
-        clients.topic(PipelineSetting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        clients.topic(PipelineSetting.RESULTS_TOPIC), "{\"probe\":true}".getBytes(StandardCharsets.UTF_8),
         ResultMessage.attributes(StorageObjectKeys.of(a.bucket(), a.name() + "-probe", a.generation()))));
     Function<DocumentSource, Report> flow = clients.documentFlow();
     timed("then a whole first delivery (all clients built)", () -> flow.apply(a));

@@ -1,5 +1,6 @@
 package dev.once.bench;
 
+import com.google.cloud.firestore.Firestore;
 import dev.once.config.Settings;
 import dev.once.entry.MalformedEvent;
 import dev.once.entry.Report;
@@ -40,7 +41,7 @@ public final class CostBench {
 
   private final BenchStack stack;
   private final FirestoreCalls calls;
-  private final Supplier<com.google.cloud.firestore.Firestore> db;
+  private final Supplier<Firestore> db;
   private final Map<String, String> env;
   private final List<Benchmarks> wired = new ArrayList<>();
   private int documents;
@@ -49,7 +50,7 @@ public final class CostBench {
   private CostBench(BenchStack stack) {
     this.stack = stack;
     this.calls = new FirestoreCalls();
-    com.google.cloud.firestore.Firestore counted =
+    Firestore counted =
         FirestoreCalls.client(BenchStack.PROJECT, stack.firestore().hostPort(), calls);
     this.db = () -> counted;
     this.env = stack.environment();

@@ -4,19 +4,30 @@ import com.google.api.gax.core.FixedCredentialsProvider;
 import com.google.api.gax.grpc.InstantiatingGrpcChannelProvider;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.FirestoreOptions;
+import com.google.firestore.v1.BatchGetDocumentsResponse;
 import com.google.firestore.v1.CommitRequest;
+import com.google.firestore.v1.CommitResponse;
+import com.google.firestore.v1.Document;
 import com.google.firestore.v1.Precondition;
+import com.google.firestore.v1.RunAggregationQueryResponse;
+import com.google.firestore.v1.RunQueryResponse;
 import com.google.firestore.v1.Write;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
 import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
+import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
+import io.grpc.Status;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Counts every call a Firestore client makes, by gRPC method ({@code Commit}, {@code BatchGetDocuments},
@@ -41,10 +52,10 @@ final class FirestoreCalls implements ClientInterceptor {
   private long reads;
   private long writes;
   private long deletes;
-  private final java.util.Set<String> expiring = new java.util.HashSet<>();
+  private final Set<String> expiring = new HashSet<>();
   private final List<String> commits = new ArrayList<>();
   /** Ledger record name to its effect, learnt from the claim that created it (later writes do not carry it). */
-  private final Map<String, String> effects = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, String> effects = new ConcurrentHashMap<>();
 
   /**
    * Documents as Firestore bills them: read, written, deleted, and written with an expiry (each a delete later, by
@@ -122,24 +133,24 @@ final class FirestoreCalls implements ClientInterceptor {
       private boolean minimumBilled;
 
       @Override
-      public void start(Listener<A> listener, io.grpc.Metadata headers) {
-        super.start(new io.grpc.ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+      public void start(Listener<A> listener, Metadata headers) {
+        super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
           // Counted before the client hears of it: its future may complete on a message, before the call closes.
           @Override
           public void onMessage(A message) {
             long read = billedReads(message);
             returned += read;
-            settle(read, message instanceof com.google.firestore.v1.CommitResponse ? commit : null);
+            settle(read, message instanceof CommitResponse ? commit : null);
             // The query's last answer: the client may complete its future on it, before the call closes, so an empty
             // query's one read is counted here, not left to onClose (a count that came late, once in a run).
-            if (message instanceof com.google.firestore.v1.RunQueryResponse answer && answer.getDone()) {
+            if (message instanceof RunQueryResponse answer && answer.getDone()) {
               billMinimum();
             }
             super.onMessage(message);
           }
 
           @Override
-          public void onClose(io.grpc.Status status, io.grpc.Metadata trailers) {
+          public void onClose(Status status, Metadata trailers) {
             String name = method.getBareMethodName();
             if (status.isOk() && (name.equals("RunQuery") || name.equals("RunAggregationQuery"))) {
               billMinimum();
@@ -174,10 +185,10 @@ final class FirestoreCalls implements ClientInterceptor {
   /** The reads one answer of a read call is billed: documents got (found or missing) or returned, index batches. */
   private static long billedReads(Object message) {
     return switch (message) {
-      case com.google.firestore.v1.BatchGetDocumentsResponse got -> got.hasFound() || got.hasMissing() ? 1 : 0;
-      case com.google.firestore.v1.Document doc -> 1; // GetDocument
-      case com.google.firestore.v1.RunQueryResponse query -> query.hasDocument() ? 1 : 0;
-      case com.google.firestore.v1.RunAggregationQueryResponse aggregation -> aggregation.hasResult()
+      case BatchGetDocumentsResponse got -> got.hasFound() || got.hasMissing() ? 1 : 0;
+      case Document doc -> 1; // GetDocument
+      case RunQueryResponse query -> query.hasDocument() ? 1 : 0;
+      case RunAggregationQueryResponse aggregation -> aggregation.hasResult()
           ? aggregation.getResult().getAggregateFieldsMap().values().stream()
               .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1) : 0;
       default -> 0;

@@ -1,20 +1,21 @@
 package dev.once.bench;
 
+import com.google.api.core.ApiFuture;
 import com.google.api.core.ApiFutures;
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.FieldValue;
 import com.google.cloud.firestore.Firestore;
 import com.google.common.util.concurrent.MoreExecutors;
+import dev.once.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
-import dev.once.firestore.FirestoreClients;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
 import dev.once.ledger.LedgerOptions;
-import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -78,7 +80,7 @@ public final class LedgerBench {
         measure("warm-up", variant.operation(), KEYS / 2);
       }
     }
-    Map<String, List<Double>> rates = new java.util.LinkedHashMap<>();
+    Map<String, List<Double>> rates = new LinkedHashMap<>();
     for (int round = 1; round <= rounds; round++) {
       for (Variant variant : variants) {
         Throughput.Result result = measure(variant.name(), variant.operation(), KEYS);
@@ -212,7 +214,7 @@ public final class LedgerBench {
     throw new IllegalStateException("expected a fresh claim, got " + result);
   }
 
-  private static <T> T get(com.google.api.core.ApiFuture<T> future) {
+  private static <T> T get(ApiFuture<T> future) {
     try {
       return future.get();
     } catch (InterruptedException e) {

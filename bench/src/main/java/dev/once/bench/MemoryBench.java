@@ -8,6 +8,7 @@ import dev.once.local.samples.InvoicePdf;
 import dev.once.local.storage.ObjectFinalized;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +16,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * dev/bench memory (issue 7, "cost per event: resident memory"): one DocumentUploaded instance takes 10,000 events
@@ -93,7 +97,7 @@ public final class MemoryBench {
       run(jcmd, Long.toString(pid), "GC.run");
       // A line per generation ("DefNew total NK, used NK", "Tenured ...") or for the whole heap ("garbage-first
       // heap total reserved NK, committed NK, used NK"); their sub-spaces say "N% used" and Metaspace has no total.
-      java.util.regex.Matcher used = java.util.regex.Pattern.compile("(?m)^\\S.*total .*\\bused (\\d+)K")
+      Matcher used = Pattern.compile("(?m)^\\S.*total .*\\bused (\\d+)K")
           .matcher(run(jcmd, Long.toString(pid), "GC.heap_info"));
       long kib = 0;
       boolean found = false;
@@ -110,11 +114,11 @@ public final class MemoryBench {
   private static String run(String... command) throws IOException, InterruptedException {
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     byte[] out = process.getInputStream().readAllBytes();
-    if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new IOException(String.join(" ", command) + " did not finish");
     }
-    return new String(out, java.nio.charset.StandardCharsets.UTF_8);
+    return new String(out, StandardCharsets.UTF_8);
   }
 
   /** A size line of /proc/PID/status ("VmRSS:  123456 kB"), in bytes. */

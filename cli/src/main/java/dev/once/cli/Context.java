@@ -3,14 +3,15 @@ package dev.once.cli;
 import com.google.cloud.firestore.Firestore;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.ledger.LedgerOptions;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.run.RunConfig;
 import dev.once.run.RunLock;
 import dev.once.run.StackInfo;
+import java.io.BufferedReader;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -34,7 +35,7 @@ public final class Context implements AutoCloseable {
   private final Settings settings;
   private final PrintWriter out;
   private final PrintWriter err;
-  private final java.io.BufferedReader in;
+  private final BufferedReader in;
   private boolean assumeYes;
   private Optional<StackInfo> stack;
   private Target target;
@@ -44,7 +45,7 @@ public final class Context implements AutoCloseable {
   }
 
   /** @param in where a change's confirmation is read from (standard input); null: none, so only --yes confirms */
-  public Context(Map<String, String> env, java.io.BufferedReader in, PrintWriter out, PrintWriter err) {
+  public Context(Map<String, String> env, BufferedReader in, PrintWriter out, PrintWriter err) {
     this.env = Map.copyOf(env);
     this.settings = Settings.of(this.env);
     this.in = in;
@@ -53,7 +54,7 @@ public final class Context implements AutoCloseable {
   }
 
   /** Where a change's confirmation is read from; null when there is none. */
-  public java.io.BufferedReader in() {
+  public BufferedReader in() {
     return in;
   }
 

@@ -1,6 +1,7 @@
 package dev.once.cli;
 
 import dev.once.firestore.FirestoreLedger;
+import dev.once.guard.Once;
 import dev.once.pipeline.Records;
 
 /**
@@ -38,6 +39,6 @@ public final class Fields {
    * and its document is counted and listed among the deferred analyses already.
    */
   public static boolean deferral(String error) {
-    return error != null && error.startsWith(dev.once.guard.Once.DEFERRED);
+    return error != null && error.startsWith(Once.DEFERRED);
   }
 }

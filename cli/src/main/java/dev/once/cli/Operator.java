@@ -31,7 +31,7 @@ public final class Operator {
   /** The authenticated account; against a deployed project, one that cannot be told is a failure, not a guess. */
   public static String name(Context context) {
     if (context.deployed()) {
-      return adcAccount().orElseThrow(() -> dev.once.cli.Failure.remote("cannot tell which account the application"
+      return adcAccount().orElseThrow(() -> Failure.remote("cannot tell which account the application"
           + " default credentials are (gcloud auth application-default login), so nothing is changed: the record"
           + " names the authenticated account", null));
     }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /** Waits for a Firestore call, bounded; any failure is a {@link Failure} with exit 2 naming what was read. */
 public final class Reads {
@@ -34,7 +35,7 @@ public final class Reads {
    * Runs reads made by the pipeline's own code ({@code dev.once.pipeline}), which fails with an unchecked exception
    * naming what it read: a {@link Failure} with exit 2.
    */
-  public static <T> T call(java.util.function.Supplier<T> reads, String what) {
+  public static <T> T call(Supplier<T> reads, String what) {
     try {
       return reads.get();
     } catch (Failure e) {

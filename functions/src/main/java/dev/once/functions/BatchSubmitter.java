@@ -18,14 +18,21 @@ import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
@@ -246,10 +253,10 @@ final class BatchSubmitter {
    * each gathering is read once a run. Returns how many went back in the queue.
    */
   int recoverStrays() {
-    String from = HexFormat.of().formatHex(java.nio.ByteBuffer.allocate(Long.BYTES)
-        .putLong(java.util.concurrent.ThreadLocalRandom.current().nextLong()).array());
-    Map<String, Gatherings.State> read = new java.util.HashMap<>();
-    Map<String, java.util.Set<String>> members = new java.util.HashMap<>();
+    String from = HexFormat.of().formatHex(ByteBuffer.allocate(Long.BYTES)
+        .putLong(ThreadLocalRandom.current().nextLong()).array());
+    Map<String, Gatherings.State> read = new HashMap<>();
+    Map<String, Set<String>> members = new HashMap<>();
     int requeued = 0;
     for (RecordQueries.Gathered document : queries.get().gathered(GATHERED_PER_RUN, from)) {
       Gatherings.State gathering = read.computeIfAbsent(document.gathering(), gatherings.get()::state);
@@ -258,7 +265,7 @@ final class BatchSubmitter {
         continue; // its submission reads it
       }
       boolean member = gathering.sealed() && members.computeIfAbsent(document.gathering(),
-          id -> java.util.Set.copyOf(gathering.members())).contains(document.documentId());
+          id -> Set.copyOf(gathering.members())).contains(document.documentId());
       if (!member) {
         if (gatherings.get().requeue(document.documentId(), document.updateTime())) {
           requeued++;
@@ -361,7 +368,7 @@ final class BatchSubmitter {
   private BatchJob createJob(Attempt attempt, String id, List<RecordQueries.Submitted> members,
       List<RecordQueries.Submitted> inJob, List<SideWrites> writes) throws Refusal {
     List<BatchJobs.Request> requests = new ArrayList<>();
-    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    Map<String, String> refused = new LinkedHashMap<>();
     for (RecordQueries.Submitted member : members) {
       Refused refusal = read(id, member, requests);
       if (refusal != null) {
@@ -392,7 +399,7 @@ final class BatchSubmitter {
         lastRefusal = e;
       }
       // Refused outright (nothing was made): by what Gemini said, one document's fault, or the job's size.
-      java.util.OptionalInt named = GeminiErrors.refusedRequest(lastRefusal);
+      OptionalInt named = GeminiErrors.refusedRequest(lastRefusal);
       if (named.isPresent() && named.getAsInt() < requests.size()) {
         RecordQueries.Submitted member = inJob.remove(named.getAsInt());
         requests.remove(named.getAsInt());
@@ -492,7 +499,7 @@ final class BatchSubmitter {
    */
   private static List<RecordQueries.Submitted> sealed(Gatherings.State gathering,
       List<RecordQueries.Submitted> gathered) {
-    java.util.Set<String> members = java.util.Set.copyOf(gathering.members());
+    Set<String> members = Set.copyOf(gathering.members());
     return gathered.stream().filter(member -> members.contains(member.documentKey().documentId())).toList();
   }
 
@@ -533,7 +540,7 @@ final class BatchSubmitter {
       return true;
     }
     try {
-      java.util.OptionalLong ceiling = estimator.get().ceiling(true);
+      OptionalLong ceiling = estimator.get().ceiling(true);
       long estimate = ceiling.isPresent() && budget.farFromTheEdge(ceiling.getAsLong()) ? ceiling.getAsLong()
           : estimator.get().microUsd(request.content(), request.mimeType(), true);
       writes.add(records.get().reserved(member.documentKey(),

@@ -6,6 +6,7 @@ import com.google.cloud.firestore.Firestore;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import com.google.genai.Client;
 import dev.once.config.InvalidSetting;
 import dev.once.config.Lazy;
 import dev.once.config.OnceSetting;
@@ -31,6 +32,7 @@ import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.Topics;
+import java.time.InstantSource;
 import java.util.function.Supplier;
 
 /**
@@ -52,7 +54,7 @@ final class Clients {
   final Lazy<RecordQueries> queries;
   final Lazy<Gatherings> gatherings;
   final Lazy<Storage> storage;
-  final Lazy<com.google.genai.Client> gemini;
+  final Lazy<Client> gemini;
   final Lazy<InvoiceAnalyzer> analyzer;
   final Lazy<CostEstimator> estimator;
   final Lazy<BatchJobs> batchJobs;
@@ -80,15 +82,15 @@ final class Clients {
     this.models = new ModelWatch(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get(), Wiring.recordsRetention(settings),
-        java.time.InstantSource.system()));
+        InstantSource.system()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
     this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        models, java.time.InstantSource.system()));
+        models, InstantSource.system()));
     this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        prices.get(), models, java.time.InstantSource.system()));
+        prices.get(), models, InstantSource.system()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
         settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models,
         new JobErrors(settings.optional(PipelineSetting.GEMINI_BASE_URL),

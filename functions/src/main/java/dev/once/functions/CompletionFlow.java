@@ -15,18 +15,19 @@ import dev.once.guard.Policy;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.time.InstantSource;
 
 /**
  * A batch job finished — told by the webhook or found by the reconciler, often both. Once per job: confirm its
@@ -202,7 +203,7 @@ final class CompletionFlow {
         if (record.isEmpty()) {
           return;
         }
-        if (record.get().state() != dev.once.ledger.RecordState.DONE) {
+        if (record.get().state() != RecordState.DONE) {
           if (record.get().leaseLive()) {
             throw Refusal.notPerformed("chunk " + chunk + " of " + jobKey.value() + " is held by another process", null);
           }

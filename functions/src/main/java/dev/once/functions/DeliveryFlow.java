@@ -17,6 +17,7 @@ import dev.once.key.Sha256;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
@@ -122,14 +123,14 @@ final class DeliveryFlow {
   static String truncate(String text) {
     String value = text == null ? "" : text;
     int limit = 900;
-    if (value.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= limit) {
+    if (value.getBytes(StandardCharsets.UTF_8).length <= limit) {
       return value;
     }
     StringBuilder cut = new StringBuilder();
     int bytes = 0;
     for (int i = 0; i < value.length(); ) {
       int codePoint = value.codePointAt(i);
-      int size = new String(Character.toChars(codePoint)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
       if (bytes + size > limit) {
         break;
       }

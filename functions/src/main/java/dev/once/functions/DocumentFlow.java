@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -353,7 +354,7 @@ final class DocumentFlow {
    * reservation back. Anything else may have been billed, and is rethrown as such: its reservation stays.
    */
   private RuntimeException classified(IdempotencyKey key, DocumentSource document, RuntimeException e,
-      Reservation reservation, java.util.function.Predicate<Throwable> notPerformed) throws Refusal {
+      Reservation reservation, Predicate<Throwable> notPerformed) throws Refusal {
     if (GeminiErrors.isPermanent(e)) {
       String reason = GeminiErrors.describe(e);
       throw Refusal.permanent(reason, records.get().rejected(key, document, reason).and(reservation.release()));

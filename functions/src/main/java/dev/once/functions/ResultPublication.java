@@ -13,6 +13,7 @@ import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultSignature;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -94,7 +95,7 @@ final class ResultPublication {
     if (run == 1) {
       return send(documentKey, summary, Trace.current());
     }
-    Map<String, Object> rerun = new java.util.LinkedHashMap<>(summary);
+    Map<String, Object> rerun = new LinkedHashMap<>(summary);
     rerun.put(Records.RERUN, (long) run);
     return send(documentKey.rerun(run), rerun, Trace.current());
   }

@@ -11,11 +11,22 @@ import com.google.genai.types.JobState;
 import com.google.genai.types.ListBatchJobsConfig;
 import com.google.genai.types.WebhookConfig;
 import dev.once.key.IdempotencyKey;
+import dev.once.observe.Log;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Gemini batch jobs of the batch mode: a job of many documents ({@link #submit(String, List)}), then its state and
@@ -75,7 +86,7 @@ public final class BatchJobs {
 
   /** @param inlineMaxBytes the most a job's requests may take inlined; a larger job is made from an input file */
   public BatchJobs(Client client, String model, Optional<String> webhookUrl, long inlineMaxBytes) {
-    this(client, model, webhookUrl, inlineMaxBytes, new ModelWatch(dev.once.observe.Log.stdout()));
+    this(client, model, webhookUrl, inlineMaxBytes, new ModelWatch(Log.stdout()));
   }
 
   /** @param watch says once when Google refuses the model, or answers a job's requests with another one */
@@ -127,10 +138,10 @@ public final class BatchJobs {
    */
   public static String reference(String gatheringId, String documentId) {
     try {
-      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-          .digest((gatheringId + "/" + documentId).getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(digest, 0, 8);
-    } catch (java.security.NoSuchAlgorithmException e) {
+      byte[] digest = MessageDigest.getInstance("SHA-256")
+          .digest((gatheringId + "/" + documentId).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every JDK has SHA-256", e);
     }
   }
@@ -193,7 +204,7 @@ public final class BatchJobs {
    * deleted once the job ended (whichever name the Files API gave it).
    */
   public BatchJob submit(String gatheringId, List<Request> requests, Input how,
-      java.util.function.Consumer<Optional<String>> beforeCreate) {
+      Consumer<Optional<String>> beforeCreate) {
     BatchInput input = BatchInput.of(requests, model);
     BatchJobSource source;
     Optional<String> file = Optional.empty();
@@ -327,8 +338,8 @@ public final class BatchJobs {
   }
 
   private static boolean older(BatchJob job, BatchJob than) {
-    java.time.Instant created = job.createTime().orElse(java.time.Instant.MAX);
-    java.time.Instant other = than.createTime().orElse(java.time.Instant.MAX);
+    Instant created = job.createTime().orElse(Instant.MAX);
+    Instant other = than.createTime().orElse(Instant.MAX);
     return created.isBefore(other)
         || created.equals(other) && job.name().orElse("").compareTo(than.name().orElse("")) < 0;
   }
@@ -372,22 +383,22 @@ public final class BatchJobs {
    * has (403, 404: the Files API keeps a file 48 hours) is {@link AnswersGone}; any other failure is thrown as it came.
    */
   private List<BatchResult> fromFile(String file, String model, Instant answeredAt) {
-    java.nio.file.Path download = null;
+    Path download = null;
     try {
-      download = java.nio.file.Files.createTempFile("once-batch-", ".jsonl");
+      download = Files.createTempFile("once-batch-", ".jsonl");
       try {
         client.files.download(file, download.toString(), null);
-      } catch (com.google.genai.errors.ApiException e) {
+      } catch (ApiException e) {
         if (e.code() == 403 || e.code() == 404) {
           throw new AnswersGone("its responses file " + file + " cannot be read: " + GeminiErrors.describe(e), e);
         }
         throw e;
       }
-      try (java.io.BufferedReader lines = java.nio.file.Files.newBufferedReader(download)) {
+      try (BufferedReader lines = Files.newBufferedReader(download)) {
         return BatchResult.fromLines(lines, model, answeredAt);
       }
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException("could not read the responses file " + file, e);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not read the responses file " + file, e);
     } finally {
       if (download != null) {
         download.toFile().delete();

@@ -6,12 +6,17 @@ import com.google.genai.types.BatchJob;
 import com.google.genai.types.GenerateContentResponse;
 import com.google.genai.types.InlinedResponse;
 import com.google.genai.types.JobError;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One answer of a finished batch job: the key it came back under (an inlined response's {@code metadata}, a
@@ -26,8 +31,8 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
    * How an answer in the referenced schema starts: the reference comes first (its property order), so even an answer
    * cut short at its token bound, which is not JSON, still names its document.
    */
-  private static final java.util.regex.Pattern LEADING_REFERENCE =
-      java.util.regex.Pattern.compile("\\s*\\{\\s*\"" + InvoiceSchema.REFERENCE + "\"\\s*:\\s*\"([0-9a-f]{16})\"");
+  private static final Pattern LEADING_REFERENCE =
+      Pattern.compile("\\s*\\{\\s*\"" + InvoiceSchema.REFERENCE + "\"\\s*:\\s*\"([0-9a-f]{16})\"");
 
   /** An answer (or an error) without a reference: a job made before requests carried one. */
   public BatchResult(Optional<String> documentKey, Optional<Analysis> analysis, Optional<BatchError> error) {
@@ -56,7 +61,7 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
     } catch (RuntimeException e) {
       return Optional.empty();
     }
-    java.util.regex.Matcher leading = text == null ? null : LEADING_REFERENCE.matcher(text);
+    Matcher leading = text == null ? null : LEADING_REFERENCE.matcher(text);
     return leading != null && leading.lookingAt() ? Optional.of(leading.group(1)) : Optional.empty();
   }
 
@@ -78,16 +83,16 @@ public record BatchResult(Optional<String> documentKey, Optional<String> referen
 
   /** Lines of a JSONL responses file: {@code {"key":…, "response":{…}}} or {@code {"key":…, "error":{…}}}. */
   public static List<BatchResult> fromFile(byte[] jsonl, String model, Instant answeredAt) {
-    try (java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.StringReader(
+    try (BufferedReader lines = new BufferedReader(new StringReader(
         new String(jsonl, StandardCharsets.UTF_8)))) {
       return fromLines(lines, model, answeredAt);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 
   /** The same, read a line at a time (a job's responses file can be hundreds of MB). */
-  static List<BatchResult> fromLines(java.io.BufferedReader lines, String model, Instant answeredAt)
+  static List<BatchResult> fromLines(BufferedReader lines, String model, Instant answeredAt)
       throws IOException {
     List<BatchResult> results = new ArrayList<>();
     for (String line = lines.readLine(); line != null; line = lines.readLine()) {

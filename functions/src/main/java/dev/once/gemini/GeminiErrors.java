@@ -3,6 +3,10 @@ package dev.once.gemini;
 import com.google.genai.errors.ApiException;
 import java.util.List;
 import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What a Gemini failure means for the document and for the bill.
@@ -31,8 +35,8 @@ public final class GeminiErrors {
       "generation_config", "generationconfig", "mime_type", "mimetype", "field");
 
   /** The statuses of a 400 that refuse batches.create outright ({@link #certainlyNotCreated}). */
-  private static final java.util.Set<String> CREATE_REFUSALS_400 =
-      java.util.Set.of("INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE");
+  private static final Set<String> CREATE_REFUSALS_400 =
+      Set.of("INVALID_ARGUMENT", "FAILED_PRECONDITION", "OUT_OF_RANGE");
 
   private GeminiErrors() {}
 
@@ -55,8 +59,8 @@ public final class GeminiErrors {
   /** Words of a refusal about a request's size, not its content. */
   private static final List<String> ABOUT_THE_SIZE = List.of("payload size", "too large", "exceeds the limit");
   /** How a refusal names one request of a batch: its field path ({@code …requests.requests[3].request…}). */
-  private static final java.util.regex.Pattern NAMED_REQUEST =
-      java.util.regex.Pattern.compile("requests\\.requests\\[(\\d{1,9})]");
+  private static final Pattern NAMED_REQUEST =
+      Pattern.compile("requests\\.requests\\[(\\d{1,9})]");
 
   /**
    * batches.create refused the job for its size: a 413, or a 400 INVALID_ARGUMENT "Request payload size exceeds the
@@ -77,19 +81,19 @@ public final class GeminiErrors {
    * request's field path, as the API names a bad field: "* BatchGenerateContentRequest.batch.input_config.requests
    * .requests[3].request: …"); empty for a refusal of the whole job.
    */
-  public static java.util.OptionalInt refusedRequest(Throwable error) {
+  public static OptionalInt refusedRequest(Throwable error) {
     ApiException api = api(error);
     if (api == null || api.code() != 400 || !"INVALID_ARGUMENT".equals(api.status())) {
-      return java.util.OptionalInt.empty();
+      return OptionalInt.empty();
     }
-    java.util.regex.Matcher named = NAMED_REQUEST.matcher(String.valueOf(api.message()));
-    java.util.OptionalInt index = java.util.OptionalInt.empty();
+    Matcher named = NAMED_REQUEST.matcher(String.valueOf(api.message()));
+    OptionalInt index = OptionalInt.empty();
     while (named.find()) {
       int found = Integer.parseInt(named.group(1));
       if (index.isPresent() && index.getAsInt() != found) {
-        return java.util.OptionalInt.empty(); // several requests named: the job's refusal, not one document's
+        return OptionalInt.empty(); // several requests named: the job's refusal, not one document's
       }
-      index = java.util.OptionalInt.of(found);
+      index = OptionalInt.of(found);
     }
     return index;
   }

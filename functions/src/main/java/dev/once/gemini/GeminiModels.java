@@ -9,9 +9,11 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -67,7 +69,7 @@ public final class GeminiModels {
   }
 
   /** {@code models/x-001} → the longest of {@code names} it is, or starts with followed by '-'. */
-  static Optional<String> longestKnown(String nameOrVersion, java.util.Collection<String> names) {
+  static Optional<String> longestKnown(String nameOrVersion, Collection<String> names) {
     if (nameOrVersion == null) {
       return Optional.empty();
     }
@@ -79,7 +81,7 @@ public final class GeminiModels {
 
   /** A model's name without the {@code models/} of its resource name, blanks and case. */
   public static String bare(String model) {
-    String name = model.strip().toLowerCase(java.util.Locale.ROOT);
+    String name = model.strip().toLowerCase(Locale.ROOT);
     return name.startsWith("models/") ? name.substring("models/".length()) : name;
   }
 

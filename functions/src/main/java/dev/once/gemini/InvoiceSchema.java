@@ -2,6 +2,8 @@ package dev.once.gemini;
 
 import com.google.genai.types.Schema;
 import com.google.genai.types.Type;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -30,7 +32,7 @@ public final class InvoiceSchema {
         .propertyOrdering(List.of("description", "quantity", "unitPrice", "amount"))
         .required("description", "amount")
         .build();
-    Map<String, Schema> properties = new java.util.LinkedHashMap<>(Map.of(
+    Map<String, Schema> properties = new LinkedHashMap<>(Map.of(
             "supplier", text("legal name of the issuer"),
             "invoiceNumber", text("the invoice's own number"),
             "issueDate", date("date of issue"),
@@ -40,9 +42,9 @@ public final class InvoiceSchema {
             "tax", number("total tax"),
             "total", number("amount due, tax included"),
             "lineItems", Schema.builder().type(Type.Known.ARRAY).items(lineItem).build()));
-    List<String> order = new java.util.ArrayList<>(List.of(
+    List<String> order = new ArrayList<>(List.of(
         "supplier", "invoiceNumber", "issueDate", "dueDate", "currency", "subtotal", "tax", "total", "lineItems"));
-    List<String> required = new java.util.ArrayList<>(List.of("supplier", "invoiceNumber", "issueDate", "currency",
+    List<String> required = new ArrayList<>(List.of("supplier", "invoiceNumber", "issueDate", "currency",
         "total"));
     if (referenced) {
       properties.put(REFERENCE, Schema.builder().type(Type.Known.STRING)

@@ -1,8 +1,11 @@
 package dev.once.gemini;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,8 +50,8 @@ public final class JobErrors {
     HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + "/v1beta/" + name)).timeout(timeout)
         .header("x-goog-api-key", apiKey).GET().build();
     try {
-      HttpResponse<java.io.InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-      try (java.io.InputStream body = response.body()) {
+      HttpResponse<InputStream> response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+      try (InputStream body = response.body()) {
         if (response.statusCode() != 200) {
           throw new IllegalStateException("batches.get " + name + " answered " + response.statusCode());
         }
@@ -67,12 +70,12 @@ public final class JobErrors {
    * The operation's top-level {@code error}, streamed: the rest (a failed job's partial inlined answers can run to
    * megabytes) is skipped, never held.
    */
-  private static Optional<JsonNode> error(java.io.InputStream body) throws IOException {
-    try (com.fasterxml.jackson.core.JsonParser parser = JSON.getFactory().createParser(body)) {
-      if (parser.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+  private static Optional<JsonNode> error(InputStream body) throws IOException {
+    try (JsonParser parser = JSON.getFactory().createParser(body)) {
+      if (parser.nextToken() != JsonToken.START_OBJECT) {
         throw new IOException("batches.get answered no JSON object");
       }
-      while (parser.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+      while (parser.nextToken() == JsonToken.FIELD_NAME) {
         String field = parser.currentName();
         parser.nextToken();
         if ("error".equals(field)) {

@@ -4,6 +4,7 @@ import dev.once.config.InvalidSetting;
 import dev.once.observe.Log;
 import dev.once.pipeline.PipelineSetting;
 import java.time.LocalDate;
+import java.time.Period;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -31,7 +32,7 @@ public final class ModelWatch {
   /** The WARNING line of a configured model Google has dated: closed to new projects, routed, or shutting down. */
   public static final String LIFECYCLE = "gemini model lifecycle";
   /** A shutdown this close is warned of at start. */
-  public static final java.time.Period SHUTDOWN_WARNING = java.time.Period.ofDays(90);
+  public static final Period SHUTDOWN_WARNING = Period.ofDays(90);
 
   /**
    * Checks the configured model against the catalog when a function starts ({@code today}: the instance's date): one

@@ -229,7 +229,7 @@ public final class Gatherings {
   private static State state(DocumentSnapshot doc) {
     Object members = doc.get("members");
     Object refused = doc.get("refused");
-    com.google.cloud.Timestamp notFound = doc.getTimestamp(NOT_FOUND_AT);
+    Timestamp notFound = doc.getTimestamp(NOT_FOUND_AT);
     return new State(doc.getString("state"), doc.getString("job"),
         members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null,
         refused instanceof Map<?, ?> reasons ? Map.copyOf((Map<String, String>) reasons) : Map.of(),

@@ -5,6 +5,7 @@ import com.google.api.gax.batching.BatchingSettings;
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
 import com.google.api.gax.retrying.RetrySettings;
+import com.google.api.gax.rpc.DeadlineExceededException;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.cloud.pubsub.v1.Publisher;
 import com.google.protobuf.ByteString;
@@ -58,7 +59,7 @@ public final class MessagePublisher implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while publishing to " + topic, e);
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof com.google.api.gax.rpc.DeadlineExceededException) {
+      if (e.getCause() instanceof DeadlineExceededException) {
         // The client's own total timeout (the same bound) ran out first: the same failure, said the same way.
         throw new IllegalStateException("Pub/Sub did not accept the message to " + topic + " within " + TIMEOUT,
             e.getCause());

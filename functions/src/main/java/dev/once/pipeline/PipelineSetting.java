@@ -1,6 +1,7 @@
 package dev.once.pipeline;
 
 import dev.once.config.Setting;
+import dev.once.gemini.GeminiModels;
 import java.util.List;
 
 /**
@@ -17,7 +18,7 @@ public final class PipelineSetting {
   public static final Setting GEMINI_BASE_URL = new Setting("GEMINI_BASE_URL", null,
       "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090");
   public static final Setting GEMINI_MODEL = new Setting("GEMINI_MODEL",
-      dev.once.gemini.GeminiModels.builtIn().defaultModel(), "model used for analysis and batch jobs; one Google shut"
+      GeminiModels.builtIn().defaultModel(), "model used for analysis and batch jobs; one Google shut"
       + " down fails the start (the built-in catalog: once models)");
   public static final Setting GEMINI_WEBHOOK_SECRET = new Setting("GEMINI_WEBHOOK_SECRET", null,
       "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -333,7 +334,7 @@ public final class RecordQueries {
     return found;
   }
 
-  private static Instant instant(com.google.cloud.Timestamp timestamp) {
+  private static Instant instant(Timestamp timestamp) {
     return timestamp == null ? null : timestamp.toDate().toInstant();
   }
 
@@ -342,11 +343,11 @@ public final class RecordQueries {
     return await(query.get(), what);
   }
 
-  static <T> T await(java.util.concurrent.Future<T> future, String what) {
+  static <T> T await(Future<T> future, String what) {
     return await(future, QUERY_TIMEOUT, what);
   }
 
-  private static <T> T await(java.util.concurrent.Future<T> future, Duration bound, String what) {
+  private static <T> T await(Future<T> future, Duration bound, String what) {
     try {
       return future.get(bound.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

@@ -10,6 +10,7 @@ import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -336,7 +337,7 @@ public final class Records {
       return List.of();
     }
     return slots.values().stream().filter(Map.class::isInstance).map(Map.class::cast)
-        .sorted(java.util.Comparator.comparingLong(t -> t.get("try") instanceof Number n ? n.longValue() : 0))
+        .sorted(Comparator.comparingLong(t -> t.get("try") instanceof Number n ? n.longValue() : 0))
         .map(t -> t.get("job") + ": " + t.get("reason") + " (" + t.get("outputTokens") + " output tokens, "
             + (t.get("costMicroUsd") == null ? "unpriced" : t.get("costMicroUsd") + " µUSD") + ")")
         .toList();

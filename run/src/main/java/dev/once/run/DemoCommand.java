@@ -1,6 +1,7 @@
 package dev.once.run;
 
 import dev.once.config.OnceSetting;
+import dev.once.config.Settings;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.run.demo.Demo;
@@ -69,7 +70,7 @@ public final class DemoCommand {
         return LocalPipeline.FAILED;
       }
       RunConfig assumed = new RunConfig(Mode.parse(cli.get("mode", "sync")), ports, logDir, RunConfig.PROJECT, null,
-          null, false, dev.once.config.Settings.of(env).required(dev.once.config.OnceSetting.ONCE_COLLECTION));
+          null, false, Settings.of(env).required(OnceSetting.ONCE_COLLECTION));
       stack = StackInfo.of(assumed, -1, List.of());
     }
     DateTimeFormatter time = DateTimeFormatter.ofPattern("HH:mm:ss");

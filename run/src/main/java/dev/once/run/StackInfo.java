@@ -11,6 +11,7 @@ import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -30,7 +31,7 @@ public record StackInfo(long pid, String mode, String project, String collection
   public static StackInfo of(RunConfig config, long pid, List<Long> children) {
     return new StackInfo(pid, config.mode().value(), config.project(), config.collection(), config.ports().byPart(),
         config.realGemini() ? "real" : "stand-in", config.logDir().toAbsolutePath().toString(),
-        java.time.Instant.now().toString(), List.copyOf(children));
+        Instant.now().toString(), List.copyOf(children));
   }
 
   /** What a running stack tells: {@code config} in the mode it runs, the runner's pid and every process started. */

@@ -2,6 +2,7 @@ package dev.once.budget;
 
 import dev.once.ledger.SideWrites;
 import java.time.LocalDate;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -58,7 +59,7 @@ public record Reservation(LocalDate day, int shard, long microUsd) {
     }
     try {
       return new Reservation(LocalDate.parse(day), shard.intValue(), microUsd.longValue());
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       return NONE;
     }
   }

@@ -3,6 +3,7 @@ package dev.once.ledger;
 import dev.once.key.IdempotencyKey;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -56,7 +57,7 @@ public record Claim(
     if (exhausted || calls.isEmpty()) {
       return calls;
     }
-    List<Call> ended = new java.util.ArrayList<>(calls);
+    List<Call> ended = new ArrayList<>(calls);
     ended.set(ended.size() - 1, calls.get(calls.size() - 1).ended(how, why));
     return List.copyOf(ended);
   }

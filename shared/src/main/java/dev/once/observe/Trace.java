@@ -1,5 +1,6 @@
 package dev.once.observe;
 
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,7 +46,7 @@ public record Trace(String traceId, String spanId) {
     } catch (NumberFormatException e) {
       return Optional.empty();
     }
-    return Optional.of(new Trace(m.group(1).toLowerCase(java.util.Locale.ROOT), span));
+    return Optional.of(new Trace(m.group(1).toLowerCase(Locale.ROOT), span));
   }
 
   /** The W3C header value that carries this trace on (sampled). */

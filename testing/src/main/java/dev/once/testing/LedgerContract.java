@@ -11,12 +11,12 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.ClaimResult;
 import dev.once.ledger.ClaimResult.Acquired;
 import dev.once.ledger.ClaimResult.AlreadyDone;
 import dev.once.ledger.ClaimResult.AlreadyRejected;
 import dev.once.ledger.ClaimResult.Busy;
 import dev.once.ledger.ClaimResult.FingerprintMismatch;
-import dev.once.ledger.ClaimResult;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
@@ -24,11 +24,19 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
+import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -60,7 +68,7 @@ public abstract class LedgerContract {
 
   /** A document written beside the records, as the store holds it: through the ledger, unless overridden. */
   protected Optional<Map<String, Object>> document(String collection, String id) {
-    return Optional.ofNullable(ledger(LONG_LEASE).read(collection, java.util.List.of(id)).get(id));
+    return Optional.ofNullable(ledger(LONG_LEASE).read(collection, List.of(id)).get(id));
   }
 
   /** Writes a document outside any claim, as another program would: through the ledger, unless overridden. */
@@ -488,13 +496,13 @@ public abstract class LedgerContract {
   public void operatorRelease_racingTheHoldersCompletion_hasExactlyOneWinner() throws Exception {
     Ledger ledger = ledger();
     int keys = 10;
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
     try {
       for (int i = 0; i < keys; i++) {
         IdempotencyKey key = IdempotencyKey.of("gcs:inbox/race-" + i + ".pdf#1");
         Claim claim = acquired(ledger.claim(key, EFFECT));
-        java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.Future<Boolean> completed = pool.submit(() -> {
+        CountDownLatch start = new CountDownLatch(1);
+        Future<Boolean> completed = pool.submit(() -> {
           start.await();
           try {
             ledger.complete(claim, Map.of("by", "holder"), SideWrites.NONE);
@@ -503,7 +511,7 @@ public abstract class LedgerContract {
             return false;
           }
         });
-        java.util.concurrent.Future<Boolean> released = pool.submit(() -> {
+        Future<Boolean> released = pool.submit(() -> {
           start.await();
           try {
             ledger.forceRelease(key, EFFECT, claim.token(), "operator", "race", true);
@@ -513,8 +521,8 @@ public abstract class LedgerContract {
           }
         });
         start.countDown();
-        boolean holderWon = completed.get(30, java.util.concurrent.TimeUnit.SECONDS);
-        boolean operatorWon = released.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        boolean holderWon = completed.get(30, TimeUnit.SECONDS);
+        boolean operatorWon = released.get(30, TimeUnit.SECONDS);
         assertTrue(holderWon ^ operatorWon, "exactly one wins: holder " + holderWon + ", operator " + operatorWon);
         LedgerRecord record = ledger.lookup(key, EFFECT).orElseThrow();
         assertEquals(holderWon ? RecordState.DONE : RecordState.CLAIMED, record.state());
@@ -530,7 +538,7 @@ public abstract class LedgerContract {
     Ledger ledger = ledger();
     Claim first = acquired(ledger.claim(KEY, EFFECT));
     LedgerRecord claimed = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.Outcome.RUNNING), outcomes(claimed));
+    assertEquals(List.of(Call.Outcome.RUNNING), outcomes(claimed));
     assertEquals(1, claimed.spent());
     assertEquals(1, claimed.calls().get(0).number());
 
@@ -541,7 +549,7 @@ public abstract class LedgerContract {
     ledger.complete(third, Map.of(), SideWrites.NONE);
 
     LedgerRecord done = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.Outcome.NOT_PERFORMED, Call.Outcome.FAILED, Call.Outcome.DONE), outcomes(done));
+    assertEquals(List.of(Call.Outcome.NOT_PERFORMED, Call.Outcome.FAILED, Call.Outcome.DONE), outcomes(done));
     assertEquals("timed out after 60 s", done.calls().get(1).error());
     assertEquals(2, done.spent(), "a refusal before anything happened does not count; a timeout does");
     assertEquals(3, done.attempts());
@@ -553,7 +561,7 @@ public abstract class LedgerContract {
     acquired(ledger.claim(KEY, EFFECT));
     takeOverAfterExpiry(ledger);
     LedgerRecord record = ledger.lookup(KEY, EFFECT).orElseThrow();
-    assertEquals(java.util.List.of(Call.Outcome.ABANDONED, Call.Outcome.RUNNING), outcomes(record));
+    assertEquals(List.of(Call.Outcome.ABANDONED, Call.Outcome.RUNNING), outcomes(record));
     assertEquals(2, record.spent());
   }
 
@@ -637,7 +645,7 @@ public abstract class LedgerContract {
     assertEquals(publishedBefore.token(), ledger.lookup(KEY, "publish").orElseThrow().token(), "left as it was");
   }
 
-  private static java.util.List<Call.Outcome> outcomes(LedgerRecord record) {
+  private static List<Call.Outcome> outcomes(LedgerRecord record) {
     return record.calls().stream().map(Call::outcome).toList();
   }
 
@@ -677,11 +685,11 @@ public abstract class LedgerContract {
   public void read_answersTheDocumentsThatExist_byIdInOneCall() {
     put("budget", "d_01", Map.of("spent", 5L));
     put("budget", "d_03", Map.of("spent", 7L, "day", "d"));
-    Map<String, Map<String, Object>> found = ledger().read("budget", java.util.List.of("d_01", "d_02", "d_03"));
-    assertEquals(java.util.Set.of("d_01", "d_03"), found.keySet(), "absent ones left out");
+    Map<String, Map<String, Object>> found = ledger().read("budget", List.of("d_01", "d_02", "d_03"));
+    assertEquals(Set.of("d_01", "d_03"), found.keySet(), "absent ones left out");
     assertEquals(7L, found.get("d_03").get("spent"));
     assertEquals("d", found.get("d_03").get("day"));
-    assertEquals(Map.of(), ledger().read("budget", java.util.List.of()));
+    assertEquals(Map.of(), ledger().read("budget", List.of()));
   }
 
   @Test
@@ -689,10 +697,10 @@ public abstract class LedgerContract {
     Ledger ledger = ledger();
     int threads = 16;
     int each = 10;
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
-      java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-      java.util.List<java.util.concurrent.Future<?>> running = new java.util.ArrayList<>();
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> running = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         running.add(pool.submit(() -> {
           start.await();
@@ -706,8 +714,8 @@ public abstract class LedgerContract {
         }));
       }
       start.countDown();
-      for (java.util.concurrent.Future<?> task : running) {
-        task.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      for (Future<?> task : running) {
+        task.get(60, TimeUnit.SECONDS);
       }
     } finally {
       pool.shutdownNow();
@@ -750,9 +758,9 @@ public abstract class LedgerContract {
     Ledger ledger = ledger();
     Claim claim = acquired(ledger.claim(KEY, EFFECT));
     assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim,
-        Map.of("total", new java.math.BigInteger("10").pow(30)), SideWrites.NONE));
+        Map.of("total", new BigInteger("10").pow(30)), SideWrites.NONE));
     assertThrows(IllegalArgumentException.class, () -> ledger.complete(claim, Map.of(),
-        writes -> writes.set("analyses", "a1", Map.of("total", java.math.BigInteger.TWO.pow(70)))));
+        writes -> writes.set("analyses", "a1", Map.of("total", BigInteger.TWO.pow(70)))));
     assertTrue(document("analyses", "a1").isEmpty());
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, EFFECT).orElseThrow().state());
   }

@@ -1,15 +1,18 @@
 package dev.once.testing;
 
+import com.google.cloud.Timestamp;
+import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.DocumentWrites.Increment;
 import dev.once.ledger.DocumentWrites.Special;
-import dev.once.ledger.DocumentWrites;
-import dev.once.ledger.RecordStore.Refused.Why;
 import dev.once.ledger.RecordStore;
+import dev.once.ledger.RecordStore.Refused.Why;
 import dev.once.ledger.SideWrites;
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Date;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -190,8 +193,8 @@ public final class MemoryStore implements RecordStore {
   private static void storable(Object value) {
     if (value == null || value instanceof String || value instanceof Boolean || value instanceof Long
         || value instanceof Integer || value instanceof Short || value instanceof Byte || value instanceof Double
-        || value instanceof Float || value instanceof java.math.BigDecimal || value instanceof Instant
-        || value instanceof com.google.cloud.Timestamp || value instanceof java.util.Date || value instanceof byte[]
+        || value instanceof Float || value instanceof BigDecimal || value instanceof Instant
+        || value instanceof Timestamp || value instanceof Date || value instanceof byte[]
         || value instanceof Special || value instanceof Increment) {
       return;
     }

@@ -5,15 +5,16 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -220,7 +221,7 @@ public final class InspectCommand implements Callable<Integer> {
       long failed = analyse.calls().stream().filter(call -> call.outcome() == Call.Outcome.FAILED
           || call.outcome() == Call.Outcome.ABANDONED).count();
       long timedOut = analyse.calls().stream().filter(call -> call.error() != null
-          && call.error().toLowerCase(java.util.Locale.ROOT).matches(".*(timed? ?out|timeout|deadline).*")).count();
+          && call.error().toLowerCase(Locale.ROOT).matches(".*(timed? ?out|timeout|deadline).*")).count();
       String calls = "; " + analyse.spent() + " Gemini call" + (analyse.spent() == 1 ? "" : "s");
       if (timedOut > 0) {
         calls += ", " + timedOut + " timed out";

@@ -15,6 +15,8 @@ import dev.once.cli.stats.StatsCommand;
 import dev.once.cli.stuck.StuckCommand;
 import dev.once.cli.webhook.WebhookCommand;
 import dev.once.ledger.LedgerUnavailable;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,7 +70,7 @@ public final class OnceCommand implements Runnable, AutoCloseable {
   public static void main(String[] args) {
     PrintWriter out = new PrintWriter(System.out, true, StandardCharsets.UTF_8);
     PrintWriter err = new PrintWriter(System.err, true, StandardCharsets.UTF_8);
-    java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     int code = execute(System.getenv(), in, out, err, args);
     out.flush();
     err.flush();
@@ -81,7 +83,7 @@ public final class OnceCommand implements Runnable, AutoCloseable {
   }
 
   /** Runs one command line; a change's confirmation is read from {@code in} (null: none, only --yes confirms). */
-  public static int execute(Map<String, String> env, java.io.BufferedReader in, PrintWriter out, PrintWriter err,
+  public static int execute(Map<String, String> env, BufferedReader in, PrintWriter out, PrintWriter err,
       String... args) {
     try (OnceCommand once = new OnceCommand(new Context(env, in, out, err))) {
       CommandLine line = new CommandLine(once, withContext(once.context))

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -69,7 +70,7 @@ public final class ModelsCommand implements Callable<Integer> {
       out.println("the built-in catalog (read " + known.readOn() + "; default " + known.defaultModel() + "), on " + today
           + " (Pacific Time, Google's billing day):");
       for (GeminiModel entry : known.all()) {
-        out.println("  " + entry.name() + "  " + entry.stage(today).name().toLowerCase(java.util.Locale.ROOT)
+        out.println("  " + entry.name() + "  " + entry.stage(today).name().toLowerCase(Locale.ROOT)
             .replace('_', ' ') + "  " + price(prices, entry.name(), today));
       }
       return Exit.OK;
@@ -167,9 +168,9 @@ public final class ModelsCommand implements Callable<Integer> {
   }
 
   private static String usd(PriceTable.Price price) {
-    String text = String.format(java.util.Locale.ROOT, "$%.3f in / $%.3f out", price.input(), price.output());
+    String text = String.format(Locale.ROOT, "$%.3f in / $%.3f out", price.input(), price.output());
     if (price.longInput() != price.input() || price.longOutput() != price.output()) {
-      text += String.format(java.util.Locale.ROOT, " ($%.2f / $%.2f over 200k prompt tokens)", price.longInput(),
+      text += String.format(Locale.ROOT, " ($%.2f / $%.2f over 200k prompt tokens)", price.longInput(),
           price.longOutput());
     }
     return text;

@@ -2,6 +2,7 @@ package dev.once.cli.redrive;
 
 import com.google.api.gax.core.NoCredentialsProvider;
 import com.google.api.gax.grpc.GrpcTransportChannel;
+import com.google.api.gax.rpc.DeadlineExceededException;
 import com.google.api.gax.rpc.FixedTransportChannelProvider;
 import com.google.cloud.pubsub.v1.stub.GrpcSubscriberStub;
 import com.google.cloud.pubsub.v1.stub.SubscriberStub;
@@ -60,7 +61,7 @@ final class DeadLetterSubscription implements AutoCloseable {
       // The emulator answers at once; Google's service may wait for messages, up to the call's deadline.
       received = stub.pullCallable().call(PullRequest.newBuilder().setSubscription(subscription)
           .setMaxMessages(max).setReturnImmediately(emulator).build()).getReceivedMessagesList();
-    } catch (com.google.api.gax.rpc.DeadlineExceededException e) {
+    } catch (DeadlineExceededException e) {
       return List.of(); // nothing arrived while we waited
     } catch (RuntimeException e) {
       throw Failure.remote("could not pull from " + subscription + ": " + Failure.reason(e), e);

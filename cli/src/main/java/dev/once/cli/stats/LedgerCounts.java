@@ -9,15 +9,16 @@ import com.google.cloud.firestore.QuerySnapshot;
 import dev.once.cli.Context;
 import dev.once.cli.Fields;
 import dev.once.cli.Reads;
+import dev.once.gemini.ModelUnavailable;
 import dev.once.guard.Outcome;
 import dev.once.ledger.RecordFields;
-import dev.once.gemini.ModelUnavailable;
 import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Outcomes per effect from the ledger: every record written since the cut-off (Firestore's time less {@code since}),
@@ -85,8 +86,8 @@ final class LedgerCounts {
     if (Fields.deferral(error)) {
       return null; // counted once, by its deferred analysis (withDeferred)
     }
-    if (error == null && doc.get(RecordFields.HISTORY) instanceof java.util.List<?> history && !history.isEmpty()
-        && !(doc.get(RecordFields.CALLS) instanceof java.util.List<?> calls && !calls.isEmpty())) {
+    if (error == null && doc.get(RecordFields.HISTORY) instanceof List<?> history && !history.isEmpty()
+        && !(doc.get(RecordFields.CALLS) instanceof List<?> calls && !calls.isEmpty())) {
       return "invalidated"; // an operator's re-run to come: neither failed nor a duplicate
     }
     return error != null ? OutcomeLabel.FAILED.label() : "abandoned";

@@ -7,8 +7,8 @@ import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.Fields;
 import dev.once.cli.inspect.Values;
-import dev.once.gemini.ModelUnavailable;
 import dev.once.cli.stuck.PageToken.Cursor;
+import dev.once.gemini.ModelUnavailable;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.pipeline.Gatherings;
@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -150,7 +151,7 @@ public final class StuckCommand implements Callable<Integer> {
     claims.expired().forEach(r -> out.println(claimLine(r)));
     out.println("claims with " + attempts + " or more attempts: " + count(claims.retried()));
     claims.retried().forEach(r -> out.println(claimLine(r)));
-    long waiting = java.util.stream.Stream.concat(claims.expired().stream(), claims.retried().stream())
+    long waiting = Stream.concat(claims.expired().stream(), claims.retried().stream())
         .filter(r -> ModelUnavailable.says(r.error())).map(LedgerRecord::recordId).distinct().count();
     if (waiting > 0) {
       out.println("  " + waiting + " of these wait for a model Google does not serve (their last error: Gemini answered"

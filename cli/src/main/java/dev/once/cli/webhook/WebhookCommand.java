@@ -1,6 +1,7 @@
 package dev.once.cli.webhook;
 
 import com.google.genai.Client;
+import com.google.genai.errors.ApiException;
 import com.google.genai.gaos.Webhooks;
 import com.google.genai.gaos.models.webhooks.RevocationBehavior;
 import com.google.genai.gaos.models.webhooks.RotateSigningSecretRequest;
@@ -18,6 +19,7 @@ import dev.once.cli.GeminiConnection;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -82,7 +84,7 @@ public final class WebhookCommand implements Runnable {
     // Google documents the WebhookService under v1beta only; the SDK would otherwise call /v1/webhooks.
     try (Client client = GeminiConnection.open(context, timeout, API_VERSION, "the webhook API")) {
       return call.apply(client.webhooks);
-    } catch (com.google.genai.errors.ApiException e) {
+    } catch (ApiException e) {
       if (e.code() == 404) {
         throw new NotFound(what + ": the Gemini API has no such webhook (once webhook list shows them)");
       }
@@ -260,7 +262,7 @@ public final class WebhookCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       return run(parent, () -> {
-        List<Webhook> all = new java.util.ArrayList<>();
+        List<Webhook> all = new ArrayList<>();
         String page = null;
         do {
           String token = page;

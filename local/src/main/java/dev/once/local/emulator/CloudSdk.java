@@ -1,5 +1,6 @@
 package dev.once.local.emulator;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ public final class CloudSdk {
       return Path.of(fromEnv);
     }
     String path = System.getenv().getOrDefault("PATH", "");
-    for (String dir : path.split(java.io.File.pathSeparator)) {
+    for (String dir : path.split(File.pathSeparator)) {
       Path gcloud = Path.of(dir, "gcloud");
       if (Files.isExecutable(gcloud)) {
         try {

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -40,7 +41,7 @@ final class Deliverer implements AutoCloseable {
     CompletableFuture<DeliveryResult.Outcome> done = new CompletableFuture<>();
     try {
       executor.execute(() -> done.complete(run(event, target)));
-    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+    } catch (RejectedExecutionException stopped) {
       done.complete(finish(event, target, DeliveryResult.Outcome.ABANDONED, 0, "the relay is stopping"));
     }
     return done;

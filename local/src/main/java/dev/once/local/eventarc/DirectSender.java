@@ -9,11 +9,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -72,7 +74,7 @@ public final class DirectSender {
     AtomicInteger next = new AtomicInteger();
     LongAdder retries = new LongAdder();
     Map<String, LongAdder> answers = new ConcurrentHashMap<>();
-    List<String> gaveUp = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<String> gaveUp = Collections.synchronizedList(new ArrayList<>());
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     long begin = System.nanoTime();
     try {
@@ -91,7 +93,7 @@ public final class DirectSender {
       for (Future<?> worker : workers) {
         try {
           worker.get();
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
           throw new IllegalStateException("a sender thread failed", e.getCause());
         }
       }

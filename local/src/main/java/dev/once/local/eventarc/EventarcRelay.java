@@ -8,6 +8,7 @@ import dev.once.local.storage.ObjectFinalizeListener;
 import dev.once.local.storage.StorageStandIn;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -155,7 +156,7 @@ public final class EventarcRelay implements StandIn {
       counters.increment("unrouted");
       LOG.warning("eventarc relay has no function for " + event + "; not delivered");
       results.add(new DeliveryResult(event.id(), event.type(), null, DeliveryResult.Outcome.UNROUTED, 0,
-          "no route for " + event.type(), java.time.Instant.now()));
+          "no route for " + event.type(), Instant.now()));
       return CompletableFuture.completedFuture(DeliveryResult.Outcome.UNROUTED);
     }
     List<CompletableFuture<DeliveryResult.Outcome>> each = targets.stream()

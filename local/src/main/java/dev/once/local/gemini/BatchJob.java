@@ -2,9 +2,12 @@ package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.once.local.http.HttpError;
 import java.net.URI;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * One batch job. Mutable, but only under the {@link BatchJobs} lock; everything outside sees {@link Snapshot}s.
@@ -24,7 +27,7 @@ final class BatchJob {
   BatchState state = BatchState.PENDING;
   BatchState plannedOutcome;
   /** How its answers will come back (none: as Google documents them). */
-  java.util.Set<AnswerFault> faults = java.util.EnumSet.noneOf(AnswerFault.class);
+  Set<AnswerFault> faults = EnumSet.noneOf(AnswerFault.class);
   Instant updateTime;
   Instant endTime;
   ArrayNode inlinedResponses;
@@ -32,7 +35,7 @@ final class BatchJob {
   long succeeded;
   long failed;
   /** Why it ended, when not as its state says by default ({@link BatchResource#errorCode}). */
-  dev.once.local.http.HttpError error;
+  HttpError error;
 
   BatchJob(long sequence, String id, String model, String displayName, List<JsonNode> inlinedRequests,
       byte[] inputFile, long requestCount, List<URI> webhookUris, JsonNode webhookUserMetadata, Instant createTime,

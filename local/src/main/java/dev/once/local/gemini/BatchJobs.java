@@ -8,13 +8,19 @@ import dev.once.local.http.Json;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.time.InstantSource;
+import java.util.Random;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -39,9 +45,9 @@ final class BatchJobs {
   private final Consumer<BatchJob.Snapshot> onEnd;
   private long sequence;
   private BatchState defaultOutcome = BatchState.SUCCEEDED;
-  private java.util.Set<AnswerFault> defaultFaults = java.util.EnumSet.noneOf(AnswerFault.class);
+  private Set<AnswerFault> defaultFaults = EnumSet.noneOf(AnswerFault.class);
   /** Document keys whose request fails any job holding it as a whole ({@link #poison}). */
-  private final java.util.Set<String> poisoned = new java.util.HashSet<>();
+  private final Set<String> poisoned = new HashSet<>();
 
   /**
    * @param models who answers each request: its model, or the one it is routed to (its answers' {@code modelVersion})
@@ -97,7 +103,7 @@ final class BatchJobs {
     long after = 0;
     if (pageToken != null && !pageToken.isEmpty()) {
       try {
-        after = Long.parseLong(new String(java.util.Base64.getUrlDecoder().decode(pageToken), StandardCharsets.UTF_8));
+        after = Long.parseLong(new String(Base64.getUrlDecoder().decode(pageToken), StandardCharsets.UTF_8));
       } catch (IllegalArgumentException e) {
         throw HttpError.badRequest("invalid", "Invalid page token.");
       }
@@ -107,7 +113,7 @@ final class BatchJobs {
         .sorted(Comparator.comparingLong((BatchJob j) -> j.sequence)).toList();
     List<BatchJob.Snapshot> page = ordered.stream().limit(pageSize).map(BatchJob::snapshot).toList();
     String next = ordered.size() > pageSize
-        ? java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(
+        ? Base64.getUrlEncoder().withoutPadding().encodeToString(
             Long.toString(ordered.get(pageSize - 1).sequence).getBytes(StandardCharsets.UTF_8))
         : null;
     return new Page(page, next);
@@ -123,17 +129,17 @@ final class BatchJobs {
   }
 
   /** How the answers of jobs created from now on come back. */
-  synchronized void defaultFaults(java.util.Set<AnswerFault> faults) {
+  synchronized void defaultFaults(Set<AnswerFault> faults) {
     defaultFaults = copy(faults);
   }
 
   /** How this job's answers come back when it ends. */
-  synchronized void faults(String name, java.util.Set<AnswerFault> faults) {
+  synchronized void faults(String name, Set<AnswerFault> faults) {
     find(name).faults = copy(faults);
   }
 
-  private static java.util.Set<AnswerFault> copy(java.util.Set<AnswerFault> faults) {
-    java.util.Set<AnswerFault> copy = java.util.EnumSet.noneOf(AnswerFault.class);
+  private static Set<AnswerFault> copy(Set<AnswerFault> faults) {
+    Set<AnswerFault> copy = EnumSet.noneOf(AnswerFault.class);
     copy.addAll(faults);
     return copy;
   }
@@ -310,9 +316,9 @@ final class BatchJobs {
       return entries;
     }
     List<ObjectNode> shuffled = new ArrayList<>(entries);
-    java.util.Collections.shuffle(shuffled, new java.util.Random(job.id.hashCode()));
+    Collections.shuffle(shuffled, new Random(job.id.hashCode()));
     if (shuffled.equals(entries) && shuffled.size() > 1) {
-      java.util.Collections.rotate(shuffled, 1); // out of order, however few
+      Collections.rotate(shuffled, 1); // out of order, however few
     }
     return shuffled;
   }

@@ -2,7 +2,9 @@ package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.local.http.HttpError;
+import dev.once.local.http.Json;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,7 +55,7 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, byte[] i
           throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests[" + i
               + "].request: request is not specified\n");
         }
-        inlineBytes += dev.once.local.http.Json.text(item).getBytes(StandardCharsets.UTF_8).length;
+        inlineBytes += Json.text(item).getBytes(StandardCharsets.UTF_8).length;
         if (inlineBytes > MAX_INLINE_BYTES) {
           throw HttpError.tooLarge(MAX_INLINE_BYTES);
         }
@@ -102,7 +104,7 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, byte[] i
         throw new IllegalArgumentException("not an absolute http(s) URL");
       }
       return uri;
-    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+    } catch (URISyntaxException | IllegalArgumentException e) {
       throw invalid("Invalid value at 'batch.webhook_config.uris': " + value + " is not a valid URL.");
     }
   }

@@ -15,6 +15,8 @@ import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The stand-in's "model": validates a {@code GenerateContentRequest} the way the API does, and answers with one
@@ -201,7 +203,7 @@ final class ContentGenerator {
   }
 
   /** "Set field to "value" exactly." in a text part of the prompt: the one kind of instruction the stand-in follows. */
-  private static final java.util.regex.Pattern COPY = java.util.regex.Pattern.compile(
+  private static final Pattern COPY = Pattern.compile(
       "Set ([A-Za-z_][A-Za-z0-9_]*) to \"([^\"]*)\" exactly\\.");
 
   /**
@@ -213,7 +215,7 @@ final class ContentGenerator {
     JsonNode properties = schema.path("properties");
     for (JsonNode content : request.path("contents")) {
       for (JsonNode part : content.path("parts")) {
-        java.util.regex.Matcher copy = COPY.matcher(part.path("text").asText(""));
+        Matcher copy = COPY.matcher(part.path("text").asText(""));
         while (copy.find()) {
           if (properties.has(copy.group(1))) {
             answer.put(copy.group(1), copy.group(2));
@@ -358,11 +360,11 @@ final class ContentGenerator {
     };
   }
 
-  private static final java.util.regex.Pattern PAGE = java.util.regex.Pattern.compile("/Type\\s*/Page(?![s\\w])");
+  private static final Pattern PAGE = Pattern.compile("/Type\\s*/Page(?![s\\w])");
 
   /** The pages of a PDF: its page objects when they can be seen, else one per 50 KB; at least one. */
   static int pages(byte[] pdf) {
-    java.util.regex.Matcher page = PAGE.matcher(new String(pdf, StandardCharsets.ISO_8859_1));
+    Matcher page = PAGE.matcher(new String(pdf, StandardCharsets.ISO_8859_1));
     int count = 0;
     while (page.find()) {
       count++;

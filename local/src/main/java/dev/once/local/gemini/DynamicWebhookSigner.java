@@ -23,6 +23,7 @@ import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.Signature;
+import java.text.ParseException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -121,7 +122,7 @@ public final class DynamicWebhookSigner {
     JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder();
     try {
       JSONObjectUtils.parse(new String(body, StandardCharsets.UTF_8)).forEach(claims::claim);
-    } catch (java.text.ParseException e) {
+    } catch (ParseException e) {
       throw new IllegalArgumentException("a webhook's body is a JSON event", e);
     }
     return jwt(claims

@@ -8,6 +8,7 @@ import dev.once.local.http.Json;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
 import java.net.URI;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -52,7 +53,7 @@ final class GeminiAdmin implements AdminRoutes.Own {
       case "POST thinking" -> standIn.thinkingTokens((int) request.requiredLong("tokens"));
       case "POST clock" -> {
         String now = request.required("now");
-        standIn.clock(now.equals("system") ? null : java.time.Instant.parse(now));
+        standIn.clock(now.equals("system") ? null : Instant.parse(now));
       }
       case "POST dynamic-signature" -> standIn.dynamicSignature(DynamicSignature.parse(request.required("scheme")));
       case "POST webhooks" -> standIn.registerWebhook(URI.create(request.required("url")));

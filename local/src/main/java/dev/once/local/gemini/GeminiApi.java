@@ -15,6 +15,7 @@ import dev.once.local.http.Reply;
 import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -293,7 +294,7 @@ final class GeminiApi extends ApiHandler {
   private static List<String> uploadCommands(Request request) {
     String command = request.header("X-Goog-Upload-Command");
     return command == null ? List.of()
-        : List.of(command.toLowerCase(java.util.Locale.ROOT).replace(" ", "").split(","));
+        : List.of(command.toLowerCase(Locale.ROOT).replace(" ", "").split(","));
   }
 
   private static String modelId(String model, String version, String method) {

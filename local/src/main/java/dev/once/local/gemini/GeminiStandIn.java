@@ -1,5 +1,7 @@
 package dev.once.local.gemini;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
@@ -9,6 +11,7 @@ import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.StandIn;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -257,12 +260,12 @@ public final class GeminiStandIn implements StandIn {
 
   /** How this job's answers come back when it ends (none given: as Google documents them). */
   public void answerFaults(String name, AnswerFault... faults) {
-    jobs.faults(name, java.util.Set.of(faults));
+    jobs.faults(name, Set.of(faults));
   }
 
   /** How the answers of jobs created from now on come back (none given: as Google documents them). */
   public void defaultAnswerFaults(AnswerFault... faults) {
-    jobs.defaultFaults(java.util.Set.of(faults));
+    jobs.defaultFaults(Set.of(faults));
   }
 
   /**
@@ -284,7 +287,7 @@ public final class GeminiStandIn implements StandIn {
   }
 
   /** The stand-in's time from now on starts at {@code now} and runs on (null: the system's): jobs' times bill them. */
-  public void clock(java.time.Instant now) {
+  public void clock(Instant now) {
     clock.set(now);
   }
 
@@ -305,7 +308,7 @@ public final class GeminiStandIn implements StandIn {
    * What the job was asked, in the order it was given: each inlined request's {@code {"request","metadata"}}, or each
    * line of its input file ({@code {"key","request"}}).
    */
-  public List<com.fasterxml.jackson.databind.JsonNode> requests(String batchName) {
+  public List<JsonNode> requests(String batchName) {
     return jobs.requests(batchName);
   }
 
@@ -393,7 +396,7 @@ public final class GeminiStandIn implements StandIn {
   }
 
   /** A RESET fault: the connection of this exchange gets a TCP RST instead of its answer. */
-  private void resetConnection(com.sun.net.httpserver.HttpExchange exchange) {
+  private void resetConnection(HttpExchange exchange) {
     server.reset(exchange);
   }
 

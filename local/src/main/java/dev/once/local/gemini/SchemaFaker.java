@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.UUID;
 
 /**
  * Fills a response schema with deterministic values: the same seed (derived from the request) gives the same
@@ -160,7 +161,7 @@ final class SchemaFaker {
       case "date" -> LocalDate.of(2026, 1, 1).plusDays(random.nextInt(365)).toString();
       case "email" -> "user-" + hex + "@example.com";
       case "uri", "url" -> "https://example.com/" + hex;
-      case "uuid" -> new java.util.UUID(random.nextLong(), random.nextLong()).toString();
+      case "uuid" -> new UUID(random.nextLong(), random.nextLong()).toString();
       default -> name + "-" + hex;
     };
     long minLength = longOf(schema, "minLength", 0);

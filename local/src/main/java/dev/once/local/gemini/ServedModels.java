@@ -7,6 +7,7 @@ import dev.once.local.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -62,7 +63,7 @@ final class ServedModels {
       if (in == null) {
         throw new IllegalStateException(RESOURCE + " is missing beside " + ServedModels.class.getName());
       }
-      for (JsonNode node : Json.parseTrusted(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+      for (JsonNode node : Json.parseTrusted(new String(in.readAllBytes(), StandardCharsets.UTF_8))
           .path("models")) {
         Stage stage = node.path("shutDown").asBoolean() ? Stage.SHUT_DOWN
             : node.path("closedToNewProjects").asBoolean() ? Stage.CLOSED_TO_NEW_PROJECTS

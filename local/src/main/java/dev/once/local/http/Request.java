@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.zip.GZIPInputStream;
+import java.util.zip.ZipException;
 
 /**
  * One incoming request with the checks every stand-in needs: a capped body (declared or actual size), gzip
@@ -119,7 +120,7 @@ public final class Request {
         in = new GZIPInputStream(in);
       }
       return readCapped(in, cap);
-    } catch (java.util.zip.ZipException e) {
+    } catch (ZipException e) {
       throw HttpError.badRequest("invalid", "The gzip request body is corrupt");
     } catch (IOException e) {
       throw new UncheckedIOException("reading the request body failed", e);

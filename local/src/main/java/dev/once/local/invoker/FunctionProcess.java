@@ -3,6 +3,7 @@ package dev.once.local.invoker;
 import dev.once.local.Bounds;
 import dev.once.local.process.ChildProcess;
 import dev.once.local.process.Jvm;
+import java.io.File;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,7 +38,7 @@ public final class FunctionProcess implements AutoCloseable {
       List<String> entries = new ArrayList<>();
       before.forEach(jar -> entries.add(jar.toString()));
       entries.add(functionJar.toString());
-      return String.join(java.io.File.pathSeparator, entries);
+      return String.join(File.pathSeparator, entries);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.once.local.net;
 
+import dev.once.local.Bounds;
 import dev.once.local.http.AmbiguousFailure;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -22,6 +23,7 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -42,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  * proxy cannot without breaking HTTP/2's header compression.
  */
 public final class GrpcProxy implements AutoCloseable {
-  private static final java.time.Duration UPSTREAM_HANG_GUARD = dev.once.local.Bounds.PATIENT;
+  private static final Duration UPSTREAM_HANG_GUARD = Bounds.PATIENT;
   /** Which calls may lose their answer, and how. */
   public interface Faults {
     /** Whether calls of {@code method} (its full name) are watched; they must be unary. */

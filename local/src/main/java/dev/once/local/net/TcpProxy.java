@@ -2,6 +2,7 @@ package dev.once.local.net;
 
 import dev.once.local.http.Counters;
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,6 +14,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -157,7 +160,7 @@ public final class TcpProxy implements AutoCloseable {
    * answer: where the answer ends, the connection is reset. Once; arm it again for another request.
    */
   public void dropAnswerOnceToRequestHolding(String... parts) {
-    targets.add(java.util.Arrays.stream(parts).map(part -> part.getBytes(StandardCharsets.UTF_8)).toList());
+    targets.add(Arrays.stream(parts).map(part -> part.getBytes(StandardCharsets.UTF_8)).toList());
   }
 
   /** Disarms {@link #dropAnswersOfNext}, {@link #dropAnswersFor} and {@link #dropAnswerOnceToRequestHolding}. */
@@ -264,8 +267,8 @@ public final class TcpProxy implements AutoCloseable {
    */
   private final class RequestFrames {
     private final Link link;
-    private final java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
-    private final Map<Integer, java.io.ByteArrayOutputStream> bodies = new java.util.HashMap<>();
+    private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private final Map<Integer, ByteArrayOutputStream> bodies = new HashMap<>();
 
     RequestFrames(Link link) {
       this.link = link;
@@ -285,7 +288,7 @@ public final class TcpProxy implements AutoCloseable {
         int stream = ((all[at + 5] & 0x7f) << 24) | ((all[at + 6] & 0xff) << 16) | ((all[at + 7] & 0xff) << 8)
             | (all[at + 8] & 0xff);
         if (type == HTTP2_DATA && stream != 0 && (!targets.isEmpty() || bodies.containsKey(stream))) {
-          bodies.computeIfAbsent(stream, s -> new java.io.ByteArrayOutputStream()).write(all, at + 9, size);
+          bodies.computeIfAbsent(stream, s -> new ByteArrayOutputStream()).write(all, at + 9, size);
           match(stream, bodies.get(stream).toByteArray());
         }
         if ((type == HTTP2_DATA || type == HTTP2_HEADERS) && (flags & HTTP2_END_STREAM) != 0) {

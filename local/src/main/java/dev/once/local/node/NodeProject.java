@@ -2,6 +2,7 @@ package dev.once.local.node;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -82,7 +83,7 @@ public final class NodeProject {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
             .redirectOutput(out.toFile()).redirectError(err.toFile());
         if (stdin == null) {
-          builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+          builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         }
         builder.environment().putAll(env);
         Process process;

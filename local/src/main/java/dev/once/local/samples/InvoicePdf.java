@@ -1,6 +1,8 @@
 package dev.once.local.samples;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A small, valid one-page PDF invoice per number, built here so no binary file needs to be kept: what the tests,
@@ -22,7 +24,7 @@ public final class InvoicePdf {
     for (int more = 1; more < pages; more++) {
       kids.append(' ').append(5 + more).append(" 0 R"); // the further pages follow the font, as objects 6, 7, …
     }
-    java.util.List<String> objects = new java.util.ArrayList<>(java.util.List.of(
+    List<String> objects = new ArrayList<>(List.of(
         "<< /Type /Catalog /Pages 2 0 R >>",
         "<< /Type /Pages /Kids [" + kids + "] /Count " + pages + " >>",
         page,

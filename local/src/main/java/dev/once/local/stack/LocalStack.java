@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -247,8 +248,8 @@ public final class LocalStack implements AutoCloseable {
   }
 
   /** The variables the webhook is deployed without (terraform/functions.tf). */
-  public static final java.util.Set<String> WITHHELD_FROM_THE_WEBHOOK =
-      java.util.Set.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC", "RESULTS_SIGNING_KEY", "NOTIFY_SIGNING_SECRET");
+  public static final Set<String> WITHHELD_FROM_THE_WEBHOOK =
+      Set.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC", "RESULTS_SIGNING_KEY", "NOTIFY_SIGNING_SECRET");
 
   private final Builder plan;
   private final Map<String, String> environment;
@@ -619,7 +620,7 @@ public final class LocalStack implements AutoCloseable {
     quietly(storage);
     quietly(pubsub);
     if (!plan.sharedEmulators) {
-      awaitQuietly(java.util.Arrays.asList(firestore, pubsubEmulator));
+      awaitQuietly(Arrays.asList(firestore, pubsubEmulator));
     }
     processes.forEach(ChildProcess::close); // whatever is left, e.g. a process stopped while it was starting
     starter.shutdownNow();

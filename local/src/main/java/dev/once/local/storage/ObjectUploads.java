@@ -8,6 +8,7 @@ import dev.once.local.http.Request;
 import dev.once.local.http.Responses;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -131,7 +132,7 @@ final class ObjectUploads {
       for (String part : header.split(",")) {
         int eq = part.indexOf('=');
         if (eq > 0) {
-          hashes.putIfAbsent(part.substring(0, eq).trim().toLowerCase(java.util.Locale.ROOT), part.substring(eq + 1).trim());
+          hashes.putIfAbsent(part.substring(0, eq).trim().toLowerCase(Locale.ROOT), part.substring(eq + 1).trim());
         }
       }
     }

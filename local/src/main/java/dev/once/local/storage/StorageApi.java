@@ -16,6 +16,7 @@ import dev.once.local.http.Responses;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Supplier;
@@ -75,7 +76,7 @@ final class StorageApi extends ApiHandler {
    */
   private static List<String> jsonApiPath(List<String> path) {
     if (!path.isEmpty() && path.get(0).equals("b")) {
-      List<String> full = new java.util.ArrayList<>(List.of("storage", "v1"));
+      List<String> full = new ArrayList<>(List.of("storage", "v1"));
       full.addAll(path);
       return full;
     }

@@ -1,6 +1,8 @@
 package dev.once.local.storage;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Map;
 
 /** One generation of one object: immutable once written, like GCS. */
@@ -37,7 +39,7 @@ public record StoredObject(
 
   /** GCS etags are opaque; this one changes with every generation and metageneration, which is what matters. */
   public String etag() {
-    return java.util.Base64.getEncoder()
-        .encodeToString((generation + "/" + metageneration).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    return Base64.getEncoder()
+        .encodeToString((generation + "/" + metageneration).getBytes(StandardCharsets.US_ASCII));
   }
 }

@@ -1,10 +1,11 @@
 package dev.once.run.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.once.budget.DaySpend;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.util.ArrayList;
@@ -159,7 +160,7 @@ record Evaluation(StoredState stored, Mode mode, List<Upload> uploads, Observati
   /** What this demo's analyses cost, and the day's spend as the budget's counters hold it. */
   private String spend(List<IdempotencyKey> docs) {
     long demo = docs.stream().mapToLong(stored::costMicroUsd).sum();
-    dev.once.budget.DaySpend today = stored.spendToday();
+    DaySpend today = stored.spendToday();
     return "Gemini spend: this demo's analyses " + demo + " µUSD (billing); " + today.day() + ": "
         + (today.totalMicroUsd() == 0 ? "nothing counted (no GEMINI_DAILY_BUDGET_USD, or nothing spent yet)"
             : today.spentMicroUsd() + " µUSD spent, " + today.reservedMicroUsd() + " reserved (the budget's counters)");

@@ -2,6 +2,7 @@ package dev.once.run.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.local.Bounds;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,7 +15,7 @@ final class Http {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   /** A hang guard on one call to a stand-in in this JVM or the runner's (the demo asks again when one fails). */
-  static final Duration ADMIN_TIMEOUT = dev.once.local.Bounds.CALL;
+  static final Duration ADMIN_TIMEOUT = Bounds.CALL;
   /** The reconciler's own budget is 2 minutes a run. */
   static final Duration RECONCILE_TIMEOUT = Duration.ofMinutes(3);
 

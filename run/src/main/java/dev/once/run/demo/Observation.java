@@ -8,6 +8,7 @@ import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,7 +49,7 @@ record Observation(
   static final Set<String> FINAL = Set.of("analysed", "failed", "rejected");
 
   static Observation read(StackClient client, List<Upload> uploads, List<PubsubMessage> tapped) {
-    Set<String> names = new java.util.HashSet<>();
+    Set<String> names = new HashSet<>();
     uploads.forEach(u -> names.add(u.name()));
     Map<String, List<String>> finalizeIds = new HashMap<>();
     for (JsonNode n : client.get(Part.STORAGE, "/_admin/notifications")) {

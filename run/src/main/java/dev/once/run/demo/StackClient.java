@@ -1,6 +1,7 @@
 package dev.once.run.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.api.core.ApiFuture;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
@@ -11,13 +12,15 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
-import dev.once.firestore.FirestoreLedger;
 import dev.once.budget.DaySpend;
 import dev.once.budget.SpendCounters;
+import dev.once.config.OnceSetting;
+import dev.once.config.Settings;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
-import dev.once.key.IdempotencyKey;
 import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.stack.Part;
@@ -25,6 +28,8 @@ import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
 import dev.once.pipeline.Records;
 import dev.once.run.StackInfo;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -97,9 +102,9 @@ final class StackClient implements StoredState, AutoCloseable {
   /** The day in ONCE_BUDGET_TIMEZONE (as this process's environment sets it for dev/run's functions; else UTC). */
   @Override
   public DaySpend spendToday() {
-    java.time.ZoneId zone = dev.once.config.Settings.fromEnvironment()
-        .optional(dev.once.config.OnceSetting.ONCE_BUDGET_TIMEZONE).map(java.time.ZoneId::of)
-        .orElse(java.time.ZoneOffset.UTC);
+    ZoneId zone = Settings.fromEnvironment()
+        .optional(OnceSetting.ONCE_BUDGET_TIMEZONE).map(ZoneId::of)
+        .orElse(ZoneOffset.UTC);
     SpendCounters counters = new SpendCounters(ledger);
     return counters.read(counters.today(zone));
   }
@@ -132,7 +137,7 @@ final class StackClient implements StoredState, AutoCloseable {
     return stack;
   }
 
-  private static <T> T await(com.google.api.core.ApiFuture<T> future) {
+  private static <T> T await(ApiFuture<T> future) {
     try {
       return future.get(FIRESTORE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

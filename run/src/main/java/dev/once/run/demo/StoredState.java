@@ -1,8 +1,10 @@
 package dev.once.run.demo;
 
 import dev.once.budget.DaySpend;
-import dev.once.ledger.LedgerRecord;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerRecord;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.Optional;
 
 /** What the demo reads from Firestore about a key: the ledger, and the analyses and billing entries found by key. */
@@ -22,6 +24,6 @@ interface StoredState {
 
   /** Today's Gemini spend as the spending guard's counters hold it (nothing counted without a budget). */
   default DaySpend spendToday() {
-    return new DaySpend(java.time.LocalDate.now(java.time.ZoneOffset.UTC), 0, 0);
+    return new DaySpend(LocalDate.now(ZoneOffset.UTC), 0, 0);
   }
 }

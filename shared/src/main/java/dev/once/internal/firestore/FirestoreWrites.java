@@ -7,6 +7,7 @@ import com.google.cloud.firestore.SetOptions;
 import com.google.cloud.firestore.UpdateBuilder;
 import dev.once.internal.ledger.Times;
 import dev.once.ledger.DocumentWrites;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,7 +58,7 @@ final class FirestoreWrites implements DocumentWrites {
     if (value == Special.SERVER_TIME) {
       return FieldValue.serverTimestamp();
     }
-    if (value instanceof java.time.Instant instant) {
+    if (value instanceof Instant instant) {
       return Times.timestamp(instant);
     }
     if (value instanceof Increment increment) {
