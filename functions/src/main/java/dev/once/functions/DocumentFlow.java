@@ -148,8 +148,8 @@ final class DocumentFlow {
       }
     }
     Map<String, Object> summary = switch (analysed) {
-      case Outcome.Processed processed -> isSubmission(processed.result()) ? null : processed.result();
-      case Outcome.Duplicate duplicate -> isSubmission(duplicate.result()) ? null : duplicate.result();
+      case Outcome.Processed processed -> QueuedAnalysis.is(processed.result()) ? null : processed.result();
+      case Outcome.Duplicate duplicate -> QueuedAnalysis.is(duplicate.result()) ? null : duplicate.result();
       // The webhook never comes for a refused document: its refusal is published at once.
       case Outcome.Rejected rejected -> rejected.gaveUp()
           ? ResultMessage.gaveUp(key, document, rejected.reason())
@@ -193,15 +193,7 @@ final class DocumentFlow {
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
   private static boolean needsPublishing(Outcome analysed) {
     return analysed instanceof Outcome.Rejected
-        || analysed instanceof Outcome.Duplicate duplicate && !isSubmission(duplicate.result());
-  }
-
-  /**
-   * The outcome of a batch mode analysis (queued; or, before gathering, its own job), as opposed to a result, which
-   * always has a status.
-   */
-  static boolean isSubmission(Map<String, Object> outcome) {
-    return outcome.containsKey("queued") || outcome.containsKey("job") && !outcome.containsKey("status");
+        || analysed instanceof Outcome.Duplicate duplicate && !QueuedAnalysis.is(duplicate.result());
   }
 
   /**
@@ -277,7 +269,7 @@ final class DocumentFlow {
       return copy.get();
     }
     Reservation reservation = reserve(call, content, true);
-    return Completion.of(Map.of("queued", true, "mode", "batch"),
+    return Completion.of(QueuedAnalysis.result(),
         records.get().queued(call.key, call.document, content.length, reservation, attempt.generation()));
   }
 
@@ -286,7 +278,7 @@ final class DocumentFlow {
    * the one to analyse. A copy waiting for the first is deferred, nothing reserved or published.
    */
   private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
-    return switch (sameContent.judge(call.key, call.document, content)) {
+    return switch (sameContent.judge(call.key, call.document, mimeType(call.document), content)) {
       case SameContent.First first -> Optional.empty();
       case SameContent.CopyOfAnalysed copy -> {
         call.details.put("duplicateOfHash", copy.first().logHash()); // the log line names keys by hash (EventLog)

@@ -74,11 +74,11 @@ final class SameContent {
    * {@link First} when this document is the one to analyse, or its upload asked for a re-analysis ({@link
    * DocumentSource#REANALYSE}).
    */
-  Verdict judge(IdempotencyKey key, DocumentSource document, byte[] content) throws Refusal {
+  Verdict judge(IdempotencyKey key, DocumentSource document, String mimeType, byte[] content) throws Refusal {
     if (document.reanalyse()) {
       return FIRST;
     }
-    IdempotencyKey contentKey = ContentKeys.of(document.bucket(), DocumentFlow.mimeType(document), content);
+    IdempotencyKey contentKey = ContentKeys.of(document.bucket(), mimeType, content);
     IdempotencyKey first = holderOf(claim(contentKey, key));
     for (int passes = 0; first != null && !first.equals(key); passes++) {
       Holder holder = holder(first);
@@ -185,7 +185,7 @@ final class SameContent {
       if (finished.isPresent()) {
         return switch (finished.get()) {
           case Outcome.Rejected rejected -> Holder.passes(rejected.gaveUp() ? "given up" : "refused");
-          case Outcome.Duplicate done when DocumentFlow.isSubmission(done.result()) -> holderInBatch(first);
+          case Outcome.Duplicate done when QueuedAnalysis.is(done.result()) -> holderInBatch(first);
           default -> Holder.ANALYSED;
         };
       }
@@ -196,7 +196,7 @@ final class SameContent {
       LedgerRecord analyse = record.get();
       switch (analyse.state()) {
         case DONE -> {
-          return DocumentFlow.isSubmission(analyse.outcome()) ? holderInBatch(first) : Holder.ANALYSED;
+          return QueuedAnalysis.is(analyse.outcome()) ? holderInBatch(first) : Holder.ANALYSED;
         }
         case REJECTED -> {
           return Holder.passes(analyse.gaveUp() ? "given up" : "refused");
