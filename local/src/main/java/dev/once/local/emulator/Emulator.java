@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * An emulator JVM started from the Cloud SDK's jar on 127.0.0.1, its output in a log file; ready once its root URL
@@ -35,12 +36,13 @@ public abstract class Emulator implements AutoCloseable {
   }
 
   /**
-   * C1 only and the serial collector, as for the functions ({@link Jvm#quick}): an emulator lives for a test class or
-   * a dev/run session on a machine it shares, where C2's compiles and G1's threads cost more CPU than they save (one
-   * IT class's Firestore emulator: 22.5 CPU-s with the JDK's defaults, 12.9 with these).
+   * C1 only, the serial collector and no verification, as for the functions ({@link Jvm#quick}): an emulator lives
+   * for a test class or a dev/run session on a machine it shares, where C2's compiles and G1's threads cost more CPU
+   * than they save (one IT class's Firestore emulator: 22.5 CPU-s with the JDK's defaults, 12.9 with these).
    */
-  private static final List<String> FLAGS =
-      List.of("-Duser.language=en", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  private static final List<String> FLAGS = Stream.concat(
+      Stream.of("-Duser.language=en", "-Xss1m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+      Jvm.NO_VERIFY.stream()).toList();
 
   static ChildProcess launch(String name, List<String> javaArgs, int port, Path log) {
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
