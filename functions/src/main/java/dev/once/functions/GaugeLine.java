@@ -13,18 +13,20 @@ import java.util.function.Supplier;
 final class GaugeLine {
   private final Supplier<BatchGauges> gauges;
   private final int maxJobsInFlight;
+  private final Log log;
 
-  GaugeLine(Supplier<BatchGauges> gauges, int maxJobsInFlight) {
+  GaugeLine(Supplier<BatchGauges> gauges, int maxJobsInFlight, Log log) {
     this.gauges = gauges;
     this.maxJobsInFlight = maxJobsInFlight;
+    this.log = log;
   }
 
   void log() {
     try {
-      Log.stdout().info(BatchGauges.MESSAGE, Map.of("function", GeminiReconciler.NAME,
+      log.info(BatchGauges.MESSAGE, Map.of("function", GeminiReconciler.NAME,
           BatchGauges.FIELD, gauges.get().read().toLog(maxJobsInFlight)));
     } catch (RuntimeException e) {
-      Log.stdout().error("the reconciler could not read the batch gauges",
+      log.error("the reconciler could not read the batch gauges",
           Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
     }
   }

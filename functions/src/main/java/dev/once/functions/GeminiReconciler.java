@@ -17,6 +17,7 @@ public final class GeminiReconciler implements HttpFunction {
   static final String NAME = "GeminiReconciler";
   private final ReconcileFlow flow;
   private final GaugeLine gauges;
+  private final Log log;
 
   public GeminiReconciler() {
     this(Clients.instance());
@@ -25,6 +26,7 @@ public final class GeminiReconciler implements HttpFunction {
   GeminiReconciler(Clients clients) {
     flow = Wiring.reconcileFlow(clients);
     gauges = Wiring.gaugeLine(clients);
+    log = clients.once.log();
   }
 
   @Override
@@ -38,12 +40,12 @@ public final class GeminiReconciler implements HttpFunction {
     try {
       summary = flow.run();
     } catch (RuntimeException e) {
-      Log.stdout().error("the reconciler could not list batch jobs", Map.of("function", NAME, "error", String.valueOf(e)));
+      log.error("the reconciler could not list batch jobs", Map.of("function", NAME, "error", String.valueOf(e)));
       gauges.log();
       HttpAnswer.send(response, 503, "unavailable");
       return;
     }
-    Log.stdout().info("reconciliation run", Map.of("function", NAME, "summary", summary.toMap()));
+    log.info("reconciliation run", Map.of("function", NAME, "summary", summary.toMap()));
     gauges.log();
     HttpAnswer.send(response, 200, summary.truncated ? "partial" : "complete", summary.toMap());
   }

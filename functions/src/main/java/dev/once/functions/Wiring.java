@@ -243,7 +243,7 @@ final class Wiring {
   /** The reconciler's line of batch gauges, against the cap it is deployed with. */
   static GaugeLine gaugeLine(Clients clients) {
     int maxInFlight = atMost(clients.settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
-    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())), maxInFlight);
+    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())), maxInFlight, clients.once.log());
   }
 
   static DocumentFlow.Mode mode(Settings settings) {

@@ -39,9 +39,11 @@ final class BatchInputFiles {
   private static final String NAME_PREFIX = "files/once-";
 
   private final Client client;
+  private final Log log;
 
-  BatchInputFiles(Client client) {
+  BatchInputFiles(Client client, Log log) {
     this.client = client;
+    this.log = log;
   }
 
   /** The input file's name for this gathering: 5 + 32 characters, within the Files API's 40. */
@@ -62,11 +64,11 @@ final class BatchInputFiles {
       }
       Optional<File> stored = find(name);
       if (stored.isPresent() && sameBytes(stored.get(), input)) {
-        Log.stdout().info("an earlier try stored this batch input", Map.of("file", name));
+        log.info("an earlier try stored this batch input", Map.of("file", name));
         return name;
       }
       if (stored.isEmpty()) {
-        Log.stdout().write("WARNING", "a batch input's name is taken by a file that cannot be read; it goes under another",
+        log.write("WARNING", "a batch input's name is taken by a file that cannot be read; it goes under another",
             Map.of("file", name));
         return upload(Optional.empty(), gatheringId, input);
       }
@@ -86,14 +88,14 @@ final class BatchInputFiles {
   void delete(String name) {
     try {
       client.files.delete(name, null);
-      Log.stdout().info("deleted a batch input", Map.of("file", name));
+      log.info("deleted a batch input", Map.of("file", name));
     } catch (ApiException e) {
       if (!absent(e)) {
-        Log.stdout().write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
+        log.write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
             Map.of("file", name, "error", GeminiErrors.describe(e)));
       }
     } catch (RuntimeException e) {
-      Log.stdout().write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
+      log.write("WARNING", "could not delete a batch input; it expires 48 hours after its upload",
           Map.of("file", name, "error", GeminiErrors.describe(e)));
     }
   }

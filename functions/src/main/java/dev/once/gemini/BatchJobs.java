@@ -102,7 +102,7 @@ public final class BatchJobs {
     this.model = model;
     this.webhookUrl = webhookUrl;
     this.inlineMaxBytes = inlineMaxBytes;
-    this.inputFiles = new BatchInputFiles(client);
+    this.inputFiles = new BatchInputFiles(client, watch.log());
     this.watch = watch;
   }
 

@@ -29,6 +29,11 @@ public final class ModelWatch {
     this.log = log;
   }
 
+  /** Where this watch writes: the lines of the batch jobs it watches go there too. */
+  Log log() {
+    return log;
+  }
+
   /** The WARNING line of a configured model Google has dated: closed to new projects, routed, or shutting down. */
   public static final String LIFECYCLE = "gemini model lifecycle";
   /** A shutdown this close is warned of at start. */
