@@ -13,6 +13,7 @@ import dev.once.gemini.WebhookSignatures;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import dev.once.observe.EventLog;
+import dev.once.observe.ForeignText;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
@@ -161,6 +162,6 @@ final class WebhookHandler {
   }
 
   private static String truncate(String text) {
-    return text.length() <= 100 ? text : text.substring(0, 100) + "…";
+    return ForeignText.cut(text, 100);
   }
 }

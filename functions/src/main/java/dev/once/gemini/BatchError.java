@@ -1,5 +1,6 @@
 package dev.once.gemini;
 
+import dev.once.observe.ForeignText;
 import java.util.Locale;
 
 /**
@@ -12,7 +13,7 @@ import java.util.Locale;
  */
 public record BatchError(int code, String status, String message) {
   public BatchError {
-    message = message == null ? "" : InvoiceBounds.cut(message, GeminiErrors.MAX_DESCRIPTION_CHARS);
+    message = message == null ? "" : ForeignText.cut(message, GeminiErrors.MAX_DESCRIPTION_CHARS);
     status = status != null && !status.isBlank() ? status.strip().toUpperCase(Locale.ROOT) : statusOf(code);
   }
 

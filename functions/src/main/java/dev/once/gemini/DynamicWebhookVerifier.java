@@ -14,6 +14,7 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import dev.once.observe.ForeignText;
 import dev.once.pipeline.PipelineSetting;
 import java.io.IOException;
 import java.net.URI;
@@ -144,7 +145,7 @@ public final class DynamicWebhookVerifier {
   }
 
   private static String shown(String value) {
-    return value == null || value.length() <= 200 ? value : value.substring(0, 200) + "…";
+    return ForeignText.cut(value, 200);
   }
 
   /** How many times the JWKS was fetched: a cache that works keeps this low. */

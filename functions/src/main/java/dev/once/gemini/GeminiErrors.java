@@ -1,6 +1,7 @@
 package dev.once.gemini;
 
 import com.google.genai.errors.ApiException;
+import dev.once.observe.ForeignText;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalInt;
@@ -148,7 +149,7 @@ public final class GeminiErrors {
     String description = error instanceof ModelUnavailable ? error.getMessage() : api != null
         ? "Gemini answered " + api.code() + " " + api.status() + ": " + api.message()
         : error.getClass().getSimpleName() + ": " + error.getMessage();
-    return InvoiceBounds.cut(description, MAX_DESCRIPTION_CHARS);
+    return ForeignText.cut(description, MAX_DESCRIPTION_CHARS);
   }
 
   private static ApiException api(Throwable error) {

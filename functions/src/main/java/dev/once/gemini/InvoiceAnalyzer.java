@@ -7,6 +7,7 @@ import com.google.genai.Client;
 import com.google.genai.types.Candidate;
 import com.google.genai.types.FinishReason;
 import com.google.genai.types.GenerateContentResponse;
+import dev.once.observe.ForeignText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -108,7 +109,7 @@ public final class InvoiceAnalyzer {
           usage, answeredAt);
     } catch (JsonProcessingException e) {
       return new Analysis(requestedModel, model, Map.of(),
-          cut.orElse(InvoiceBounds.cut("the model's answer is not JSON: " + e.getOriginalMessage(),
+          cut.orElse(ForeignText.cut("the model's answer is not JSON: " + e.getOriginalMessage(),
               InvoiceBounds.MAX_TEXT_CHARS)), usage, answeredAt);
     }
   }

@@ -2,6 +2,7 @@ package dev.once.gemini;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.observe.ForeignText;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,7 +23,6 @@ public final class InvoiceBounds {
   public static final int MAX_TEXT_CHARS = 300;
   public static final int MAX_LINE_ITEMS = 100;
   public static final int MAX_JSON_BYTES = 24 * 1024;
-  static final String CUT = "…";
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Set<String> ITEM_FIELDS = Set.of("description", "quantity", "unitPrice", "amount");
 
@@ -95,19 +95,7 @@ public final class InvoiceBounds {
       return text;
     }
     truncated.add(field);
-    return cut(text, MAX_TEXT_CHARS);
-  }
-
-  /**
-   * At most {@code chars} of {@code text} (never half a surrogate pair), ending "…" when cut: how anything someone
-   * else wrote (the model, Google's messages, an uploader's names) is bounded before a record, a message or a log line.
-   */
-  public static String cut(String text, int chars) {
-    if (text == null || text.length() <= chars) {
-      return text;
-    }
-    int end = Character.isHighSurrogate(text.charAt(chars - 1)) ? chars - 1 : chars;
-    return text.substring(0, end) + CUT;
+    return ForeignText.cut(text, MAX_TEXT_CHARS);
   }
 
   private static int jsonBytes(Map<String, Object> invoice) {

@@ -2,11 +2,11 @@ package dev.once.pipeline;
 
 import dev.once.budget.Reservation;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.InvoiceBounds;
 import dev.once.gemini.PriceTable;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.SideWrites;
+import dev.once.observe.ForeignText;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -345,7 +345,7 @@ public final class Records {
 
   /** At most {@link #MAX_TEXT_CHARS} of a text someone else wrote (Google, the model), ending "…" when cut. */
   static String bounded(String text) {
-    return InvoiceBounds.cut(text, MAX_TEXT_CHARS);
+    return ForeignText.cut(text, MAX_TEXT_CHARS);
   }
 
   /** The most of a reason, or of a field's text the model wrote, a record or a published result keeps. */

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.InvoiceBounds;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
+import dev.once.observe.ForeignText;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +29,7 @@ public final class ResultMessage {
   static final int MAX_REASON_CHARS = 300;
 
   private static String reason(String reason) {
-    return InvoiceBounds.cut(reason, MAX_REASON_CHARS);
+    return ForeignText.cut(reason, MAX_REASON_CHARS);
   }
 
   private ResultMessage() {}
@@ -52,7 +52,7 @@ public final class ResultMessage {
       for (String field : HEADLINE) {
         Object value = analysis.invoice().get(field);
         if (value instanceof String text && text.length() > MAX_HEADLINE_CHARS) {
-          value = InvoiceBounds.cut(text, MAX_HEADLINE_CHARS);
+          value = ForeignText.cut(text, MAX_HEADLINE_CHARS);
           truncated.add(field);
         } else if (analysis.truncated().contains(field)) {
           truncated.add(field);

@@ -1,6 +1,7 @@
 package dev.once.cli.inspect;
 
 import com.google.cloud.Timestamp;
+import dev.once.observe.ForeignText;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -14,7 +15,7 @@ public final class Values {
 
   public static String text(Object value) {
     String text = render(value);
-    return text.length() <= MAX ? text : text.substring(0, MAX - 1) + "…";
+    return text.length() <= MAX ? text : ForeignText.cut(text, MAX - 1);
   }
 
   private static String render(Object value) {

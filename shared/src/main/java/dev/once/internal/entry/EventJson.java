@@ -3,6 +3,7 @@ package dev.once.internal.entry;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.entry.MalformedEvent;
+import dev.once.observe.ForeignText;
 import io.cloudevents.CloudEvent;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -92,6 +93,6 @@ public final class EventJson {
       return "";
     }
     String line = message.lines().findFirst().orElse("");
-    return line.length() <= 200 ? line : line.substring(0, 200) + "…";
+    return ForeignText.cut(line, 200);
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.internal.entry;
 
+import dev.once.observe.ForeignText;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
@@ -43,6 +44,6 @@ public final class StorageNames {
     String visible = text.codePoints().limit(60)
         .map(cp -> Character.isISOControl(cp) ? '?' : cp)
         .collect(StringBuilder::new, StringBuilder::appendCodePoint, StringBuilder::append).toString();
-    return text.length() > 60 ? visible + "…" : visible;
+    return text.codePointCount(0, text.length()) > 60 ? visible + ForeignText.CUT : visible;
   }
 }

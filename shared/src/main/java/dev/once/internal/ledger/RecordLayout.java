@@ -11,6 +11,7 @@ import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.RecordStore.RecordWrite;
 import dev.once.ledger.RecordStore.Snapshot;
+import dev.once.observe.ForeignText;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -188,9 +189,6 @@ public final class RecordLayout {
   }
 
   static String truncate(String text, int max) {
-    if (text == null) {
-      return null;
-    }
-    return text.length() <= max ? text : text.substring(0, max) + "…";
+    return ForeignText.cut(text, max);
   }
 }
