@@ -20,7 +20,6 @@ public final class Fields {
 
   /** Analyses ({@link Records}), and the spending guard's status and time (not written yet by {@link Records}). */
   public static final String STATUS = "status";
-  public static final String DEFERRED = "deferred";
   public static final String DEFERRED_AT = "deferredAt";
   /** Batch mode: an analysis's place in the queue and its gathering ({@link Records}). */
   public static final String QUEUED_AT = "queuedAt";

@@ -1,5 +1,7 @@
 package dev.once.cli;
 
+import static dev.once.pipeline.DocumentStatus.QUEUED;
+import static dev.once.pipeline.DocumentStatus.SUBMITTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -107,7 +109,7 @@ class BatchBurstEndToEndTest {
   @Test
   void statsAndStuck_showTheBurstHeldByTheCap_andChangeNothing() throws Exception {
     upload(PER_JOB); // a full job: submitted at once, and held running
-    Await.until(SETTLED, () -> count(Records.SUBMITTED) == PER_JOB && stack.gemini().batchNames().size() == 1,
+    Await.until(SETTLED, () -> count(SUBMITTED.value()) == PER_JOB && stack.gemini().batchNames().size() == 1,
         "the first job submitted");
     stack.gemini().failNext(1, 429); // the next call, the second job's batches.create: quota
     upload(PER_JOB);
@@ -117,7 +119,7 @@ class BatchBurstEndToEndTest {
       throw new AssertionError(e.getMessage() + "; gatherings: " + gatherings(), e);
     }
     upload(2); // behind a full cap (one job running, one waiting for Gemini): queued
-    Await.until(SETTLED, () -> count(Records.QUEUED) == 2, "two documents queued");
+    Await.until(SETTLED, () -> count(QUEUED.value()) == 2, "two documents queued");
     Map<String, Object> before = snapshot();
 
     OnceRunner.Result stuck = Await.value(SETTLED, () -> {

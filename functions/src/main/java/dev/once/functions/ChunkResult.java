@@ -1,5 +1,6 @@
 package dev.once.functions;
 
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Records;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,7 +78,7 @@ record ChunkResult(List<Map<String, Object>> summaries, Map<String, Integer> mat
 
   /** Its documents given up for good, whatever the reason: the operators' given-up count. */
   int givenUp() {
-    return (int) summaries.stream().filter(summary -> Records.FAILED.equals(summary.get("status"))).count();
+    return (int) summaries.stream().filter(summary -> DocumentStatus.FAILED.is(summary.get("status"))).count();
   }
 
   int count(Count count) {

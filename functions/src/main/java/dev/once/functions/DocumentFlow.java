@@ -18,6 +18,7 @@ import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -331,7 +332,7 @@ final class DocumentFlow {
     if (since == null && fitsADay) {
       try {
         since = queries.get().analysis(call.key.documentId())
-            .filter(analysis -> Records.DEFERRED.equals(analysis.status()))
+            .filter(analysis -> analysis.status() == DocumentStatus.DEFERRED)
             .map(RecordQueries.AnalysisState::deferredAt).orElse(null);
       } catch (RuntimeException e) {
         throw Refusal.notPerformed("could not read the document's analysis to defer it: " + e.getMessage(), e);

@@ -8,6 +8,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -210,7 +211,7 @@ final class SameContent {
       }
       boolean abandoned = analyse.generation() == 1 && analyse.leaseExpiresAt() != null
           && analyse.leaseExpiresAt().plus(ABANDONED_AFTER).isBefore(analyse.readTime())
-          && !queries.get().analysis(first.documentId()).map(a -> Records.DEFERRED.equals(a.status())).orElse(false);
+          && !queries.get().analysis(first.documentId()).map(a -> a.status() == DocumentStatus.DEFERRED).orElse(false);
       return abandoned ? Holder.passes("abandoned: its last try was released over a day ago") : Holder.WAITING;
     } catch (RuntimeException e) {
       throw Refusal.notPerformed("could not read where the first document of the same content stands: "
@@ -224,12 +225,13 @@ final class SameContent {
    */
   private Holder holderInBatch(IdempotencyKey first) {
     Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(first.documentId());
-    String status = analysis.map(RecordQueries.AnalysisState::status).orElse(Records.ANALYSED);
-    return switch (status == null ? Records.ANALYSED : status) {
-      case Records.QUEUED, Records.GATHERED, Records.SUBMITTED, Records.DEFERRED -> Holder.WAITING;
-      case Records.REJECTED -> Holder.passes("refused");
-      case Records.FAILED -> analysis.get().billed() ? Holder.ANALYSED : Holder.passes("given up: no answer");
-      default -> Holder.ANALYSED;
+    // No analysis, or a status this version does not know: the first stands as analysed.
+    DocumentStatus status = analysis.map(RecordQueries.AnalysisState::status).orElse(DocumentStatus.ANALYSED);
+    return switch (status) {
+      case QUEUED, GATHERED, SUBMITTED, DEFERRED -> Holder.WAITING;
+      case REJECTED -> Holder.passes("refused");
+      case FAILED -> analysis.get().billed() ? Holder.ANALYSED : Holder.passes("given up: no answer");
+      case ANALYSED, DUPLICATE -> Holder.ANALYSED;
     };
   }
 }

@@ -70,10 +70,11 @@ public final class BatchGauges {
   }
 
   public Reading read() {
-    long queued = count(Records.QUEUED);
-    long gathered = count(Records.GATHERED);
-    QuerySnapshot oldest = RecordQueries.await(db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED)
-        .orderBy("queuedAt").limit(1).get(), "the oldest queued document");
+    long queued = count(DocumentStatus.QUEUED);
+    long gathered = count(DocumentStatus.GATHERED);
+    QuerySnapshot oldest = RecordQueries.await(db.collection(Records.ANALYSES)
+        .whereEqualTo("status", DocumentStatus.QUEUED.value()).orderBy("queuedAt").limit(1).get(),
+        "the oldest queued document");
     Instant oldestQueuedAt = oldest.isEmpty() ? null : instant(oldest.getDocuments().get(0).getTimestamp("queuedAt"));
     QuerySnapshot inFlight = RecordQueries.await(db.collection(Gatherings.COLLECTION).whereEqualTo("inFlight", true)
         .select("state", "sealedAt", "submittedAt").limit(IN_FLIGHT_READ).get(), "the gatherings in flight");
@@ -97,9 +98,9 @@ public final class BatchGauges {
         submitted, oldestSubmittedAt);
   }
 
-  private long count(String status) {
-    return RecordQueries.await(db.collection(Records.ANALYSES).whereEqualTo("status", status).count().get(),
-        "the " + status + " documents").getCount();
+  private long count(DocumentStatus status) {
+    return RecordQueries.await(db.collection(Records.ANALYSES).whereEqualTo("status", status.value()).count().get(),
+        "the " + status.value() + " documents").getCount();
   }
 
   private static Instant instant(Timestamp t) {

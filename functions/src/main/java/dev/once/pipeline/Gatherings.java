@@ -146,8 +146,9 @@ public final class Gatherings {
 
   /** The update that moves a queued document into the gathering, conditional on the update time it was read at. */
   private Future<?> join(String id, RecordQueries.Queued document) {
-    return db.collection(Records.ANALYSES).document(document.documentId()).update(Map.of("status", Records.GATHERED,
-        "batch", id, "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(document.updateTime()));
+    return db.collection(Records.ANALYSES).document(document.documentId()).update(Map.of(
+        "status", DocumentStatus.GATHERED.value(), "batch", id, "updatedAt", FieldValue.serverTimestamp()),
+        Precondition.updatedAt(document.updateTime()));
   }
 
   /** Whether the document is in the gathering once its update is answered. */
@@ -311,8 +312,9 @@ public final class Gatherings {
   }
 
   public Future<?> markSubmitted(String documentId, String job, Timestamp readAt) {
-    return db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", Records.SUBMITTED,
-        "job", job, "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(readAt));
+    return db.collection(Records.ANALYSES).document(documentId).update(Map.of(
+        "status", DocumentStatus.SUBMITTED.value(), "job", job, "updatedAt", FieldValue.serverTimestamp()),
+        Precondition.updatedAt(readAt));
   }
 
   /**
@@ -322,7 +324,7 @@ public final class Gatherings {
    */
   public boolean requeue(String documentId, Timestamp readAt) {
     try {
-      await(db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", Records.QUEUED,
+      await(db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", DocumentStatus.QUEUED.value(),
           "batch", FieldValue.delete(), "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(readAt)),
           "put a document back in the queue");
       return true;

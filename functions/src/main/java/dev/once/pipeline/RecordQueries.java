@@ -43,11 +43,12 @@ public final class RecordQueries {
   /**
    * What a document's analysis says, as far as a completion, a deferral or a copy of its bytes must know: whose job it
    * waits for, if any; since when it waits for budget, if it does; whether a model answered it ({@code billed}: the
-   * analysis names a {@code model}), which tells a billed {@code failed} answer from a give-up.
+   * analysis names a {@code model}), which tells a billed {@code failed} answer from a give-up. {@code status} is
+   * null when the analysis stores none this version knows.
    */
-  public record AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt,
+  public record AnalysisState(IdempotencyKey documentKey, DocumentStatus status, String job, Instant deferredAt,
       boolean billed) {
-    public AnalysisState(IdempotencyKey documentKey, String status, String job, Instant deferredAt) {
+    public AnalysisState(IdempotencyKey documentKey, DocumentStatus status, String job, Instant deferredAt) {
       this(documentKey, status, job, deferredAt, false);
     }
 
@@ -57,7 +58,7 @@ public final class RecordQueries {
      * try made and lost the answer of (the reconciler resumes it), and until then its analysis names no job.
      */
     public boolean disowns(String job) {
-      return !job.equals(this.job) && !Records.DEFERRED.equals(status);
+      return !job.equals(this.job) && status != DocumentStatus.DEFERRED;
     }
   }
 
@@ -68,7 +69,8 @@ public final class RecordQueries {
           .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       String key = snapshot.exists() ? snapshot.getString("key") : null;
       return key == null ? Optional.empty()
-          : Optional.of(new AnalysisState(IdempotencyKey.of(key), snapshot.getString("status"), snapshot.getString("job"),
+          : Optional.of(new AnalysisState(IdempotencyKey.of(key),
+              DocumentStatus.of(snapshot.getString("status")).orElse(null), snapshot.getString("job"),
               instant(snapshot.getTimestamp("deferredAt")), snapshot.getString("model") != null));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -173,8 +175,8 @@ public final class RecordQueries {
       for (DocumentSnapshot doc : await(db.getAll(refs), "the analyses of " + job)) {
         String status = doc.getString("status");
         boolean gathered = gathering != null && gathering.equals(doc.getString("batch"))
-            && (Records.GATHERED.equals(status) || Records.SUBMITTED.equals(status));
-        boolean submitted = Records.SUBMITTED.equals(status) && job.equals(doc.getString("job"));
+            && (DocumentStatus.GATHERED.is(status) || DocumentStatus.SUBMITTED.is(status));
+        boolean submitted = DocumentStatus.SUBMITTED.is(status) && job.equals(doc.getString("job"));
         if (doc.exists() && (gathered || submitted)) {
           submitted(doc, gathering).ifPresent(found::add);
         }
@@ -214,7 +216,7 @@ public final class RecordQueries {
    */
   public List<Gathered> gathered(int limit, String startAtId) {
     List<Gathered> found = new ArrayList<>();
-    for (QueryDocumentSnapshot doc : scan(Records.GATHERED, limit, startAtId, "the gathered documents")) {
+    for (QueryDocumentSnapshot doc : scan(DocumentStatus.GATHERED, limit, startAtId, "the gathered documents")) {
       String gathering = doc.getString("batch");
       if (gathering != null) {
         found.add(new Gathered(doc.getId(), gathering, doc.getUpdateTime()));
@@ -250,7 +252,7 @@ public final class RecordQueries {
    */
   public List<Queued> queued(int limit) {
     List<Queued> found = new ArrayList<>();
-    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED)
+    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value())
         .orderBy("queuedAt").limit(limit);
     for (QueryDocumentSnapshot doc : read(oldestFirst, "the queued documents")) {
       Instant queuedAt = instant(doc.getTimestamp("queuedAt"));
@@ -270,7 +272,8 @@ public final class RecordQueries {
    */
   public long queuedCount(int limit) {
     try {
-      return db.collection(Records.ANALYSES).whereEqualTo("status", Records.QUEUED).limit(limit).count().get()
+      return db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value()).limit(limit).count()
+          .get()
           .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getCount();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -290,15 +293,16 @@ public final class RecordQueries {
    */
   public List<Pending> pendingSubmissions(int limit, String startAtId) {
     List<Pending> found = new ArrayList<>();
-    for (QueryDocumentSnapshot doc : scan(Records.SUBMITTED, limit, startAtId, "the pending submissions")) {
+    for (QueryDocumentSnapshot doc : scan(DocumentStatus.SUBMITTED, limit, startAtId, "the pending submissions")) {
       pending(doc).ifPresent(found::add);
     }
     return found;
   }
 
   /** Up to {@code limit} analyses of this status, in document-id order from {@code startAtId}, wrapping around. */
-  private List<QueryDocumentSnapshot> scan(String status, int limit, String startAtId, String what) {
-    Query withStatus = db.collection(Records.ANALYSES).whereEqualTo("status", status).orderBy(FieldPath.documentId());
+  private List<QueryDocumentSnapshot> scan(DocumentStatus status, int limit, String startAtId, String what) {
+    Query withStatus = db.collection(Records.ANALYSES).whereEqualTo("status", status.value())
+        .orderBy(FieldPath.documentId());
     List<QueryDocumentSnapshot> found = new ArrayList<>(read(withStatus.startAt(startAtId).limit(limit), what)
         .getDocuments());
     if (found.size() < limit) {
@@ -317,7 +321,7 @@ public final class RecordQueries {
    */
   public List<Deferred> deferred(int limit) {
     List<Deferred> found = new ArrayList<>();
-    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", Records.DEFERRED)
+    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.DEFERRED.value())
         .orderBy("deferredAt").limit(limit);
     for (QueryDocumentSnapshot doc : read(oldestFirst, "the deferred documents")) {
       String key = doc.getString("key");

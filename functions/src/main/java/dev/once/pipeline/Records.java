@@ -26,19 +26,6 @@ public final class Records {
   public static final String ANALYSES = "analyses";
   public static final String BILLING = "billing";
 
-  /** Values of an analysis's {@code status}. */
-  public static final String SUBMITTED = "submitted";
-  public static final String ANALYSED = "analysed";
-  public static final String FAILED = "failed";
-  public static final String REJECTED = "rejected";
-  /** Batch mode: validated and reserved for, waiting to be gathered into a job ({@code size}, {@code queuedAt}). */
-  public static final String QUEUED = "queued";
-  /** Batch mode: assigned to a gathering ({@code batch}: its id), whose job is being submitted. */
-  public static final String GATHERED = "gathered";
-  /** The same bytes as an earlier document ({@code duplicateOf}: its key): not analysed again, not billed. */
-  public static final String DUPLICATE = "duplicate";
-  /** Waiting for the day's budget: resumed by the reconciler, oldest {@code deferredAt} first. */
-  public static final String DEFERRED = "deferred";
   /** A copy deferred until the first document of its bytes is analysed: that one's key. */
   public static final String WAITING_FOR = "waitingFor";
   /** On an analysis, a bill and a result: which run of the analysis it is, after the first (once invalidate). */
@@ -76,7 +63,7 @@ public final class Records {
 
   /** A document refused before any paid call: bad type, size, empty, or gone. */
   public SideWrites rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> fields = base(documentKey, REJECTED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.REJECTED);
     fields.put("reason", bounded(reason));
     if (source != null) {
       fields.put("source", source.toMap());
@@ -103,7 +90,7 @@ public final class Records {
 
   private SideWrites deferred(IdempotencyKey documentKey, DocumentSource source, String reason, Instant since,
       IdempotencyKey first) {
-    Map<String, Object> fields = base(documentKey, DEFERRED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.DEFERRED);
     fields.put("reason", bounded(reason));
     fields.put("deferredAt", since == null ? DocumentWrites.serverTime() : since);
     fields.put(WAITING_FOR, first == null ? null : first.value()); // a copy's wait, or none (cleared for budget)
@@ -119,7 +106,7 @@ public final class Records {
    * and a completion only ever applies to a document whose analysis already names its job).
    */
   public SideWrites submitted(IdempotencyKey documentKey, DocumentSource source, String job, Reservation reservation) {
-    Map<String, Object> fields = base(documentKey, SUBMITTED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.SUBMITTED);
     fields.put("mode", "batch");
     fields.put("job", job);
     fields.put("source", source.toMap());
@@ -146,7 +133,7 @@ public final class Records {
    */
   public SideWrites queued(IdempotencyKey documentKey, DocumentSource source, long size, Reservation reservation,
       int run) {
-    Map<String, Object> fields = base(documentKey, QUEUED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.QUEUED);
     if (run > 1) {
       fields.put(RERUN, (long) run);
     }
@@ -174,7 +161,7 @@ public final class Records {
 
   private Map<String, Object> requeuedFields(RecordQueries.Submitted document, String reason, int reruns,
       int jobLimit) {
-    Map<String, Object> fields = base(document.documentKey(), QUEUED);
+    Map<String, Object> fields = base(document.documentKey(), DocumentStatus.QUEUED);
     fields.put("mode", "batch");
     fields.put("reason", bounded(reason));
     fields.put("batch", null);
@@ -195,7 +182,7 @@ public final class Records {
    * Replaces whatever was there (a deferral at most: it is written in the commit that completes the document's claim).
    */
   public SideWrites duplicate(IdempotencyKey documentKey, DocumentSource source, IdempotencyKey original) {
-    Map<String, Object> fields = base(documentKey, DUPLICATE);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.DUPLICATE);
     fields.put("duplicateOf", original.value());
     fields.put("duplicateOfAnalysisId", original.documentId());
     fields.put("source", source.toMap());
@@ -216,7 +203,7 @@ public final class Records {
    * here: what Gemini charged for the tries that never answered is unknown (it is in Google's bill).
    */
   public SideWrites gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> fields = base(documentKey, FAILED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.FAILED);
     fields.put("reason", bounded(reason));
     if (source != null) {
       fields.put("source", source.toMap());
@@ -237,7 +224,8 @@ public final class Records {
   public SideWrites analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis, String job,
       int run) {
     boolean batch = job != null;
-    Map<String, Object> fields = base(documentKey, analysis.succeeded() ? ANALYSED : FAILED);
+    Map<String, Object> fields = base(documentKey,
+        analysis.succeeded() ? DocumentStatus.ANALYSED : DocumentStatus.FAILED);
     fields.put("mode", batch ? "batch" : "sync");
     fields.put("model", analysis.model());
     rerouting(analysis, fields);
@@ -353,7 +341,7 @@ public final class Records {
 
   /** A batch job that ended without an answer for this document (failed, expired, cancelled): nothing billed. */
   public SideWrites jobFailed(IdempotencyKey documentKey, String job, String reason) {
-    Map<String, Object> fields = base(documentKey, FAILED);
+    Map<String, Object> fields = base(documentKey, DocumentStatus.FAILED);
     fields.put("mode", "batch");
     fields.put("job", job);
     fields.put("reason", bounded(reason));
@@ -374,10 +362,10 @@ public final class Records {
     return value instanceof Number n ? n.longValue() : 0L;
   }
 
-  private Map<String, Object> base(IdempotencyKey documentKey, String status) {
+  private Map<String, Object> base(IdempotencyKey documentKey, DocumentStatus status) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("key", documentKey.value());
-    fields.put("status", status);
+    fields.put("status", status.value());
     fields.put("updatedAt", DocumentWrites.serverTime());
     return expiring(fields);
   }

@@ -42,7 +42,8 @@ public final class ResultMessage {
   /** Run {@code run} of the analysis: after the first, the result says which ({@code rerun}), and is published so. */
   public static Map<String, Object> analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
       String job, int run) {
-    Map<String, Object> summary = base(documentKey, analysis.succeeded() ? Records.ANALYSED : Records.FAILED, source);
+    DocumentStatus status = analysis.succeeded() ? DocumentStatus.ANALYSED : DocumentStatus.FAILED;
+    Map<String, Object> summary = base(documentKey, status, source);
     if (run > 1) {
       summary.put(Records.RERUN, (long) run);
     }
@@ -76,14 +77,14 @@ public final class ResultMessage {
   }
 
   public static Map<String, Object> rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> summary = base(documentKey, Records.REJECTED, source);
+    Map<String, Object> summary = base(documentKey, DocumentStatus.REJECTED, source);
     summary.put("reason", reason(reason));
     return summary;
   }
 
   /** A document given up after its cap of paid tries (each may have been billed by Gemini, none answered). */
   public static Map<String, Object> gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> summary = base(documentKey, Records.FAILED, source);
+    Map<String, Object> summary = base(documentKey, DocumentStatus.FAILED, source);
     summary.put("reason", reason(reason));
     return summary;
   }
@@ -94,7 +95,7 @@ public final class ResultMessage {
    */
   public static Map<String, Object> duplicate(IdempotencyKey documentKey, DocumentSource source,
       IdempotencyKey original) {
-    Map<String, Object> summary = base(documentKey, Records.DUPLICATE, source);
+    Map<String, Object> summary = base(documentKey, DocumentStatus.DUPLICATE, source);
     summary.put("duplicateOf", original.value());
     summary.put("duplicateOfAnalysisId", original.documentId());
     return summary;
@@ -105,7 +106,7 @@ public final class ResultMessage {
   }
 
   public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason, int run) {
-    Map<String, Object> summary = base(documentKey, Records.FAILED, null);
+    Map<String, Object> summary = base(documentKey, DocumentStatus.FAILED, null);
     if (run > 1) {
       summary.put(Records.RERUN, (long) run);
     }
@@ -115,10 +116,10 @@ public final class ResultMessage {
     return summary;
   }
 
-  private static Map<String, Object> base(IdempotencyKey documentKey, String status, DocumentSource source) {
+  private static Map<String, Object> base(IdempotencyKey documentKey, DocumentStatus status, DocumentSource source) {
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("key", documentKey.value());
-    summary.put("status", status);
+    summary.put("status", status.value());
     summary.put("analysisId", documentKey.documentId());
     if (source != null) {
       Map<String, Object> where = new LinkedHashMap<>();

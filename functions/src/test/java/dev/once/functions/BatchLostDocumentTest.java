@@ -1,5 +1,7 @@
 package dev.once.functions;
 
+import static dev.once.pipeline.DocumentStatus.QUEUED;
+import static dev.once.pipeline.DocumentStatus.SUBMITTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.mockito.ArgumentMatchers.any;
@@ -88,7 +90,7 @@ class BatchLostDocumentTest {
   private static IdempotencyKey queued(String name) throws Exception {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + name + "#1");
     DocumentSource source = new DocumentSource("inbox", name, 1, "application/pdf", PDF.length, null, null);
-    db.collection(Records.ANALYSES).document(key.documentId()).set(Map.of("key", key.value(), "status", Records.QUEUED,
+    db.collection(Records.ANALYSES).document(key.documentId()).set(Map.of("key", key.value(), "status", QUEUED.value(),
         "mode", "batch", "source", source.toMap(), "size", (long) PDF.length,
         "queuedAt", FieldValue.serverTimestamp(), "updatedAt", FieldValue.serverTimestamp())).get();
     return key;
@@ -135,7 +137,7 @@ class BatchLostDocumentTest {
     Set<String> named = new HashSet<>();
     for (IdempotencyKey key : keys) {
       DocumentSnapshot analysis = analysis(key);
-      assertEquals(Records.SUBMITTED, analysis.getString("status"), key.value());
+      assertEquals(SUBMITTED.value(), analysis.getString("status"), key.value());
       named.add(analysis.getString("job"));
     }
     assertEquals(Set.of("batches/job-1", "batches/job-2"), named);
@@ -169,7 +171,7 @@ class BatchLostDocumentTest {
 
     submitter.resumeUnsubmitted();
 
-    assertEquals(Records.QUEUED, analysis(key).getString("status"));
+    assertEquals(QUEUED.value(), analysis(key).getString("status"));
     assertEquals(null, analysis(key).getString("batch"));
   }
 

@@ -1,5 +1,6 @@
 package dev.once.functions;
 
+import static dev.once.pipeline.DocumentStatus.QUEUED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -493,7 +494,7 @@ class BatchSubmitterTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
-      assertEquals(List.of(Records.QUEUED, 2L, 0L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT),
+      assertEquals(List.of(QUEUED.value(), 2L, 0L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT),
           analysis.get(Records.RERUNS)), "queued again for a job of at most 2, no try counted");
     }
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
@@ -594,7 +595,7 @@ class BatchSubmitterTest {
     for (RecordQueries.Submitted waiting : members.subList(1, 3)) {
       Map<String, Object> analysis = ledger.document(Records.ANALYSES, waiting.documentKey().documentId())
           .orElseThrow();
-      assertEquals(Records.QUEUED, analysis.get("status"));
+      assertEquals(QUEUED.value(), analysis.get("status"));
       assertTrue(String.valueOf(analysis.get("reason")).startsWith("waiting for the day's budget"));
       assertEquals(0L, analysis.get(Records.RERUNS), "not counted as a try");
     }
@@ -613,7 +614,7 @@ class BatchSubmitterTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
-      assertEquals(List.of(Records.QUEUED, 2L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT)));
+      assertEquals(List.of(QUEUED.value(), 2L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT)));
     }
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     assertEquals(Gatherings.DONE, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("state"));

@@ -1,5 +1,6 @@
 package dev.once.functions;
 
+import static dev.once.pipeline.DocumentStatus.QUEUED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,6 +31,7 @@ import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.testing.InMemoryLedger;
 import dev.once.testing.ManualClock;
 import dev.once.ledger.SideWrites;
@@ -140,7 +142,7 @@ class CompletionFlowTest {
     assertEquals(new DaySpend(reserved.day(), 0, 10_000), new SpendCounters(ledger).read(reserved.day()),
         "kept for the job that answers it");
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
-    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
     assertEquals(1, report.details().get("rerun"));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
@@ -206,14 +208,15 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(ours));
     when(queries.submittedTo(JOB)).thenReturn(List.of());
     when(queries.analysis(DOCUMENT.documentId()))
-        .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.DEFERRED, null, null)));
+        .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, DocumentStatus.DEFERRED, null, null)));
 
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
     assertEquals(dev.once.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
         .orElseThrow().state(), "released, to be completed once the document adopted it");
 
     when(queries.analysis(DOCUMENT.documentId()))
-        .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, Records.SUBMITTED, "batches/job-0", null)));
+        .thenReturn(Optional.of(
+            new RecordQueries.AnalysisState(DOCUMENT, DocumentStatus.SUBMITTED, "batches/job-0", null)));
     assertEquals(OutcomeLabel.REJECTED, flow.complete(JOB_KEY).outcome());
 
     verify(batchJobs, never()).results(any());
@@ -235,7 +238,7 @@ class CompletionFlowTest {
     assertTrue(ledger.document(Records.BILLING, stranger.documentId()).isEmpty(), "the stranger is not billed");
     assertTrue(ledger.document(Records.ANALYSES, stranger.documentId()).isEmpty());
     Map<String, Object> own = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
-    assertEquals(Records.QUEUED, own.get("status"), "the job's own document got no answer: it goes into another job");
+    assertEquals(QUEUED.value(), own.get("status"), "the job's own document got no answer: it goes into another job");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
@@ -396,7 +399,7 @@ class CompletionFlowTest {
     Report report = flow.complete(GATHERED_KEY);
 
     assertAnalysedWithItsOwnAnswer(members.get(1));
-    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis(members.get(0)).get("status"),
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis(members.get(0)).get("status"),
         analysis(members.get(0)).get(Records.RERUNS)), "run again, not failed");
     assertEquals(Map.of("reference_misfiled", 1), report.details().get("matched"));
     verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(members.get(0).documentKey().value()));
@@ -420,7 +423,7 @@ class CompletionFlowTest {
     Report report = flow.complete(GATHERED_KEY);
 
     Map<String, Object> retried = analysis(members.get(0));
-    assertEquals(List.of(Records.QUEUED, 1L), List.of(retried.get("status"), retried.get(Records.RERUNS)));
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(retried.get("status"), retried.get(Records.RERUNS)));
     assertTrue(String.valueOf(retried.get("reason")).contains("13 INTERNAL"), String.valueOf(retried.get("reason")));
     assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty(), "not billed");
     assertEquals(1, report.details().get("rerun"));
@@ -479,7 +482,7 @@ class CompletionFlowTest {
 
     members.subList(0, 2).forEach(this::assertAnalysedWithItsOwnAnswer);
     for (RecordQueries.Submitted member : members.subList(2, 4)) {
-      assertEquals(Records.QUEUED, analysis(member).get("status"));
+      assertEquals(QUEUED.value(), analysis(member).get("status"));
       assertEquals("the batch job " + GATHERED_JOB + " ended JOB_STATE_EXPIRED; no answer of the job names it",
           analysis(member).get("reason"));
     }
@@ -535,7 +538,7 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
         .endTime(java.time.Instant.now().minus(FinishedJobs.ANSWERS_GRACE).minusSeconds(60)).build()));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
-    assertEquals(Records.QUEUED, ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+    assertEquals(QUEUED.value(), ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
   }
 
   /**
@@ -566,7 +569,7 @@ class CompletionFlowTest {
         IdempotencyKey.of(key.value() + "#" + GATHERED_JOB).documentId()).orElseThrow();
     assertEquals(List.of(true, cost, key.value()), List.of(bill.get("unused"), bill.get("costMicroUsd"), bill.get("key")));
     Map<String, Object> analysis = analysis(member);
-    assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
     assertEquals(null, analysis.get("reservation"), "settled: the next job reserves anew");
     assertEquals(new DaySpend(reserved.day(), cost, 0), new SpendCounters(ledger).read(reserved.day()));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
@@ -610,7 +613,7 @@ class CompletionFlowTest {
 
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
     for (RecordQueries.Submitted member : members) {
-      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis(member).get("status"),
+      assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis(member).get("status"),
           analysis(member).get(Records.RERUNS)));
       assertTrue(String.valueOf(analysis(member).get("reason")).contains("its responses file files/out cannot be read"));
     }
@@ -649,7 +652,7 @@ class CompletionFlowTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = analysis(member);
-      assertEquals(List.of(Records.QUEUED, 0L, 2L), List.of(analysis.get("status"), analysis.get(Records.RERUNS),
+      assertEquals(List.of(QUEUED.value(), 0L, 2L), List.of(analysis.get("status"), analysis.get(Records.RERUNS),
           analysis.get(Records.JOB_LIMIT)), member.documentKey().value());
     }
     assertEquals(4, report.details().get("rerun"));
@@ -674,7 +677,7 @@ class CompletionFlowTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = analysis(member);
-      assertEquals(List.of(Records.QUEUED, 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)),
+      assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)),
           member.documentKey().value());
       assertEquals(null, analysis.get(Records.JOB_LIMIT) instanceof Long limit && limit > 0 ? limit : null,
           "no bound on its next job");
@@ -714,7 +717,7 @@ class CompletionFlowTest {
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(vanished), "ten minutes: still looked for");
     clock.set(clock.instant().plus(FinishedJobs.NOT_FOUND_GRACE));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(vanished).outcome());
-    assertEquals(Records.QUEUED, analysis(members.get(0)).get("status"));
+    assertEquals(QUEUED.value(), analysis(members.get(0)).get("status"));
   }
 
   /**

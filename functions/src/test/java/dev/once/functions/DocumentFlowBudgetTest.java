@@ -30,6 +30,7 @@ import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -63,7 +64,8 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     // What the analysis says, read from the in-memory store as RecordQueries reads it from Firestore.
     when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(Records.ANALYSES, call.getArgument(0))
         .map(fields -> new RecordQueries.AnalysisState(IdempotencyKey.of((String) fields.get("key")),
-            (String) fields.get("status"), (String) fields.get("job"), (Instant) fields.get("deferredAt"))));
+            DocumentStatus.of(fields.get("status")).orElse(null), (String) fields.get("job"),
+            (Instant) fields.get("deferredAt"))));
   }
 
 

@@ -33,6 +33,7 @@ import dev.once.ledger.SideWrites;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
@@ -70,8 +71,8 @@ class SameContentTest extends DocumentFlowMocks {
   void analysesReadBack() {
     when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(Records.ANALYSES, call.getArgument(0))
         .map(fields -> new RecordQueries.AnalysisState(IdempotencyKey.of((String) fields.get("key")),
-            (String) fields.get("status"), (String) fields.get("job"), (Instant) fields.get("deferredAt"),
-            fields.get("model") != null)));
+            DocumentStatus.of(fields.get("status")).orElse(null), (String) fields.get("job"),
+            (Instant) fields.get("deferredAt"), fields.get("model") != null)));
   }
 
   private static DocumentSource pdf(String bucket, String name, long generation, boolean reanalyse) {

@@ -12,10 +12,12 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -177,13 +179,14 @@ public final class InvalidateCommand implements Callable<Integer> {
       return Optional.empty();
     }
     String status = analysis.getString("status");
-    if ("batch".equals(analysis.getString("mode")) && (Records.QUEUED.equals(status) || Records.GATHERED.equals(status)
-        || Records.SUBMITTED.equals(status))) {
+    if ("batch".equals(analysis.getString("mode"))
+        && EnumSet.of(DocumentStatus.QUEUED, DocumentStatus.GATHERED, DocumentStatus.SUBMITTED)
+            .contains(DocumentStatus.of(status).orElse(null))) {
       return Optional.of(documentKey + " waits for its batch job (status " + Values.text(status)
           + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "): run again now, it"
           + " would be queued a second time while its job runs; invalidate it once that job has completed it");
     }
-    if (effect.equals(Effects.ANALYSE) && Records.DUPLICATE.equals(analysis.getString("status"))) {
+    if (effect.equals(Effects.ANALYSE) && DocumentStatus.DUPLICATE.is(analysis.getString("status"))) {
       return Optional.of(documentKey + " holds the same bytes as " + Values.text(analysis.get("duplicateOf"))
           + ", which was the one analysed and billed: a re-run would find the copy again and call nothing."
           + " Invalidate the analyse of " + Values.text(analysis.get("duplicateOf")) + " instead");

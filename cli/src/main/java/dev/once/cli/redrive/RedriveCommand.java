@@ -14,6 +14,7 @@ import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.MessagePublisher;
@@ -23,6 +24,7 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,7 +72,8 @@ import picocli.CommandLine.Parameters;
         "64:usage error"})
 public final class RedriveCommand implements Callable<Integer> {
   /** Analysis statuses after which nothing is left to do for the document. */
-  private static final Set<String> FINAL = Set.of(Records.ANALYSED, Records.REJECTED, Records.FAILED, Records.DUPLICATE);
+  private static final Set<DocumentStatus> FINAL = EnumSet.of(DocumentStatus.ANALYSED, DocumentStatus.REJECTED,
+      DocumentStatus.FAILED, DocumentStatus.DUPLICATE);
 
   private final Context context;
 
@@ -162,7 +165,8 @@ public final class RedriveCommand implements Callable<Integer> {
   private static Optional<String> analysisOutlivedLedger(Context context, ObjectLocation location) {
     IdempotencyKey key = IdempotencyKey.of(location.key());
     KeyRecords read = new KeyRecords(context.firestore());
-    Optional<String> status = read.analysis(key).map(a -> a.getString("status")).filter(FINAL::contains);
+    Optional<String> status = read.analysis(key).map(a -> a.getString("status"))
+        .filter(stored -> DocumentStatus.of(stored).filter(FINAL::contains).isPresent());
     if (status.isEmpty() || read.ledger(key).containsKey(Effects.ANALYSE)) {
       return Optional.empty();
     }

@@ -14,6 +14,7 @@ import dev.once.guard.Outcome;
 import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
 import java.time.Duration;
@@ -94,7 +95,8 @@ final class LedgerCounts {
   }
 
   private static Counts withDeferred(Firestore db, Counts counts, Instant cutoff) {
-    long deferred = Reads.await(db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Fields.DEFERRED)
+    long deferred = Reads.await(db.collection(Records.ANALYSES)
+        .whereEqualTo(Fields.STATUS, DocumentStatus.DEFERRED.value())
         .whereGreaterThanOrEqualTo(Fields.DEFERRED_AT, timestamp(cutoff)).count().get(), "the deferred documents")
         .getCount();
     counts.add(Effects.ANALYSE, OutcomeLabel.DEFERRED.label(), deferred);

@@ -14,6 +14,7 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import java.time.Instant;
@@ -79,7 +80,7 @@ final class StuckQueries {
   }
 
   Documents submittedBefore(Instant cutoff, Cursor after, int limit) {
-    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Records.SUBMITTED)
+    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.SUBMITTED.value())
         .whereLessThan(Fields.UPDATED_AT, timestamp(cutoff)).orderBy(Fields.UPDATED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents still submitted");
@@ -87,7 +88,7 @@ final class StuckQueries {
   }
 
   Documents queuedBefore(Instant cutoff, Cursor after, int limit) {
-    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Records.QUEUED)
+    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.QUEUED.value())
         .whereLessThan(Fields.QUEUED_AT, timestamp(cutoff)).orderBy(Fields.QUEUED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents queued");
@@ -132,8 +133,8 @@ final class StuckQueries {
   }
 
   Documents deferred(Cursor after, int limit) {
-    Query deferred = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, Fields.DEFERRED).orderBy(Fields.DEFERRED_AT)
-        .orderBy(FieldPath.documentId());
+    Query deferred = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.DEFERRED.value())
+        .orderBy(Fields.DEFERRED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? deferred : deferred.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the deferred documents");
     return new Documents(snapshot.getDocuments(), next(snapshot, limit, Fields.DEFERRED_AT));

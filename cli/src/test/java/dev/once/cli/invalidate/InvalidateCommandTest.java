@@ -1,5 +1,7 @@
 package dev.once.cli.invalidate;
 
+import static dev.once.pipeline.DocumentStatus.DUPLICATE;
+import static dev.once.pipeline.DocumentStatus.SUBMITTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -144,12 +146,12 @@ class InvalidateCommandTest {
   @Test
   void aBatchDocumentWaitingForItsJob_andACopysAnalysis_areRefused_butAFinishedBatchDocumentIsRunAgain() {
     IdempotencyKey waiting = IdempotencyKey.of("gcs:inbox/waiting.pdf#3");
-    analysedAndPublished(waiting, Map.of("key", waiting.value(), "status", Records.SUBMITTED, "mode", "batch", "job",
+    analysedAndPublished(waiting, Map.of("key", waiting.value(), "status", SUBMITTED.value(), "mode", "batch", "job",
         "batches/2"));
     analysedAndPublished(KEY, Map.of("key", KEY.value(), "status", "analysed", "mode", "batch", "job",
         "batches/1"));
     IdempotencyKey copy = IdempotencyKey.of("gcs:inbox/copy.pdf#8");
-    analysedAndPublished(copy, Map.of("key", copy.value(), "status", Records.DUPLICATE, "mode", "sync",
+    analysedAndPublished(copy, Map.of("key", copy.value(), "status", DUPLICATE.value(), "mode", "sync",
         "duplicateOf", "gcs:inbox/first.pdf#1"));
 
     OnceRunner.Result inFlight = once(null, "--yes", "invalidate", waiting.value(), "analyse", "--reason", "again");

@@ -1,5 +1,7 @@
 package dev.once.cli.redrive;
 
+import static dev.once.pipeline.DocumentStatus.ANALYSED;
+import static dev.once.pipeline.DocumentStatus.REJECTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,7 +112,7 @@ class RedriveCommandTest {
   @Test
   void aFinishedDocumentWhoseLedgerRecordExpired_isRefused_unlessForced() {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + invoice.getName() + "#" + invoice.getGeneration());
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", Records.ANALYSED,
+    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", ANALYSED.value(),
         "mode", "sync"));
 
     OnceRunner.Result refused = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
@@ -134,7 +136,7 @@ class RedriveCommandTest {
     FirestoreLedger ledger = CliFirestore.ledger();
     ledger.complete(((ClaimResult.Acquired) ledger.claim(key, Effects.ANALYSE, "fp")).claim(), Map.of("mode", "sync"),
         SideWrites.NONE);
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", Records.REJECTED));
+    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", REJECTED.value()));
 
     OnceRunner.Result result = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
 

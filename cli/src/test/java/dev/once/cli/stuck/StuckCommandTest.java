@@ -1,5 +1,8 @@
 package dev.once.cli.stuck;
 
+import static dev.once.pipeline.DocumentStatus.GATHERED;
+import static dev.once.pipeline.DocumentStatus.QUEUED;
+import static dev.once.pipeline.DocumentStatus.SUBMITTED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,7 +58,7 @@ class StuckCommandTest {
   void nothingStuck_exits1() {
     ledger.complete(claim("gcs:inbox/fine.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     claim("gcs:inbox/working.pdf#1", Effects.ANALYSE); // a live lease, first attempt: working, not stuck
-    analysis("gcs:inbox/fresh.pdf#1", Records.SUBMITTED, Map.of("job", "batches/1", "updatedAt", CliFirestore.ago(60)));
+    analysis("gcs:inbox/fresh.pdf#1", SUBMITTED.value(), Map.of("job", "batches/1", "updatedAt", CliFirestore.ago(60)));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
 
@@ -72,8 +75,9 @@ class StuckCommandTest {
     }
     claim(retried, Effects.NOTIFY); // third attempt, live
     ledger.complete(claim("gcs:inbox/done.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
-    analysis("gcs:inbox/old.pdf#1", Records.SUBMITTED, Map.of("job", "batches/old", "updatedAt", CliFirestore.ago(7200)));
-    analysis("gcs:inbox/new.pdf#1", Records.SUBMITTED, Map.of("job", "batches/new", "updatedAt", CliFirestore.ago(60)));
+    analysis("gcs:inbox/old.pdf#1", SUBMITTED.value(),
+        Map.of("job", "batches/old", "updatedAt", CliFirestore.ago(7200)));
+    analysis("gcs:inbox/new.pdf#1", SUBMITTED.value(), Map.of("job", "batches/new", "updatedAt", CliFirestore.ago(60)));
     analysis("gcs:inbox/later.pdf#1", "deferred", Map.of("deferredAt", CliFirestore.ago(60), "reason", "budget"));
     analysis("gcs:inbox/earlier.pdf#1", "deferred", Map.of("deferredAt", CliFirestore.ago(600), "reason", "budget"));
 
@@ -134,7 +138,7 @@ class StuckCommandTest {
     for (int i = 0; i < 5; i++) {
       failed("gcs:inbox/expired-" + i + ".pdf#1", Effects.ANALYSE, "boom");
       expected.add("gcs:inbox/expired-" + i + ".pdf#1");
-      analysis("gcs:inbox/waiting-" + i + ".pdf#1", Records.SUBMITTED,
+      analysis("gcs:inbox/waiting-" + i + ".pdf#1", SUBMITTED.value(),
           Map.of("job", "batches/" + i, "updatedAt", CliFirestore.ago(7200 + i)));
       expected.add("gcs:inbox/waiting-" + i + ".pdf#1");
     }
@@ -171,12 +175,12 @@ class StuckCommandTest {
    */
   @Test
   void batchMode_listsDocumentsQueuedPastTheWait_gatheringsNeverSubmitted_andJobsRunningLong() {
-    analysis("gcs:inbox/burst-old.pdf#1", Records.QUEUED, Map.of("queuedAt", CliFirestore.ago(3600), "size", 10));
-    analysis("gcs:inbox/burst-new.pdf#1", Records.QUEUED, Map.of("queuedAt", CliFirestore.ago(60), "size", 10));
+    analysis("gcs:inbox/burst-old.pdf#1", QUEUED.value(), Map.of("queuedAt", CliFirestore.ago(3600), "size", 10));
+    analysis("gcs:inbox/burst-new.pdf#1", QUEUED.value(), Map.of("queuedAt", CliFirestore.ago(60), "size", 10));
     CliFirestore.put(Gatherings.COLLECTION, "g-sealed", Map.of("state", Gatherings.OPEN, "inFlight", true,
         "openedAt", CliFirestore.ago(2 * 3600), "sealedAt", CliFirestore.ago(2 * 3600), "members", List.of("a", "b")));
-    analysis("gcs:inbox/in-g-sealed-a.pdf#1", Records.GATHERED, Map.of("batch", "g-sealed"));
-    analysis("gcs:inbox/in-g-sealed-b.pdf#1", Records.GATHERED, Map.of("batch", "g-sealed"));
+    analysis("gcs:inbox/in-g-sealed-a.pdf#1", GATHERED.value(), Map.of("batch", "g-sealed"));
+    analysis("gcs:inbox/in-g-sealed-b.pdf#1", GATHERED.value(), Map.of("batch", "g-sealed"));
     CliFirestore.put(Gatherings.COLLECTION, "g-fresh", Map.of("state", Gatherings.OPEN, "inFlight", true,
         "openedAt", CliFirestore.ago(5)));
     CliFirestore.put(Gatherings.COLLECTION, "g-long", Map.of("state", Gatherings.SUBMITTED, "inFlight", true,

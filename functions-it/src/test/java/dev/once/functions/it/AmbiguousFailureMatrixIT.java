@@ -5,6 +5,7 @@ import static dev.once.functions.it.MatrixStack.JOBS;
 import static dev.once.functions.it.MatrixStack.JOB_DOCUMENTS;
 import static dev.once.functions.it.MatrixStack.folder;
 import static dev.once.functions.it.PipelineStack.attributed;
+import static dev.once.pipeline.DocumentStatus.GATHERED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -421,7 +422,7 @@ class AmbiguousFailureMatrixIT {
     int faultsBefore = batchFirestore.failed(kind.onFirestore());
     for (int i = 0; i < DOCUMENTS; i++) {
       // Only an assignment writes this status (the cells run one at a time on this stack, so these are the cell's).
-      batchFirestore.failOnceCommitHolding(kind.onFirestore(), Records.GATHERED);
+      batchFirestore.failOnceCommitHolding(kind.onFirestore(), GATHERED.value());
     }
     List<String> keys = batch.upload("assign-" + kind.label);
     Map<String, String> jobs = batch.submittedJobs(keys);

@@ -1,6 +1,7 @@
 package dev.once.functions.it;
 
 import static dev.once.functions.it.MatrixStack.JOB_DOCUMENTS;
+import static dev.once.pipeline.DocumentStatus.GATHERED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,7 @@ import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
+import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Records;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -98,11 +100,11 @@ class BatchSubmissionCrashMatrixIT {
     List<String> keys = new ArrayList<>(IntStream.range(0, JOB_DOCUMENTS - 1).mapToObj(i -> matrix.upload(cell, i))
         .toList());
     Await.until(PER_POINT, () -> matrix.stack.relayIdle() && matrix.withKeys(Records.ANALYSES, keys).stream()
-        .filter(a -> Records.QUEUED.equals(a.getString("status"))).count() == keys.size(), "four queued");
+        .filter(a -> DocumentStatus.QUEUED.is(a.getString("status"))).count() == keys.size(), "four queued");
     int heldBefore = firestore.failed(AmbiguousFailure.late(HELD_COMMIT));
     if (external) {
       // Only an assignment writes this status: the first document's (it goes alone) is applied, and not answered.
-      firestore.failOnceCommitHolding(AmbiguousFailure.late(HELD_COMMIT), Records.GATHERED);
+      firestore.failOnceCommitHolding(AmbiguousFailure.late(HELD_COMMIT), GATHERED.value());
     }
     Instant sent = Instant.now();
     keys.add(matrix.upload(cell, JOB_DOCUMENTS - 1)); // the job is full: its upload submits it
