@@ -1,7 +1,5 @@
 package dev.once.functions.it;
 
-import static dev.once.functions.it.MatrixStack.DOCUMENTS;
-import static dev.once.functions.it.MatrixStack.JOBS;
 import static dev.once.functions.it.MatrixStack.JOB_DOCUMENTS;
 import static dev.once.functions.it.PipelineStack.attributed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,8 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The completion flow (batch mode) of jobs of several documents, with the process completing them killed with SIGKILL
  * at each point: BatchCompleted, to which the webhook hands the jobs (or the reconciler standing in for it). Per
- * point, 10 documents gathered into 2 jobs of 5, finished one at a time (a kill interrupts one job only), each job's
- * completion killed once. The guard's points are those of the job's one chunk of documents (its claim
+ * point, 5 documents gathered into one job, its completion killed once. The guard's points are those of the job's one chunk of documents (its claim
  * {@code gemini:batches/ID#chunk-0}, whose commit records the documents and whose publishes announce them), but for
  * {@code after-claim:complete}, the job's own claim, before anything is read; besides them: during batches.get, and
  * half-way through the chunk's publications (the third document's publish reached Pub/Sub and is not answered yet).
@@ -53,6 +50,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CompletionCrashMatrixIT {
   private static final Duration PER_JOB = Bounds.PATIENT;
+  /** A cell's jobs: each of its documents' completions is killed once. */
+  private static final int JOBS = 1;
   private static final Duration RECONCILE_AFTER = Duration.ofSeconds(2);
   private static final int LEASE_SECONDS = 3;
   /** How long the publish a kill interrupts half-way goes unanswered: the kill comes well within it. */
@@ -93,7 +92,7 @@ class CompletionCrashMatrixIT {
     Path crashLog = matrix.stack.logDir.resolve(cell + ".crashes");
     Files.deleteIfExists(crashLog);
     boolean external = EXTERNAL.contains(point);
-    List<String> keys = matrix.upload(cell);
+    List<String> keys = matrix.uploadFirst(cell, JOBS * JOB_DOCUMENTS);
     Map<String, String> jobOf = matrix.submittedJobs(keys);
     List<String> jobs = jobOf.values().stream().distinct().toList();
     assertEquals(JOBS, jobs.size(), "the cell's documents gathered into " + JOBS + " jobs: " + jobOf);
@@ -163,7 +162,7 @@ class CompletionCrashMatrixIT {
     MatrixTally tally = new MatrixTally("completion", "killed " + point, kills, documents,
         Duration.between(started, Instant.now()));
     System.out.println(MatrixTally.HEADER + "\n" + tally.row());
-    assertEquals(DOCUMENTS, documents.size());
+    assertEquals(keys.size(), documents.size());
     List<PubsubMessage> published = matrix.stack.published();
     for (MatrixTally.Document document : documents) {
       String key = document.key();
