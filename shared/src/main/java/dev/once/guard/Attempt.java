@@ -6,23 +6,23 @@ import java.time.Duration;
 
 /** The delivery that holds the claim, as its effect sees it: which try this is, and its lease. */
 public final class Attempt {
-  private final Hold hold;
+  private final LeaseRenewal renewal;
 
-  Attempt(Hold hold) {
-    this.hold = hold;
+  Attempt(LeaseRenewal renewal) {
+    this.renewal = renewal;
   }
 
   public IdempotencyKey key() {
-    return hold.claim().key();
+    return renewal.claim().key();
   }
 
   public String effect() {
-    return hold.claim().effect();
+    return renewal.claim().effect();
   }
 
   /** Which try this is: 1 for the first delivery to hold the claim. */
   public int number() {
-    return hold.claim().attempts();
+    return renewal.claim().attempts();
   }
 
   /**
@@ -32,7 +32,7 @@ public final class Attempt {
    * certainly did nothing, the history no longer shows an early one that may have been paid for.
    */
   public int earlierTriesThatMayHaveRun() {
-    Claim claim = hold.claim();
+    Claim claim = renewal.claim();
     return claim.exhausted() ? claim.spent() : Math.max(0, claim.spent() - 1);
   }
 
@@ -41,7 +41,7 @@ public final class Attempt {
    * ({@code once invalidate}), so the effect runs once more.
    */
   public int generation() {
-    return hold.claim().generation();
+    return renewal.claim().generation();
   }
 
   /**
@@ -55,7 +55,7 @@ public final class Attempt {
 
   /** The fencing token this delivery holds the claim with. */
   public long token() {
-    return hold.claim().token();
+    return renewal.claim().token();
   }
 
   /**
@@ -65,6 +65,6 @@ public final class Attempt {
    * stop a request's thread at its timeout, so "lease longer than the timeout" is not enough on its own).
    */
   public void ensureLease(Duration work) {
-    hold.ensure(work);
+    renewal.ensure(work);
   }
 }

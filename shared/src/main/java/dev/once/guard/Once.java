@@ -283,23 +283,23 @@ public final class Once {
     if (claim.exhausted()) {
       return giveUp(claim, policy);
     }
-    Hold hold = new Hold(ledger, claim, log);
+    LeaseRenewal renewal = new LeaseRenewal(ledger, claim, log);
     LISTENERS.forEach(listener -> listener.claimed(claim.key(), claim.effect()));
     Completion completion;
     try {
-      completion = action.perform(new Attempt(hold));
+      completion = action.perform(new Attempt(renewal));
     } catch (Refusal refusal) {
-      return refused(hold.stop(), policy, refusal);
+      return refused(renewal.stop(), policy, refusal);
     } catch (Exception failure) {
-      throw releaseAndRethrow(hold.stop(), failure, true, SideWrites.NONE);
+      throw releaseAndRethrow(renewal.stop(), failure, true, SideWrites.NONE);
     } catch (Error error) {
       // Out of memory, a class that failed to load: no write is attempted, but the renewals stop, so the claim is
       // taken over within one lease instead of being renewed for as long as the instance lives.
-      hold.stop();
+      renewal.stop();
       throw error;
     }
     LISTENERS.forEach(listener -> listener.completing(claim.key(), claim.effect()));
-    Claim held = hold.stop();
+    Claim held = renewal.stop();
     Optional<Held> next;
     try {
       next = ledger.complete(held, completion.result(), completion.writes(), policy.next()).map(Held::new);

@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * taken over within about a minute, instead of one sized for the longest effect. The effect's own work is checked
  * against the lease before it starts ({@link #ensure}).
  */
-final class Hold {
+final class LeaseRenewal {
   /** What {@link #ensure} adds to the work's own bound: the transit of the renewal and of the work's request. */
   static final Duration MARGIN = Duration.ofSeconds(2);
   private static final ScheduledExecutorService BEATS = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -37,7 +37,7 @@ final class Hold {
   private boolean lost;
   private final ScheduledFuture<?> beat;
 
-  Hold(Ledger ledger, Claim claim, Log log) {
+  LeaseRenewal(Ledger ledger, Claim claim, Log log) {
     this.ledger = ledger;
     this.log = log;
     this.claim = claim;
