@@ -48,7 +48,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Issue 11's matrix: every external call on a document's way, carried out by the other side while its caller sees an
  * error — the answer after the caller's deadline, the connection reset, a 5xx. The calls: Gemini generateContent
  * (sync); batches.create, batches.get and the results download (batch); the Pub/Sub publish; the notify POST; and the
- * Firestore commit that completes a claim (applied, its answer lost on the wire: {@link FirestoreFaults}). Ten documents per cell, every function under the
+ * Firestore commit that completes a claim (applied, its answer lost on the wire: {@link FirestoreFaults}). Five documents per cell, every function under the
  * real invoker; each cell counts, per document, the Gemini calls that may have been billed, the batch jobs, bills,
  * analyses, messages on the results topic (copies included) and notifications, asserts them exactly, and prints its
  * row of the table BENCHMARKS.md keeps (also written to {@code target/it-logs/ambiguous-failure-matrix.md}). The short

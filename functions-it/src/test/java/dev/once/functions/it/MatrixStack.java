@@ -39,11 +39,12 @@ import java.util.stream.IntStream;
  * entries, the Gemini stand-in's jobs, the results topic and the notify endpoint.
  */
 final class MatrixStack implements AutoCloseable {
-  static final int DOCUMENTS = 10;
+  /** A cell's documents: the ambiguous-failure matrix counts each one's calls, bills and messages exactly. */
+  static final int DOCUMENTS = 5;
   /** Batch mode: documents per job (BATCH_MAX_DOCUMENTS), so a cell's documents make {@link #JOBS} jobs. */
   static final int JOB_DOCUMENTS = 5;
   static final int JOBS = DOCUMENTS / JOB_DOCUMENTS;
-  /** A cell of 10-30 documents with faults settling: minutes on a loaded machine; a hang guard only. */
+  /** A cell of 5-15 documents with faults settling: minutes on a loaded machine; a hang guard only. */
   private static final Duration SETTLE = Bounds.PATIENT;
   private static final Duration RECONCILE_EVERY = Duration.ofSeconds(2);
 
