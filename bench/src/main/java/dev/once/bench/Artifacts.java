@@ -47,6 +47,14 @@ public final class Artifacts {
     return existing("once.unguardedJar");
   }
 
+  /**
+   * {@code dev.once.functions.Benchmarks} alone: the deploy jar leaves it out, so a JVM serving that jar for a
+   * benchmark (the unguarded baseline, the probe) has it from here.
+   */
+  public static Path benchmarksJar() {
+    return existing("once.benchmarksJar");
+  }
+
   /** This module's compiled classes, for the probe that runs in a JVM of its own. */
   public static Path benchClasses() {
     return existing("once.benchClasses");

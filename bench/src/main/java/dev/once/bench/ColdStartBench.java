@@ -94,8 +94,9 @@ public final class ColdStartBench {
         Runtime.getRuntime().availableProcessors());
     List<Kind> kinds = new ArrayList<>(List.of(
         new Kind("hello world", Artifacts.helloJar(), HELLO, false),
-        new Kind("unguarded, first delivery", List.of(Artifacts.unguardedJar(), Artifacts.functionJar()), UNGUARDED,
-            false, List.of()),
+        new Kind("unguarded, first delivery",
+            List.of(Artifacts.unguardedJar(), Artifacts.benchmarksJar(), Artifacts.functionJar()), UNGUARDED, false,
+            List.of()),
         new Kind("DocumentUploaded, first delivery", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, false),
         new Kind("DocumentUploaded, duplicate", Artifacts.functionJar(), BenchStack.DOCUMENT_UPLOADED, true)));
     if (candidate != null || !candidateJvm.isEmpty()) {
@@ -250,7 +251,7 @@ public final class ColdStartBench {
     ObjectFinalized a = stack.upload("coldstart/probe-a.pdf", InvoicePdf.of("P-A"));
     ObjectFinalized b = stack.upload("coldstart/probe-b.pdf", InvoicePdf.of("P-B"));
     String classPath = String.join(File.pathSeparator, Artifacts.functionJar().toString(),
-        Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
+        Artifacts.benchmarksJar().toString(), Artifacts.benchClasses().toString(), Artifacts.invokerJar().toString());
     List<String> command = new ArrayList<>(List.of(Jvm.java()));
     command.addAll(jvm);
     command.addAll(List.of("-cp", classPath, "dev.once.bench.ColdStartProbe",

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
 /**
  * The one way into the functions' wiring from outside them, for the benchmarks and probes of {@code bench/}: one
  * function instance's clients, and its flows built from them as {@link Wiring} builds them for the functions. Nothing
- * else of this package is public but the functions.
+ * else of this package is public but the functions. Not in the deploy jar (the shade plugin leaves it out): a JVM
+ * serving that jar for a benchmark has it from the {@code benchmarks} jar beside it.
  */
 public final class Benchmarks {
   private final Clients clients;
