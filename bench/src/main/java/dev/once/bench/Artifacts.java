@@ -23,20 +23,41 @@ public final class Artifacts {
    */
   public static synchronized Path functionJar() {
     if (functionJarCopy == null) {
-      Path jar = existing("once.functionJar");
-      try {
-        Path dir = Files.createDirectories(Path.of("target", "jar-copies"));
-        functionJarCopy = dir.resolve(ProcessHandle.current().pid() + "-" + jar.getFileName());
-        Files.copy(jar, functionJarCopy, StandardCopyOption.REPLACE_EXISTING);
-        functionJarCopy.toFile().deleteOnExit();
-      } catch (IOException e) {
-        throw new UncheckedIOException("could not copy " + jar, e);
-      }
+      functionJarCopy = copied("once.functionJar");
     }
     return functionJarCopy;
   }
 
   private static Path functionJarCopy;
+
+  /**
+   * {@code dev.once.functions.Benchmarks} alone: the deploy jar leaves it out, so a JVM serving that jar for a
+   * benchmark (the unguarded baseline, the probe) has it from here. A copy too, taken with the deploy jar's, as it
+   * calls into that jar's package-private classes.
+   */
+  public static synchronized Path benchmarksJar() {
+    if (benchmarksJarCopy == null) {
+      functionJar();
+      benchmarksJarCopy = copied("once.benchmarksJar");
+    }
+    return benchmarksJarCopy;
+  }
+
+  private static Path benchmarksJarCopy;
+
+  /** A copy of the jar {@code property} names, under target/jar-copies, deleted when this JVM exits. */
+  private static Path copied(String property) {
+    Path jar = existing(property);
+    try {
+      Path dir = Files.createDirectories(Path.of("target", "jar-copies"));
+      Path copy = dir.resolve(ProcessHandle.current().pid() + "-" + jar.getFileName());
+      Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
+      copy.toFile().deleteOnExit();
+      return copy;
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not copy " + jar, e);
+    }
+  }
 
   public static Path helloJar() {
     return existing("once.helloJar");
@@ -45,14 +66,6 @@ public final class Artifacts {
   /** The unguarded baseline function, served with the deploy jar on the class path. */
   public static Path unguardedJar() {
     return existing("once.unguardedJar");
-  }
-
-  /**
-   * {@code dev.once.functions.Benchmarks} alone: the deploy jar leaves it out, so a JVM serving that jar for a
-   * benchmark (the unguarded baseline, the probe) has it from here.
-   */
-  public static Path benchmarksJar() {
-    return existing("once.benchmarksJar");
   }
 
   /** This module's compiled classes, for the probe that runs in a JVM of its own. */

@@ -491,8 +491,8 @@ class AmbiguousFailureMatrixIT {
   /**
    * The commit that completes a batch job's documents (its chunk's: every document's analysis and bill, and the
    * chunk's publish claim) applied, its answer lost on the wire, so the same delivery publishes at once: the ledger
-   * recognises its own completion and hands over the publish claim. Over 6 jobs of 5 documents: late and 500 side by side, then the reset's one at a
-   * time.
+   * recognises its own completion and hands over the publish claim. Over 3 jobs of 5 documents: late and 500 side by
+   * side, then the reset's one at a time.
    */
   private static void commitCompletingABatchJobCells() {
     Instant started = Instant.now();
