@@ -26,14 +26,16 @@ public enum DocumentStatus {
   /** Waiting for the day's budget (resumed by the reconciler, oldest {@code deferredAt} first), or for a copy's first. */
   DEFERRED;
 
+  private final String value = name().toLowerCase(Locale.ROOT);
+
   /** As stored in a record and a result: the name in lower case. */
   public String value() {
-    return name().toLowerCase(Locale.ROOT);
+    return value;
   }
 
   /** Whether a stored {@code status} (a record's field, read as it is) is this one. */
   public boolean is(Object stored) {
-    return this == stored || value().equals(stored);
+    return this == stored || value.equals(stored);
   }
 
   /** The status a record stores, if it is one of these (empty: none, or one this version does not know). */

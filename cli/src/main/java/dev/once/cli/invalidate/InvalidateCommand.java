@@ -21,6 +21,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -57,6 +58,9 @@ import picocli.CommandLine.Parameters;
         + " between, or not confirmed", "2:Firestore cannot be read"
         + " or written", "64:usage error"})
 public final class InvalidateCommand implements Callable<Integer> {
+  /** A batch document's statuses while its job is to come or running: invalidating it then would queue it twice. */
+  private static final Set<DocumentStatus> WAITING_FOR_A_JOB =
+      EnumSet.of(DocumentStatus.QUEUED, DocumentStatus.GATHERED, DocumentStatus.SUBMITTED);
   /** The effects an operator may run again, and what follows each for the same key. */
   static final Map<String, List<String>> CHAINS = Map.of(
       Effects.ANALYSE, List.of(Effects.ANALYSE, Effects.PUBLISH),
@@ -180,8 +184,7 @@ public final class InvalidateCommand implements Callable<Integer> {
     }
     String status = analysis.getString("status");
     if ("batch".equals(analysis.getString("mode"))
-        && EnumSet.of(DocumentStatus.QUEUED, DocumentStatus.GATHERED, DocumentStatus.SUBMITTED)
-            .contains(DocumentStatus.of(status).orElse(null))) {
+        && WAITING_FOR_A_JOB.contains(DocumentStatus.of(status).orElse(null))) {
       return Optional.of(documentKey + " waits for its batch job (status " + Values.text(status)
           + (analysis.get("job") == null ? "" : ", job " + Values.text(analysis.get("job"))) + "): run again now, it"
           + " would be queued a second time while its job runs; invalidate it once that job has completed it");
