@@ -316,7 +316,7 @@ resource "google_firestore_field" "budget_expire_at" {
   index_config {}
 }
 
-# The spending guard's counters and markers (shared/…/budget/SpendCounters.java): read by id only, changed by
+# The spending guard's counters and markers (core/…/budget/SpendCounters.java): read by id only, changed by
 # increments (the markers: created once).
 resource "google_firestore_field" "budget_unindexed" {
   for_each = toset([

@@ -1,4 +1,4 @@
-# The five functions. One jar for all five (they share shared/ and its clients; a jar per function would save little).
+# The five functions. One jar for all five (they share the library and its clients; a jar per function would save little).
 # Entry points, runtime and environment are literal here so the offline check (terraform/check) can compare them
 # with the code: each entry point must be a class of the right kind, every setting the code reads must be set here
 # (or be one of the few local-only ones), and nothing may be set that the code does not read; nor may a function get

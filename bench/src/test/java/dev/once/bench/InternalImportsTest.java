@@ -45,7 +45,7 @@ class InternalImportsTest {
         // %1$s is mentioned here only
         final class B { Object c = new %1$s.observe.Trace("a", "b"); }
         """.formatted(INTERNAL_PACKAGE));
-    write(tree, "shared/src/main/java/dev/once/guard/C.java", """
+    write(tree, "core/src/main/java/dev/once/guard/C.java", """
         package dev.once.guard;
         import %1$s.ledger.Claim;
         final class C {}

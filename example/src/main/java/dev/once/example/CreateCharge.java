@@ -5,6 +5,7 @@ import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.entry.IdempotentHttp;
 import dev.once.entry.IdempotentHttp.Answer;
+import dev.once.firestore.FirestoreOnce;
 import dev.once.guard.Once;
 import dev.once.http.IdempotentPost;
 import dev.once.http.IdempotentPost.Response;
@@ -18,7 +19,7 @@ public final class CreateCharge implements HttpFunction {
   record Charge(long amount, String currency) {}
 
   public CreateCharge() {
-    this(Once.onFirestore(), IdempotentPost.toUrlIn("PAYMENTS_URL"));
+    this(FirestoreOnce.fromEnvironment(), IdempotentPost.toUrlIn("PAYMENTS_URL"));
   }
 
   CreateCharge(Once once, IdempotentPost payments) {

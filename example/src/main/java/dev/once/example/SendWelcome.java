@@ -3,6 +3,7 @@ package dev.once.example;
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
 import dev.once.entry.PubSubMessage;
+import dev.once.firestore.FirestoreOnce;
 import dev.once.guard.Once;
 import dev.once.guard.Policy;
 import dev.once.http.IdempotentPost;
@@ -17,7 +18,7 @@ public final class SendWelcome implements CloudEventsFunction {
   private final EventEntry<PubSubMessage> entry;
 
   public SendWelcome() {
-    this(Once.onFirestore(), IdempotentPost.toUrlIn("MAILER_URL"));
+    this(FirestoreOnce.fromEnvironment(), IdempotentPost.toUrlIn("MAILER_URL"));
   }
 
   SendWelcome(Once once, IdempotentPost mailer) {

@@ -3,6 +3,7 @@ package dev.once.example;
 import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
+import dev.once.firestore.FirestoreOnce;
 import dev.once.guard.Once;
 import dev.once.http.IdempotentPost;
 import java.io.IOException;
@@ -16,7 +17,7 @@ import java.time.Duration;
 public final class PatientCreateCharge implements HttpFunction {
   static final Duration PAYMENT_TIMEOUT = Duration.ofMinutes(5);
   private final CreateCharge charge =
-      new CreateCharge(Once.onFirestore(), IdempotentPost.toUrlIn("PAYMENTS_URL").withTimeout(PAYMENT_TIMEOUT));
+      new CreateCharge(FirestoreOnce.fromEnvironment(), IdempotentPost.toUrlIn("PAYMENTS_URL").withTimeout(PAYMENT_TIMEOUT));
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {

@@ -53,11 +53,14 @@ class ReadmeTest {
     assertAtMost("CreateNote.java", 15, 4);
   }
 
-  /** The two functions of docs/LIBRARY.md: at most 25 lines besides imports, at most 6 of the library's types. */
+  /**
+   * The two functions of docs/LIBRARY.md: at most 25 lines besides imports, at most 7 of the library's types (6 until
+   * the store to deploy became a module of its own: a function names it, {@code FirestoreOnce}, to build its guard).
+   */
   @ParameterizedTest
   @ValueSource(strings = {"SendWelcome.java", "CreateCharge.java"})
-  void theLibraryDocsFunctions_areAtMost25Lines_naming6LibraryTypes(String file) throws IOException {
-    assertAtMost(file, 25, 6);
+  void theLibraryDocsFunctions_areAtMost25Lines_naming7LibraryTypes(String file) throws IOException {
+    assertAtMost(file, 25, 7);
   }
 
   private static void assertAtMost(String file, int lines, int types) throws IOException {

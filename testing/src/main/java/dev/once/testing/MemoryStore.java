@@ -1,6 +1,5 @@
 package dev.once.testing;
 
-import com.google.cloud.Timestamp;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.DocumentWrites.Increment;
 import dev.once.ledger.DocumentWrites.Special;
@@ -188,13 +187,16 @@ public final class MemoryStore implements RecordStore {
 
   /**
    * Refuses, as Firestore's client does, a value Firestore has no type for (a BigInteger, say; it takes a BigDecimal
-   * as its decimal type).
+   * as its decimal type). Firestore's own {@code com.google.cloud.Timestamp} by name: the kit has no Google Cloud
+   * dependency, and a function that stores one has it on its class path.
    */
+  private static final String FIRESTORE_TIMESTAMP = "com.google.cloud.Timestamp";
+
   private static void storable(Object value) {
     if (value == null || value instanceof String || value instanceof Boolean || value instanceof Long
         || value instanceof Integer || value instanceof Short || value instanceof Byte || value instanceof Double
         || value instanceof Float || value instanceof BigDecimal || value instanceof Instant
-        || value instanceof Timestamp || value instanceof Date || value instanceof byte[]
+        || value.getClass().getName().equals(FIRESTORE_TIMESTAMP) || value instanceof Date || value instanceof byte[]
         || value instanceof Special || value instanceof Increment) {
       return;
     }

@@ -16,11 +16,12 @@ import java.util.stream.Stream;
  * No deployed code reads the environment around the registry: outside the Setting enums and
  * {@code Settings}, a {@code System.getenv} call must name, as a literal, a variable that one of them lists.
  * Otherwise a new variable could be read in production without the environment check ever knowing it exists.
- * Only the main code of the deployed modules is scanned (shared/ and functions/, which the deploy jar bundles).
+ * Only the main code of the deployed modules is scanned (core/, firestore/ and functions/, which the deploy jar bundles).
  */
 public final class GetenvScan {
   /** The main source roots of the modules in the deploy jar. */
-  public static final List<String> DEPLOYED_SOURCES = List.of("shared/src/main/java", "functions/src/main/java");
+  public static final List<String> DEPLOYED_SOURCES =
+      List.of("core/src/main/java", "firestore/src/main/java", "functions/src/main/java");
   /** The registry itself may read the whole environment. */
   private static final Set<String> REGISTRY = CodeSettings.REGISTRY;
 

@@ -129,7 +129,7 @@ public final class MonitoringQueryCheck implements Check {
       if (!written(name)) {
         findings.add(new Finding(metric.block().file(), metric.block().address(), "reads \"" + name
             + "\" from the log lines (" + expression + "), which no line of the code writes.",
-            "use a field, label or value the code logs (shared/.../observe), or add it to the code first."));
+            "use a field, label or value the code logs (core/.../observe), or add it to the code first."));
       }
     }
   }

@@ -47,8 +47,8 @@ class FirestoreIndexBrokenTreeTest {
   void anUnqueriedLedgerFieldNotExempted_isReported() {
     // Written where a claim is created (the record layout) and where the rules renew and release it.
     List<Finding> findings = CODE.findings(MONOTONIC_FIELD_INDEXED.config());
-    assertEquals(List.of("shared/src/main/java/dev/once/internal/ledger/LedgerStateMachine.java",
-        "shared/src/main/java/dev/once/internal/ledger/RecordLayout.java"),
+    assertEquals(List.of("core/src/main/java/dev/once/internal/ledger/LedgerStateMachine.java",
+        "core/src/main/java/dev/once/internal/ledger/RecordLayout.java"),
         findings.stream().map(Finding::file).sorted().toList(), findings::toString);
     for (Finding finding : findings) {
       for (String fragment : List.of("idempotency.leaseExpiresAt", "no query needs it, but it is not exempted",
@@ -115,8 +115,8 @@ class FirestoreIndexBrokenTreeTest {
     Path file = root.resolve(module + "/src/main/java/dev/once/extra/Stuck.java");
     Files.createDirectories(file.getParent());
     Files.writeString(file, source);
-    JavaSources java = JavaSources.parse(Trees.ROOT, List.of("shared/src/main/java", "functions/src/main/java",
-        "run/src/main/java", "cli/src/main/java"));
+    JavaSources java = JavaSources.parse(Trees.ROOT, List.of("core/src/main/java", "firestore/src/main/java",
+        "functions/src/main/java", "run/src/main/java", "cli/src/main/java"));
     JavaSources extra = JavaSources.parse(root, List.of(module + "/src/main/java"));
     JavaSources both = JavaSources.merge(java, extra);
     return new FirestoreIndexCheck(new FirestoreUse(both, "idempotency"), both.problems());
