@@ -59,9 +59,9 @@ class ApiSurfaceTest {
   /** A tree that leaks in every kind of signature: each is reported; what is not exported is not. */
   @Test
   void aLeakInAnySignature_isReported(@TempDir Path tree) throws Exception {
-    write(tree, "dev/once/internal/Secret.java", "package dev.once.internal; public class Secret {}");
-    write(tree, "dev/once/internal/Failure.java", "package dev.once.internal; public class Failure extends Exception {}");
-    write(tree, "dev/once/guard/Leaks.java", """
+    SourceTree.write(tree, "dev/once/internal/Secret.java", "package dev.once.internal; public class Secret {}");
+    SourceTree.write(tree, "dev/once/internal/Failure.java", "package dev.once.internal; public class Failure extends Exception {}");
+    SourceTree.write(tree, "dev/once/guard/Leaks.java", """
         package dev.once.guard;
         import dev.once.internal.Failure;
         import dev.once.internal.Secret;
@@ -82,7 +82,7 @@ class ApiSurfaceTest {
           static class NotExported extends Secret {}
         }
         """);
-    write(tree, "dev/once/guard/Clean.java", """
+    SourceTree.write(tree, "dev/once/guard/Clean.java", """
         package dev.once.guard;
         public final class Clean { private dev.once.internal.Secret uses; public String name() { return ""; } }
         """);
@@ -113,17 +113,17 @@ class ApiSurfaceTest {
   void aTypeBeyondTheBudget_aPackageNotDeclared_andGoogleCloudOutsideItsStore_areEachReported(@TempDir Path tree)
       throws IOException {
     for (int i = 0; i <= BUDGET; i++) {
-      write(tree, "dev/once/guard/T" + i + ".java", "package dev.once.guard;\n\npublic final class T" + i + " {}\n");
+      SourceTree.write(tree, "dev/once/guard/T" + i + ".java", "package dev.once.guard;\n\npublic final class T" + i + " {}\n");
     }
-    write(tree, "dev/once/guard/Hidden.java", "package dev.once.guard;\n\nfinal class Hidden {}\n");
-    write(tree, "dev/once/extra/X.java", "package dev.once.extra;\n\nfinal class X {}\n");
-    write(tree, "dev/once/internal/ledger/Y.java",
+    SourceTree.write(tree, "dev/once/guard/Hidden.java", "package dev.once.guard;\n\nfinal class Hidden {}\n");
+    SourceTree.write(tree, "dev/once/extra/X.java", "package dev.once.extra;\n\nfinal class X {}\n");
+    SourceTree.write(tree, "dev/once/internal/ledger/Y.java",
         "package dev.once.internal.ledger;\n\nimport com.google.cloud.firestore.Firestore;\n\nfinal class Y {}\n");
-    write(tree, "dev/once/internal/ledger/W.java",
+    SourceTree.write(tree, "dev/once/internal/ledger/W.java",
         "package dev.once.internal.ledger;\n\nimport com.google.cloud.Timestamp;\n\nfinal class W {}\n");
-    write(tree, "dev/once/entry/V.java",
+    SourceTree.write(tree, "dev/once/entry/V.java",
         "package dev.once.entry;\n\nimport com.google.cloud.functions.HttpRequest;\n\nfinal class V {}\n");
-    write(tree, "dev/once/internal/firestore/Z.java",
+    SourceTree.write(tree, "dev/once/internal/firestore/Z.java",
         "package dev.once.internal.firestore;\n\nimport com.google.cloud.firestore.Firestore;\n\nfinal class Z {}\n");
 
     assertEquals(List.of(
@@ -178,11 +178,5 @@ class ApiSurfaceTest {
     arguments.addAll(sources);
     assertEquals(0, javac.run(null, null, null, arguments.toArray(String[]::new)), "the breaking tree compiles");
     return classes;
-  }
-
-  private static void write(Path root, String relative, String text) throws IOException {
-    Path file = root.resolve(relative);
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, text);
   }
 }

@@ -37,7 +37,7 @@ final class FileCircles {
     Map<Path, String> packages = new HashMap<>();
     try (Stream<Path> files = Files.walk(root)) {
       for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
-        String text = withoutCommentsAndLiterals(Files.readString(file));
+        String text = SourceTree.codeOnly(Files.readString(file));
         Matcher pkg = PACKAGE.matcher(text);
         String name = pkg.find() ? pkg.group(1) : "";
         String simple = file.getFileName().toString().replace(".java", "");
@@ -133,38 +133,5 @@ final class FileCircles {
       } while (!member.equals(node));
       components.add(component);
     }
-  }
-
-  /** The source with comments, string and character literals (text blocks too) blanked out. */
-  static String withoutCommentsAndLiterals(String source) {
-    StringBuilder out = new StringBuilder(source.length());
-    int i = 0;
-    while (i < source.length()) {
-      char c = source.charAt(i);
-      if (source.startsWith("//", i)) {
-        while (i < source.length() && source.charAt(i) != '\n') {
-          i++;
-        }
-      } else if (source.startsWith("/*", i)) {
-        int end = source.indexOf("*/", i + 2);
-        i = end < 0 ? source.length() : end + 2;
-        out.append(' ');
-      } else if (source.startsWith("\"\"\"", i)) {
-        int end = source.indexOf("\"\"\"", i + 3);
-        i = end < 0 ? source.length() : end + 3;
-        out.append("\"\"");
-      } else if (c == '"' || c == '\'') {
-        int j = i + 1;
-        while (j < source.length() && source.charAt(j) != c) {
-          j += source.charAt(j) == '\\' ? 2 : 1;
-        }
-        i = j + 1;
-        out.append(c).append(c);
-      } else {
-        out.append(c);
-        i++;
-      }
-    }
-    return out.toString();
   }
 }

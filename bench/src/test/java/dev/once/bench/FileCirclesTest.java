@@ -3,7 +3,6 @@ package dev.once.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,26 +21,26 @@ class FileCirclesTest {
   @Test
   void anInterfaceNamingItsImplementation_andAnInternalClassNamingItsWrapper_areCircles(@TempDir Path tree)
       throws IOException {
-    write(tree, "dev/once/ledger/Ledger.java", """
+    SourceTree.write(tree, "dev/once/ledger/Ledger.java", """
         package dev.once.ledger;
         import dev.once.firestore.FirestoreLedger;
         /** See {@link Wrapper}; "Memory" is only a word here. */
         public interface Ledger { static Ledger deployed() { return new FirestoreLedger(); } }
         """);
-    write(tree, "dev/once/firestore/FirestoreLedger.java", """
+    SourceTree.write(tree, "dev/once/firestore/FirestoreLedger.java", """
         package dev.once.firestore;
         public final class FirestoreLedger implements dev.once.ledger.Ledger {}
         """);
-    write(tree, "dev/once/ledger/Wrapper.java", """
+    SourceTree.write(tree, "dev/once/ledger/Wrapper.java", """
         package dev.once.ledger;
         public final class Wrapper { private final dev.once.internal.Machine machine = null; }
         """);
-    write(tree, "dev/once/internal/Machine.java", """
+    SourceTree.write(tree, "dev/once/internal/Machine.java", """
         package dev.once.internal;
         import dev.once.ledger.Wrapper;
         public final class Machine { Wrapper wrapper; }
         """);
-    write(tree, "dev/once/ledger/Memory.java", """
+    SourceTree.write(tree, "dev/once/ledger/Memory.java", """
         package dev.once.ledger;
         public final class Memory implements Ledger {}
         """);
@@ -50,11 +49,5 @@ class FileCirclesTest {
         List.of("dev/once/firestore/FirestoreLedger.java", "dev/once/ledger/Ledger.java"),
         List.of("dev/once/internal/Machine.java", "dev/once/ledger/Wrapper.java")),
         FileCircles.circles(tree));
-  }
-
-  private static void write(Path root, String relative, String text) throws IOException {
-    Path file = root.resolve(relative);
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, text);
   }
 }

@@ -25,7 +25,6 @@ class InternalImportsTest {
   private static final Pattern INTERNAL = Pattern.compile("\\bdev\\.once\\.internal\\b[\\w.]*");
   /** Spelt in two parts, so this file names nothing internal itself. */
   private static final String INTERNAL_PACKAGE = "dev.once." + "internal";
-  private static final Pattern COMMENT = Pattern.compile("//[^\\n]*|/\\*.*?\\*/", Pattern.DOTALL);
 
   @Test
   void theLibrarysUsers_nameNothingInternal() throws IOException {
@@ -33,19 +32,20 @@ class InternalImportsTest {
   }
 
   @Test
-  void anImportOrAQualifiedName_ofAnInternalType_isReported_butNotAComment(@TempDir Path tree) throws IOException {
-    write(tree, "functions/src/main/java/dev/once/functions/A.java", """
+  void anImportOrAQualifiedName_ofAnInternalType_isReported_butNotACommentOrAString(@TempDir Path tree)
+      throws IOException {
+    SourceTree.write(tree, "functions/src/main/java/dev/once/functions/A.java", """
         package dev.once.functions;
         import %1$s.ledger.Claim;
         /** Not {@code %1$s.ledger.Claim}. */
-        final class A {}
+        final class A { String named = "%1$s.ledger.Claim"; }
         """.formatted(INTERNAL_PACKAGE));
-    write(tree, "example/src/test/java/dev/once/example/B.java", """
+    SourceTree.write(tree, "example/src/test/java/dev/once/example/B.java", """
         package dev.once.example;
         // %1$s is mentioned here only
         final class B { Object c = new %1$s.observe.Trace("a", "b"); }
         """.formatted(INTERNAL_PACKAGE));
-    write(tree, "core/src/main/java/dev/once/guard/C.java", """
+    SourceTree.write(tree, "core/src/main/java/dev/once/guard/C.java", """
         package dev.once.guard;
         import %1$s.ledger.Claim;
         final class C {}
@@ -71,7 +71,7 @@ class InternalImportsTest {
       }
       for (Path file : files) {
         scanned++;
-        String code = blankComments(Files.readString(file));
+        String code = SourceTree.codeOnly(Files.readString(file));
         Matcher internal = INTERNAL.matcher(code);
         while (internal.find()) {
           long line = code.substring(0, internal.start()).chars().filter(c -> c == '\n').count() + 1;
@@ -81,22 +81,5 @@ class InternalImportsTest {
     }
     assertTrue(scanned > 0, "no sources found under " + root);
     return found.stream().sorted().toList();
-  }
-
-  /** Comments as blanks, their line breaks kept, so line numbers stay true. */
-  private static String blankComments(String source) {
-    Matcher comments = COMMENT.matcher(source);
-    StringBuilder out = new StringBuilder();
-    while (comments.find()) {
-      comments.appendReplacement(out, Matcher.quoteReplacement(comments.group().replaceAll("[^\\n]", " ")));
-    }
-    comments.appendTail(out);
-    return out.toString();
-  }
-
-  private static void write(Path root, String relative, String text) throws IOException {
-    Path file = root.resolve(relative);
-    Files.createDirectories(file.getParent());
-    Files.writeString(file, text);
   }
 }
