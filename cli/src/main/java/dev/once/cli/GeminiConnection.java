@@ -3,8 +3,8 @@ package dev.once.cli;
 import com.google.genai.Client;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
+import dev.once.gemini.GeminiSetting;
 import dev.once.pipeline.HttpsOnly;
-import dev.once.pipeline.PipelineSetting;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
@@ -18,7 +18,7 @@ public final class GeminiConnection {
 
   /** @param apiVersion the API version to call ({@code v1beta}), or null for the SDK's own */
   public static Client open(Context context, Duration timeout, String apiVersion, String forWhat) {
-    String key = context.settings().optional(PipelineSetting.GEMINI_API_KEY)
+    String key = context.settings().optional(GeminiSetting.GEMINI_API_KEY)
         .orElseThrow(() -> Failure.usage("GEMINI_API_KEY is not set: " + forWhat + " needs the project's Gemini API key"));
     HttpOptions.Builder http = HttpOptions.builder()
         .timeout(Math.toIntExact(timeout.toMillis()))
@@ -26,7 +26,7 @@ public final class GeminiConnection {
     if (apiVersion != null) {
       http.apiVersion(apiVersion);
     }
-    Optional<String> baseUrl = context.settings().optional(PipelineSetting.GEMINI_BASE_URL);
+    Optional<String> baseUrl = context.settings().optional(GeminiSetting.GEMINI_BASE_URL);
     if (baseUrl.isPresent() && !local(baseUrl.get())) {
       throw Failure.usage("GEMINI_BASE_URL is " + baseUrl.get() + ", not this machine: the Gemini API key is sent to"
           + " Google's API or to a stand-in on localhost only (unset GEMINI_BASE_URL)");

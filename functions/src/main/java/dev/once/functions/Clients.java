@@ -17,6 +17,7 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiClients;
+import dev.once.gemini.GeminiSetting;
 import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.JobErrors;
 import dev.once.gemini.ModelWatch;
@@ -87,15 +88,15 @@ final class Clients {
     this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
-    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
+    this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),
         models, InstantSource.system()));
-    this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
+    this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),
         prices.get(), models, InstantSource.system()));
-    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(PipelineSetting.GEMINI_MODEL),
-        settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models,
-        new JobErrors(settings.optional(PipelineSetting.GEMINI_BASE_URL),
-            settings.required(PipelineSetting.GEMINI_API_KEY),
-            settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS))));
+    this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),
+        settings.optional(GeminiSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models,
+        new JobErrors(settings.optional(GeminiSetting.GEMINI_BASE_URL),
+            settings.required(GeminiSetting.GEMINI_API_KEY),
+            settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS))));
     this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 

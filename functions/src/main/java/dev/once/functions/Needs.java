@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import dev.once.config.OnceSetting;
 import dev.once.config.Setting;
+import dev.once.gemini.GeminiSetting;
 import dev.once.pipeline.PipelineSetting;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -30,22 +31,22 @@ public final class Needs {
       Set<String> publishesTo, boolean readsInbox) {}
 
   /** The settings that are secrets: from Secret Manager when deployed, never a plain variable. */
-  public static final Set<String> SECRETS = Set.of(PipelineSetting.GEMINI_API_KEY.name(),
-      PipelineSetting.GEMINI_WEBHOOK_SECRET.name(), PipelineSetting.NOTIFY_SIGNING_SECRET.name(),
+  public static final Set<String> SECRETS = Set.of(GeminiSetting.GEMINI_API_KEY.name(),
+      GeminiSetting.GEMINI_WEBHOOK_SECRET.name(), PipelineSetting.NOTIFY_SIGNING_SECRET.name(),
       PipelineSetting.RESULTS_SIGNING_KEY.name());
 
   /** Read by every function: the library's settings and the Pub/Sub emulator's address. */
   private static final List<Setting> EVERY = Stream.concat(OnceSetting.values().stream(),
       Stream.of(PipelineSetting.PUBSUB_EMULATOR_HOST)).toList();
-  private static final List<Setting> GEMINI = List.of(PipelineSetting.GEMINI_API_KEY, PipelineSetting.GEMINI_BASE_URL,
-      PipelineSetting.GEMINI_MODEL, PipelineSetting.GEMINI_TIMEOUT_SECONDS, PipelineSetting.GEMINI_PRICES,
+  private static final List<Setting> GEMINI = List.of(GeminiSetting.GEMINI_API_KEY, GeminiSetting.GEMINI_BASE_URL,
+      GeminiSetting.GEMINI_MODEL, GeminiSetting.GEMINI_TIMEOUT_SECONDS, GeminiSetting.GEMINI_PRICES,
       // batch jobs are made and read with the webhook's URL and the inline limit (Clients.batchJobs)
-      PipelineSetting.GEMINI_WEBHOOK_URL, PipelineSetting.BATCH_INLINE_MAX_BYTES);
+      GeminiSetting.GEMINI_WEBHOOK_URL, PipelineSetting.BATCH_INLINE_MAX_BYTES);
   /** Those that publish results also write the analyses and bills (their retention). */
   private static final List<Setting> RESULTS = List.of(PipelineSetting.RESULTS_TOPIC, PipelineSetting.RESULTS_SIGNING_KEY,
       PipelineSetting.RECORDS_RETENTION_DAYS);
   private static final List<Setting> ANALYSIS = List.of(PipelineSetting.STORAGE_EMULATOR_HOST,
-      PipelineSetting.GEMINI_DAILY_BUDGET_USD, PipelineSetting.MAX_DOCUMENT_BYTES, PipelineSetting.ANALYSIS_MODE,
+      GeminiSetting.GEMINI_DAILY_BUDGET_USD, PipelineSetting.MAX_DOCUMENT_BYTES, PipelineSetting.ANALYSIS_MODE,
       PipelineSetting.BATCH_MAX_DOCUMENTS, PipelineSetting.BATCH_MAX_BYTES, PipelineSetting.BATCH_MAX_WAIT_SECONDS,
       PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT);
 
@@ -58,8 +59,8 @@ public final class Needs {
         List.of(PipelineSetting.NOTIFY_URL, PipelineSetting.NOTIFY_TIMEOUT_SECONDS, PipelineSetting.NOTIFY_SIGNING_SECRET,
             PipelineSetting.RESULTS_SIGNING_KEY, PipelineSetting.DEAD_LETTER_TOPIC));
     add(GeminiWebhook.class, Firestore.READ, List.of(PipelineSetting.BATCH_COMPLETIONS_TOPIC), false,
-        List.of(PipelineSetting.GEMINI_WEBHOOK_SECRET, PipelineSetting.GEMINI_WEBHOOK_URL,
-            PipelineSetting.GEMINI_WEBHOOK_JWKS_URL, PipelineSetting.GEMINI_WEBHOOK_ISSUER,
+        List.of(GeminiSetting.GEMINI_WEBHOOK_SECRET, GeminiSetting.GEMINI_WEBHOOK_URL,
+            GeminiSetting.GEMINI_WEBHOOK_JWKS_URL, GeminiSetting.GEMINI_WEBHOOK_ISSUER,
             PipelineSetting.BATCH_COMPLETIONS_TOPIC));
     add(BatchCompleted.class, Firestore.READ_WRITE, List.of(PipelineSetting.RESULTS_TOPIC), false, GEMINI, RESULTS);
     add(GeminiReconciler.class, Firestore.READ_WRITE, List.of(PipelineSetting.RESULTS_TOPIC), true,

@@ -10,6 +10,7 @@ import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
+import dev.once.gemini.GeminiSetting;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
@@ -62,7 +63,7 @@ final class Wiring {
     DocumentFlow.Mode mode = mode(settings);
     webhookUrl(settings); // named by every batch job (BatchJobs)
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
-    DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
+    DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
         clients.once.maxAttempts());
     Lazy<DocumentReader> reader = Lazy.of(() -> new DocumentReader(clients.storage.get()));
     BatchSubmitter submitter = mode == DocumentFlow.Mode.BATCH ? batchSubmitter(clients, reader, InstantSource.system()) : null;
@@ -83,7 +84,7 @@ final class Wiring {
     Duration maxWait = Duration.ofSeconds(nonNegative(settings, PipelineSetting.BATCH_MAX_WAIT_SECONDS));
     int maxInFlight = atMost(settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
     BatchSubmitter.Limits limits = new BatchSubmitter.Limits(maxDocuments, maxBytes, maxWait, maxInFlight,
-        settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS),
+        settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
     return new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records, reader,
         clients.batchJobs, resultPublication(clients), limits, clock, budget(clients), clients.estimator);
@@ -128,14 +129,14 @@ final class Wiring {
   static Budget budget(Clients clients) {
     Settings settings = clients.settings;
     ZoneId zone = budgetZone(settings);
-    Optional<String> amount = settings.optional(PipelineSetting.GEMINI_DAILY_BUDGET_USD);
+    Optional<String> amount = settings.optional(GeminiSetting.GEMINI_DAILY_BUDGET_USD);
     if (amount.isEmpty()) {
       return Budget.NONE;
     }
     long microUsd = microUsd(amount.get());
-    String model = settings.required(PipelineSetting.GEMINI_MODEL);
+    String model = settings.required(GeminiSetting.GEMINI_MODEL);
     if (clients.prices.get().schedule(model).isEmpty()) {
-      throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
+      throw new InvalidSetting(GeminiSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
           + " has no price, so its calls cannot be bounded; add it to GEMINI_PRICES");
     }
     return new DailyBudget(clients.ledger, microUsd, zone, clients.once.log(), BUDGET_LOG_MESSAGE);
@@ -149,7 +150,7 @@ final class Wiring {
       amount = null;
     }
     if (amount == null || amount.signum() <= 0 || amount.compareTo(MAX_BUDGET_USD) > 0 || amount.scale() > 6) {
-      throw new InvalidSetting(PipelineSetting.GEMINI_DAILY_BUDGET_USD, "must be an amount of US dollars above 0 and"
+      throw new InvalidSetting(GeminiSetting.GEMINI_DAILY_BUDGET_USD, "must be an amount of US dollars above 0 and"
           + " at most " + MAX_BUDGET_USD + ", with at most 6 decimals (e.g. 25 or 0.50), got \"" + usd + "\"");
     }
     return amount.movePointRight(6).longValueExact();
@@ -206,9 +207,9 @@ final class Wiring {
   static WebhookSignatures webhookSignatures(Clients clients) {
     Settings settings = clients.settings;
     Optional<WebhookVerifier> staticWebhooks =
-        settings.optional(PipelineSetting.GEMINI_WEBHOOK_SECRET).map(WebhookVerifier::fromSecrets);
-    URI jwks = httpUrl(settings, PipelineSetting.GEMINI_WEBHOOK_JWKS_URL);
-    String issuer = settings.required(PipelineSetting.GEMINI_WEBHOOK_ISSUER);
+        settings.optional(GeminiSetting.GEMINI_WEBHOOK_SECRET).map(WebhookVerifier::fromSecrets);
+    URI jwks = httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_JWKS_URL);
+    String issuer = settings.required(GeminiSetting.GEMINI_WEBHOOK_ISSUER);
     Optional<DynamicWebhookVerifier> dynamicWebhooks = webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
         DynamicWebhookVerifier.Options.forAudience(url).withJwksUrl(jwks).withIssuer(issuer)));
     if (staticWebhooks.isEmpty() && dynamicWebhooks.isEmpty()) {
@@ -221,8 +222,8 @@ final class Wiring {
 
   /** GEMINI_WEBHOOK_URL, checked: batch jobs name it, and dynamic webhook tokens must name it exactly. */
   static Optional<String> webhookUrl(Settings settings) {
-    Optional<String> url = settings.optional(PipelineSetting.GEMINI_WEBHOOK_URL);
-    url.ifPresent(set -> httpUrl(settings, PipelineSetting.GEMINI_WEBHOOK_URL));
+    Optional<String> url = settings.optional(GeminiSetting.GEMINI_WEBHOOK_URL);
+    url.ifPresent(set -> httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_URL));
     return url;
   }
 
@@ -290,9 +291,9 @@ final class Wiring {
    * retention, parsed now; the client on first use.
    */
   private static void checkGemini(Clients clients) {
-    clients.settings.required(PipelineSetting.GEMINI_API_KEY);
-    clients.models.check(clients.settings.required(PipelineSetting.GEMINI_MODEL), LocalDate.now(ZoneOffset.UTC));
-    clients.settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
+    clients.settings.required(GeminiSetting.GEMINI_API_KEY);
+    clients.models.check(clients.settings.required(GeminiSetting.GEMINI_MODEL), LocalDate.now(ZoneOffset.UTC));
+    clients.settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS);
     clients.records.get();
   }
 

@@ -15,7 +15,6 @@ import com.nimbusds.jwt.proc.BadJWTException;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
 import dev.once.observe.ForeignText;
-import dev.once.pipeline.PipelineSetting;
 import java.io.IOException;
 import java.net.URI;
 import java.security.MessageDigest;
@@ -60,9 +59,9 @@ import java.util.function.Function;
  */
 public final class DynamicWebhookVerifier {
   /** Google's published keys for dynamic webhooks. */
-  public static final URI GOOGLE_JWKS_URL = URI.create(PipelineSetting.GEMINI_WEBHOOK_JWKS_URL.defaultValue());
+  public static final URI GOOGLE_JWKS_URL = URI.create(GeminiSetting.GEMINI_WEBHOOK_JWKS_URL.defaultValue());
   /** Not documented: the origin of the JWKS URL, as OpenID Connect has it. A setting for that reason. */
-  public static final String GOOGLE_ISSUER = PipelineSetting.GEMINI_WEBHOOK_ISSUER.defaultValue();
+  public static final String GOOGLE_ISSUER = GeminiSetting.GEMINI_WEBHOOK_ISSUER.defaultValue();
   public static final String SIGNATURE_HEADER = "webhook-signature";
   public static final String BODY_HASH_CLAIM = "sha256";
   private static final int MAX_TOKEN_CHARS = 16 * 1024;

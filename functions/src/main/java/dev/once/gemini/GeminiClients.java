@@ -5,7 +5,6 @@ import com.google.genai.types.ClientOptions;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import dev.once.config.Settings;
-import dev.once.pipeline.PipelineSetting;
 import java.time.Duration;
 import okhttp3.OkHttpClient;
 
@@ -23,11 +22,11 @@ public final class GeminiClients {
   private GeminiClients() {}
 
   public static Client create(Settings settings) {
-    Duration timeout = settings.seconds(PipelineSetting.GEMINI_TIMEOUT_SECONDS);
+    Duration timeout = settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS);
     HttpOptions.Builder http = HttpOptions.builder()
         .timeout(Math.toIntExact(timeout.toMillis()))
         .retryOptions(HttpRetryOptions.builder().attempts(SDK_ATTEMPTS).initialDelay(0.5).maxDelay(5.0).build());
-    settings.optional(PipelineSetting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
+    settings.optional(GeminiSetting.GEMINI_BASE_URL).ifPresent(http::baseUrl);
     OkHttpClient transport = new OkHttpClient.Builder()
         .retryOnConnectionFailure(false)
         .connectTimeout(CONNECT_TIMEOUT)
@@ -36,7 +35,7 @@ public final class GeminiClients {
         .writeTimeout(timeout)
         .build();
     return Client.builder()
-        .apiKey(settings.required(PipelineSetting.GEMINI_API_KEY))
+        .apiKey(settings.required(GeminiSetting.GEMINI_API_KEY))
         .vertexAI(false)
         .httpOptions(http.build())
         .clientOptions(ClientOptions.builder().customHttpClient(transport).build())

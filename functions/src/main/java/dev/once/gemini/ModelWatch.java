@@ -2,7 +2,6 @@ package dev.once.gemini;
 
 import dev.once.config.InvalidSetting;
 import dev.once.observe.Log;
-import dev.once.pipeline.PipelineSetting;
 import java.time.LocalDate;
 import java.time.Period;
 import java.util.Map;
@@ -54,7 +53,7 @@ public final class ModelWatch {
     GeminiModel catalogued = known.get();
     GeminiModel.Stage stage = catalogued.stage(today);
     if (stage == GeminiModel.Stage.SHUT_DOWN) {
-      throw new InvalidSetting(PipelineSetting.GEMINI_MODEL, "is " + model + ", which Google shut down on "
+      throw new InvalidSetting(GeminiSetting.GEMINI_MODEL, "is " + model + ", which Google shut down on "
           + catalogued.shutdown() + ": set it to " + (catalogued.replacement() == null ? "a model Google serves"
               : catalogued.replacement() + ", Google's replacement, or another model Google serves")
           + " (once models lists them); uploads wait meanwhile, none is lost");

@@ -2,7 +2,6 @@ package dev.once.gemini;
 
 import dev.once.config.InvalidSetting;
 import dev.once.config.Settings;
-import dev.once.pipeline.PipelineSetting;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -52,7 +51,7 @@ public final class PriceTable {
     GeminiModels catalog = GeminiModels.builtIn();
     Map<String, List<Step>> schedules = new LinkedHashMap<>();
     catalog.all().forEach(model -> schedules.put(model.name(), model.prices()));
-    settings.optional(PipelineSetting.GEMINI_PRICES).ifPresent(text -> schedules.putAll(parse(text)));
+    settings.optional(GeminiSetting.GEMINI_PRICES).ifPresent(text -> schedules.putAll(parse(text)));
     return new PriceTable(catalog, schedules);
   }
 
@@ -87,13 +86,13 @@ public final class PriceTable {
             : new Price(figures[0], figures[1], figures[2], figures[3]);
         List<Step> steps = parsed.computeIfAbsent(GeminiModels.bare(modelAndPrices[0]), m -> new ArrayList<>());
         if (steps.stream().anyMatch(step -> step.from().equals(from))) {
-          throw new InvalidSetting(PipelineSetting.GEMINI_PRICES, "prices " + modelAndPrices[0].strip() + " twice from "
+          throw new InvalidSetting(GeminiSetting.GEMINI_PRICES, "prices " + modelAndPrices[0].strip() + " twice from "
               + (from.equals(LocalDate.MIN) ? "the start" : from));
         }
         steps.add(new Step(from, price));
         steps.sort(Comparator.comparing(Step::from));
       } catch (NumberFormatException | DateTimeParseException e) {
-        throw new InvalidSetting(PipelineSetting.GEMINI_PRICES, "entry \"" + entry.strip() + "\" is not"
+        throw new InvalidSetting(GeminiSetting.GEMINI_PRICES, "entry \"" + entry.strip() + "\" is not"
             + " model=input/output or model=input/output/longInput/longOutput (USD per million tokens), optionally"
             + " @YYYY-MM-DD for the day it takes effect, e.g. gemini-3.8-flash=1.50/7.50@2027-01-01");
       }

@@ -1,7 +1,5 @@
 package dev.once.gemini;
 
-import dev.once.pipeline.PipelineSetting;
-import dev.once.pipeline.SigningKeys;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -33,7 +31,7 @@ public final class WebhookVerifier {
 
   /** Blank-separated {@code whsec_<base64>} secrets. The message never repeats a secret. */
   static List<byte[]> parseSecrets(String text) {
-    return SigningKeys.parse(PipelineSetting.GEMINI_WEBHOOK_SECRET, text).keys();
+    return SigningKeys.parse(GeminiSetting.GEMINI_WEBHOOK_SECRET, text).keys();
   }
 
   /** @param header a header by name, case-insensitive */

@@ -1,5 +1,6 @@
 package dev.once.pipeline;
 
+import dev.once.gemini.SigningKeys;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.Sha256;

@@ -1,8 +1,9 @@
 package dev.once.pipeline;
 
 import dev.once.config.Setting;
-import dev.once.gemini.GeminiModels;
+import dev.once.gemini.GeminiSetting;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The invoice pipeline's settings, beside the library's own ({@link dev.once.config.OnceSetting}). Terraform's checks
@@ -13,31 +14,6 @@ public final class PipelineSetting {
       "host:port of a Pub/Sub emulator (local runs and tests only)");
   public static final Setting STORAGE_EMULATOR_HOST = new Setting("STORAGE_EMULATOR_HOST", null,
       "http://host:port of a Cloud Storage stand-in (scheme optional; local runs only)");
-  public static final Setting GEMINI_API_KEY = new Setting("GEMINI_API_KEY", null,
-      "Gemini API key (from Secret Manager when deployed)");
-  public static final Setting GEMINI_BASE_URL = new Setting("GEMINI_BASE_URL", null,
-      "server root the Gemini client talks to instead of Google's, e.g. http://127.0.0.1:9090");
-  public static final Setting GEMINI_MODEL = new Setting("GEMINI_MODEL",
-      GeminiModels.builtIn().defaultModel(), "model used for analysis and batch jobs; one Google shut"
-      + " down fails the start (the built-in catalog: once models)");
-  public static final Setting GEMINI_WEBHOOK_SECRET = new Setting("GEMINI_WEBHOOK_SECRET", null,
-      "static webhooks: one or more whsec_… secrets, blank-separated (rotation); optional when"
-      + " GEMINI_WEBHOOK_URL is set");
-  public static final Setting GEMINI_WEBHOOK_URL = new Setting("GEMINI_WEBHOOK_URL", null,
-      "dynamic webhooks: the webhook function's own URL; batch jobs name it in webhook_config.uris"
-      + " and the webhook accepts tokens made for it (exact match)");
-  public static final Setting GEMINI_WEBHOOK_JWKS_URL = new Setting("GEMINI_WEBHOOK_JWKS_URL",
-      "https://generativelanguage.googleapis.com/.well-known/jwks.json", "where the keys of dynamic webhooks are published");
-  public static final Setting GEMINI_WEBHOOK_ISSUER = new Setting("GEMINI_WEBHOOK_ISSUER",
-      "https://generativelanguage.googleapis.com", "iss of dynamic webhook tokens; Google does not document it, so a setting in case it differs");
-  public static final Setting GEMINI_TIMEOUT_SECONDS = new Setting("GEMINI_TIMEOUT_SECONDS", "60",
-      "bound on one Gemini call, retries included; a paid call's lease outlasts it");
-  public static final Setting GEMINI_PRICES = new Setting("GEMINI_PRICES", null,
-      "prices, model=input/output USD per million tokens, optionally @YYYY-MM-DD for the day one takes effect,"
-      + " comma-separated; a model named here is priced by these alone, others by the built-in catalog");
-  public static final Setting GEMINI_DAILY_BUDGET_USD = new Setting("GEMINI_DAILY_BUDGET_USD", null,
-      "the most Gemini calls may cost in one day, in US dollars (blank: no cap); each call"
-      + " reserves its estimated cost first, and a document the day cannot take is deferred, not lost");
   public static final Setting RESULTS_TOPIC = new Setting("RESULTS_TOPIC", null,
       "topic for analysis results, as an id or projects/p/topics/t");
   public static final Setting BATCH_COMPLETIONS_TOPIC = new Setting("BATCH_COMPLETIONS_TOPIC", null,
@@ -80,8 +56,9 @@ public final class PipelineSetting {
 
   private PipelineSetting() {}
 
-  /** Every one, in order: what Terraform's checks compare with the deployment. */
+  /** Every one, Gemini's ({@link GeminiSetting}) last: what Terraform's checks compare with the deployment. */
   public static List<Setting> values() {
-    return Setting.declaredIn(PipelineSetting.class);
+    return Stream.concat(Setting.declaredIn(PipelineSetting.class).stream(),
+        GeminiSetting.values().stream()).toList();
   }
 }

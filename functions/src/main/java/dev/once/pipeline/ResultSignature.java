@@ -1,5 +1,6 @@
 package dev.once.pipeline;
 
+import dev.once.gemini.SigningKeys;
 import dev.once.key.PubSubMessageKeys;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.gemini.SigningKeys;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.WebhookSigner;

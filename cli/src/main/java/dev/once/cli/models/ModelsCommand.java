@@ -9,9 +9,9 @@ import dev.once.cli.Failure;
 import dev.once.cli.GeminiConnection;
 import dev.once.gemini.GeminiModel;
 import dev.once.gemini.GeminiModels;
+import dev.once.gemini.GeminiSetting;
 import dev.once.gemini.ModelWatch;
 import dev.once.gemini.PriceTable;
-import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,7 +76,7 @@ public final class ModelsCommand implements Callable<Integer> {
       return Exit.OK;
     }
     String name = model != null ? model.strip()
-        : context.settings().optional(PipelineSetting.GEMINI_MODEL).orElse(known.defaultModel());
+        : context.settings().optional(GeminiSetting.GEMINI_MODEL).orElse(known.defaultModel());
     List<String> warnings = new ArrayList<>();
     out.println("model " + name);
     askGoogle(context, name, out, warnings);

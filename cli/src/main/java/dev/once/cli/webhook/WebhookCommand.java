@@ -16,7 +16,7 @@ import dev.once.cli.Context;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.GeminiConnection;
-import dev.once.pipeline.PipelineSetting;
+import dev.once.gemini.GeminiSetting;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +98,7 @@ public final class WebhookCommand implements Runnable {
 
   /** The gate of every change (Change): names it, the project and the account, and asks. */
   void confirm(String what) {
-    Optional<String> baseUrl = context.settings().optional(PipelineSetting.GEMINI_BASE_URL);
+    Optional<String> baseUrl = context.settings().optional(GeminiSetting.GEMINI_BASE_URL);
     Change.confirm(context, what + " with the Gemini API " + baseUrl.map(u -> "stand-in at " + u)
         .orElse("(the project of GEMINI_API_KEY)"));
   }

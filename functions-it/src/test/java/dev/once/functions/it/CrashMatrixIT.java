@@ -77,7 +77,7 @@ class CrashMatrixIT {
         Duration.ofSeconds(1));
     CompletableFuture<PipelineStack> starting = CompletableFuture.supplyAsync(() -> PipelineStack.start(
         new PipelineStack.Config("sync", Integer.parseInt(dev.once.config.OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
-            patient, Map.of("GEMINI_TIMEOUT_SECONDS", dev.once.pipeline.PipelineSetting.GEMINI_TIMEOUT_SECONDS
+            patient, Map.of("GEMINI_TIMEOUT_SECONDS", dev.once.gemini.GeminiSetting.GEMINI_TIMEOUT_SECONDS
                 .defaultValue()))), PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
     // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.

@@ -10,7 +10,7 @@ import java.util.List;
 public final class CodeSettings {
   /** The source files that list them, and {@code Settings}, which reads them. */
   static final java.util.Set<String> REGISTRY = java.util.Set.of("dev/once/config/OnceSetting.java",
-      "dev/once/pipeline/PipelineSetting.java", "dev/once/config/Settings.java");
+      "dev/once/pipeline/PipelineSetting.java", "dev/once/gemini/GeminiSetting.java", "dev/once/config/Settings.java");
 
   private CodeSettings() {}
 

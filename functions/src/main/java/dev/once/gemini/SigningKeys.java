@@ -1,4 +1,4 @@
-package dev.once.pipeline;
+package dev.once.gemini;
 
 import dev.once.config.Setting;
 import dev.once.config.InvalidSetting;
