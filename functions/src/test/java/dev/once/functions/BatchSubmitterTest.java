@@ -531,7 +531,7 @@ class BatchSubmitterTest {
     assertEquals("rejected", analysis.get("status"));
     verify(publisher, times(1)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
-    verify(gatherings).refuse(GATHERING, Map.of(refusedId, BatchSubmitter.Refused.BY_GEMINI));
+    verify(gatherings).refuse(GATHERING, Map.of(refusedId, JobRequests.Refused.BY_GEMINI));
     String reason = String.valueOf(analysis.get("reason"));
     assertTrue(reason.contains("Unable to process input image")
         && reason.length() <= Records.MAX_TEXT_CHARS + 1, reason.length() + " chars");
