@@ -36,7 +36,7 @@ public final class GeminiReconciler implements HttpFunction {
     if (HttpAnswer.refusedUnlessPost(request, response)) {
       return;
     }
-    ReconcileFlow.Summary summary;
+    ReconcileSummary summary;
     try {
       summary = flow.run();
     } catch (RuntimeException e) {

@@ -21,9 +21,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -43,52 +41,6 @@ import java.util.function.Supplier;
  * long as the day's budget takes them (none when it is used up: one read says so).
  */
 final class ReconcileFlow {
-  /** A running job is looked at as a possible stray only once it is this old. */
-  static final Duration STRAY_AFTER = Duration.ofMinutes(2);
-
-  /** What a run saw and did; the HTTP answer. */
-  static final class Summary {
-    int seen;
-    int processed;
-    /** Jobs completed before (by the webhook, or an earlier run): the poller's own repeats, not redeliveries. */
-    int relisted;
-    /** Stray second jobs cancelled while they ran. */
-    int cancelled;
-    int inFlight;
-    int pending;
-    int rejected;
-    int failed;
-    int tooOld;
-    int pendingChecked;
-    int pages;
-    /** Deferred documents that went on (analysed, submitted, or refused) because budget was available again. */
-    int deferredResumed;
-    /** Batch jobs gathered from queued documents and submitted, and gatherings whose interrupted submission resumed. */
-    int jobsSubmitted;
-    int gatheringsResumed;
-    boolean truncated;
-
-    Map<String, Object> toMap() {
-      Map<String, Object> map = new LinkedHashMap<>();
-      map.put("seen", seen);
-      map.put("processed", processed);
-      map.put("relisted", relisted);
-      map.put("cancelled", cancelled);
-      map.put("in_flight", inFlight);
-      map.put("pending", pending);
-      map.put("rejected", rejected);
-      map.put("failed", failed);
-      map.put("too_old", tooOld);
-      map.put("pending_checked", pendingChecked);
-      map.put("pages", pages);
-      map.put("deferred_resumed", deferredResumed);
-    map.put("jobs_submitted", jobsSubmitted);
-    map.put("gatherings_resumed", gatheringsResumed);
-      map.put("truncated", truncated);
-      return map;
-    }
-  }
-
   /**
    * @param runTime how long a run starts new work (checked before each job)
    * @param maxAge how long ago a listed job may have ended and still be completed (the ledger's retention)
@@ -107,36 +59,34 @@ final class ReconcileFlow {
 
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<RecordQueries> queries;
-  private final Supplier<Gatherings> gatherings;
   private final CompletionFlow completion;
-  private final Supplier<DocumentFlow> documents;
   private final Supplier<BatchSubmitter> submitter;
-  private final Budget spending;
   private final Limits limits;
   private final InstantSource clock;
   private final Log log;
+  private final StrayJobs strays;
+  private final DeferredResumption deferred;
 
   ReconcileFlow(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, Supplier<Gatherings> gatherings,
       CompletionFlow completion, Supplier<DocumentFlow> documents, Supplier<BatchSubmitter> submitter, Budget spending,
       Limits limits, InstantSource clock, Log log) {
     this.submitter = submitter;
-    this.gatherings = gatherings;
     this.batchJobs = batchJobs;
     this.queries = queries;
     this.completion = completion;
-    this.documents = documents;
-    this.spending = spending;
     this.limits = limits;
     this.clock = clock;
     this.log = log;
+    this.strays = new StrayJobs(batchJobs, queries, gatherings, log);
+    this.deferred = new DeferredResumption(queries, documents, spending, limits.resumePerRun(), clock, log);
   }
 
   /**
    * Throws when the first page cannot be listed; a failure on a later page, or in the second pass, ends the run
    * with what it has.
    */
-  Summary run() {
-    Summary summary = new Summary();
+  ReconcileSummary run() {
+    ReconcileSummary summary = new ReconcileSummary();
     Instant deadline = clock.instant().plus(limits.runTime());
     Set<String> listed = new HashSet<>();
     // A listing cut short by its page bound is what the second pass is for; only the time budget ends the run.
@@ -152,7 +102,7 @@ final class ReconcileFlow {
     }
     // After the completions, which free places for jobs in flight.
     submitJobs(summary);
-    resumeDeferred(summary, deadline);
+    deferred.resume(summary, deadline);
     return summary;
   }
 
@@ -160,7 +110,7 @@ final class ReconcileFlow {
    * Batch mode's gathering: interrupted submissions first (their documents waited longest), then the jobs due (full, or
    * whose oldest document waited long enough). A failure ends this pass only; the next run tries again.
    */
-  private void submitJobs(Summary summary) {
+  private void submitJobs(ReconcileSummary summary) {
     try {
       summary.gatheringsResumed += submitter.get().resumeUnsubmitted();
       summary.jobsSubmitted += submitter.get().submitDue();
@@ -171,60 +121,8 @@ final class ReconcileFlow {
     }
   }
 
-  /**
-   * Deferred documents, oldest deferral first, each through the document flow (which claims it as a delivery of its
-   * event would, so it is analysed once whoever gets there first), until one is deferred again: the day's budget is
-   * used up, and the rest wait too. One larger than a whole day's budget, or a copy still waiting for the first
-   * document of its bytes to be analysed, is passed over (deferred again, at the back).
-   */
-  private void resumeDeferred(Summary summary, Instant deadline) {
-    List<RecordQueries.Deferred> waiting;
-    try {
-      if (spending.exhausted()) {
-        return;
-      }
-      waiting = queries.get().deferred(limits.resumePerRun());
-    } catch (RuntimeException e) {
-      summary.failed++;
-      summary.truncated = true;
-      log.error("the reconciler could not read the deferred documents",
-          Map.of("function", GeminiReconciler.NAME, "error", String.valueOf(e)));
-      return;
-    }
-    for (RecordQueries.Deferred deferred : waiting) {
-      if (clock.instant().isAfter(deadline)) {
-        summary.truncated = true;
-        return;
-      }
-      long started = System.nanoTime();
-      try {
-        Report report = documents.get().resume(deferred);
-        report.with("resumed", true).log(log, GeminiReconciler.NAME, started);
-        switch (report.outcome()) {
-          case DEFERRED -> {
-            if (!Boolean.TRUE.equals(report.details().get(DocumentFlow.LARGER_THAN_A_DAY))
-                && !Boolean.TRUE.equals(report.details().get(DocumentFlow.WAITING_FOR_CONTENT))) {
-              return;
-            }
-            // Waits for a larger budget, or for the first copy of its bytes, not for room today: the ones after it
-            // may still fit.
-          }
-          case PROCESSED, REJECTED -> summary.deferredResumed++;
-          case IN_FLIGHT -> summary.inFlight++;
-          default -> {
-            // resumed meanwhile by a redelivery of its event
-          }
-        }
-      } catch (RuntimeException e) {
-        summary.failed++;
-        EventLog.record(log, GeminiReconciler.NAME, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
-            EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "resumed", true));
-      }
-    }
-  }
-
   /** The listing pass; false when it stopped before the last page. Adds the names of the jobs it dealt with to listed. */
-  private boolean reconcileListed(Summary summary, Instant deadline, Set<String> listed) {
+  private boolean reconcileListed(ReconcileSummary summary, Instant deadline, Set<String> listed) {
     Pager<BatchJob> pager = batchJobs.get().list(limits.pageSize());
     summary.pages = 1;
     while (true) {
@@ -259,7 +157,7 @@ final class ReconcileFlow {
    * at this moment does not look too; never begun → the job's state first: a running job costs the read and one
    * Gemini call and no ledger write, an ended one goes on to its completion without a second call.
    */
-  private void reconcileWaiting(Summary summary, Instant deadline, Set<String> listed) {
+  private void reconcileWaiting(ReconcileSummary summary, Instant deadline, Set<String> listed) {
     Set<String> jobs = new LinkedHashSet<>();
     try {
       String from = HexFormat.of().formatHex(ByteBuffer.allocate(Long.BYTES)
@@ -309,7 +207,7 @@ final class ReconcileFlow {
     }
   }
 
-  private void lookUpAndReconcile(IdempotencyKey key, String name, Summary summary) {
+  private void lookUpAndReconcile(IdempotencyKey key, String name, ReconcileSummary summary) {
     Optional<BatchJob> found = batchJobs.get().find(name);
     if (found.isEmpty() || BatchJobs.isTerminal(found.get())) {
       // Ended, whatever its age: a document still waiting was never completed (a completion moves it on in the
@@ -325,10 +223,16 @@ final class ReconcileFlow {
    * A job from the listing: if it has ended, and not too long ago, the completion flow confirms and completes it.
    * False when it was left as too old: a waiting document of it is then the second pass's to complete.
    */
-  private boolean reconcile(BatchJob job, Summary summary) {
+  private boolean reconcile(BatchJob job, ReconcileSummary summary) {
     if (!BatchJobs.isTerminal(job)) {
       summary.pending++;
-      cancelIfStray(job, summary);
+      try {
+        if (strays.cancelIfStray(job, clock.instant())) {
+          summary.cancelled++;
+        }
+      } catch (RuntimeException e) {
+        summary.failed++;
+      }
       return true;
     }
     Instant ended = job.endTime().or(job::updateTime).or(job::createTime).orElse(clock.instant());
@@ -347,53 +251,8 @@ final class ReconcileFlow {
     return true;
   }
 
-  /**
-   * A running job of this pipeline that its document's analysis, or its gathering, disowns is a stray second job (an
-   * earlier try made it, and the retry did not find it, or adopted another of the same name): cancelled, so it is not
-   * paid for to the end. A deferred document's is not: its next try adopts it; nor a gathering's still open: its next
-   * try adopts the oldest job of its name, and only then are the others strays. Only jobs older than
-   * {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
-   */
-  private void cancelIfStray(BatchJob job, Summary summary) {
-    boolean settledIn = job.createTime().map(created -> created.isBefore(clock.instant().minus(STRAY_AFTER))).orElse(false);
-    if (!settledIn || job.name().isEmpty()) {
-      return;
-    }
-    String name = job.name().get();
-    try {
-      Optional<String> gathering = BatchJobs.gatheringId(job);
-      if (gathering.isPresent()) {
-        Gatherings.State state = gatherings.get().state(gathering.get());
-        if (state.state() != null && !Gatherings.OPEN.equals(state.state()) && !name.equals(state.job())) {
-          cancel(name, summary, Map.of("gathering", gathering.get(), "gatheringJob", String.valueOf(state.job())));
-        }
-        return;
-      }
-      Optional<String> documentId = BatchJobs.documentId(job);
-      if (documentId.isEmpty()) {
-        return;
-      }
-      Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
-      if (analysis.isPresent() && analysis.get().disowns(name)) {
-        cancel(name, summary, Map.of("key", analysis.get().documentKey().value(),
-            "analysisJob", String.valueOf(analysis.get().job())));
-      }
-    } catch (RuntimeException e) {
-      summary.failed++;
-    }
-  }
-
-  private void cancel(String name, Summary summary, Map<String, String> why) {
-    batchJobs.get().cancel(name);
-    summary.cancelled++;
-    Map<String, Object> fields = new LinkedHashMap<>(why);
-    fields.put("function", GeminiReconciler.NAME);
-    fields.put("job", name);
-    log.write("WARNING", "cancelled a stray second batch job", fields);
-  }
-
   /** Runs one completion, logs it and counts its outcome. */
-  private void complete(IdempotencyKey key, Supplier<Report> completing, Summary summary) {
+  private void complete(IdempotencyKey key, Supplier<Report> completing, ReconcileSummary summary) {
     long started = System.nanoTime();
     try {
       Report report = completing.get();

@@ -6,6 +6,9 @@ import dev.once.guard.Refusal;
 import dev.once.observe.Log;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -17,6 +20,9 @@ import java.util.function.Supplier;
  * job, or are finished), which is refused, never billed or published, and cancelled if it still runs.
  */
 final class StrayJobs {
+  /** A running job is looked at as a possible stray only once it is this old. */
+  static final Duration STRAY_AFTER = Duration.ofMinutes(2);
+
   private final Supplier<BatchJobs> batchJobs;
   private final Supplier<RecordQueries> queries;
   private final Supplier<Gatherings> gatherings;
@@ -56,9 +62,8 @@ final class StrayJobs {
         + analysis.get().documentKey().logHash() + ", whose analysis names "
         + (analysis.get().job() == null ? "no job" : analysis.get().job());
     if (!BatchJobs.isTerminal(found.get())) {
-      batchJobs.get().cancel(name);
-      log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name,
-          "key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
+      cancel(name, Map.of("key", analysis.get().documentKey().value(),
+          "analysisJob", String.valueOf(analysis.get().job())));
     }
     throw Refusal.permanent(reason);
   }
@@ -76,11 +81,50 @@ final class StrayJobs {
     }
     String reason = "batch job " + name + " is no job the gathering " + gathering + " waits for (it names "
         + (state.job() == null ? "no job" : state.job()) + ")";
-    if (state.state() != null && !name.equals(state.job()) && !BatchJobs.isTerminal(job)) {
-      batchJobs.get().cancel(name);
-      log.write("WARNING", "cancelled a stray second batch job", Map.of("job", name, "gathering", gathering,
-          "gatheringJob", String.valueOf(state.job())));
+    if (disowns(state, name) && !BatchJobs.isTerminal(job)) {
+      cancel(name, Map.of("gathering", gathering, "gatheringJob", String.valueOf(state.job())));
     }
     throw Refusal.permanent(reason);
+  }
+
+  /**
+   * A running job of this pipeline that its document's analysis, or its gathering, disowns is a stray second job (an
+   * earlier try made it, and the retry did not find it, or adopted another of the same name): cancelled, so it is not
+   * paid for to the end; true when it was. A deferred document's is not: its next try adopts it; nor a gathering's
+   * still open: its next try adopts the oldest job of its name, and only then are the others strays. Only jobs older
+   * than {@link #STRAY_AFTER} are looked at (one read each), so a submission still committing is never taken for one.
+   */
+  boolean cancelIfStray(BatchJob job, Instant now) {
+    boolean settledIn = job.createTime().map(created -> created.isBefore(now.minus(STRAY_AFTER))).orElse(false);
+    if (!settledIn || job.name().isEmpty()) {
+      return false;
+    }
+    String name = job.name().get();
+    Optional<String> gathering = BatchJobs.gatheringId(job);
+    if (gathering.isPresent()) {
+      Gatherings.State state = gatherings.get().state(gathering.get());
+      return disowns(state, name)
+          && cancel(name, Map.of("gathering", gathering.get(), "gatheringJob", String.valueOf(state.job())));
+    }
+    Optional<String> documentId = BatchJobs.documentId(job);
+    if (documentId.isEmpty()) {
+      return false;
+    }
+    Optional<RecordQueries.AnalysisState> analysis = queries.get().analysis(documentId.get());
+    return analysis.isPresent() && analysis.get().disowns(name) && cancel(name,
+        Map.of("key", analysis.get().documentKey().value(), "analysisJob", String.valueOf(analysis.get().job())));
+  }
+
+  /** A gathering past open that names another job (or none) disowns this one. */
+  private static boolean disowns(Gatherings.State state, String name) {
+    return state.state() != null && !Gatherings.OPEN.equals(state.state()) && !name.equals(state.job());
+  }
+
+  private boolean cancel(String name, Map<String, String> why) {
+    batchJobs.get().cancel(name);
+    Map<String, Object> fields = new LinkedHashMap<>(why);
+    fields.put("job", name);
+    log.write("WARNING", "cancelled a stray second batch job", fields);
+    return true;
   }
 }

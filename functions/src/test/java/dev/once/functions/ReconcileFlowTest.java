@@ -85,7 +85,7 @@ class ReconcileFlowTest {
     }
 
     long endedGets = gemini.count("batches.get.ended");
-    ReconcileFlow.Summary first = reconciler().run();
+    ReconcileSummary first = reconciler().run();
 
     assertEquals(3, first.processed, "every waiting document's job was completed: " + first.toMap());
     assertTrue(first.seen >= 1 && first.pendingChecked >= 2, "the listing showed one, the second pass looked up the"
@@ -96,7 +96,7 @@ class ReconcileFlowTest {
           db.collection("analyses").document(document.documentId()).get().get().getString("status"));
       assertTrue(db.collection("billing").document(document.documentId()).get().get().exists());
     }
-    ReconcileFlow.Summary second = reconciler().run();
+    ReconcileSummary second = reconciler().run();
     assertEquals(0, second.processed, "nothing is left: " + second.toMap());
   }
 
@@ -105,7 +105,7 @@ class ReconcileFlowTest {
     Submitted held = submitFinished("held");
     IdempotencyKey jobKey = GeminiCompletionKeys.ofName(held.job());
     long gets = gemini.count("batches.get");
-    ReconcileFlow.Summary[] during = new ReconcileFlow.Summary[1];
+    ReconcileSummary[] during = new ReconcileSummary[1];
     // Another process (here: this test) claims the job's completion, and the reconciler runs while it holds it.
     RuntimeException holderFailed = assertThrows(IllegalStateException.class, () ->
         clients.once.run(jobKey, Effects.COMPLETE, attempt -> {
@@ -115,7 +115,7 @@ class ReconcileFlowTest {
 
     assertTrue(during[0].inFlight >= 1, during[0].toMap().toString());
     assertEquals(gets, gemini.count("batches.get"), "the held job was not looked up: " + holderFailed);
-    ReconcileFlow.Summary after = reconciler().run();
+    ReconcileSummary after = reconciler().run();
     assertEquals(1, after.processed, "released, the job is the reconciler's to complete: " + after.toMap());
     assertEquals("analysed",
         clients.firestore.get().collection("analyses").document(held.document().documentId()).get().get()
@@ -133,7 +133,7 @@ class ReconcileFlowTest {
     MessagePublisher publisher = mock(MessagePublisher.class);
     when(publisher.publish(any(), any(), any())).thenReturn("m-1");
 
-    ReconcileFlow.Summary run = resumingReconciler(publisher, InstantSource.system()).run();
+    ReconcileSummary run = resumingReconciler(publisher, InstantSource.system()).run();
 
     assertTrue(run.processed >= 1 && run.jobsSubmitted >= 1, run.toMap().toString());
     var analysis = clients.firestore.get().collection("analyses").document(gone.document().documentId()).get().get();
@@ -161,9 +161,9 @@ class ReconcileFlowTest {
     clients.firestore.get().collection("gatherings").document(gathering).set(Map.of("state", "submitted",
         "inFlight", true, "job", "batches/the-adopted-one", "members", List.of(key.documentId()))).get();
     MessagePublisher publisher = mock(MessagePublisher.class);
-    ReconcileFlow later = resumingReconciler(publisher, () -> Instant.now().plus(ReconcileFlow.STRAY_AFTER).plusSeconds(60));
+    ReconcileFlow later = resumingReconciler(publisher, () -> Instant.now().plus(StrayJobs.STRAY_AFTER).plusSeconds(60));
 
-    ReconcileFlow.Summary run = later.run();
+    ReconcileSummary run = later.run();
 
     assertEquals(BatchState.CANCELLED, gemini.state(stray), run.toMap().toString());
     assertTrue(run.cancelled >= 1, run.toMap().toString());
@@ -174,7 +174,7 @@ class ReconcileFlowTest {
     Submitted waiting = submitFinished("old");
 
     // To this reconciler every ended job is too old to complete from the listing (its records could be gone).
-    ReconcileFlow.Summary run = reconciler(Duration.ZERO).run();
+    ReconcileSummary run = reconciler(Duration.ZERO).run();
 
     assertEquals(1, run.tooOld, "the listing showed one ended job and left it: " + run.toMap());
     assertEquals(1, run.processed, "the waiting document's job was completed all the same: " + run.toMap());
@@ -204,7 +204,7 @@ class ReconcileFlowTest {
       return Report.of(document.documentKey(), Effects.ANALYSE, outcome);
     });
     try {
-      ReconcileFlow.Summary run = reconciler(documents, mock(Budget.class)).run();
+      ReconcileSummary run = reconciler(documents, mock(Budget.class)).run();
 
       assertEquals(List.of(deferred.get(2), deferred.get(0), deferred.get(3)), resumed,
           "oldest first, stopping at the first deferred again");
@@ -222,7 +222,7 @@ class ReconcileFlowTest {
         });
         return resumed.size() == 1 ? report.with(DocumentFlow.LARGER_THAN_A_DAY, true) : report;
       }).when(documents).resume(any());
-      ReconcileFlow.Summary passedOver = reconciler(documents, mock(Budget.class)).run();
+      ReconcileSummary passedOver = reconciler(documents, mock(Budget.class)).run();
       assertEquals(List.of(deferred.get(2), deferred.get(0), deferred.get(3)), resumed,
           "past the one larger than a day's budget, stopping at the first the day cannot take");
       assertEquals(1, passedOver.deferredResumed, passedOver.toMap().toString());
@@ -267,7 +267,7 @@ class ReconcileFlowTest {
       return Report.of(document.documentKey(), Effects.ANALYSE, Outcome.processed(Map.of(), 2));
     });
     try {
-      ReconcileFlow.Summary run = reconciler(documents, mock(Budget.class)).run();
+      ReconcileSummary run = reconciler(documents, mock(Budget.class)).run();
 
       assertEquals(deferred, resumed.subList(0, Math.min(2, resumed.size())), "past the waiting copy");
       assertEquals(1, run.deferredResumed, run.toMap().toString());
@@ -300,7 +300,7 @@ class ReconcileFlowTest {
     gemini.finish(foreign, BatchState.SUCCEEDED);
     long downloads = gemini.count("files.download");
 
-    ReconcileFlow.Summary run = reconciler(Duration.ofDays(29), 50, 20).run();
+    ReconcileSummary run = reconciler(Duration.ofDays(29), 50, 20).run();
 
     assertTrue(run.rejected >= 1, "the foreign job is refused once: " + run.toMap());
     assertEquals(downloads, gemini.count("files.download"), "its responses file was never downloaded");
@@ -334,14 +334,14 @@ class ReconcileFlowTest {
     if (endedFirst) {
       gemini.finish(job, BatchState.SUCCEEDED);
     }
-    shift[0] = ReconcileFlow.STRAY_AFTER.plusMinutes(1); // past the submission's lease, and old enough for a stray
-    ReconcileFlow.Summary adopting = reconciler.run();
+    shift[0] = StrayJobs.STRAY_AFTER.plusMinutes(1); // past the submission's lease, and old enough for a stray
+    ReconcileSummary adopting = reconciler.run();
     assertEquals(1, adopting.gatheringsResumed, "the next try adopted the job: " + adopting.toMap());
     assertEquals(0, adopting.cancelled, adopting.toMap().toString());
     assertEquals(0, adopting.rejected, adopting.toMap().toString());
     assertEquals(job, analysis(key).getString("job"));
     gemini.finish(job, BatchState.SUCCEEDED);
-    ReconcileFlow.Summary completing = reconciler.run();
+    ReconcileSummary completing = reconciler.run();
 
     assertEquals(BatchState.SUCCEEDED, gemini.state(job), "never cancelled");
     assertEquals(1, gemini.count("batchGenerateContent.carriedOut") - made, "one job for the document, ever");
