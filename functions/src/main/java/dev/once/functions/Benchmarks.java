@@ -151,6 +151,6 @@ public final class Benchmarks {
 
   /** The content type Gemini is told a document has. */
   public static String mimeType(DocumentSource document) {
-    return DocumentFlow.mimeType(document);
+    return document.mimeType();
   }
 }

@@ -26,11 +26,9 @@ import dev.once.pipeline.ResultMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -54,9 +52,6 @@ import java.util.function.Supplier;
 final class DocumentFlow {
   enum Mode { SYNC, BATCH }
 
-  /** PDF and the image types Gemini reads. */
-  static final Set<String> ACCEPTED_TYPES =
-      Set.of("application/pdf", "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif");
   /**
    * The analysis's lease covers a paid call's timeout plus this: reading the document before the call (the lease is
    * checked, and renewed if need be, right before it).
@@ -75,14 +70,13 @@ final class DocumentFlow {
   private final Supplier<RecordQueries> queries;
   private final Budget budget;
   private final Supplier<CostEstimator> estimator;
-  private final Supplier<DocumentReader> reader;
   private final Supplier<InvoiceAnalyzer> analyzer;
   private final Supplier<BatchSubmitter> submitter;
   private final ResultPublication publication;
   private final Mode mode;
-  private final long maxBytes;
   private final PaidCalls paid;
   private final SameContent sameContent;
+  private final DocumentChecks checks;
 
   DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
       Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
@@ -92,14 +86,13 @@ final class DocumentFlow {
     this.queries = queries;
     this.budget = budget;
     this.estimator = estimator;
-    this.reader = reader;
     this.analyzer = analyzer;
     this.submitter = submitter;
     this.publication = publication;
     this.mode = mode;
-    this.maxBytes = maxBytes;
     this.paid = paid;
     this.sameContent = new SameContent(once, queries);
+    this.checks = new DocumentChecks(records, reader, maxBytes);
   }
 
   /** The document generation's key: {@code gcs:bucket/name#generation}. */
@@ -232,7 +225,7 @@ final class DocumentFlow {
   private Completion analyse(Attempt attempt, Paid call) throws Refusal {
     IdempotencyKey key = call.key;
     DocumentSource document = call.document;
-    byte[] content = readValid(key, document);
+    byte[] content = checks.readValid(key, document);
     Optional<Completion> copy = copyOfEarlier(call, content);
     if (copy.isPresent()) {
       return copy.get();
@@ -241,7 +234,7 @@ final class DocumentFlow {
     Analysis analysis;
     try {
       attempt.ensureLease(paid.timeout());
-      analysis = analyzer.get().analyse(content, mimeType(document));
+      analysis = analyzer.get().analyse(content, document.mimeType());
     } catch (Refusal e) {
       if (!e.is(Refusal.Kind.NOT_PERFORMED)) {
         throw e;
@@ -264,7 +257,7 @@ final class DocumentFlow {
    * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
   private Completion queue(Attempt attempt, Paid call) throws Refusal {
-    byte[] content = readValid(call.key, call.document);
+    byte[] content = checks.readValid(call.key, call.document);
     Optional<Completion> copy = copyOfEarlier(call, content);
     if (copy.isPresent()) {
       return copy.get();
@@ -279,7 +272,7 @@ final class DocumentFlow {
    * the one to analyse. A copy waiting for the first is deferred, nothing reserved or published.
    */
   private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
-    return switch (sameContent.judge(call.key, call.document, mimeType(call.document), content)) {
+    return switch (sameContent.judge(call.key, call.document, call.document.mimeType(), content)) {
       case SameContent.First first -> Optional.empty();
       case SameContent.CopyOfAnalysed copy -> {
         call.details.put("duplicateOfHash", copy.first().logHash()); // the log line names keys by hash (EventLog)
@@ -310,7 +303,7 @@ final class DocumentFlow {
     }
     long estimate;
     try {
-      estimate = estimator.get().microUsd(content, mimeType(call.document), batch);
+      estimate = estimator.get().microUsd(content, call.document.mimeType(), batch);
     } catch (RuntimeException e) {
       if (GeminiErrors.isPermanent(e)) {
         String reason = GeminiErrors.describe(e);
@@ -356,53 +349,5 @@ final class DocumentFlow {
       return Refusal.notPerformed(GeminiErrors.describe(e), e, reservation.release());
     }
     return e;
-  }
-
-  /** Checks what the event says before any paid call, then reads the generation itself within the limit. */
-  private byte[] readValid(IdempotencyKey key, DocumentSource document) throws Refusal {
-    refuseEarly(key, document);
-    String refusal;
-    try {
-      byte[] content = reader.get().read(document, maxBytes);
-      if (content.length != 0) {
-        return content;
-      }
-      refusal = "the document is empty";
-    } catch (DocumentReader.Gone | DocumentReader.TooLarge e) {
-      refusal = e.getMessage();
-    } catch (RuntimeException e) {
-      // Nothing was paid for yet: this try does not count against the cap.
-      throw Refusal.notPerformed("could not read the document: " + e.getMessage(), e);
-    }
-    throw Refusal.permanent(refusal, records.get().rejected(key, document, refusal));
-  }
-
-  /** What the event itself tells: a type, a size the pipeline refuses. */
-  private void refuseEarly(IdempotencyKey key, DocumentSource document) throws Refusal {
-    String refusal = refusal(document);
-    if (refusal != null) {
-      throw Refusal.permanent(refusal, records.get().rejected(key, document, refusal));
-    }
-  }
-
-  private String refusal(DocumentSource document) {
-    String type = mimeType(document);
-    if (!ACCEPTED_TYPES.contains(type)) {
-      return "content type \"" + (document.contentType() == null ? "" : document.contentType())
-          + "\" is not accepted (accepted: " + String.join(", ", ACCEPTED_TYPES.stream().sorted().toList()) + ")";
-    }
-    if (document.size() == 0) {
-      return "the document is empty";
-    }
-    if (document.size() > maxBytes) {
-      return "the document is " + document.size() + " bytes, over the limit of " + maxBytes;
-    }
-    return null;
-  }
-
-  static String mimeType(DocumentSource document) {
-    String type = document.contentType() == null ? "" : document.contentType();
-    int parameters = type.indexOf(';');
-    return (parameters < 0 ? type : type.substring(0, parameters)).strip().toLowerCase(Locale.ROOT);
   }
 }

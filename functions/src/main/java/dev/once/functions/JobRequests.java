@@ -47,7 +47,7 @@ final class JobRequests {
       if (content.length == 0) {
         return new Refused("the document is empty", "empty");
       }
-      requests.add(BatchJobs.Request.of(id, member.documentKey(), content, DocumentFlow.mimeType(member.source())));
+      requests.add(BatchJobs.Request.of(id, member.documentKey(), content, member.source().mimeType()));
       return null;
     } catch (DocumentReader.Gone e) {
       return new Refused(e.getMessage(), "gone");

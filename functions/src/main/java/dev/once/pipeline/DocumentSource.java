@@ -2,6 +2,7 @@ package dev.once.pipeline;
 
 import dev.once.entry.StorageObject;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -34,6 +35,13 @@ public record DocumentSource(String bucket, String name, long generation, String
     map.put("contentType", contentType);
     map.put("size", size);
     return map;
+  }
+
+  /** The media type alone, lower-case: the content type without its parameters (blank when none was given). */
+  public String mimeType() {
+    String type = contentType == null ? "" : contentType;
+    int parameters = type.indexOf(';');
+    return (parameters < 0 ? type : type.substring(0, parameters)).strip().toLowerCase(Locale.ROOT);
   }
 
   /** What identifies the content of this generation, to tell a forged event from a redelivery. */

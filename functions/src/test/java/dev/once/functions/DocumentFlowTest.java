@@ -214,7 +214,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
 
   @Test
   void contentTypes_areComparedWithoutParametersOrCase() {
-    assertEquals("application/pdf", DocumentFlow.mimeType(new DocumentSource("b", "n", 1, " Application/PDF; x=y", 1, null, null)));
-    assertEquals("", DocumentFlow.mimeType(new DocumentSource("b", "n", 1, null, 1, null, null)));
+    assertEquals("application/pdf", new DocumentSource("b", "n", 1, " Application/PDF; x=y", 1, null, null).mimeType());
+    assertEquals("", new DocumentSource("b", "n", 1, null, 1, null, null).mimeType());
   }
 }
