@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -118,7 +119,7 @@ final class ApiSurface {
   }
 
   private static void check(String where, Type type, List<String> found) {
-    Set<String> internal = new java.util.TreeSet<>();
+    Set<String> internal = new TreeSet<>();
     internals(type, internal, new HashSet<>());
     internal.forEach(name -> found.add(where + " names " + name));
   }

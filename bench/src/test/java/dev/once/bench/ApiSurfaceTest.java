@@ -8,6 +8,7 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -135,7 +136,7 @@ class ApiSurfaceTest {
   }
 
   static List<String> violations(List<Path> roots) throws IOException {
-    List<String> found = new java.util.ArrayList<>();
+    List<String> found = new ArrayList<>();
     Set<String> packages = new TreeSet<>();
     int exported = 0;
     for (Path root : roots) {
@@ -174,7 +175,7 @@ class ApiSurfaceTest {
       sources = files.filter(f -> f.toString().endsWith(".java")).map(Path::toString).toList();
     }
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    List<String> arguments = new java.util.ArrayList<>(List.of("-d", classes.toString(), "--release", "21"));
+    List<String> arguments = new ArrayList<>(List.of("-d", classes.toString(), "--release", "21"));
     arguments.addAll(sources);
     assertEquals(0, javac.run(null, null, null, arguments.toArray(String[]::new)), "the breaking tree compiles");
     return classes;

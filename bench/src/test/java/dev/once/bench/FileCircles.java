@@ -7,8 +7,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -82,14 +84,14 @@ final class FileCircles {
   }
 
   /** The file of the longest prefix of {@code name} that is a type of the tree ({@code a.B.C} is in a/B.java). */
-  private static java.util.Optional<Path> resolve(String name, Map<String, Path> byType) {
+  private static Optional<Path> resolve(String name, Map<String, Path> byType) {
     for (String candidate = name; candidate.contains("."); candidate = candidate.substring(0, candidate.lastIndexOf('.'))) {
       Path file = byType.get(candidate);
       if (file != null) {
-        return java.util.Optional.of(file);
+        return Optional.of(file);
       }
     }
-    return java.util.Optional.empty();
+    return Optional.empty();
   }
 
   /** Tarjan's strongly connected components. */
@@ -97,7 +99,7 @@ final class FileCircles {
     Map<Path, Integer> index = new HashMap<>();
     Map<Path, Integer> low = new HashMap<>();
     Deque<Path> stack = new ArrayDeque<>();
-    Set<Path> onStack = new java.util.HashSet<>();
+    Set<Path> onStack = new HashSet<>();
     List<Set<Path>> components = new ArrayList<>();
     int[] counter = {0};
     for (Path start : graph.keySet()) {

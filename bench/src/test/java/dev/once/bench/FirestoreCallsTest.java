@@ -2,12 +2,14 @@ package dev.once.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
 import dev.once.local.emulator.FirestoreEmulator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,16 +71,16 @@ class FirestoreCallsTest {
 
     var batch = db.batch();
     batch.set(other.document("a"), Map.of("n", 1L));
-    batch.set(other.document("b"), Map.of("n", 2L, FirestoreCalls.EXPIRE_AT, com.google.cloud.Timestamp.now()));
+    batch.set(other.document("b"), Map.of("n", 2L, FirestoreCalls.EXPIRE_AT, Timestamp.now()));
     var written = batch.commit().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.whereEqualTo("n", 99L).get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.count().get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     db.getAll(other.document("missing")).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     try {
-      other.document("a").update(Map.of("n", 3L), Precondition.updatedAt(com.google.cloud.Timestamp.ofTimeSecondsAndNanos(1, 0)))
+      other.document("a").update(Map.of("n", 3L), Precondition.updatedAt(Timestamp.ofTimeSecondsAndNanos(1, 0)))
           .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException refused) {
+    } catch (ExecutionException refused) {
       // FAILED_PRECONDITION: nothing written
     }
     other.document("a").delete().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);

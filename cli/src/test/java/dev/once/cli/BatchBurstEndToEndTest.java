@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.api.core.ApiFuture;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
@@ -44,6 +45,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -126,7 +128,7 @@ class BatchBurstEndToEndTest {
       OnceRunner.Result r = once("stuck", "--queued-longer-than", "1s", "--jobs-longer-than", "1s");
       boolean all = r.out().contains("batch jobs running longer than 1s: 1") && r.out().contains("oldest first: 2")
           && r.out().contains("whose batch job was not made: 1");
-      return all ? java.util.Optional.of(r) : java.util.Optional.<OnceRunner.Result>empty();
+      return all ? Optional.of(r) : Optional.<OnceRunner.Result>empty();
     }, "the burst older than the thresholds");
     assertEquals(Exit.OK, stuck.status(), stuck.all());
     String out = stuck.out();
@@ -229,7 +231,7 @@ class BatchBurstEndToEndTest {
     return last.path(BatchGauges.FIELD);
   }
 
-  private static <T> T read(com.google.api.core.ApiFuture<T> future) {
+  private static <T> T read(ApiFuture<T> future) {
     try {
       return future.get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     } catch (Exception e) {

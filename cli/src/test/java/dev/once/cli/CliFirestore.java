@@ -2,10 +2,15 @@ package dev.once.cli;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.Firestore;
-import dev.once.firestore.FirestoreLedger;
+import com.google.genai.errors.ClientException;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.gemini.ModelWatch;
 import dev.once.ledger.LedgerOptions;
 import dev.once.local.emulator.FirestoreEmulator;
+import dev.once.observe.Log;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -57,8 +62,8 @@ public final class CliFirestore {
 
   /** What a function records when Gemini answers 404 for the model it names (the functions' own words). */
   public static String modelRefused(String model) {
-    return new dev.once.gemini.ModelWatch(dev.once.observe.Log.to(new java.io.PrintStream(
-        java.io.OutputStream.nullOutputStream()))).failed(model, new com.google.genai.errors.ClientException(404,
+    return new ModelWatch(Log.to(new PrintStream(
+        OutputStream.nullOutputStream()))).failed(model, new ClientException(404,
             "NOT_FOUND", "This model models/" + model + " is no longer available.")).getMessage();
   }
 }

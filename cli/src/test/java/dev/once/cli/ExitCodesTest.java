@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.once.local.emulator.FreePort;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -40,7 +41,7 @@ class ExitCodesTest {
   @ParameterizedTest
   @MethodSource("everyCommand")
   void help_isExit0_andSaysWhatTheExitCodesMean(List<String> command) {
-    String[] args = java.util.stream.Stream.concat(command.stream(), java.util.stream.Stream.of("--help"))
+    String[] args = Stream.concat(command.stream(), Stream.of("--help"))
         .toArray(String[]::new);
     OnceRunner.Result result = OnceRunner.run(Map.of(), args);
     assertEquals(Exit.OK, result.status(), result.all());

@@ -1,7 +1,9 @@
 package dev.once.cli;
 
 import dev.once.cli.main.OnceCommand;
+import java.io.BufferedReader;
 import java.io.PrintWriter;
+import java.io.StringReader;
 import java.io.StringWriter;
 import java.util.HashMap;
 import java.util.Map;
@@ -34,7 +36,7 @@ public final class OnceRunner {
     Map<String, String> withoutLock = new HashMap<>(env);
     // A developer's own dev/run must not be what a test reads: point the lock lookup at nothing unless told.
     withoutLock.putIfAbsent(Context.RUN_DIR, "target/no-dev-run-here");
-    java.io.BufferedReader in = input == null ? null : new java.io.BufferedReader(new java.io.StringReader(input));
+    BufferedReader in = input == null ? null : new BufferedReader(new StringReader(input));
     int status = OnceCommand.execute(withoutLock, in, new PrintWriter(out, true), new PrintWriter(err, true), args);
     return new Result(status, out.toString(), err.toString());
   }

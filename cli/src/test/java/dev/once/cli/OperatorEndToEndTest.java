@@ -7,16 +7,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.firestore.Firestore;
+import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
-import dev.once.firestore.FirestoreLedger;
+import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
+import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
@@ -35,6 +38,7 @@ import dev.once.run.RunConfig;
 import dev.once.run.RunLock;
 import dev.once.run.StackInfo;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -153,7 +157,7 @@ class OperatorEndToEndTest {
   void reDrivingItAsADeadLetteredFinalize_repeatsNothing_andEmptiesTheHoldSubscription() throws Exception {
     Evidence before = evidence();
     String resource = get(ports.url(Part.STORAGE) + "/storage/v1/b/" + invoice.getBucket() + "/o/"
-        + java.net.URLEncoder.encode(invoice.getName(), StandardCharsets.UTF_8) + "?generation=" + invoice.getGeneration());
+        + URLEncoder.encode(invoice.getName(), StandardCharsets.UTF_8) + "?generation=" + invoice.getGeneration());
     Map<String, String> attributes = new HashMap<>(Map.of("ce-id", "7573320909999", "ce-specversion", "1.0",
         "ce-type", CloudEvent.STORAGE_FINALIZED, "ce-source", "//storage.googleapis.com/projects/_/buckets/inbox",
         "ce-subject", "objects/" + invoice.getName(), "ce-bucket", invoice.getBucket(),
@@ -213,7 +217,7 @@ class OperatorEndToEndTest {
     assertEquals(Exit.USAGE, blank.status(), blank.all());
     // A delivery at work: its claim is live (the ledger's lease, 60 s).
     IdempotencyKey working = IdempotencyKey.of("gcs:inbox/operator/working.pdf#1");
-    assertTrue(ledger.claim(working, Effects.ANALYSE) instanceof dev.once.ledger.ClaimResult.Acquired);
+    assertTrue(ledger.claim(working, Effects.ANALYSE) instanceof ClaimResult.Acquired);
     OnceRunner.Result live = once("invalidate", working.value(), Effects.ANALYSE, "--reason", "re-run it");
     assertEquals(Exit.NOTHING, live.status(), live.all());
     assertTrue(live.out().contains("the claim of analyse for " + working + " is live until"), live.all());
@@ -258,12 +262,12 @@ class OperatorEndToEndTest {
         .orElse(false), "the re-run's result notified");
 
     assertEquals(calls + 1, stack.gemini().count("generateContent"), "Gemini called exactly once more");
-    List<com.google.cloud.firestore.QueryDocumentSnapshot> bills = db.collection(Records.BILLING)
+    List<QueryDocumentSnapshot> bills = db.collection(Records.BILLING)
         .whereEqualTo("key", key.value()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments();
     assertEquals(2, bills.size(), "both bills kept");
     assertEquals(1, bills.stream().filter(b -> Long.valueOf(2).equals(b.getLong(Records.RERUN))).count(),
         "the re-run's bill, of its own");
-    List<com.google.pubsub.v1.PubsubMessage> results = pubsub.pull(Topology.subscription(RunConfig.PROJECT,
+    List<PubsubMessage> results = pubsub.pull(Topology.subscription(RunConfig.PROJECT,
         Topology.RESULTS_TAP));
     assertEquals(1, results.size(), "one result published: " + results);
     assertEquals(rerun.value(), results.get(0).getAttributesMap().get("idempotency_key"));

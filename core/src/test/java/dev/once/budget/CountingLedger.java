@@ -5,11 +5,12 @@ import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts the budget's calls; tests override the call they break or hold. */
 class CountingLedger extends ForwardingLedger {
-  private final java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-  private final java.util.concurrent.atomic.AtomicInteger commits = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger reads = new AtomicInteger();
+  private final AtomicInteger commits = new AtomicInteger();
 
   CountingLedger(Ledger inner) {
     super(inner);

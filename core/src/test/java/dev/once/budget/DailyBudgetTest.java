@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.testing.InMemoryLedger;
@@ -21,8 +22,10 @@ import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The daily budget on the in-memory ledger, whose clock (the store's) the tests move. */
@@ -195,7 +198,7 @@ class DailyBudgetTest {
     DailyBudget budget = new DailyBudget(new CountingLedger(ledger) {
       @Override
       public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+        throw new LedgerUnavailable("Firestore did not answer", null);
       }
     }, 100_000, ZoneOffset.UTC, log, "gemini budget");
     assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
@@ -213,7 +216,7 @@ class DailyBudgetTest {
 
   @Test
   void keysSpreadOverEveryCounter() {
-    java.util.Set<Integer> used = new java.util.HashSet<>();
+    Set<Integer> used = new HashSet<>();
     for (int i = 0; i < 400; i++) {
       used.add(SpendCounters.shardOf(IdempotencyKey.of("gcs:inbox/doc-" + i + ".pdf#1")));
     }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
+import dev.once.guard.Policy;
 import dev.once.internal.entry.Redeliver;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
@@ -23,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The CloudEvent entry helper: parse → key → run → one log line → acknowledge or redeliver. */
@@ -130,7 +132,7 @@ class EventEntryTest {
   void anEventOfOneEffect_runsItOnce_andReportsItsOutcome() {
     EventEntry<String> single = EventEntry.of("Orders", event -> new String(event.getData().toBytes(),
         StandardCharsets.UTF_8), order -> IdempotencyKey.of("order", order),
-        EventEntry.effect(once, "ship", dev.once.guard.Policy.DEFAULT, (order, attempt) -> {
+        EventEntry.effect(once, "ship", Policy.DEFAULT, (order, attempt) -> {
           runs.incrementAndGet();
           return Completion.of(Map.of("order", order));
         })).loggingTo(log);
@@ -144,7 +146,7 @@ class EventEntryTest {
   @Test
   void aFunctionNameOutsideCloudFunctionsRule_isRefused() {
     for (String name : new String[] {"", "9lives", "send welcome", "x".repeat(64)}) {
-      org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+      Assertions.assertThrows(IllegalArgumentException.class,
           () -> EventEntry.of(name, event -> "x", order -> IdempotencyKey.of("k"), (order, key) -> null), name);
     }
   }

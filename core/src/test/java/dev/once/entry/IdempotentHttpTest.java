@@ -7,27 +7,34 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.functions.HttpRequest;
 import dev.once.entry.IdempotentHttp.Answer;
 import dev.once.entry.IdempotentHttp.BadRequest;
 import dev.once.guard.Attempt;
 import dev.once.guard.Once;
+import dev.once.guard.Policy;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.testing.FakeHttp;
 import dev.once.testing.InMemoryLedger;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The Idempotency-Key guard against the in-memory ledger: what a client sees, and what the ledger keeps. */
@@ -40,10 +47,10 @@ class IdempotentHttpTest {
   private final Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true, StandardCharsets.UTF_8)));
   private final AtomicInteger runs = new AtomicInteger();
   /** What the handler answers on its next runs (then 201 with the charge). */
-  private final List<Integer> statuses = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Integer> statuses = new CopyOnWriteArrayList<>();
   private final IdempotentHttp<Long> guard = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, this::charge);
 
-  static Long amount(com.google.cloud.functions.HttpRequest request, byte[] body) throws BadRequest {
+  static Long amount(HttpRequest request, byte[] body) throws BadRequest {
     try {
       JsonNode amount = JSON.readTree(body).path("amount");
       if (amount.canConvertToLong() && amount.asLong() > 0) {
@@ -119,7 +126,7 @@ class IdempotentHttpTest {
     boolean[] overBudget = {true};
     IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
       if (overBudget[0]) {
-        throw dev.once.guard.Refusal.deferred("over the day's budget", dev.once.ledger.SideWrites.NONE);
+        throw Refusal.deferred("over the day's budget", SideWrites.NONE);
       }
       return charge(amount, attempt);
     });
@@ -139,7 +146,7 @@ class IdempotentHttpTest {
     boolean[] held = {true};
     IdempotentHttp<Long> waiting = IdempotentHttp.of("Pay", once, IdempotentHttpTest::amount, (amount, attempt) -> {
       if (held[0]) {
-        throw dev.once.guard.Refusal.inFlight("the account is being charged by another request", Instant.now());
+        throw Refusal.inFlight("the account is being charged by another request", Instant.now());
       }
       return charge(amount, attempt);
     });
@@ -175,7 +182,7 @@ class IdempotentHttpTest {
       try {
         return send(slow, pay("k-4", CHARGE));
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     });
     assertTrue(entered.await(10, TimeUnit.SECONDS), "the first request reached the handler");
@@ -399,17 +406,17 @@ class IdempotentHttpTest {
     try {
       return JSON.readTree(line);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 
   @Test
   void atMostOnce_aRequestWhoseHandlerMayHaveActed_isNotRunAgain_butRefusedForGood() throws IOException {
-    IdempotentHttp<Long> once = guard.withPolicy(dev.once.guard.Policy.atMostOnce());
+    IdempotentHttp<Long> once = guard.withPolicy(Policy.atMostOnce());
     IdempotentHttp<Long> failing = IdempotentHttp.of("Pay", this.once, IdempotentHttpTest::amount, (amount, attempt) -> {
       runs.incrementAndGet();
       throw new IOException("the payment endpoint timed out: it may have paid");
-    }).withPolicy(dev.once.guard.Policy.atMostOnce());
+    }).withPolicy(Policy.atMostOnce());
 
     assertEquals(500, send(failing, pay("k-1", CHARGE)).status());
     FakeHttp.Response retried = send(once, pay("k-1", CHARGE));
@@ -426,7 +433,7 @@ class IdempotentHttpTest {
         "send {\"item\": a name, \"quantity\": at least 1}");
     assertEquals(new Order("pen", 2), parser.parse(null, "{\"item\":\"pen\",\"quantity\":2}".getBytes()));
     for (String bad : new String[] {"", "{", "[]", "{\"item\":\"pen\",\"quantity\":0}", "{\"item\":\"pen\",\"quantity\":2,\"x\":1}"}) {
-      BadRequest refused = org.junit.jupiter.api.Assertions.assertThrows(BadRequest.class,
+      BadRequest refused = Assertions.assertThrows(BadRequest.class,
           () -> parser.parse(null, bad.getBytes()), bad);
       assertEquals("send {\"item\": a name, \"quantity\": at least 1}", refused.getMessage());
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.InvalidSetting;
+import dev.once.config.Settings;
 import dev.once.guard.Outcome.Conflict;
 import dev.once.guard.Outcome.Deferred;
 import dev.once.guard.Outcome.Duplicate;
@@ -25,9 +27,11 @@ import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
+import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
+import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
@@ -35,9 +39,13 @@ import dev.once.testing.InMemoryLedger;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.math.BigInteger;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,6 +53,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** The guard's rules, on the in-memory ledger (the contract tests prove it behaves as Firestore's). */
@@ -127,7 +136,7 @@ class OnceTest {
   void resultTheStoreCannotHold_isRejectedOnce_insteadOfRetriedForever() {
     Rejected rejected = assertInstanceOf(Rejected.class, once.run(KEY, "notify", attempt -> {
       runs.incrementAndGet();
-      return Completion.of(Map.of("total", new java.math.BigInteger("10").pow(30)));
+      return Completion.of(Map.of("total", new BigInteger("10").pow(30)));
     }));
     assertTrue(rejected.reason().contains("could not be recorded"), rejected.reason());
     assertInstanceOf(Rejected.class, once.run(KEY, "notify", this::count));
@@ -230,7 +239,7 @@ class OnceTest {
     for (int i = 0; i < 3; i++) {
       assertThrows(EffectFailed.class, () -> once.run(KEY, "analyse", paid, attempt -> {
         runs.incrementAndGet();
-        throw new java.net.SocketTimeoutException("timed out");
+        throw new SocketTimeoutException("timed out");
       }));
     }
     Rejected gaveUp = assertInstanceOf(Rejected.class, once.run(KEY, "analyse", paid, this::count));
@@ -269,7 +278,7 @@ class OnceTest {
    */
   @Test
   void anAttempt_countsTheEarlierTriesThatMayHaveRun_pastWhatTheHistoryKeeps() {
-    java.util.List<Integer> seen = new java.util.ArrayList<>();
+    List<Integer> seen = new ArrayList<>();
     assertThrows(IllegalStateException.class, () -> once.run(KEY, "analyse", attempt -> {
       seen.add(attempt.earlierTriesThatMayHaveRun());
       throw new IllegalStateException("timed out: it may have run");
@@ -286,7 +295,7 @@ class OnceTest {
     });
 
     assertEquals(0, seen.get(0), "the first try has none before it");
-    assertEquals(java.util.Collections.nCopies(13, 1), seen.subList(1, 14), "each later one sees the first");
+    assertEquals(Collections.nCopies(13, 1), seen.subList(1, 14), "each later one sees the first");
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().calls().stream().noneMatch(c -> c.number() == 1),
         "though the history no longer holds it");
   }
@@ -357,10 +366,10 @@ class OnceTest {
     Once failing = new Once(new ForwardingLedger(ledger) {
       @Override
       public void release(Claim claim, String error, boolean mayHaveRun, SideWrites writes) {
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer", null);
+        throw new LedgerUnavailable("Firestore did not answer", null);
       }
     });
-    assertThrows(dev.once.ledger.LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
+    assertThrows(LedgerUnavailable.class, () -> failing.run(KEY, "analyse", attempt -> {
       throw Refusal.deferred("over the day's budget", SideWrites.NONE);
     }));
     assertTrue(ledger.lookup(KEY, "analyse").orElseThrow().leaseLive(), "the lease runs out instead");
@@ -371,8 +380,8 @@ class OnceTest {
     // The store's clock is the test's: it moves only after a renewal was seen, and by less than a lease, so no
     // delivery can find the claim expired unless a renewal failed to come. A real clock made this depend on the
     // machine: a renewal due every third of the lease came 300 ms late at a load of 15, and that is a takeover.
-    java.util.concurrent.atomic.AtomicReference<Instant> clock =
-        new java.util.concurrent.atomic.AtomicReference<>(Instant.parse("2026-11-30T10:00:00Z"));
+    AtomicReference<Instant> clock =
+        new AtomicReference<>(Instant.parse("2026-11-30T10:00:00Z"));
     Duration lease = Duration.ofSeconds(1);
     InMemoryLedger shortLeases = new InMemoryLedger(LedgerOptions.defaults().withLease(lease), clock::get);
     Once holder = new Once(shortLeases);
@@ -390,7 +399,7 @@ class OnceTest {
     while (!clock.get().isAfter(claimedUntil.plus(lease.multipliedBy(3)))) {
       Instant expires = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
       Instant renewedAt = clock.get();
-      dev.once.local.Await.until(Duration.ofMinutes(2), () -> shortLeases.lookup(KEY, "notify").orElseThrow()
+      Await.until(Duration.ofMinutes(2), () -> shortLeases.lookup(KEY, "notify").orElseThrow()
           .leaseExpiresAt().isAfter(expires) || !expires.isBefore(renewedAt.plus(lease)),
           "the holder to renew its lease at " + renewedAt);
       clock.set(clock.get().plus(lease.dividedBy(2)));
@@ -413,7 +422,7 @@ class OnceTest {
       throw new StackOverflowError("deep");
     }));
     Instant claimedUntil = shortLeases.lookup(KEY, "notify").orElseThrow().leaseExpiresAt();
-    dev.once.local.Await.until(Bounds.CALL, () -> shortLeases.now().isAfter(claimedUntil.plusMillis(900)),
+    Await.until(Bounds.CALL, () -> shortLeases.now().isAfter(claimedUntil.plusMillis(900)),
         "three leases to pass");
     assertInstanceOf(Processed.class, new Once(shortLeases).run(KEY, "notify", this::count),
         "taken over: nobody renewed the lease");
@@ -489,7 +498,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next);
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     Once lost = new Once(answerLost);
@@ -511,7 +520,7 @@ class OnceTest {
       @Override
       public Optional<Claim> complete(Claim claim, Map<String, Object> outcome, SideWrites writes, NextClaim next) {
         super.complete(claim, outcome, writes, next); // the next effect exists: completed alone
-        throw new dev.once.ledger.LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
+        throw new LedgerUnavailable("Firestore did not answer within PT30S to complete the claim", null);
       }
     };
     assertInstanceOf(Processed.class, new Once(answerLost).run(KEY, "analyse",
@@ -555,7 +564,7 @@ class OnceTest {
 
   @Test
   void theGuardsCap_isOnceMaxAttempts_fromItsSettings() {
-    Once capped = Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "2")));
+    Once capped = Once.over(ledger, Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "2")));
     assertEquals(2, capped.maxAttempts());
     assertEquals(Once.DEFAULT_MAX_ATTEMPTS, new Once(ledger).maxAttempts());
     Policy paid = Policy.DEFAULT.cappedAtMaxAttempts(reason -> SideWrites.NONE);
@@ -567,8 +576,8 @@ class OnceTest {
     }
     assertInstanceOf(Rejected.class, capped.run(KEY, "analyse", paid, this::count));
     assertEquals(2, runs.get());
-    assertThrows(dev.once.config.InvalidSetting.class,
-        () -> Once.over(ledger, dev.once.config.Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "0"))));
+    assertThrows(InvalidSetting.class,
+        () -> Once.over(ledger, Settings.of(Map.of("ONCE_MAX_ATTEMPTS", "0"))));
   }
 
   /**

@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.InvalidSetting;
+import dev.once.config.MissingSetting;
+import dev.once.config.Settings;
 import dev.once.entry.IdempotentHttp;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Policy;
@@ -19,11 +23,16 @@ import dev.once.local.http.Receiver;
 import dev.once.testing.FakeHttp;
 import dev.once.testing.InMemoryLedger;
 import dev.once.testing.ManualClock;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The POST-once helper against a real local endpoint: what each answer says about the POST, and the key it sends. */
@@ -93,21 +102,21 @@ class IdempotentPostTest {
 
   @Test
   void anEndpointThatTricklesItsBody_isCutOffAtTheTimeout() throws Exception {
-    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Thread.ofVirtual().start(() -> {
-        try (java.net.Socket client = server.accept()) {
+        try (Socket client = server.accept()) {
           client.getInputStream().read(new byte[4096]);
           client.getOutputStream().write(
               "HTTP/1.1 400 Bad Request\r\nContent-Length: 1000000\r\n\r\nstill sending".getBytes(StandardCharsets.US_ASCII));
           client.getOutputStream().flush();
           client.getInputStream().read(); // holds the connection open until the client gives up
-        } catch (java.io.IOException ignored) {
+        } catch (IOException ignored) {
           // the client hung up
         }
       });
       IdempotentPost trickled = IdempotentPost.to(URI.create("http://127.0.0.1:" + server.getLocalPort() + "/"))
           .withTimeout(Duration.ofSeconds(1));
-      IdempotentPost.Response answer = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+      IdempotentPost.Response answer = Assertions.assertTimeoutPreemptively(
           Duration.ofSeconds(10), () -> post(trickled), "the POST must not wait for the rest of the body");
       assertEquals(400, answer.status());
     }
@@ -216,14 +225,14 @@ class IdempotentPostTest {
 
   @Test
   void anEndpointNamedByAVariable_failsItsStartNamingIt_whenUnsetOrNoUrl() {
-    dev.once.config.MissingSetting missing = assertThrows(dev.once.config.MissingSetting.class,
-        () -> IdempotentPost.toUrlIn(dev.once.config.Settings.of(Map.of()), "MAILER_URL"));
+    MissingSetting missing = assertThrows(MissingSetting.class,
+        () -> IdempotentPost.toUrlIn(Settings.of(Map.of()), "MAILER_URL"));
     assertTrue(missing.getMessage().startsWith("MAILER_URL is not set"), missing.getMessage());
-    dev.once.config.InvalidSetting invalid = assertThrows(dev.once.config.InvalidSetting.class,
-        () -> IdempotentPost.toUrlIn(dev.once.config.Settings.of(Map.of("MAILER_URL", "mailer:25")), "MAILER_URL"));
+    InvalidSetting invalid = assertThrows(InvalidSetting.class,
+        () -> IdempotentPost.toUrlIn(Settings.of(Map.of("MAILER_URL", "mailer:25")), "MAILER_URL"));
     assertTrue(invalid.getMessage().startsWith("MAILER_URL is not an http(s) URL"), invalid.getMessage());
     assertEquals(endpoint.url("/hook"), IdempotentPost.toUrlIn(
-        dev.once.config.Settings.of(Map.of("MAILER_URL", endpoint.url("/hook").toString())), "MAILER_URL").endpoint());
+        Settings.of(Map.of("MAILER_URL", endpoint.url("/hook").toString())), "MAILER_URL").endpoint());
   }
 
   @Test
@@ -231,7 +240,7 @@ class IdempotentPostTest {
     record Charge(long amount, String currency) {}
     once.run(KEY, "charge", attempt -> {
       post.postJson(attempt, new Charge(1200, "eur"));
-      return dev.once.guard.Completion.of(Map.of());
+      return Completion.of(Map.of());
     });
     assertEquals("{\"amount\":1200,\"currency\":\"eur\"}", endpoint.received().get(0).text());
     assertEquals("application/json", endpoint.received().get(0).header("Content-Type"));

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.http.IdempotentPost;
+import dev.once.key.IdempotencyKey;
 import dev.once.testing.Events;
 import dev.once.testing.Fault;
 import dev.once.testing.FaultMatrix;
@@ -52,7 +53,7 @@ class SendWelcomeTest {
 
       faults.expectEffects(0).verify();
       assertTrue(faults.endpoint().received().isEmpty());
-      assertTrue(faults.ledger().lookup(dev.once.key.IdempotencyKey.of("welcome:null"), "email").isEmpty(),
+      assertTrue(faults.ledger().lookup(IdempotencyKey.of("welcome:null"), "email").isEmpty(),
           "no key, no record");
     }
   }

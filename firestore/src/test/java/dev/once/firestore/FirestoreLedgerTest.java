@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.cloud.Timestamp;
 import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
 import dev.once.internal.firestore.Times;
@@ -18,6 +19,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,8 +55,8 @@ class FirestoreLedgerTest extends LedgerContract {
       if (!snapshot.exists()) {
         return Optional.empty();
       }
-      Map<String, Object> fields = new java.util.HashMap<>(snapshot.getData());
-      fields.replaceAll((name, value) -> value instanceof com.google.cloud.Timestamp t ? Times.instant(t) : value);
+      Map<String, Object> fields = new HashMap<>(snapshot.getData());
+      fields.replaceAll((name, value) -> value instanceof Timestamp t ? Times.instant(t) : value);
       return Optional.of(fields);
     } catch (Exception e) {
       throw new IllegalStateException(e);

@@ -19,6 +19,7 @@ import static org.mockito.Mockito.when;
 
 import com.google.genai.errors.ApiException;
 import com.google.genai.types.BatchJob;
+import dev.once.budget.DailyBudget;
 import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
@@ -28,20 +29,29 @@ import dev.once.guard.Once;
 import dev.once.guard.Outcome;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
-import dev.once.testing.InMemoryLedger;
 import dev.once.ledger.LedgerOptions;
+import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
+import dev.once.testing.InMemoryLedger;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,10 +77,10 @@ class BatchSubmitterTest {
       .toList();
   private final BatchSubmitter submitter;
   /** What the submitter logged. */
-  private final java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+  private final ByteArrayOutputStream logged = new ByteArrayOutputStream();
 
   BatchSubmitterTest() throws Exception {
-    Once once = new Once(ledger).loggingTo(dev.once.observe.Log.to(new java.io.PrintStream(logged, true,
+    Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true,
         StandardCharsets.UTF_8)));
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
@@ -213,7 +223,7 @@ class BatchSubmitterTest {
   @CsvSource({"503, UNAVAILABLE", "429, RESOURCE_EXHAUSTED", "500, INTERNAL", "0, timeout"})
   void anAmbiguousSubmission_isRetriedOnlyAfterLookingForTheJob_andAdoptsIt(int code, String status) {
     RuntimeException failure = code == 0
-        ? new java.io.UncheckedIOException(new java.net.SocketTimeoutException("read timed out"))
+        ? new UncheckedIOException(new SocketTimeoutException("read timed out"))
         : new ApiException(code, status, "the answer does not say whether the job exists");
     when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenThrow(failure);
     when(batchJobs.findGathered(GATHERING)).thenReturn(Optional.of(JOB));
@@ -547,7 +557,7 @@ class BatchSubmitterTest {
         Reservation.NONE, GATHERING, null, 1, now, List.of());
     when(queries.gatheredIn(GATHERING)).thenReturn(List.of(rerun, members.get(1)));
     when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any())).thenAnswer(call -> {
-      call.<java.util.function.Consumer<Optional<String>>>getArgument(3).accept(Optional.of("files/generated-9z"));
+      call.<Consumer<Optional<String>>>getArgument(3).accept(Optional.of("files/generated-9z"));
       return JOB;
     });
 
@@ -573,10 +583,10 @@ class BatchSubmitterTest {
   void aMemberRunAgainWithoutAReservation_reservesForItsNextJob_orWaitsInTheQueueForTheBudget() {
     Once once = new Once(ledger);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    dev.once.budget.DailyBudget budget = new dev.once.budget.DailyBudget(ledger, 100_000, java.time.ZoneOffset.UTC,
-        dev.once.observe.Log.to(new java.io.PrintStream(java.io.OutputStream.nullOutputStream())), "gemini budget");
+    DailyBudget budget = new DailyBudget(ledger, 100_000, ZoneOffset.UTC,
+        Log.to(new PrintStream(OutputStream.nullOutputStream())), "gemini budget");
     CostEstimator estimator = mock(CostEstimator.class);
-    when(estimator.ceiling(true)).thenReturn(java.util.OptionalLong.empty());
+    when(estimator.ceiling(true)).thenReturn(OptionalLong.empty());
     when(estimator.microUsd(any(), anyString(), eq(true))).thenReturn(60_000L);
     BatchSubmitter budgeted = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
         () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),

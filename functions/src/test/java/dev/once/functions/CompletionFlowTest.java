@@ -15,6 +15,9 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
 import com.google.genai.types.BatchJob;
+import com.google.genai.types.BatchJobDestination;
+import com.google.genai.types.GenerateContentResponse;
+import com.google.genai.types.JobError;
 import com.google.genai.types.JobState;
 import dev.once.budget.DailyBudget;
 import dev.once.budget.DaySpend;
@@ -23,29 +26,40 @@ import dev.once.budget.SpendCounters;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
-import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchError;
+import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.InvoiceAnalyzer;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Once;
+import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
-import dev.once.pipeline.DocumentStatus;
-import dev.once.testing.InMemoryLedger;
-import dev.once.testing.ManualClock;
+import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.DocumentStatus;
+import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
+import dev.once.testing.InMemoryLedger;
+import dev.once.testing.ManualClock;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** A batch job's completion, against the in-memory ledger, with Gemini, the record queries and Pub/Sub mocked. */
@@ -62,7 +76,7 @@ class CompletionFlowTest {
   private final RecordQueries queries = mock(RecordQueries.class);
   private final Gatherings gatherings = mock(Gatherings.class);
   private final MessagePublisher publisher = mock(MessagePublisher.class);
-  private final ManualClock clock = new ManualClock(java.time.Instant.now());
+  private final ManualClock clock = new ManualClock(Instant.now());
   private final CompletionFlow flow;
 
   CompletionFlowTest() {
@@ -166,7 +180,7 @@ class CompletionFlowTest {
   void aDocumentWhoseJobsKeepEndingWithoutItsAnswer_isGivenUpAtTheCap_sayingWhy() {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job(JobState.Known.JOB_STATE_EXPIRED)));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
-        null, null, MAX_ATTEMPTS - 1, java.time.Instant.EPOCH, List.of())));
+        null, null, MAX_ATTEMPTS - 1, Instant.EPOCH, List.of())));
 
     Report report = flow.complete(JOB_KEY);
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
@@ -211,7 +225,7 @@ class CompletionFlowTest {
         .thenReturn(Optional.of(new RecordQueries.AnalysisState(DOCUMENT, DocumentStatus.DEFERRED, null, null)));
 
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
-    assertEquals(dev.once.ledger.RecordState.CLAIMED, ledger.lookup(JOB_KEY, dev.once.pipeline.Effects.COMPLETE)
+    assertEquals(RecordState.CLAIMED, ledger.lookup(JOB_KEY, Effects.COMPLETE)
         .orElseThrow().state(), "released, to be completed once the document adopted it");
 
     when(queries.analysis(DOCUMENT.documentId()))
@@ -252,7 +266,7 @@ class CompletionFlowTest {
     String gathering = "0123456789abcdef0123456789abcdef";
     BatchJob succeeded = BatchJob.builder().name(JOB).displayName(BatchJobs.gatheringName(gathering))
         .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
-    List<RecordQueries.Submitted> members = java.util.stream.IntStream.range(0, 250)
+    List<RecordQueries.Submitted> members = IntStream.range(0, 250)
         .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/m" + i + ".pdf#1"),
             new DocumentSource("inbox", "m" + i + ".pdf", 1, "application/pdf", 9, null, null), Reservation.NONE,
             gathering))
@@ -266,7 +280,7 @@ class CompletionFlowTest {
     });
     when(batchJobs.results(succeeded)).thenReturn(members.stream().map(m -> answer(gathering, m, true)).toList());
     String failing = members.get(150).documentKey().value();
-    java.util.concurrent.atomic.AtomicBoolean failedOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean failedOnce = new AtomicBoolean();
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenAnswer(call -> {
       Map<String, String> attributes = call.getArgument(2);
       if (failing.equals(attributes.get("idempotency_key")) && failedOnce.compareAndSet(false, true)) {
@@ -299,10 +313,10 @@ class CompletionFlowTest {
 
   /** A gathered job of {@code count} documents, ended in {@code state}, its gathering as its submission recorded it. */
   private List<RecordQueries.Submitted> gathered(int count, JobState.Known state, String inputFile,
-      java.util.function.Function<List<RecordQueries.Submitted>, List<BatchResult>> answers) {
+      Function<List<RecordQueries.Submitted>, List<BatchResult>> answers) {
     BatchJob job = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
         .state(new JobState(state)).build();
-    List<RecordQueries.Submitted> members = java.util.stream.IntStream.range(0, count)
+    List<RecordQueries.Submitted> members = IntStream.range(0, count)
         .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/g" + i + ".pdf#1"),
             new DocumentSource("inbox", "g" + i + ".pdf", 1, "application/pdf", 9, null, null), Reservation.NONE,
             GATHERING))
@@ -348,8 +362,8 @@ class CompletionFlowTest {
   @Test
   void answersShuffledAndWithoutTheirKeys_goEachToTheDocumentTheirReferenceNames() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> {
-      List<BatchResult> answers = new java.util.ArrayList<>(all.stream().map(m -> answer(GATHERING, m, false)).toList());
-      java.util.Collections.reverse(answers);
+      List<BatchResult> answers = new ArrayList<>(all.stream().map(m -> answer(GATHERING, m, false)).toList());
+      Collections.reverse(answers);
       return answers;
     });
 
@@ -369,7 +383,7 @@ class CompletionFlowTest {
   @Test
   void answersFiledUnderEachOthersKeys_goEachToTheDocumentTheirReferenceNames() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> {
-      List<BatchResult> answers = new java.util.ArrayList<>(all.stream().map(m -> answer(GATHERING, m, true)).toList());
+      List<BatchResult> answers = new ArrayList<>(all.stream().map(m -> answer(GATHERING, m, true)).toList());
       BatchResult first = answers.get(0);
       BatchResult second = answers.get(1);
       answers.set(0, new BatchResult(second.documentKey(), first.reference(), first.analysis(), first.error()));
@@ -504,12 +518,12 @@ class CompletionFlowTest {
     assertThrows(IllegalStateException.class, () -> flow.complete(GATHERED_KEY)); // the job's first try failed
     IdempotencyKey chunk = IdempotencyKey.of(GATHERED_KEY.value() + CompletionFlow.CHUNK_SUFFIX + 0);
 
-    dev.once.guard.Refusal[] leftToIt = new dev.once.guard.Refusal[1];
-    assertThrows(IllegalStateException.class, () -> new Once(ledger).run(chunk, dev.once.pipeline.Effects.COMPLETE,
+    Refusal[] leftToIt = new Refusal[1];
+    assertThrows(IllegalStateException.class, () -> new Once(ledger).run(chunk, Effects.COMPLETE,
         attempt -> {
           try {
             flow.complete(GATHERED_KEY); // another process, while this one holds chunk 0
-          } catch (dev.once.guard.Refusal e) {
+          } catch (Refusal e) {
             leftToIt[0] = e;
           }
           throw new IllegalStateException("the holder stops");
@@ -527,7 +541,7 @@ class CompletionFlowTest {
   @Test
   void aJobReportedSucceededWithoutItsOutputYet_isNotFinished_forAnHour() {
     BatchJob early = BatchJob.builder().name(JOB).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
-        .endTime(java.time.Instant.now().minusSeconds(5)).build();
+        .endTime(Instant.now().minusSeconds(5)).build();
     when(batchJobs.find(JOB)).thenReturn(Optional.of(early));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE,
         null)));
@@ -536,7 +550,7 @@ class CompletionFlowTest {
     verify(batchJobs, never()).results(any());
 
     when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
-        .endTime(java.time.Instant.now().minus(FinishedJobs.ANSWERS_GRACE).minusSeconds(60)).build()));
+        .endTime(Instant.now().minus(FinishedJobs.ANSWERS_GRACE).minusSeconds(60)).build()));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
     assertEquals(QUEUED.value(), ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
   }
@@ -623,7 +637,7 @@ class CompletionFlowTest {
     IdempotencyKey other = GeminiCompletionKeys.ofName("batches/gathered-3");
     BatchJob ended = BatchJob.builder().name("batches/gathered-3").displayName(BatchJobs.gatheringName(GATHERING))
         .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).endTime(clock.instant())
-        .dest(com.google.genai.types.BatchJobDestination.builder().fileName("files/out-3").build()).build();
+        .dest(BatchJobDestination.builder().fileName("files/out-3").build()).build();
     when(batchJobs.find("batches/gathered-3")).thenReturn(Optional.of(ended));
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-3",
         members.stream().map(m -> m.documentKey().documentId()).toList(), Map.of(), null, true, null));
@@ -642,10 +656,10 @@ class CompletionFlowTest {
   void aJobThatFailedForWhatItsRequestsHold_isSplit_uncounted_untilADocumentIsAlone() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
     BatchJob failed = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
-        .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(com.google.genai.types.JobError.builder().code(3)
+        .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(JobError.builder().code(3)
             .message("Request contains an invalid argument.").build()).build();
     when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(failed));
-    when(batchJobs.failure(any())).thenReturn(Optional.of(new dev.once.gemini.BatchError(3, null,
+    when(batchJobs.failure(any())).thenReturn(Optional.of(new BatchError(3, null,
         "Request contains an invalid argument.")));
 
     Report report = flow.complete(GATHERED_KEY);
@@ -670,7 +684,7 @@ class CompletionFlowTest {
   @Test
   void aJobThatFailedInAnOutage_isNotSplit_eachMemberCountsATry() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
-    when(batchJobs.failure(any())).thenReturn(Optional.of(new dev.once.gemini.BatchError(13, null,
+    when(batchJobs.failure(any())).thenReturn(Optional.of(new BatchError(13, null,
         "An internal error has occurred. Please retry.")));
 
     flow.complete(GATHERED_KEY);
@@ -733,11 +747,11 @@ class CompletionFlowTest {
           String reference = BatchJobs.reference(GATHERING, m.documentKey().documentId());
           String json = "{\"documentReference\":\"" + reference + "\",\"supplier\":\"" + "Ω".repeat(6_000)
               + "\",\"invoiceNumber\":\"" + "N".repeat(12_000) + "\",\"total\":1}";
-          com.google.genai.types.GenerateContentResponse response = com.google.genai.types.GenerateContentResponse
+          GenerateContentResponse response = GenerateContentResponse
               .fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":" + quoted(json) + "}]},"
                   + "\"finishReason\":\"STOP\"}],\"usageMetadata\":{\"promptTokenCount\":560,"
                   + "\"candidatesTokenCount\":9000}}");
-          Analysis analysis = dev.once.gemini.InvoiceAnalyzer.interpret("gemini-3.5-flash-lite", response, null);
+          Analysis analysis = InvoiceAnalyzer.interpret("gemini-3.5-flash-lite", response, null);
           return new BatchResult(Optional.of(m.documentKey().value()), Optional.of(reference), Optional.of(analysis),
               Optional.empty());
         }).toList());
@@ -751,7 +765,7 @@ class CompletionFlowTest {
     }
     org.mockito.ArgumentCaptor<byte[]> sent = org.mockito.ArgumentCaptor.forClass(byte[].class);
     verify(publisher, times(100)).publish(eq(TOPIC), sent.capture(), anyMap());
-    String published = new String(sent.getAllValues().get(0), java.nio.charset.StandardCharsets.UTF_8);
+    String published = new String(sent.getAllValues().get(0), StandardCharsets.UTF_8);
     assertTrue(published.contains("\"truncated\":[\"supplier\",\"invoiceNumber\"]"), published);
     assertTrue(published.length() < 2_000, "a result stays small: " + published.length());
   }

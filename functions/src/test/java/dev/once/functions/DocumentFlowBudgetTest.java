@@ -36,6 +36,8 @@ import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -194,10 +196,10 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   @Test
   void aCallThatMayHaveBeenBilled_keepsItsReservation_andTheRetrySettlesOnlyItsOwn() throws Exception {
     when(analyzer.analyse(PDF, "application/pdf"))
-        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("timeout")))
+        .thenThrow(new UncheckedIOException(new SocketTimeoutException("timeout")))
         .thenReturn(ANALYSED);
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC, 1_000_000);
-    assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, document(1)));
+    assertThrows(UncheckedIOException.class, () -> handle(flow, document(1)));
     assertEquals(ESTIMATE, spend("2026-11-30").reservedMicroUsd(), "the money may be spent: kept");
 
     assertEquals(OutcomeLabel.PROCESSED, handle(flow, document(1)).outcome());

@@ -31,6 +31,8 @@ import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Records;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -119,11 +121,11 @@ class DocumentFlowTest extends DocumentFlowMocks {
   void callsThatMayHaveBeenBilled_areCapped_thenTheDocumentFails_isPublishedAsSuch_andGeminiIsNotCalledAgain()
       throws Exception {
     when(analyzer.analyse(PDF, "application/pdf"))
-        .thenThrow(new java.io.UncheckedIOException(new java.net.SocketTimeoutException("timeout")));
+        .thenThrow(new UncheckedIOException(new SocketTimeoutException("timeout")));
     DocumentFlow flow = flow(DocumentFlow.Mode.SYNC);
 
     for (int i = 0; i < 3; i++) {
-      assertThrows(java.io.UncheckedIOException.class, () -> handle(flow, INVOICE));
+      assertThrows(UncheckedIOException.class, () -> handle(flow, INVOICE));
     }
     Report gaveUp = handle(flow, INVOICE);
     Report again = handle(flow, INVOICE);

@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -57,7 +58,7 @@ class ForgedResultTest {
   void forgedResultsArrivingFirst_areNeitherNotifiedNorClaimTheKey_andTheRealOneIsNotifiedOnce() throws Exception {
     ResultSignature stranger = ResultSignature.fromKeys(WebhookSigner.newSecret());
     Map<String, String> movedSignature = attributes(KEY, TestSignatures.RESULTS.sign("gcs:inbox/other.pdf#1", FORGED));
-    for (Map<String, String> forged : java.util.List.of(
+    for (Map<String, String> forged : List.of(
         attributes(KEY, null), // no signature at all
         attributes(KEY, stranger.sign(KEY, FORGED)), // signed with a key the pipeline does not hold
         attributes(KEY, TestSignatures.RESULTS.sign(KEY, REAL)), // a real signature over other data

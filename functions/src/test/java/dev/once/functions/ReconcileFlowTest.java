@@ -11,10 +11,17 @@ import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.when;
 
+import com.google.cloud.firestore.DocumentSnapshot;
 import com.google.cloud.firestore.Firestore;
+import com.google.genai.types.BatchJobSource;
+import com.google.genai.types.CreateBatchJobConfig;
+import com.google.genai.types.UploadFileConfig;
 import dev.once.budget.Budget;
+import dev.once.budget.Reservation;
+import dev.once.config.Lazy;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
+import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.guard.Completion;
 import dev.once.guard.Outcome;
@@ -37,6 +44,8 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -154,9 +163,9 @@ class ReconcileFlowTest {
    */
   @Test
   void aRunningGatheredJobItsGatheringDisowns_isCancelledAsAStray() throws Exception {
-    String gathering = java.util.UUID.randomUUID().toString().replace("-", "");
+    String gathering = UUID.randomUUID().toString().replace("-", "");
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/reconcile/stray-" + System.nanoTime() + ".pdf#1");
-    String stray = clients.batchJobs.get().submit(gathering, List.of(dev.once.gemini.BatchJobs.Request.of(gathering,
+    String stray = clients.batchJobs.get().submit(gathering, List.of(BatchJobs.Request.of(gathering,
         key, "%PDF-1.4 stray".getBytes(StandardCharsets.US_ASCII), "application/pdf"))).name().orElseThrow();
     clients.firestore.get().collection("gatherings").document(gathering).set(Map.of("state", "submitted",
         "inFlight", true, "job", "batches/the-adopted-one", "members", List.of(key.documentId()))).get();
@@ -292,10 +301,10 @@ class ReconcileFlowTest {
     }
     var client = clients.gemini.get();
     var file = client.files.upload(jsonl.toString().getBytes(StandardCharsets.UTF_8),
-        com.google.genai.types.UploadFileConfig.builder().mimeType("application/jsonl").build());
+        UploadFileConfig.builder().mimeType("application/jsonl").build());
     String foreign = client.batches.create("gemini-3.5-flash-lite",
-        com.google.genai.types.BatchJobSource.builder().fileName(file.name().orElseThrow()).build(),
-        com.google.genai.types.CreateBatchJobConfig.builder().displayName("another team's nightly job").build())
+        BatchJobSource.builder().fileName(file.name().orElseThrow()).build(),
+        CreateBatchJobConfig.builder().displayName("another team's nightly job").build())
         .name().orElseThrow();
     gemini.finish(foreign, BatchState.SUCCEEDED);
     long downloads = gemini.count("files.download");
@@ -351,7 +360,7 @@ class ReconcileFlowTest {
     verify(publisher, times(1)).publish(any(), any(), any());
   }
 
-  private static com.google.cloud.firestore.DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
+  private static DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
     return clients.firestore.get().collection("analyses").document(key.documentId()).get().get();
   }
 
@@ -360,7 +369,7 @@ class ReconcileFlowTest {
     ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS);
     DocumentReader inbox = mock(DocumentReader.class);
     // Bytes of their own at each read: documents of other tests in this emulator are not copies of these.
-    when(inbox.read(any(), any(Long.class))).thenAnswer(read -> ("%PDF-1.4 lost " + java.util.UUID.randomUUID())
+    when(inbox.read(any(), any(Long.class))).thenAnswer(read -> ("%PDF-1.4 lost " + UUID.randomUUID())
         .getBytes(StandardCharsets.US_ASCII));
     BatchSubmitter submitter = new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records,
         () -> inbox, clients.batchJobs, publication,
@@ -369,7 +378,7 @@ class ReconcileFlowTest {
         clients.estimator, () -> inbox, clients.analyzer, () -> submitter, publication, DocumentFlow.Mode.BATCH,
         1 << 20, new DocumentFlow.PaidCalls(Duration.ofSeconds(10), 5));
     CompletionFlow completion = new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries,
-        clients.gatherings, publication, 5, java.time.InstantSource.system());
+        clients.gatherings, publication, 5, InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, completion, () -> documents,
         () -> submitter,
         Budget.NONE,
@@ -387,7 +396,7 @@ class ReconcileFlowTest {
     clients.once.run(document, Effects.ANALYSE, attempt -> Completion.of(Map.of("job", job),
         clients.records.get().submitted(document,
             new DocumentSource("inbox", "x.pdf", 1, "application/pdf", 10, null, null), job,
-            dev.once.budget.Reservation.NONE)));
+            Reservation.NONE)));
     gemini.finish(job, BatchState.SUCCEEDED);
     return new Submitted(document, job);
   }
@@ -410,9 +419,9 @@ class ReconcileFlowTest {
   }
 
   private static ReconcileFlow reconciler(Duration maxAge, int pageSize, int maxPages,
-      java.util.function.Supplier<DocumentFlow> documents, Budget budget) {
+      Supplier<DocumentFlow> documents, Budget budget) {
     BatchSubmitter submitter = Wiring.batchSubmitter(clients,
-        dev.once.config.Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
+        Lazy.of(() -> new DocumentReader(clients.storage.get())), InstantSource.system());
     return new ReconcileFlow(clients.batchJobs, clients.queries, clients.gatherings, Wiring.completionFlow(clients),
         documents,
         () -> submitter, budget,

@@ -25,6 +25,7 @@ import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Once;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.RecordState;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
@@ -96,7 +97,7 @@ class RerunAcrossModesTest extends DocumentFlowMocks {
     Map<String, Object> second = ledger.document(Records.BILLING, KEY.rerun(2).documentId()).orElseThrow();
     assertEquals(List.of(true, 2L), List.of(second.get("batch"), second.get(Records.RERUN)));
     assertEquals(List.of(KEY.value(), KEY.rerun(2).value()), publishedKeys(), "a new result for the receiver");
-    assertEquals(dev.once.ledger.RecordState.DONE, ledger.lookup(KEY, Effects.PUBLISH).orElseThrow().state(),
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, Effects.PUBLISH).orElseThrow().state(),
         "the document's publish record, moved by the invalidation, finished by the re-run");
   }
 

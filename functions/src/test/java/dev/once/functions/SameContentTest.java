@@ -16,13 +16,13 @@ import static org.mockito.Mockito.when;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.genai.errors.ServerException;
+import dev.once.budget.Budget;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Refusal;
-import dev.once.budget.Budget;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
@@ -39,6 +39,7 @@ import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -420,7 +421,7 @@ class SameContentTest extends DocumentFlowMocks {
   private Map<String, JsonNode> published(int count) throws Exception {
     ArgumentCaptor<byte[]> data = ArgumentCaptor.forClass(byte[].class);
     verify(publisher, times(count)).publish(eq(TOPIC), data.capture(), anyMap());
-    Map<String, JsonNode> byKey = new java.util.HashMap<>();
+    Map<String, JsonNode> byKey = new HashMap<>();
     for (byte[] message : new ArrayList<>(data.getAllValues())) {
       JsonNode json = JSON.readTree(message);
       byKey.put(json.path("key").asText(), json);

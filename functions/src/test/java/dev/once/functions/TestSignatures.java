@@ -2,6 +2,7 @@ package dev.once.functions;
 
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.pipeline.ResultSignature;
+import java.util.Map;
 
 /** The results' signing key of the unit tests (RESULTS_SIGNING_KEY), made afresh for each test JVM. */
 final class TestSignatures {
@@ -11,7 +12,7 @@ final class TestSignatures {
   private TestSignatures() {}
 
   /** Matches a result's attributes: its {@code idempotency_key}, and a signature beside it. */
-  static java.util.Map<String, String> keyed(String key) {
+  static Map<String, String> keyed(String key) {
     return org.mockito.ArgumentMatchers.argThat(attributes -> key.equals(attributes.get("idempotency_key"))
         && attributes.containsKey(ResultSignature.ATTRIBUTE));
   }

@@ -5,10 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.budget.Budget;
+import dev.once.budget.DailyBudget;
 import dev.once.config.InvalidSetting;
 import dev.once.config.MissingSetting;
 import dev.once.config.Settings;
 import dev.once.pipeline.PipelineSetting;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -107,16 +111,16 @@ class WiringTest {
     assertEquals(25_000_000L, Wiring.microUsd("25"));
     assertEquals(500_000L, Wiring.microUsd("0.50"));
     assertEquals(1L, Wiring.microUsd("0.000001"));
-    assertEquals(java.time.ZoneOffset.UTC, Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", " "))));
-    assertEquals(java.time.ZoneId.of("Europe/Paris"),
+    assertEquals(ZoneOffset.UTC, Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", " "))));
+    assertEquals(ZoneId.of("Europe/Paris"),
         Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", "Europe/Paris"))));
 
     Map<String, String> blank = deployed();
     blank.put("GEMINI_DAILY_BUDGET_USD", ""); // what Terraform sets for no cap
-    assertEquals(dev.once.budget.Budget.NONE, Wiring.budget(clients(blank)));
+    assertEquals(Budget.NONE, Wiring.budget(clients(blank)));
     Map<String, String> capped = deployed();
     capped.put("GEMINI_DAILY_BUDGET_USD", "25");
-    dev.once.budget.DailyBudget budget = (dev.once.budget.DailyBudget) Wiring.budget(clients(capped));
+    DailyBudget budget = (DailyBudget) Wiring.budget(clients(capped));
     assertEquals(25_000_000L, budget.limitMicroUsd());
 
     Map<String, String> unpriced = deployed();

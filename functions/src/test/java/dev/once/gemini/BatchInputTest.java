@@ -13,11 +13,18 @@ import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.http.AmbiguousFailure;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,7 +64,7 @@ class BatchInputTest {
 
   /** A gathering's id (32 hex digits), one per test. */
   private static String gathering(String seed) {
-    return java.util.UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.US_ASCII)).toString().replace("-", "");
+    return UUID.nameUUIDFromBytes(seed.getBytes(StandardCharsets.US_ASCII)).toString().replace("-", "");
   }
 
   @Test
@@ -93,13 +100,13 @@ class BatchInputTest {
   void theFile_isTheLinesEachEndedByANewline_readInFullChunks() throws Exception {
     List<BatchJobs.Request> requests = requests("stream", 3);
     BatchInput input = BatchInput.of(requests, MODEL);
-    java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream expected = new ByteArrayOutputStream();
     for (BatchJobs.Request request : requests) {
       expected.write(BatchInput.line(request, MODEL));
       expected.write('\n');
     }
 
-    java.io.InputStream stream = input.stream();
+    InputStream stream = input.stream();
     byte[] chunk = new byte[(int) input.size() - 1];
     assertEquals(chunk.length, stream.read(chunk, 0, chunk.length), "a read is filled across lines");
     assertEquals('\n', stream.read());
@@ -107,8 +114,8 @@ class BatchInputTest {
     assertEquals(expected.size(), input.size());
     assertEquals(new String(expected.toByteArray(), 0, chunk.length, StandardCharsets.UTF_8),
         new String(chunk, StandardCharsets.UTF_8));
-    assertEquals(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-        .digest(expected.toByteArray())), java.util.HexFormat.of().formatHex(input.sha256()));
+    assertEquals(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+        .digest(expected.toByteArray())), HexFormat.of().formatHex(input.sha256()));
   }
 
   /** Over the SDK's 8 MiB chunk: the upload is several requests, and the file arrives whole. */
@@ -117,7 +124,7 @@ class BatchInputTest {
     List<BatchJobs.Request> requests = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       byte[] pdf = new byte[3_000_000];
-      java.util.Arrays.fill(pdf, (byte) ('a' + i));
+      Arrays.fill(pdf, (byte) ('a' + i));
       requests.add(BatchJobs.Request.of(gathering("big"), IdempotencyKey.of("gcs:inbox/big/doc-" + i + ".pdf#1"), pdf,
           "application/pdf"));
     }
@@ -249,7 +256,7 @@ class BatchInputTest {
         .sizeBytes().orElseThrow());
   }
 
-  private static List<String> iterable(java.util.Iterator<String> names) {
+  private static List<String> iterable(Iterator<String> names) {
     List<String> all = new ArrayList<>();
     names.forEachRemaining(all::add);
     return all;

@@ -13,7 +13,9 @@ import com.google.genai.types.Part;
 import dev.once.key.IdempotencyKey;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.GeminiStandIn;
+import dev.once.observe.Log;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
@@ -67,9 +69,9 @@ class BatchJobsTest {
    */
   @Test
   void whyAJobFailed_isReadFromItsOperation_whichTheSdkDoesNotMap() {
-    JobErrors errors = new JobErrors(Optional.of(gemini.baseUrl()), "test-key", java.time.Duration.ofSeconds(30));
+    JobErrors errors = new JobErrors(Optional.of(gemini.baseUrl()), "test-key", Duration.ofSeconds(30));
     BatchJobs jobs = new BatchJobs(client, MODEL, Optional.empty(), BatchJobs.DEFAULT_INLINE_MAX_BYTES,
-        new ModelWatch(dev.once.observe.Log.stdout()), errors);
+        new ModelWatch(Log.stdout()), errors);
     IdempotencyKey outage = IdempotencyKey.of("gcs:inbox/why/outage.pdf#1");
     IdempotencyKey poison = IdempotencyKey.of("gcs:inbox/why/poison.pdf#1");
     IdempotencyKey fine = IdempotencyKey.of("gcs:inbox/why/fine.pdf#1");

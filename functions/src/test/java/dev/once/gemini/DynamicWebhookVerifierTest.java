@@ -26,6 +26,7 @@ import com.nimbusds.jwt.PlainJWT;
 import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
 import dev.once.local.emulator.FreePort;
+import dev.once.local.gemini.DynamicSignature;
 import dev.once.local.gemini.DynamicWebhookSigner;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.gemini.WebhookMode;
@@ -36,7 +37,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Date;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -123,7 +128,7 @@ class DynamicWebhookVerifierTest {
   private static Function<String, Optional<String>> headers(String signature) {
     Map<String, String> headers = Map.of("webhook-id", "msg_1", "webhook-timestamp",
         Long.toString(Instant.now().getEpochSecond()), "webhook-signature", signature);
-    return name -> Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
+    return name -> Optional.ofNullable(headers.get(name.toLowerCase(Locale.ROOT)));
   }
 
   private static void assertRefused(DynamicWebhookVerifier verifier, String token, byte[] body) {
@@ -234,7 +239,7 @@ class DynamicWebhookVerifierTest {
     DynamicWebhookVerifier verifier = verifier();
     verifier.verify(headers(token(c -> { })), BODY);
     RSAKey rotated = new RSAKeyGenerator(2048).keyID("k2").generate();
-    jwks.set(new JWKSet(java.util.List.of(key.toPublicJWK(), rotated.toPublicJWK())).toString());
+    jwks.set(new JWKSet(List.of(key.toPublicJWK(), rotated.toPublicJWK())).toString());
 
     verifier.verify(headers(signed(rotated, "k2", validClaims(BODY).build())), BODY);
     assertEquals(2, jwksRequests.get());
@@ -261,7 +266,7 @@ class DynamicWebhookVerifierTest {
     assertRefused(verifier(), unsigned, BODY);
     // The same claims under a header that says "none" but carries a signature part.
     String[] parts = token(c -> { }).split("\\.");
-    String noneHeader = java.util.Base64.getUrlEncoder().withoutPadding()
+    String noneHeader = Base64.getUrlEncoder().withoutPadding()
         .encodeToString("{\"alg\":\"none\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8));
     assertRefused(verifier(), noneHeader + "." + parts[1] + "." + parts[2], BODY);
   }
@@ -317,7 +322,7 @@ class DynamicWebhookVerifierTest {
   private static Function<String, Optional<String>> v1aHeaders(String id, long timestamp, String signature) {
     Map<String, String> headers = Map.of("webhook-id", id, "webhook-timestamp", Long.toString(timestamp),
         "webhook-signature", signature);
-    return name -> Optional.ofNullable(headers.get(name.toLowerCase(java.util.Locale.ROOT)));
+    return name -> Optional.ofNullable(headers.get(name.toLowerCase(Locale.ROOT)));
   }
 
   @Test
@@ -350,7 +355,7 @@ class DynamicWebhookVerifierTest {
   @Test
   void v1a_isReportedUnbound_andOneRequestCostsAtMostEightChecks() throws Exception {
     DynamicWebhookSigner google = DynamicWebhookSigner.generate();
-    java.util.List<com.nimbusds.jose.jwk.JWK> keys = new java.util.ArrayList<>();
+    List<com.nimbusds.jose.jwk.JWK> keys = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       keys.addAll(DynamicWebhookSigner.generate().publicKeys().getKeys());
     }
@@ -391,7 +396,7 @@ class DynamicWebhookVerifierTest {
         GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NORMAL));
         Client client = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(gemini.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
-      gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.JWT); // the format Google documents first
+      gemini.dynamicSignature(DynamicSignature.JWT); // the format Google documents first
       String webhookUrl = hooks.url("/gemini-webhook").toString();
       String job = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),
@@ -415,7 +420,7 @@ class DynamicWebhookVerifierTest {
           "a delivery captured at another endpoint does not pass here");
       assertTrue(delivery.text().contains("\"user_metadata\":{\"document_key\":\"k-1\"}"), delivery.text());
 
-      gemini.dynamicSignature(dev.once.local.gemini.DynamicSignature.V1A);
+      gemini.dynamicSignature(DynamicSignature.V1A);
       String second = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
           CreateBatchJobConfig.builder().displayName("once-doc-2").webhookConfig(WebhookConfig.builder().uris(webhookUrl)

@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.genai.errors.ApiException;
 import com.google.genai.types.GenerateContentResponse;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 class GeminiErrorsTest {
@@ -63,7 +66,7 @@ class GeminiErrorsTest {
     for (int code : new int[] {500, 502, 504}) {
       assertFalse(GeminiErrors.refusedBeforeWork(new ApiException(code, "X", "m")), "code " + code);
     }
-    assertFalse(GeminiErrors.refusedBeforeWork(new java.io.UncheckedIOException(new java.net.SocketTimeoutException())));
+    assertFalse(GeminiErrors.refusedBeforeWork(new UncheckedIOException(new SocketTimeoutException())));
   }
 
   @Test
@@ -79,7 +82,7 @@ class GeminiErrorsTest {
       assertFalse(GeminiErrors.certainlyNotCreated(new ApiException(Integer.parseInt(ambiguous[0]), ambiguous[1], "m")),
           String.join(" ", ambiguous));
     }
-    assertFalse(GeminiErrors.certainlyNotCreated(new java.io.UncheckedIOException(new java.net.SocketTimeoutException())));
+    assertFalse(GeminiErrors.certainlyNotCreated(new UncheckedIOException(new SocketTimeoutException())));
   }
 
   @Test
@@ -119,12 +122,12 @@ class GeminiErrorsTest {
     assertFalse(GeminiErrors.tooLarge(new ApiException(400, "INVALID_ARGUMENT", "API key not valid.")));
     assertFalse(GeminiErrors.tooLarge(new ApiException(429, "RESOURCE_EXHAUSTED", "too large a quota")));
 
-    assertEquals(java.util.OptionalInt.of(3), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
+    assertEquals(OptionalInt.of(3), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
         "* BatchGenerateContentRequest.batch.input_config.requests.requests[3].request.contents: contents is not"
             + " specified\n")));
-    assertEquals(java.util.OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
+    assertEquals(OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(400, "INVALID_ARGUMENT",
         "* …requests.requests[3].request: x\n* …requests.requests[7].request: y\n")), "two named: the job's");
-    assertEquals(java.util.OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(500, "INTERNAL",
+    assertEquals(OptionalInt.empty(), GeminiErrors.refusedRequest(new ApiException(500, "INTERNAL",
         "requests.requests[3]")), "only an outright refusal");
   }
 }

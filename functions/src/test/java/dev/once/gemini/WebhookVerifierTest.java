@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -29,7 +30,7 @@ class WebhookVerifierTest {
     return new WebhookVerifier(WebhookVerifier.parseSecrets(secrets), InstantSource.fixed(Instant.ofEpochSecond(nowSeconds)));
   }
 
-  private static java.util.function.Function<String, Optional<String>> headers(String id, String timestamp, String signature) {
+  private static Function<String, Optional<String>> headers(String id, String timestamp, String signature) {
     Map<String, String> map = new HashMap<>();
     if (id != null) {
       map.put("webhook-id", id);

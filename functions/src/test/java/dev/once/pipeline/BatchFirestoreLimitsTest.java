@@ -9,11 +9,21 @@ import com.google.api.gax.rpc.ResourceExhaustedException;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.WriteBatch;
 import dev.once.firestore.FirestoreClients;
+import dev.once.firestore.FirestoreLedger;
 import dev.once.gemini.Analysis;
 import dev.once.gemini.InvoiceBounds;
+import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
+import dev.once.guard.Completion;
+import dev.once.guard.Once;
+import dev.once.guard.Outcome;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.LedgerOptions;
+import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FirestoreEmulator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.AfterAll;
@@ -76,14 +86,14 @@ class BatchFirestoreLimitsTest {
    */
   @Test
   void theWorstChunkOfACompletion_isOneCommitFirestoreTakes() {
-    dev.once.guard.Once once = new dev.once.guard.Once(new dev.once.firestore.FirestoreLedger(db,
-        dev.once.ledger.LedgerOptions.defaults()));
-    Records records = new Records(dev.once.gemini.PriceTable.builtIn());
-    Map<String, Object> hostile = new java.util.LinkedHashMap<>();
-    for (String field : java.util.List.of("supplier", "invoiceNumber", "issueDate", "dueDate", "currency")) {
+    Once once = new Once(new FirestoreLedger(db,
+        LedgerOptions.defaults()));
+    Records records = new Records(PriceTable.builtIn());
+    Map<String, Object> hostile = new LinkedHashMap<>();
+    for (String field : List.of("supplier", "invoiceNumber", "issueDate", "dueDate", "currency")) {
       hostile.put(field, "€".repeat(20_000));
     }
-    java.util.List<Object> lines = new java.util.ArrayList<>();
+    List<Object> lines = new ArrayList<>();
     for (int i = 0; i < 5_000; i++) {
       lines.add(Map.of("description", "€".repeat(2_000), "amount", i));
     }
@@ -91,8 +101,8 @@ class BatchFirestoreLimitsTest {
     InvoiceBounds.Bounded bounded = InvoiceBounds.bound(hostile);
     Analysis analysis = new Analysis("gemini-3.5-flash-lite", "gemini-3.5-flash-lite", bounded.invoice(), null,
         new Usage(560, 16_384, 16_944, 16_000), null, bounded.truncated());
-    java.util.List<Map<String, Object>> summaries = new java.util.ArrayList<>();
-    java.util.List<dev.once.ledger.SideWrites> writes = new java.util.ArrayList<>();
+    List<Map<String, Object>> summaries = new ArrayList<>();
+    List<SideWrites> writes = new ArrayList<>();
     for (int i = 0; i < 100; i++) { // a chunk: CompletionFlow.CHUNK
       String name = String.format("%03d/", i) + "n".repeat(990);
       DocumentSource source = new DocumentSource("b".repeat(63), name, 1L << 50, "application/pdf", 1 << 20, null, null);
@@ -100,8 +110,8 @@ class BatchFirestoreLimitsTest {
       summaries.add(ResultMessage.analysed(key, source, analysis, "batches/" + "j".repeat(40)));
       writes.add(records.analysed(key, source, analysis, "batches/" + "j".repeat(40)));
     }
-    dev.once.guard.Outcome done = once.run(IdempotencyKey.of("gemini:batches/worst#chunk-0"), "complete",
-        attempt -> dev.once.guard.Completion.of(Map.of("documents", summaries), dev.once.ledger.SideWrites.all(writes)));
-    assertInstanceOf(dev.once.guard.Outcome.Processed.class, done, String.valueOf(done));
+    Outcome done = once.run(IdempotencyKey.of("gemini:batches/worst#chunk-0"), "complete",
+        attempt -> Completion.of(Map.of("documents", summaries), SideWrites.all(writes)));
+    assertInstanceOf(Outcome.Processed.class, done, String.valueOf(done));
   }
 }

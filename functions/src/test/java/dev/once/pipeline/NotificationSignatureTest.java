@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.gemini.SigningKeys;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.http.Receiver;
 import dev.once.local.node.NodeProject;
@@ -50,7 +51,7 @@ class NotificationSignatureTest {
     Receiver.Received received = notified(NotificationSigner.fromSecrets(secret), "gcs:inbox/a.pdf#1");
 
     assertEquals("verified", receiverSays(secret, received, null));
-    assertEquals("msg_" + dev.once.key.Sha256.hex("gcs:inbox/a.pdf#1"), received.header("webhook-id"));
+    assertEquals("msg_" + Sha256.hex("gcs:inbox/a.pdf#1"), received.header("webhook-id"));
     assertEquals("gcs:inbox/a.pdf#1", received.header("Idempotency-Key"));
   }
 

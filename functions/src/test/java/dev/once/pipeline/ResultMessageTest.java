@@ -7,8 +7,10 @@ import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
 import dev.once.key.IdempotencyKey;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +23,7 @@ class ResultMessageTest {
     Map<String, Object> summary = ResultMessage.analysed(KEY, SOURCE,
         new Analysis("gemini-3.5-flash-lite", Map.of("supplier", "ACME", "total", 120.5, "currency", "EUR"), null, Usage.NONE), null);
     Map<String, Object> reordered = new HashMap<>();
-    new java.util.ArrayList<>(summary.keySet()).reversed().forEach(k -> reordered.put(k, summary.get(k)));
+    new ArrayList<>(summary.keySet()).reversed().forEach(k -> reordered.put(k, summary.get(k)));
     assertArrayEquals(ResultMessage.json(summary), ResultMessage.json(reordered));
   }
 
@@ -30,7 +32,7 @@ class ResultMessageTest {
     Map<String, Object> invoice = new LinkedHashMap<>();
     invoice.put("supplier", "ACME");
     invoice.put("total", 120.5);
-    invoice.put("lineItems", java.util.List.of(Map.of("description", "x", "amount", 1)));
+    invoice.put("lineItems", List.of(Map.of("description", "x", "amount", 1)));
     String json = new String(ResultMessage.json(ResultMessage.analysed(KEY, SOURCE,
         new Analysis("m", invoice, null, Usage.NONE), null)), StandardCharsets.UTF_8);
     assertEquals("{\"analysisId\":\"" + KEY.documentId() + "\",\"invoice\":{\"supplier\":\"ACME\",\"total\":120.5},"

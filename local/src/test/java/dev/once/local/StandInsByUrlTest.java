@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;
 import dev.once.local.gemini.GeminiStandIn;
+import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
 import dev.once.local.http.RetryPolicy;
@@ -17,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -72,7 +74,7 @@ class StandInsByUrlTest {
 
   @Test
   void gemini_endsABatchOnItsTicker_andSendsTheWebhook() throws Exception {
-    String secret = "whsec_" + java.util.Base64.getEncoder().encodeToString("local-test-key".getBytes());
+    String secret = "whsec_" + Base64.getEncoder().encodeToString("local-test-key".getBytes());
     try (Receiver hooks = Receiver.start();
         GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withApiKey("k")
             .withTick(Duration.ofMillis(100)).withWebhookUrl(hooks.url("/hook")).withWebhookSecret(secret))) {
@@ -85,7 +87,7 @@ class StandInsByUrlTest {
       Receiver.Received hook = Await.value(Bounds.CALL,
           () -> hooks.receivedOn("/hook").stream().findFirst(), "the batch webhook");
       assertEquals(name, Json.parseTrusted(hook.text()).get("data").get("id").asText());
-      assertTrue(dev.once.local.gemini.WebhookSigner.fromSecret(secret)
+      assertTrue(WebhookSigner.fromSecret(secret)
           .verify(hook.header("webhook-id"), hook.header("webhook-timestamp"), hook.body(),
               hook.header("webhook-signature")));
       assertEquals(1, adminCounter(gemini, "batchGenerateContent"));

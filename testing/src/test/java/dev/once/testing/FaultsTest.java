@@ -6,12 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.entry.EventEntry;
 import dev.once.entry.PubSubMessage;
+import dev.once.guard.Completion;
 import dev.once.guard.Once;
 import dev.once.guard.Policy;
+import dev.once.guard.Refusal;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
+import dev.once.local.gemini.WebhookSigner;
 import io.cloudevents.CloudEvent;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
@@ -29,7 +37,7 @@ class FaultsTest {
         message -> IdempotencyKey.of("welcome", message.attributes().get("userId")),
         EventEntry.effect(once, "email", Policy.DEFAULT, (message, attempt) -> {
           post.apply(attempt.key(), message.data());
-          return dev.once.guard.Completion.of(java.util.Map.of());
+          return Completion.of(Map.of());
         }));
   }
 
@@ -89,12 +97,12 @@ class FaultsTest {
   @Test
   void aRequestWithoutAKey_isCaught() throws Exception {
     try (Faults faults = Faults.of(Fault.REDELIVERED)) {
-      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      HttpClient http = HttpClient.newHttpClient();
       EventEntry<PubSubMessage> entry = welcome(faults.once(), (key, body) -> {
         try {
-          return http.send(java.net.http.HttpRequest.newBuilder(faults.endpoint().uri())
-              .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body)).build(),
-              java.net.http.HttpResponse.BodyHandlers.discarding());
+          return http.send(HttpRequest.newBuilder(faults.endpoint().uri())
+              .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+              HttpResponse.BodyHandlers.discarding());
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }
@@ -122,7 +130,7 @@ class FaultsTest {
     try (FakeEndpoint endpoint = FakeEndpoint.start().answerNext(503, 201)) {
       IdempotentPost post = IdempotentPost.to(endpoint.uri("/x"));
       IdempotencyKey key = IdempotencyKey.of("k-1");
-      assertThrows(dev.once.guard.Refusal.class, () -> post.post(key, "text/plain", new byte[0]), "503: nothing done");
+      assertThrows(Refusal.class, () -> post.post(key, "text/plain", new byte[0]), "503: nothing done");
       assertEquals(201, post.post(key, "text/plain", new byte[0]).status());
       assertEquals(201, post.post(key, "text/plain", new byte[0]).status(), "replayed");
       assertEquals(1, endpoint.performed());
@@ -135,9 +143,9 @@ class FaultsTest {
     Events.GeminiWebhook webhook = Events.geminiWebhook("batches/abc");
     FakeHttp.Request request = webhook.request();
     byte[] body = webhook.body();
-    assertTrue(dev.once.local.gemini.WebhookSigner.fromSecret(webhook.secret()).verify(
+    assertTrue(WebhookSigner.fromSecret(webhook.secret()).verify(
         request.getFirstHeader("webhook-id").orElseThrow(), request.getFirstHeader("webhook-timestamp").orElseThrow(),
         body, request.getFirstHeader("webhook-signature").orElseThrow()));
-    assertTrue(new String(body, java.nio.charset.StandardCharsets.UTF_8).contains("\"id\":\"batches/abc\""));
+    assertTrue(new String(body, StandardCharsets.UTF_8).contains("\"id\":\"batches/abc\""));
   }
 }

@@ -17,8 +17,8 @@ import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.ledger.ClaimResult;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimResult;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
@@ -30,6 +30,7 @@ import dev.once.local.storage.StorageStandIn;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.Records;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
@@ -161,7 +162,7 @@ class RedriveCommandTest {
     assertEquals(Exit.USAGE, plain.status(), plain.all());
     assertTrue(plain.err().contains("is not https"), plain.all());
     assertEquals("https://europe-west1-p.cloudfunctions.net",
-        IdentityTokens.audience(java.net.URI.create("https://europe-west1-p.cloudfunctions.net/once-document-uploaded")));
+        IdentityTokens.audience(URI.create("https://europe-west1-p.cloudfunctions.net/once-document-uploaded")));
   }
 
   @Test

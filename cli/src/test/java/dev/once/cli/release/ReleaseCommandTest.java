@@ -13,16 +13,17 @@ import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.cli.Operator;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -175,7 +176,7 @@ class ReleaseCommandTest {
   @Test
   void aReleaseRacingTheHoldersCompletion_hasExactlyOneWinner() throws Exception {
     int keys = 10;
-    java.util.Map<String, Integer> outcomes = new java.util.TreeMap<>();
+    Map<String, Integer> outcomes = new TreeMap<>();
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       for (int i = 0; i < keys; i++) {

@@ -8,13 +8,14 @@ import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
-import dev.once.observe.EventLog;
-import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
+import dev.once.observe.EventLog;
 import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
@@ -27,10 +28,12 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +57,7 @@ class StatsCommandTest {
     ledger.complete(claim("gcs:inbox/b.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     ledger.reject(claim("gcs:inbox/c.txt#1", Effects.ANALYSE), "content type", SideWrites.NONE);
     // Given up at its cap of paid tries: failed, as its analysis and its log line say.
-    ledger.reject(claim("gcs:inbox/f.pdf#1", Effects.ANALYSE), dev.once.guard.Once.GAVE_UP
+    ledger.reject(claim("gcs:inbox/f.pdf#1", Effects.ANALYSE), Once.GAVE_UP
         + "5 tries that may have run: SocketTimeoutException: timeout", SideWrites.NONE);
     ledger.complete(claim("gcs:inbox/a.pdf#1", Effects.PUBLISH), Map.of(), SideWrites.NONE);
     ledger.release(claim("gcs:inbox/b.pdf#1", Effects.PUBLISH), "Pub/Sub unavailable");
@@ -136,7 +139,7 @@ class StatsCommandTest {
   @Test
   void fromTheLedger_aDeferredDocument_isCountedOnceAsDeferred_notAsFailed() {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
-    ledger.release(claim(key.value(), Effects.ANALYSE), dev.once.guard.Once.DEFERRED + "the day's budget is spent",
+    ledger.release(claim(key.value(), Effects.ANALYSE), Once.DEFERRED + "the day's budget is spent",
         false, SideWrites.NONE);
     CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "deferred",
         "deferredAt", CliFirestore.ago(60)));
@@ -168,7 +171,7 @@ class StatsCommandTest {
     write(logs.resolve("MessageDelivered.log"), log ->
         EventLog.record(log, "MessageDelivered", "gcs:inbox/a.pdf#1", Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
     Files.writeString(logs.resolve("MessageDelivered.log"), "Exception in thread main\n\tat x\n{\"cut short",
-        java.nio.file.StandardOpenOption.APPEND);
+        StandardOpenOption.APPEND);
     Map<Part, Integer> ports = new HashMap<>(Ports.free().byPart());
     StackInfo stack = new StackInfo(ProcessHandle.current().pid(), "sync", "once-local", "idempotency", ports,
         "stand-in", logs.toString(), Instant.now().toString(), List.of());
@@ -201,7 +204,7 @@ class StatsCommandTest {
   }
 
   /** The lines a function prints, captured as its log file holds them. */
-  private static void write(Path file, java.util.function.Consumer<Log> logging) throws Exception {
+  private static void write(Path file, Consumer<Log> logging) throws Exception {
     ByteArrayOutputStream lines = new ByteArrayOutputStream();
     logging.accept(Log.to(new PrintStream(lines, true, StandardCharsets.UTF_8)));
     Files.write(file, lines.toByteArray());

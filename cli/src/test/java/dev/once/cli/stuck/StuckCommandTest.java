@@ -11,14 +11,16 @@ import dev.once.cli.CliFirestore;
 import dev.once.cli.Exit;
 import dev.once.cli.OnceRunner;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.guard.Once;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimResult;
-import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +50,7 @@ class StuckCommandTest {
   }
 
   private static void analysis(String key, String status, Map<String, Object> more) {
-    Map<String, Object> fields = new java.util.HashMap<>(more);
+    Map<String, Object> fields = new HashMap<>(more);
     fields.put("key", key);
     fields.put("status", status);
     CliFirestore.put(Records.ANALYSES, IdempotencyKey.of(key).documentId(), fields);
@@ -120,7 +122,7 @@ class StuckCommandTest {
   @Test
   void aClaimReleasedByADeferral_isListedAsDeferred_notAsALeaseThatRanOut() {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
-    ledger.release(claim(key.value(), Effects.ANALYSE), dev.once.guard.Once.DEFERRED + "the day's budget is spent",
+    ledger.release(claim(key.value(), Effects.ANALYSE), Once.DEFERRED + "the day's budget is spent",
         false, SideWrites.NONE);
     analysis(key.value(), "deferred", Map.of("deferredAt", CliFirestore.ago(60), "reason", "the day's budget is spent"));
 
@@ -209,7 +211,7 @@ class StuckCommandTest {
     assertFalse(out.contains("batches/young"), result.all());
 
     // Told the cap the functions run with, the same queue is a full cap; a shorter threshold lists the young job.
-    Map<String, String> env = new java.util.HashMap<>(CliFirestore.env());
+    Map<String, String> env = new HashMap<>(CliFirestore.env());
     env.put("BATCH_MAX_JOBS_IN_FLIGHT", "4");
     OnceRunner.Result full = OnceRunner.run(env, "stuck", "--jobs-longer-than", "30m", "--queued-longer-than", "30m");
     assertTrue(full.out().contains("documents queued longer than 30m (BATCH_MAX_WAIT_SECONDS 300 s and more), oldest"

@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -153,7 +154,7 @@ final class WebhookService implements AutoCloseable {
   }
 
   /** The subscribed_events of the webhooks API reference (ai.google.dev/static/api/webhooks.md.txt). */
-  static final java.util.Set<String> SUBSCRIBABLE = java.util.Set.of("batch.succeeded", "batch.expired", "batch.failed",
+  static final Set<String> SUBSCRIBABLE = Set.of("batch.succeeded", "batch.expired", "batch.failed",
       "interaction.requires_action", "interaction.completed", "interaction.failed", "video.generated");
 
   private Answer create(JsonNode request) {

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.pubsub.v1.PubsubMessage;
+import dev.once.ledger.Call;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.emulator.FirestoreEmulator;
@@ -35,6 +36,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -553,7 +556,7 @@ class AmbiguousFailureMatrixIT {
    * and then fails them {@code failure}'s way; the failures are switched off again however the step ends.
    */
   private static <T> Faulted<T> geminiFailing(MatrixStack stack, String operation, int calls, AmbiguousFailure failure,
-      java.util.function.Supplier<T> step) {
+      Supplier<T> step) {
     long before = stack.stack.gemini.count(operation + ".ambiguous");
     stack.stack.gemini.ambiguousNext(operation, calls, failure);
     T value;
@@ -613,7 +616,7 @@ class AmbiguousFailureMatrixIT {
     int timedOut = 0;
     List<String> all = new ArrayList<>();
     for (String key : keys) {
-      List<dev.once.ledger.Call> calls = matrix.calls(key, effect);
+      List<Call> calls = matrix.calls(key, effect);
       List<String> tries = calls.stream().map(call -> call.outcome().stored()).toList();
       assertEquals("done", tries.get(tries.size() - 1), key + ": " + tries);
       assertTrue(tries.subList(0, tries.size() - 1).stream().allMatch("failed"::equals),
@@ -634,7 +637,7 @@ class AmbiguousFailureMatrixIT {
 
   /** One try of {@code effect} done, and before it none but tries that timed out on a loaded machine. */
   private static void assertDoneOnce(MatrixStack matrix, String key, String effect, String what) {
-    List<dev.once.ledger.Call> calls = matrix.calls(key, effect);
+    List<Call> calls = matrix.calls(key, effect);
     assertEquals("done", calls.get(calls.size() - 1).outcome().stored(), what + ": " + calls);
     assertTrue(calls.subList(0, calls.size() - 1).stream().allMatch(MatrixStack::timedOut), what + ": " + calls);
   }
@@ -658,7 +661,7 @@ class AmbiguousFailureMatrixIT {
     }
     Map<String, Long> perJob = batch.withKeys(Records.ANALYSES, tally.documents().stream()
         .map(MatrixTally.Document::key).toList()).stream()
-        .collect(java.util.stream.Collectors.groupingBy(a -> a.getString("job"), java.util.stream.Collectors.counting()));
+        .collect(Collectors.groupingBy(a -> a.getString("job"), Collectors.counting()));
     assertEquals(Collections.nCopies(JOBS, (long) JOB_DOCUMENTS), List.copyOf(perJob.values()),
         "the cell's documents in " + JOBS + " jobs of " + JOB_DOCUMENTS + ": " + perJob);
   }

@@ -30,6 +30,7 @@ import java.util.Base64;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -100,7 +101,7 @@ class BadInputCorpusIT {
     HttpResponse<String> response;
     try {
       response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (java.io.IOException closed) {
+    } catch (IOException closed) {
       // A body over the limit is answered 413 once the limit is read, and the connection closed on the rest: a
       // client still sending may see the close (a reset) before the answer. Refused either way; nothing written.
       assertEquals(413, expect.path("status").asInt(), spec.path("name") + ": " + closed);
@@ -154,7 +155,7 @@ class BadInputCorpusIT {
     String key = key(blob);
     // Deadlines for a machine shared with other forks: the webhook's hand-off alone took 21-31 s at a load of 25.
     String job = Await.value(Bounds.PATIENT, () -> stack.byKey("analyses", key).stream()
-        .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "DocumentUploaded submits a job");
+        .map(a -> a.getString("job")).filter(Objects::nonNull).findFirst(), "DocumentUploaded submits a job");
     stack.gemini.finish(job, BatchState.SUCCEEDED);
     Await.until(Bounds.PATIENT, () -> stack.notifiedWith(key).size() == 1,
         "GeminiWebhook hands the job off, BatchCompleted completes it and MessageDelivered notifies it");

@@ -22,6 +22,7 @@ import dev.once.local.http.RetryPolicy;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.DocumentSource;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,10 +30,15 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,7 +86,7 @@ class BatchChunkedCompletionIT {
     Path crashLog = stack.logDir.resolve("chunked.crashes");
     Files.deleteIfExists(crashLog);
     long carriedOut = stack.gemini.count("batchGenerateContent.carriedOut");
-    String gathering = java.util.UUID.randomUUID().toString().replace("-", "");
+    String gathering = UUID.randomUUID().toString().replace("-", "");
     List<String> keys = new ArrayList<>();
     List<BatchJobs.Request> requests = new ArrayList<>();
     for (int i = 0; i < DOCUMENTS; i++) {
@@ -97,7 +103,7 @@ class BatchChunkedCompletionIT {
 
     IdempotencyKey jobKey = GeminiCompletionKeys.ofName(job);
     List<String> crashFlags = List.of("-Donce.completion.chunk=" + CHUNK, "-Donce.crash.at=after-complete:complete",
-        "-Donce.crash.keys=" + java.util.regex.Pattern.quote(jobKey.value() + "#chunk-" + KILLED_CHUNK),
+        "-Donce.crash.keys=" + Pattern.quote(jobKey.value() + "#chunk-" + KILLED_CHUNK),
         "-Donce.crash.log=" + crashLog.toAbsolutePath());
     stack.restart("BatchCompleted", crashFlags);
     stack.restart("GeminiReconciler", crashFlags);
@@ -157,7 +163,7 @@ class BatchChunkedCompletionIT {
     batch.commit().get();
   }
 
-  private static void assertExactlyOnce(List<String> keys, java.util.stream.Stream<String> seen, String what) {
+  private static void assertExactlyOnce(List<String> keys, Stream<String> seen, String what) {
     Map<String, Long> counts = counted(seen);
     List<String> wrong = keys.stream().filter(key -> counts.getOrDefault(key, 0L) != 1).limit(5).toList();
     assertEquals(List.of(), wrong, what + " other than once (first few; counts "
@@ -165,13 +171,13 @@ class BatchChunkedCompletionIT {
     assertEquals(keys.size(), counts.size(), what + ": no other key");
   }
 
-  private static Map<String, Long> counted(java.util.stream.Stream<String> keys) {
-    return keys.filter(java.util.Objects::nonNull).collect(Collectors.groupingBy(Function.identity(),
+  private static Map<String, Long> counted(Stream<String> keys) {
+    return keys.filter(Objects::nonNull).collect(Collectors.groupingBy(Function.identity(),
         Collectors.counting()));
   }
 
   /** Waits for {@code done}, running the reconciler every few seconds, as Cloud Scheduler would. */
-  private static void awaitReconciling(java.util.function.BooleanSupplier done, String what) {
+  private static void awaitReconciling(BooleanSupplier done, String what) {
     stack.awaitReconciling(DEADLINE, RECONCILE_AFTER, done, what);
   }
 
@@ -179,7 +185,7 @@ class BatchChunkedCompletionIT {
     try {
       return Files.exists(crashLog) ? Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count() : 0;
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 }

@@ -7,6 +7,7 @@ import dev.once.local.Await;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -118,7 +119,7 @@ class BatchGatheringIT {
     try {
       return Files.exists(crashLog) ? Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count() : 0;
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -13,18 +13,27 @@ import com.google.cloud.firestore.QueryDocumentSnapshot;
 import com.google.cloud.storage.Blob;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
+import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.gemini.WebhookMode;
 import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.samples.InvoicePdf;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +66,7 @@ class BatchPipelineIT {
    */
   private static void assertSpendLogged(String function, String job) {
     String jobKey = "gemini:" + job;
-    List<JsonNode> lines = Await.value(DEADLINE, () -> java.util.Optional.of(
+    List<JsonNode> lines = Await.value(DEADLINE, () -> Optional.of(
             EventLines.of(stack.function(function).log(), function, jobKey, "complete", "processed"))
         .filter(found -> !found.isEmpty()), function + "'s processed complete line for " + jobKey);
     assertEquals(1, lines.size(), "one completion: " + lines);
@@ -171,7 +180,7 @@ class BatchPipelineIT {
     String key = key(blob);
     String job = submitted(blob);
     stack.gemini.finish(job, BatchState.FAILED);
-    java.util.function.Supplier<java.util.Optional<String>> newJob = () -> stack.byKey("analyses", key)
+    Supplier<Optional<String>> newJob = () -> stack.byKey("analyses", key)
         .stream().map(a -> a.getString("job")).filter(named -> named != null && !named.equals(job)).findFirst();
     stack.awaitReconciling(DEADLINE, Duration.ofSeconds(2), () -> newJob.get().isPresent(), "a new job for it");
     String second = newJob.get().orElseThrow();
@@ -191,19 +200,19 @@ class BatchPipelineIT {
    */
   @Test
   void deliveriesReachingASyncAndABatchRevision_analyseTheDocumentOnce() throws Exception {
-    Map<String, String> syncEnvironment = new java.util.HashMap<>(stack.environment());
+    Map<String, String> syncEnvironment = new HashMap<>(stack.environment());
     syncEnvironment.put("ANALYSIS_MODE", "sync");
     try (FunctionProcess syncRevision = FunctionProcess.start(
-        new FunctionProcess.Launch(java.nio.file.Path.of(System.getProperty("once.invokerJar")),
-            java.nio.file.Path.of(System.getProperty("once.functionJar")), List.of("-XX:TieredStopAtLevel=1")),
-        "dev.once.functions.DocumentUploaded", dev.once.local.emulator.FreePort.pick(), syncEnvironment,
+        new FunctionProcess.Launch(Path.of(System.getProperty("once.invokerJar")),
+            Path.of(System.getProperty("once.functionJar")), List.of("-XX:TieredStopAtLevel=1")),
+        "dev.once.functions.DocumentUploaded", FreePort.pick(), syncEnvironment,
         stack.logDir.resolve("DocumentUploaded-sync-revision.log"))) {
       // Batch first, then the same finalize on the sync revision: the sync revision sees the submission.
       long generateBefore = stack.gemini.count("generateContent");
       long jobsBefore = stack.gemini.count("batchGenerateContent");
       Blob first = stack.upload("switch/batch-first.pdf", InvoicePdf.of("W1"), "application/pdf");
       String job = submitted(first);
-      dev.once.local.eventarc.CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, first.getName());
+      CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, first.getName());
       assertEquals(200, send(finalize, syncRevision.url()).statusCode());
       assertEquals(generateBefore, stack.gemini.count("generateContent"), "the sync revision did not analyse it again");
       assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore);
@@ -233,13 +242,13 @@ class BatchPipelineIT {
     }
   }
 
-  private static HttpResponse<String> send(dev.once.local.eventarc.CloudEvent event, java.net.URI url) throws Exception {
-    java.net.http.HttpRequest.Builder request = java.net.http.HttpRequest.newBuilder(url)
+  private static HttpResponse<String> send(CloudEvent event, URI url) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url)
         .timeout(Bounds.CALL)
         .header("ce-specversion", "1.0").header("ce-id", event.id() + "-again").header("ce-source", event.source())
         .header("ce-type", event.type()).header("ce-subject", event.subject()).header("Content-Type", "application/json")
-        .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(event.data()));
-    return java.net.http.HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
+        .POST(HttpRequest.BodyPublishers.ofByteArray(event.data()));
+    return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
@@ -266,13 +275,13 @@ class BatchPipelineIT {
     String huge = "{\"type\":\"batch.succeeded\",\"pad\":\"" + "x".repeat(1024 * 1024) + "\"}";
     try {
       assertAnswer(413, "too_large", huge, signed(signer, "m8", now, huge));
-    } catch (java.io.UncheckedIOException closed) {
+    } catch (UncheckedIOException closed) {
       // Answered 413 once the limit is read and the connection closed on the rest: a client still sending may see
       // the close before the answer (as in BadInputCorpusIT). Refused either way; the job is still completed once.
     }
 
-    HttpResponse<String> get = java.net.http.HttpClient.newHttpClient().send(
-        java.net.http.HttpRequest.newBuilder(stack.function("GeminiWebhook").url()).GET().build(),
+    HttpResponse<String> get = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(stack.function("GeminiWebhook").url()).GET().build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(405, get.statusCode());
 

@@ -21,13 +21,18 @@ import dev.once.local.gemini.WebhookSigner;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Faults;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.observe.Log;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -73,7 +78,7 @@ class BatchWebhookAckIT {
   void theWebhookAnswersAtOnce_whileTheCompletionIsHeld_andTheJobIsCompletedOnce() throws Exception {
     stack.gemini.webhookMode(WebhookMode.NEVER); // this test sends Gemini's deliveries itself, and times them
     // The public function runs as deployed, without a Gemini key, a Gemini server or the results topic.
-    assertTrue(java.util.Collections.disjoint(stack.environment("GeminiWebhook").keySet(),
+    assertTrue(Collections.disjoint(stack.environment("GeminiWebhook").keySet(),
         List.of("GEMINI_API_KEY", "GEMINI_BASE_URL", "RESULTS_TOPIC")), "the webhook has no Gemini key");
     // A warm instance, as deployed (webhook_min_instances): its clients built by a first delivery (a job not ours).
     assertEquals("queued", deliver("batches/warm-up", "w0").status());
@@ -155,12 +160,12 @@ class BatchWebhookAckIT {
   private static void assertRedeliveryLoggedAsOneInfoLine(String jobKey) throws Exception {
     List<JsonNode> inFlight = EventLines.of(stack.function("BatchCompleted").log(), 0, "BatchCompleted").stream()
         .filter(line -> EventLines.isAbout(line, jobKey))
-        .filter(line -> "in_flight".equals(line.path(dev.once.observe.Log.LABELS).path("outcome").asText())).toList();
+        .filter(line -> "in_flight".equals(line.path(Log.LABELS).path("outcome").asText())).toList();
     assertTrue(!inFlight.isEmpty(), "the second hand-off met the first's claim");
     inFlight.forEach(line -> assertEquals("INFO", line.path("severity").asText(), line.toString()));
     int port = stack.function("BatchCompleted").url().getPort();
     assertTrue(stack.relay.results().stream().anyMatch(r -> r.target().getPort() == port && r.attempts() >= 2), "a hand-off answered non-2xx and delivered again: " + stack.relay.results());
-    String log = java.nio.file.Files.readString(stack.function("BatchCompleted").log());
+    String log = Files.readString(stack.function("BatchCompleted").log());
     for (String error : List.of("Failed to execute", "\"severity\": \"ERROR\"", "Redeliver")) {
       assertTrue(!log.contains(error), "'" + error + "' in BatchCompleted's log:\n" + log);
     }
@@ -183,8 +188,8 @@ class BatchWebhookAckIT {
       // One read of the analyses per poll, not one per document.
       List<QueryDocumentSnapshot> analyses = stack.documents("analyses");
       List<String> named = keys.stream().map(key -> withKey(analyses, key).stream()
-          .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst().orElse(null)).toList();
-      return named.contains(null) ? java.util.Optional.empty() : java.util.Optional.of(named);
+          .map(a -> a.getString("job")).filter(Objects::nonNull).findFirst().orElse(null)).toList();
+      return named.contains(null) ? Optional.empty() : Optional.of(named);
     }, "every document submitted");
     assertEquals(1, jobs.stream().distinct().count(), "one job for the " + DOCUMENTS + " documents: " + jobs);
     return jobs.get(0);
@@ -194,7 +199,7 @@ class BatchWebhookAckIT {
   private static long completionLines(String jobKey, String outcome) {
     return EventLines.of(stack.function("BatchCompleted").log(), 0, "BatchCompleted").stream()
         .filter(line -> EventLines.isAbout(line, jobKey))
-        .filter(line -> outcome.equals(line.path(dev.once.observe.Log.LABELS).path("outcome").asText()))
+        .filter(line -> outcome.equals(line.path(Log.LABELS).path("outcome").asText()))
         .count();
   }
 

@@ -23,10 +23,12 @@ import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.observe.Log;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -97,7 +99,7 @@ class BudgetIT {
   }
 
   private static String usd(long microUsd) {
-    return java.math.BigDecimal.valueOf(microUsd).movePointLeft(6).toPlainString();
+    return BigDecimal.valueOf(microUsd).movePointLeft(6).toPlainString();
   }
 
   @Test
@@ -241,7 +243,7 @@ class BudgetIT {
       }
     }
     // As the reconciler's query orders them: by deferredAt, then by document id.
-    waiting.sort(java.util.Comparator.comparing((QueryDocumentSnapshot a) -> a.getTimestamp("deferredAt"))
+    waiting.sort(Comparator.comparing((QueryDocumentSnapshot a) -> a.getTimestamp("deferredAt"))
         .thenComparing(QueryDocumentSnapshot::getId));
     assertTrue(waiting.stream().map(a -> a.getTimestamp("deferredAt")).allMatch(t -> t instanceof Timestamp));
     return waiting.stream().map(a -> a.getString("key")).toList();

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -182,7 +183,7 @@ class CompletionCrashMatrixIT {
       assertEquals(1, document.notified(), "one notification recorded for " + key);
     }
     long gets = matrix.stack.gemini.count("batches.get.ended") - getsBefore;
-    Map<String, List<String>> tries = new java.util.LinkedHashMap<>();
+    Map<String, List<String>> tries = new LinkedHashMap<>();
     jobs.forEach(job -> tries.put(job, matrix.outcomes(GeminiCompletionKeys.ofName(job).value(), "complete")));
     // A kill that leaves the job's chunk claimed (its publishes) leaves the completion to that claim until its lease
     // runs out: the tries meanwhile find the chunk held before they read the job, so none costs a batches.get. On a
@@ -203,7 +204,7 @@ class CompletionCrashMatrixIT {
    */
   private static void assertTakenOverAfterTheLease(String point, String job) {
     String jobKey = GeminiCompletionKeys.ofName(job).value();
-    Map<String, List<Call>> records = new java.util.LinkedHashMap<>();
+    Map<String, List<Call>> records = new LinkedHashMap<>();
     for (String key : List.of(jobKey, jobKey + "#chunk-0")) {
       for (String effect : List.of("complete", "publish")) {
         ledger.lookup(IdempotencyKey.of(key), effect).ifPresent(r -> records.put(key + " " + effect, r.calls()));

@@ -9,14 +9,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
+import dev.once.config.OnceSetting;
+import dev.once.key.IdempotencyKey;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
+import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.BinaryMode;
 import dev.once.local.eventarc.CloudEvent;
+import dev.once.local.http.Receiver;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.process.ChildProcess;
 import dev.once.testing.GoogleSamples;
 import java.io.IOException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -24,10 +29,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,7 +54,7 @@ class ConformanceIT {
       .connectTimeout(Duration.ofSeconds(5)).build();
   private static final AtomicInteger LEDGERS = new AtomicInteger();
   /** The ledger MessageDelivered writes to now, and the message ids delivered to it. */
-  private static String ledger = dev.once.config.OnceSetting.ONCE_COLLECTION.defaultValue();
+  private static String ledger = OnceSetting.ONCE_COLLECTION.defaultValue();
   private static final Set<String> DELIVERED = new HashSet<>();
   /** The effects of a document refused before any paid call: the refusal recorded, then published. */
   private static final String REFUSED = "{\"analyse\":\"rejected\",\"publish\":\"processed\"}";
@@ -178,9 +186,9 @@ class ConformanceIT {
       installBuiltJar(root, log, module);
     }
 
-    int port = dev.once.local.emulator.FreePort.pick();
+    int port = FreePort.pick();
     String ledger = "conformance-function-run";
-    Map<String, String> env = new java.util.HashMap<>(stack.environment());
+    Map<String, String> env = new HashMap<>(stack.environment());
     env.put("ONCE_COLLECTION", ledger);
     Process run = mavenProcess(root, log, env, List.of("-pl", "functions", "function:run",
         "-Drun.functionTarget=dev.once.functions.MessageDelivered", "-Drun.port=" + port));
@@ -198,7 +206,7 @@ class ConformanceIT {
           + "/topics/results", CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
           JSON.writeValueAsBytes(data), Map.of());
       String key = "pubsub:" + messageId;
-      java.net.URI url = java.net.URI.create("http://127.0.0.1:" + port + "/");
+      URI url = URI.create("http://127.0.0.1:" + port + "/");
       for (int delivery = 0; delivery < 2; delivery++) {
         HttpResponse<String> answer = HTTP.send(BinaryMode.request(event, url, Bounds.CALL),
             HttpResponse.BodyHandlers.ofString());
@@ -208,7 +216,7 @@ class ConformanceIT {
       assertNotification(key, data.path("message"));
       assertLedger(ledger, key, "notify", "DONE");
       String output = Files.readString(log);
-      String keyHash = dev.once.key.IdempotencyKey.logHash(key); // lines name the key by hash only
+      String keyHash = IdempotencyKey.logHash(key); // lines name the key by hash only
       assertTrue(output.contains("\"message\":\"MessageDelivered processed " + keyHash + "\""), "logged as processed");
       assertTrue(output.contains("\"message\":\"MessageDelivered duplicate " + keyHash + "\""), "logged as duplicate");
     } finally {
@@ -229,7 +237,7 @@ class ConformanceIT {
 
   private static void maven(Path root, Path log, List<String> args) throws Exception {
     Process process = mavenProcess(root, log, Map.of(), args);
-    if (!process.waitFor(Bounds.START.toMinutes(), java.util.concurrent.TimeUnit.MINUTES)) {
+    if (!process.waitFor(Bounds.START.toMinutes(), TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new AssertionError("mvn " + args + " did not finish; see " + log);
     }
@@ -321,7 +329,7 @@ class ConformanceIT {
 
   /** The latest notification for {@code key} carries the key and the message's data (base64: none is JSON). */
   private static void assertNotification(String key, JsonNode message) throws IOException {
-    List<dev.once.local.http.Receiver.Received> notified = stack.notifiedWith(key);
+    List<Receiver.Received> notified = stack.notifiedWith(key);
     JsonNode body = JSON.readTree(notified.get(notified.size() - 1).body());
     assertEquals(key, body.path("idempotencyKey").asText());
     assertTrue(body.path("messageId").isMissingNode(), "no message id: copies of a result get the same body " + body);
@@ -358,7 +366,7 @@ class ConformanceIT {
     return Await.value(DEADLINE, () -> {
       List<JsonNode> lines = EventLines.of(process.log(), mark, function).stream()
           .filter(line -> event.id().equals(line.path("eventId").asText())).toList();
-      return lines.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(lines);
+      return lines.isEmpty() ? Optional.empty() : Optional.of(lines);
     }, "the log line of " + event);
   }
 

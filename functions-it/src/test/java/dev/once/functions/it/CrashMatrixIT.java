@@ -4,6 +4,8 @@ import static dev.once.functions.it.PipelineStack.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.config.OnceSetting;
+import dev.once.gemini.GeminiSetting;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
@@ -76,8 +78,8 @@ class CrashMatrixIT {
     RetryPolicy patient = RetryPolicy.defaults().withMaxAttempts(200).withBackoff(Duration.ofMillis(200),
         Duration.ofSeconds(1));
     CompletableFuture<PipelineStack> starting = CompletableFuture.supplyAsync(() -> PipelineStack.start(
-        new PipelineStack.Config("sync", Integer.parseInt(dev.once.config.OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
-            patient, Map.of("GEMINI_TIMEOUT_SECONDS", dev.once.gemini.GeminiSetting.GEMINI_TIMEOUT_SECONDS
+        new PipelineStack.Config("sync", Integer.parseInt(OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
+            patient, Map.of("GEMINI_TIMEOUT_SECONDS", GeminiSetting.GEMINI_TIMEOUT_SECONDS
                 .defaultValue()))), PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
     // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.

@@ -46,6 +46,8 @@ import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,7 +183,7 @@ class DynamicWebhookIT {
     assertEquals(getsBefore, stack.gemini.count("batches.get"), "no Gemini call");
     List<String> outcomes = Await.value(DEADLINE, () -> {
       List<String> lines = outcomesSince(stack.function("GeminiWebhook").log(), logMark, null);
-      return lines.size() >= 10 ? java.util.Optional.of(lines) : java.util.Optional.empty();
+      return lines.size() >= 10 ? Optional.of(lines) : Optional.empty();
     }, "one log line per refused delivery");
     assertEquals(List.of("unauthenticated"), outcomes.stream().distinct().toList(), outcomes.toString());
     assertEquals(10, outcomes.size(), "ten hostile tokens");
@@ -214,7 +216,7 @@ class DynamicWebhookIT {
 
   private static String submitted(String key) {
     return Await.value(DEADLINE, () -> stack.byKey("analyses", key).stream()
-        .map(a -> a.getString("job")).filter(java.util.Objects::nonNull).findFirst(), "a batch job for " + key);
+        .map(a -> a.getString("job")).filter(Objects::nonNull).findFirst(), "a batch job for " + key);
   }
 
   private static List<WebhookDelivery> deliveries(String job) {

@@ -70,7 +70,7 @@ class FaultsIT {
     assertEquals(RecordState.DONE, analysis.state());
     assertEquals(4, analysis.attempts(), "three deliveries released their claim, the fourth completed it");
     assertEquals(1, analysis.spent(), "the refused tries are recorded as not performed: they do not count");
-    assertEquals(java.util.List.of("not_performed", "not_performed", "not_performed", "done"),
+    assertEquals(List.of("not_performed", "not_performed", "not_performed", "done"),
         analysis.calls().stream().map(call -> call.outcome().stored()).toList());
     assertEquals(callsBefore + 4, stack.gemini.count("generateContent"), "one call per delivery, none repeated");
     assertTrue(analysis.error().contains("503"), "the last error is kept: " + analysis.error());

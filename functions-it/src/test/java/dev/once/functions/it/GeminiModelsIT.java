@@ -15,11 +15,12 @@ import dev.once.gemini.InvoicePrompt;
 import dev.once.gemini.ModelWatch;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
-import dev.once.observe.Log;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
+import dev.once.observe.Log;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -230,7 +231,7 @@ class GeminiModelsIT {
     assertPriced(bill, 0.30, 2.50, false);
     assertEquals(paid + 1, sync.gemini.count("generateContent.carriedOut"), "billed once, not retried");
     assertEquals("failed", read(new String(attributed(sync.published(), key).get(0).getData().toByteArray(),
-        java.nio.charset.StandardCharsets.UTF_8)).path("status").asText());
+        StandardCharsets.UTF_8)).path("status").asText());
   }
 
   private static JsonNode read(String json) {

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -190,8 +191,8 @@ final class MatrixStack implements AutoCloseable {
         && TIMED_OUT.matcher(call.error()).find();
   }
 
-  private static final java.util.regex.Pattern TIMED_OUT =
-      java.util.regex.Pattern.compile("(?i)timeout|timed out|did not accept .* within");
+  private static final Pattern TIMED_OUT =
+      Pattern.compile("(?i)timeout|timed out|did not accept .* within");
 
   /** The documents of {@code collection} whose {@code key} is one of {@code keys} (at most 30). */
   List<QueryDocumentSnapshot> withKeys(String collection, List<String> keys) {

@@ -15,7 +15,9 @@ import com.google.cloud.storage.StorageOptions;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreClients;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.key.PubSubMessageKeys;
 import dev.once.ledger.LedgerOptions;
+import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.eventarc.CloudEvent;
@@ -31,6 +33,7 @@ import dev.once.local.stack.Part;
 import dev.once.local.stack.Topology;
 import dev.once.local.storage.ObjectFinalized;
 import dev.once.local.storage.StorageStandIn;
+import dev.once.pipeline.ResultSignature;
 import dev.once.testing.CrashPoints;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,6 +48,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -55,8 +59,11 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 /**
  * The whole pipeline on this machine as the end-to-end tests drive it: a {@link LocalStack} on the test JVM's shared
@@ -81,8 +88,8 @@ final class PipelineStack implements AutoCloseable {
    * CompletableFuture's default pool, which has one thread on a 2-core machine and through which the JDK completes
    * other waits.
    */
-  static final java.util.concurrent.ExecutorService BACKGROUND =
-      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+  static final ExecutorService BACKGROUND =
+      Executors.newVirtualThreadPerTaskExecutor();
 
   /**
    * How a test wants the pipeline configured. {@code dynamicWebhooks}: batch jobs name the webhook function's URL
@@ -273,12 +280,12 @@ final class PipelineStack implements AutoCloseable {
    */
   com.fasterxml.jackson.databind.node.ObjectNode signedAsResult(JsonNode message, String key) {
     com.fasterxml.jackson.databind.node.ObjectNode copy = message.deepCopy();
-    byte[] data = java.util.Base64.getDecoder().decode(copy.path("data").asText(""));
+    byte[] data = Base64.getDecoder().decode(copy.path("data").asText(""));
     com.fasterxml.jackson.databind.node.ObjectNode attributes = copy.path("attributes").isObject()
         ? (com.fasterxml.jackson.databind.node.ObjectNode) copy.get("attributes") : copy.putObject("attributes");
-    attributes.put(dev.once.key.PubSubMessageKeys.ATTRIBUTE, key);
-    attributes.put(dev.once.pipeline.ResultSignature.ATTRIBUTE,
-        dev.once.pipeline.ResultSignature.fromKeys(stack.resultsKey()).sign(key, data));
+    attributes.put(PubSubMessageKeys.ATTRIBUTE, key);
+    attributes.put(ResultSignature.ATTRIBUTE,
+        ResultSignature.fromKeys(stack.resultsKey()).sign(key, data));
     return copy;
   }
 
@@ -527,9 +534,9 @@ final class PipelineStack implements AutoCloseable {
   }
 
   /** Waits for {@code done}, calling the reconciler every {@code every} meanwhile, as Cloud Scheduler would. */
-  void awaitReconciling(Duration deadline, Duration every, java.util.function.BooleanSupplier done, String what) {
+  void awaitReconciling(Duration deadline, Duration every, BooleanSupplier done, String what) {
     Instant[] last = {Instant.now()};
-    dev.once.local.Await.until(deadline, () -> {
+    Await.until(deadline, () -> {
       if (done.getAsBoolean()) {
         return true;
       }

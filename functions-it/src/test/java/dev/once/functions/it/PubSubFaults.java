@@ -5,7 +5,9 @@ import com.google.pubsub.v1.PublishRequest;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.net.GrpcProxy;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,7 +57,7 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
    * as {@code failure} says (a batch job's documents are published one after another: half-way through them).
    */
   void failFirstPublishOfNth(String keyPrefix, int n, AmbiguousFailure failure) {
-    nth.put(keyPrefix, new Nth(n, failure, new java.util.LinkedHashSet<>()));
+    nth.put(keyPrefix, new Nth(n, failure, new LinkedHashSet<>()));
   }
 
   /** Publishes of {@code key} the emulator carried out (each a message on the topic). */
@@ -101,7 +103,7 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
   private static Optional<String> keyOf(byte[] request) {
     try {
       return PublishRequest.parseFrom(request).getMessagesList().stream().map(PubsubMessage::getAttributesMap)
-          .map(attributes -> attributes.get("idempotency_key")).filter(java.util.Objects::nonNull).findFirst();
+          .map(attributes -> attributes.get("idempotency_key")).filter(Objects::nonNull).findFirst();
     } catch (InvalidProtocolBufferException e) {
       return Optional.empty();
     }

@@ -14,11 +14,16 @@ import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DeliveryResult;
 import dev.once.local.http.Receiver;
 import dev.once.local.samples.InvoicePdf;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -162,12 +167,12 @@ class SyncPipelineIT {
 
   /** standardwebhooks.com: base64 HMAC-SHA256 of "id.timestamp.body", keyed with the secret's base64 after whsec_. */
   private static boolean signedAsStandardWebhooks(Receiver.Received notification) throws Exception {
-    javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
-    mac.init(new javax.crypto.spec.SecretKeySpec(
-        java.util.Base64.getDecoder().decode(stack.notifySecret.substring("whsec_".length())), "HmacSHA256"));
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(
+        Base64.getDecoder().decode(stack.notifySecret.substring("whsec_".length())), "HmacSHA256"));
     mac.update((notification.header("webhook-id") + "." + notification.header("webhook-timestamp") + ".")
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    String expected = "v1," + java.util.Base64.getEncoder().encodeToString(mac.doFinal(notification.body()));
-    return java.util.Arrays.asList(notification.header("webhook-signature").split(" ")).contains(expected);
+        .getBytes(StandardCharsets.UTF_8));
+    String expected = "v1," + Base64.getEncoder().encodeToString(mac.doFinal(notification.body()));
+    return Arrays.asList(notification.header("webhook-signature").split(" ")).contains(expected);
   }
 }

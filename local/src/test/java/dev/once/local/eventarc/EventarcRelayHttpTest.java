@@ -2,20 +2,20 @@ package dev.once.local.eventarc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import dev.once.local.Bounds;
-import dev.once.local.http.RetryPolicy;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.http.Json;
 import dev.once.local.http.RawHttp;
 import dev.once.local.http.Receiver;
+import dev.once.local.http.RetryPolicy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,7 +100,7 @@ class EventarcRelayHttpTest {
     // The function has the event before the relay has its answer: wait for the relay's count, over HTTP.
     JsonNode counters = Await.value(Bounds.CALL, () -> {
       JsonNode now = adminCounters();
-      return now.path("delivered").asLong() >= 2 ? java.util.Optional.of(now) : java.util.Optional.empty();
+      return now.path("delivered").asLong() >= 2 ? Optional.of(now) : Optional.empty();
     }, "two counted deliveries");
     assertEquals(1, counters.get("redelivered").asLong());
   }

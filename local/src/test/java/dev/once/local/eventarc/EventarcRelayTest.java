@@ -5,9 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import dev.once.local.Bounds;
-import dev.once.local.http.RetryPolicy;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.NoCredentials;
@@ -19,11 +16,16 @@ import com.google.cloud.storage.StorageOptions;
 import com.google.events.cloud.storage.v1.StorageObjectData;
 import com.google.protobuf.util.JsonFormat;
 import dev.once.local.Await;
+import dev.once.local.Bounds;
 import dev.once.local.emulator.FreePort;
 import dev.once.local.emulator.PubSubEmulator;
+import dev.once.local.http.RetryPolicy;
 import dev.once.local.storage.StorageStandIn;
 import io.cloudevents.CloudEvent;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,9 +34,12 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterAll;
@@ -94,18 +99,18 @@ class EventarcRelayTest {
     return URI.create("http://127.0.0.1:" + port + "/");
   }
 
-  private static CloudEvent received(String what, java.util.function.Predicate<CloudEvent> match) {
+  private static CloudEvent received(String what, Predicate<CloudEvent> match) {
     return Await.value(Bounds.CALL,
         () -> RecordingFunctions.Recording.RECEIVED.stream().filter(match).findFirst(), what);
   }
 
-  private static List<CloudEvent> allReceived(java.util.function.Predicate<CloudEvent> match) {
+  private static List<CloudEvent> allReceived(Predicate<CloudEvent> match) {
     return RecordingFunctions.Recording.RECEIVED.stream().filter(match).toList();
   }
 
   private static dev.once.local.eventarc.CloudEvent synthetic(String type) {
     return new dev.once.local.eventarc.CloudEvent("evt-" + NAMES.incrementAndGet(), "//test/source", type,
-        "things/1", java.time.Instant.now(), "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
+        "things/1", Instant.now(), "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
   @Test
@@ -164,12 +169,12 @@ class EventarcRelayTest {
     try (StorageStandIn remote = StorageStandIn.start(StorageStandIn.Options.defaults()
         .withNotifyUrl(relay.storageIngestUrl()))) {
       String bucket = "remote-" + NAMES.incrementAndGet();
-      java.net.http.HttpResponse<String> upload = java.net.http.HttpClient.newHttpClient().send(
-          java.net.http.HttpRequest.newBuilder(URI.create(remote.baseUrl()
+      HttpResponse<String> upload = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(remote.baseUrl()
                   + "/upload/storage/v1/b/" + bucket + "/o?uploadType=media&name=doc.txt"))
               .timeout(Duration.ofSeconds(10)).header("Content-Type", "text/plain")
-              .POST(java.net.http.HttpRequest.BodyPublishers.ofString("hello")).build(),
-          java.net.http.HttpResponse.BodyHandlers.ofString());
+              .POST(HttpRequest.BodyPublishers.ofString("hello")).build(),
+          HttpResponse.BodyHandlers.ofString());
       assertEquals(200, upload.statusCode(), upload.body());
 
       CloudEvent event = received("the forwarded finalize event",
@@ -247,7 +252,7 @@ class EventarcRelayTest {
 
   @Test
   void aFunctionThatAlwaysFails_makesTheRelayGiveUp_countedAndLogged() throws Exception {
-    List<LogRecord> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<LogRecord> logged = new CopyOnWriteArrayList<>();
     Handler capture = new Handler() {
       @Override
       public void publish(LogRecord record) {
@@ -271,7 +276,7 @@ class EventarcRelayTest {
       assertEquals(DeliveryResult.Outcome.GAVE_UP, outcome);
       assertEquals(FAST.maxAttempts(), RecordingFunctions.AlwaysFails.CALLS.get(event.id()).get());
       assertEquals(gaveUpBefore + 1, relay.gaveUp());
-      assertTrue(logged.stream().anyMatch(r -> r.getLevel() == java.util.logging.Level.WARNING
+      assertTrue(logged.stream().anyMatch(r -> r.getLevel() == Level.WARNING
           && r.getMessage().contains(event.id()) && r.getMessage().contains("gave up")), "a logged give-up");
     } finally {
       logger.removeHandler(capture);
@@ -303,7 +308,7 @@ class EventarcRelayTest {
 
   private static dev.once.local.eventarc.CloudEvent published(String topic) {
     return new dev.once.local.eventarc.CloudEvent("msg-" + NAMES.incrementAndGet(), "//pubsub.googleapis.com/" + topic,
-        dev.once.local.eventarc.CloudEvent.PUBSUB_PUBLISHED, null, java.time.Instant.now(), "application/json",
+        dev.once.local.eventarc.CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
         "{\"message\":{\"messageId\":\"1\"},\"subscription\":\"s\"}".getBytes(StandardCharsets.UTF_8), Map.of());
   }
 }

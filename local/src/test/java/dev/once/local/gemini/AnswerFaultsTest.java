@@ -20,7 +20,10 @@ import com.google.genai.types.Type;
 import com.google.genai.types.UploadFileConfig;
 import dev.once.local.http.Json;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -77,7 +80,7 @@ class AnswerFaultsTest {
     for (InlinedResponse response : done.dest().orElseThrow().inlinedResponses().orElseThrow()) {
       String key = response.metadata().map(m -> m.get("key")).orElse(null);
       String ref = Json.parseTrusted(response.response().orElseThrow().text()).get("ref").asText();
-      answers.add(java.util.Arrays.asList(key, ref));
+      answers.add(Arrays.asList(key, ref));
     }
     return answers;
   }
@@ -140,10 +143,10 @@ class AnswerFaultsTest {
     standIn.finish(job, BatchState.SUCCEEDED);
 
     String output = client.batches.get(job, null).dest().orElseThrow().fileName().orElseThrow();
-    java.nio.file.Path download = java.nio.file.Files.createTempFile("answers", ".jsonl");
+    Path download = Files.createTempFile("answers", ".jsonl");
     client.files.download(output, download.toString(), null);
     List<List<String>> answers = new ArrayList<>();
-    for (String line : java.nio.file.Files.readAllLines(download)) {
+    for (String line : Files.readAllLines(download)) {
       var entry = Json.parseTrusted(line);
       String text = entry.at("/response/candidates/0/content/parts/0/text").asText();
       answers.add(List.of(entry.get("key").asText(), Json.parseTrusted(text).get("ref").asText()));

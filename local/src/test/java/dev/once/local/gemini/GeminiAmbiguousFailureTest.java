@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.genai.Client;
+import com.google.genai.errors.ClientException;
 import com.google.genai.errors.GenAiIOException;
 import com.google.genai.errors.ServerException;
 import com.google.genai.types.BatchJob;
@@ -19,6 +20,7 @@ import com.google.genai.types.HttpRetryOptions;
 import com.google.genai.types.InlinedRequest;
 import com.google.genai.types.JobState;
 import com.google.genai.types.Part;
+import com.google.genai.types.UploadFileConfig;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.Json;
 import java.io.IOException;
@@ -26,6 +28,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -162,8 +165,8 @@ class GeminiAmbiguousFailureTest {
     try (Client client = client(10_000, false); Client impatient = client(500, false)) {
       String fileJob = client.batches.create(MODEL, BatchJobSource.builder().fileName(
           client.files.upload("{\"key\":\"a\",\"request\":{\"contents\":[{\"parts\":[{\"text\":\"a\"}]}]}}\n"
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8),
-              com.google.genai.types.UploadFileConfig.builder().mimeType("application/jsonl").build())
+              .getBytes(StandardCharsets.UTF_8),
+              UploadFileConfig.builder().mimeType("application/jsonl").build())
               .name().orElseThrow()).build(), CreateBatchJobConfig.builder().displayName("file").build())
           .name().orElseThrow();
       standIn.completeAll();
@@ -190,7 +193,7 @@ class GeminiAmbiguousFailureTest {
   void aRequestTheApiRefuses_doesNotUseUpAnArmedFailure() {
     standIn.ambiguousNext("generateContent", 1, AmbiguousFailure.SERVER_ERROR);
     try (Client client = client(10_000, false)) {
-      assertThrows(com.google.genai.errors.ClientException.class,
+      assertThrows(ClientException.class,
           () -> client.models.generateContent("not-a-model", "x", null));
       assertEquals(0, count("generateContent.carriedOut"));
       assertThrows(ServerException.class, () -> client.models.generateContent(MODEL, "x", null));

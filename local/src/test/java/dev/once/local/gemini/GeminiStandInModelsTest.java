@@ -11,12 +11,14 @@ import com.google.genai.errors.ClientException;
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.Content;
+import com.google.genai.types.CreateBatchJobConfig;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import com.google.genai.types.InlinedRequest;
 import com.google.genai.types.MediaResolution;
+import com.google.genai.types.ModalityTokenCount;
 import com.google.genai.types.Model;
 import com.google.genai.types.Part;
 import com.google.genai.types.ThinkingConfig;
@@ -176,7 +178,7 @@ class GeminiStandInModelsTest {
     assertEquals(3, ContentGenerator.pages(InvoicePdf.of("P-3", 3)));
   }
 
-  private static int documentTokens(List<com.google.genai.types.ModalityTokenCount> details) {
+  private static int documentTokens(List<ModalityTokenCount> details) {
     return details.stream().filter(d -> d.modality().orElseThrow().toString().equals("DOCUMENT"))
         .mapToInt(d -> d.tokenCount().orElseThrow()).sum();
   }
@@ -199,7 +201,7 @@ class GeminiStandInModelsTest {
     standIn.clock(Instant.parse("2026-12-31T20:00:00Z"));
     BatchJob job = client.batches.create("gemini-3.7-flash", BatchJobSource.builder().inlinedRequests(
         InlinedRequest.builder().contents(Content.fromParts(Part.fromText("hi"))).build()).build(),
-        com.google.genai.types.CreateBatchJobConfig.builder().displayName("clock").build());
+        CreateBatchJobConfig.builder().displayName("clock").build());
     String name = job.name().orElseThrow();
     assertTrue(job.createTime().orElseThrow().isBefore(Instant.parse("2026-12-31T20:05:00Z")), job.toString());
     assertFalse(job.createTime().orElseThrow().isBefore(Instant.parse("2026-12-31T20:00:00Z")), job.toString());

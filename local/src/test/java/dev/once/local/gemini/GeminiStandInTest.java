@@ -13,7 +13,9 @@ import com.google.genai.errors.ClientException;
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.Content;
+import com.google.genai.types.CountTokensResponse;
 import com.google.genai.types.CreateBatchJobConfig;
+import com.google.genai.types.File;
 import com.google.genai.types.GenerateContentConfig;
 import com.google.genai.types.GenerateContentResponse;
 import com.google.genai.types.GenerateContentResponseUsageMetadata;
@@ -36,17 +38,25 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
+import dev.once.local.http.Faults;
 import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -188,7 +198,7 @@ class GeminiStandInTest {
   void countTokens_answersThePromptTokensGenerateContentReports_forTheSameContents_freeOfAnswer() {
     Content content = prompt("Extract the invoice in this document.", new byte[120_000]);
     long before = standIn.count("countTokens");
-    com.google.genai.types.CountTokensResponse counted = client.models.countTokens(MODEL, List.of(content), null);
+    CountTokensResponse counted = client.models.countTokens(MODEL, List.of(content), null);
     GenerateContentResponse generated = client.models.generateContent(MODEL, content, null);
 
     assertEquals(generated.usageMetadata().orElseThrow().promptTokenCount().orElseThrow(),
@@ -280,11 +290,11 @@ class GeminiStandInTest {
     assertEquals("batch.succeeded", claims.getStringClaim("type"), "the token carries the event");
     assertEquals(Json.parseTrusted(webhook.text()).get("data").get("id").asText(),
         String.valueOf(claims.getJSONObjectClaim("data").get("id")));
-    assertTrue(claims.getExpirationTime().after(new java.util.Date()));
+    assertTrue(claims.getExpirationTime().after(new Date()));
     assertFalse(WebhookSigner.fromSecret(SECRET).verify(webhook.header("webhook-id"),
         webhook.header("webhook-timestamp"), webhook.body(), webhook.header("webhook-signature")),
         "not signed with the static secret");
-    assertTrue(Math.abs(Long.parseLong(webhook.header("webhook-timestamp")) - java.time.Instant.now().getEpochSecond()) < 60);
+    assertTrue(Math.abs(Long.parseLong(webhook.header("webhook-timestamp")) - Instant.now().getEpochSecond()) < 60);
     JsonNode event = Json.parseTrusted(webhook.text());
     assertEquals("batch.succeeded", event.get("type").asText());
     assertEquals("v1", event.get("version").asText());
@@ -341,7 +351,7 @@ class GeminiStandInTest {
       assertEquals(1, both.count("jwks.get"));
       Await.until(Bounds.CALL, () -> both.webhookDeliveries().size() == 2, "both recorded");
       assertEquals(Set.of(true, false),
-          both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(java.util.stream.Collectors.toSet()));
+          both.webhookDeliveries().stream().map(WebhookDelivery::dynamic).collect(Collectors.toSet()));
     }
   }
 
@@ -404,7 +414,7 @@ class GeminiStandInTest {
         CreateBatchJobConfig.builder().displayName("listed").build()).name().orElseThrow();
     standIn.finish(job, BatchState.SUCCEEDED);
 
-    BatchJob listed = java.util.stream.StreamSupport.stream(
+    BatchJob listed = StreamSupport.stream(
             client.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build()).spliterator(), false)
         .filter(j -> j.name().orElseThrow().equals(job)).findFirst().orElseThrow();
 
@@ -473,13 +483,13 @@ class GeminiStandInTest {
     String never = "/never-" + System.nanoTime();
     String late = "/late-" + System.nanoTime();
     // The late one ends last, so "not yet delivered" is checked right after it ended.
-    Map<String, WebhookMode> modes = new java.util.LinkedHashMap<>();
+    Map<String, WebhookMode> modes = new LinkedHashMap<>();
     modes.put(twiceSame, WebhookMode.TWICE_SAME_ID);
     modes.put(twiceNew, WebhookMode.TWICE_NEW_IDS);
     modes.put(never, WebhookMode.NEVER);
     modes.put(late, WebhookMode.late(Duration.ofSeconds(1)));
     long suppressedBefore = standIn.count("webhook.suppressed");
-    java.time.Instant lateEnded = null;
+    Instant lateEnded = null;
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
               InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
@@ -487,7 +497,7 @@ class GeminiStandInTest {
               .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
       if (entry.getKey().equals(late)) {
-        lateEnded = java.time.Instant.now();
+        lateEnded = Instant.now();
       }
       standIn.finish(job, null);
     }
@@ -495,7 +505,7 @@ class GeminiStandInTest {
     Await.until(Duration.ofSeconds(60), () -> receiver.receivedOn(twiceSame).size() == 2
         && receiver.receivedOn(twiceNew).size() == 2 && receiver.receivedOn(late).size() == 1, "the deliveries");
     // The late delivery waited its second after the job ended: when it was sent, not when this thread got to look.
-    java.time.Instant lateSent = standIn.webhookDeliveries().stream()
+    Instant lateSent = standIn.webhookDeliveries().stream()
         .filter(d -> d.target().getPath().equals(late)).findFirst().orElseThrow().at();
     assertTrue(!lateSent.isBefore(lateEnded.plusSeconds(1)), "the late delivery waits: ended " + lateEnded
         + ", answered " + lateSent);
@@ -532,7 +542,7 @@ class GeminiStandInTest {
         {"key":"a","request":{"contents":[{"parts":[{"text":"file request a"}]}]}}
         {"key":"b","request":{"contents":[]}}
         """;
-    com.google.genai.types.File uploaded = client.files.upload(jsonl.getBytes(StandardCharsets.UTF_8),
+    File uploaded = client.files.upload(jsonl.getBytes(StandardCharsets.UTF_8),
         UploadFileConfig.builder().mimeType("application/jsonl").displayName("requests").build());
     String input = uploaded.name().orElseThrow();
     assertTrue(input.startsWith("files/"));
@@ -622,8 +632,8 @@ class GeminiStandInTest {
 
   @Test
   void aGate_holdsEveryCallOfItsOperation_untilTheTestReleasesIt() throws Exception {
-    dev.once.local.http.Faults.Gate gate = standIn.hold("generateContent");
-    java.util.concurrent.CompletableFuture<String> held = java.util.concurrent.CompletableFuture.supplyAsync(
+    Faults.Gate gate = standIn.hold("generateContent");
+    CompletableFuture<String> held = CompletableFuture.supplyAsync(
         () -> client.models.generateContent(MODEL, "held", null).text());
     try {
       Await.until(Duration.ofSeconds(60), () -> gate.arrived() == 1, "the call at the gate");
@@ -632,7 +642,7 @@ class GeminiStandInTest {
     } finally {
       gate.release();
     }
-    assertNotNull(held.get(60, java.util.concurrent.TimeUnit.SECONDS));
+    assertNotNull(held.get(60, TimeUnit.SECONDS));
     assertNotNull(client.models.generateContent(MODEL, "after the release", null).text(), "no later call is held");
     assertEquals(1, gate.arrived());
   }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 
 /** Sends bytes no well-behaved client would (bad escapes, non-HTTP garbage) and reads whatever comes back. */
@@ -26,7 +27,7 @@ public final class RawHttp {
         while ((n = in.read(buffer)) != -1) {
           out.write(buffer, 0, n);
         }
-      } catch (java.net.SocketException reset) {
+      } catch (SocketException reset) {
         // a server may reset a connection carrying garbage; what was read so far is the answer
       }
       return out.toString(StandardCharsets.ISO_8859_1);

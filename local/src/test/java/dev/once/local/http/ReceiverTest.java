@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.once.local.Await;
 import dev.once.local.gemini.WebhookSigner;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,6 +17,9 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,7 +59,7 @@ class ReceiverTest {
   @Test
   void held_recordsTheRequest_andAnswersOnlyOnceReleased() throws Exception {
     Faults.Gate gate = receiver.holdNext();
-    java.util.concurrent.CompletableFuture<HttpResponse<String>> held = java.util.concurrent.CompletableFuture
+    CompletableFuture<HttpResponse<String>> held = CompletableFuture
         .supplyAsync(() -> {
           try {
             return post("/pay", Duration.ofMinutes(2));
@@ -63,12 +67,12 @@ class ReceiverTest {
             throw new IllegalStateException(e);
           }
         });
-    dev.once.local.Await.until(Duration.ofMinutes(1), () -> gate.arrived() == 1, "the request at the gate");
+    Await.until(Duration.ofMinutes(1), () -> gate.arrived() == 1, "the request at the gate");
     assertEquals(1, receiver.receivedOn("/pay").size(), "recorded before it is answered");
     assertEquals(200, post("/pay", Duration.ofMinutes(1)).statusCode(), "the next one is not held");
     assertTrue(!held.isDone(), "held until released");
     gate.release();
-    assertEquals(200, held.get(1, java.util.concurrent.TimeUnit.MINUTES).statusCode());
+    assertEquals(200, held.get(1, TimeUnit.MINUTES).statusCode());
   }
 
   @Test
@@ -119,7 +123,7 @@ class ReceiverTest {
     WebhookSigner signer = WebhookSigner.fromSecret(WebhookSigner.newSecret());
     receiver.verifying(signer).answerNext(409);
     String body = "{\"n\":1}";
-    long now = java.time.Instant.now().getEpochSecond();
+    long now = Instant.now().getEpochSecond();
 
     assertEquals(401, post("/notify", Duration.ofSeconds(5)).statusCode(), "unsigned");
     assertEquals(401, signed("msg_1", now, signer.sign("msg_1", now, "{\"n\":2}".getBytes(StandardCharsets.UTF_8)),

@@ -18,15 +18,19 @@ import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import com.google.cloud.storage.StorageOptions;
+import dev.once.local.Await;
 import dev.once.local.Bounds;
+import dev.once.local.http.Json;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -281,14 +285,14 @@ class StorageStandInTest {
   @Test
   void everyWrite_notifiesFinalize_withTheObjectResource() throws Exception {
     String bucket = bucket();
-    List<ObjectFinalized> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<ObjectFinalized> received = new CopyOnWriteArrayList<>();
     ObjectFinalizeListener listener = received::add;
     standIn.addListener(listener);
     try {
       Blob blob = storage.create(BlobInfo.newBuilder(bucket, "doc.pdf").setContentType("application/pdf").build(),
           bytes("pdf"));
 
-      dev.once.local.Await.until(Bounds.CALL, () -> received.stream().anyMatch(n -> n.bucket().equals(bucket)),
+      Await.until(Bounds.CALL, () -> received.stream().anyMatch(n -> n.bucket().equals(bucket)),
           "the finalize notification");
       ObjectFinalized n = received.stream().filter(e -> e.bucket().equals(bucket)).findFirst().orElseThrow();
       var object = n.object();
@@ -303,7 +307,7 @@ class StorageStandInTest {
       assertEquals(blob.getMd5(), object.get("md5Hash").asText());
       assertEquals(blob.getCrc32c(), object.get("crc32c").asText());
       assertEquals(blob.getCreateTimeOffsetDateTime().toInstant(),
-          java.time.Instant.parse(object.get("timeCreated").asText()));
+          Instant.parse(object.get("timeCreated").asText()));
       assertTrue(object.get("updated").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"));
       assertTrue(n.eventId().matches("\\d+"));
     } finally {
@@ -337,7 +341,7 @@ class StorageStandInTest {
     ObjectFinalized sent = standIn.notifications().stream().filter(n -> n.bucket().equals(bucket)).findFirst()
         .orElseThrow();
 
-    ObjectFinalized read = ObjectFinalized.fromJson(dev.once.local.http.Json.parseTrusted(sent.toJson()));
+    ObjectFinalized read = ObjectFinalized.fromJson(Json.parseTrusted(sent.toJson()));
 
     assertEquals(sent.eventId(), read.eventId());
     assertEquals(sent.generation(), read.generation());

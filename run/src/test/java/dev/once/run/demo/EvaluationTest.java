@@ -6,12 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.once.budget.DaySpend;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import dev.once.run.Mode;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +48,7 @@ class EvaluationTest {
       RecordState state = states.get(key + "|" + effect);
       Instant now = Instant.now();
       return Optional.ofNullable(state).map(s -> new LedgerRecord("id", key.value(), effect, s, 1, 1, now, now, null,
-          null, Map.of(), now, now, now, null, java.util.List.of(), 1, false));
+          null, Map.of(), now, now, now, null, List.of(), 1, false));
     }
 
     @Override
@@ -65,8 +67,8 @@ class EvaluationTest {
     }
 
     @Override
-    public dev.once.budget.DaySpend spendToday() {
-      return new dev.once.budget.DaySpend(java.time.LocalDate.parse("2026-11-30"), 966, 21_021);
+    public DaySpend spendToday() {
+      return new DaySpend(LocalDate.parse("2026-11-30"), 966, 21_021);
     }
   }
 

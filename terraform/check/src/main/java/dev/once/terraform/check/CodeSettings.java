@@ -5,11 +5,12 @@ import dev.once.config.Setting;
 import dev.once.pipeline.PipelineSetting;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** Every environment variable the deployed code reads: the library's settings and the pipeline's. */
 public final class CodeSettings {
   /** The source files that list them, and {@code Settings}, which reads them. */
-  static final java.util.Set<String> REGISTRY = java.util.Set.of("dev/once/config/OnceSetting.java",
+  static final Set<String> REGISTRY = Set.of("dev/once/config/OnceSetting.java",
       "dev/once/pipeline/PipelineSetting.java", "dev/once/gemini/GeminiSetting.java", "dev/once/config/Settings.java");
 
   private CodeSettings() {}

@@ -1,11 +1,13 @@
 package dev.once.terraform.check;
 
+import dev.once.budget.SpendCounters;
 import dev.once.config.OnceSetting;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.budget.SpendCounters;
+import dev.once.pipeline.Records;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The Firestore side matches the ledger: a TTL policy sits on the field the ledger writes
@@ -23,26 +25,26 @@ public final class LedgerCheck implements Check {
   private final String markers;
   private final String markerTtlField;
   /** collection.field of the pipeline's own expiring documents (analyses and bills, RECORDS_RETENTION_DAYS). */
-  private final java.util.Set<String> recordTtls;
+  private final Set<String> recordTtls;
 
   public LedgerCheck(String collection, String ttlField, String markers, String markerTtlField) {
-    this(collection, ttlField, markers, markerTtlField, java.util.Set.of());
+    this(collection, ttlField, markers, markerTtlField, Set.of());
   }
 
   public LedgerCheck(String collection, String ttlField, String markers, String markerTtlField,
-      java.util.Set<String> recordTtls) {
+      Set<String> recordTtls) {
     this.collection = collection;
     this.ttlField = ttlField;
     this.markers = markers;
     this.markerTtlField = markerTtlField;
-    this.recordTtls = java.util.Set.copyOf(recordTtls);
+    this.recordTtls = Set.copyOf(recordTtls);
   }
 
   public static LedgerCheck forCode() {
     return new LedgerCheck(OnceSetting.ONCE_COLLECTION.defaultValue(), FirestoreLedger.EXPIRE_AT,
         SpendCounters.COLLECTION, SpendCounters.EXPIRE_AT,
-        java.util.Set.of(dev.once.pipeline.Records.ANALYSES + "." + dev.once.pipeline.Records.EXPIRE_AT,
-            dev.once.pipeline.Records.BILLING + "." + dev.once.pipeline.Records.EXPIRE_AT));
+        Set.of(Records.ANALYSES + "." + Records.EXPIRE_AT,
+            Records.BILLING + "." + Records.EXPIRE_AT));
   }
 
   @Override

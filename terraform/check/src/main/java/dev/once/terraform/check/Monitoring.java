@@ -2,6 +2,7 @@ package dev.once.terraform.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -186,7 +187,7 @@ final class Monitoring {
   static List<String> instanceKeys(TerraformConfig config, Block block) {
     JsonNode forEach = block.body().path("for_each");
     if (forEach.isMissingNode()) {
-      return java.util.Collections.singletonList(null);
+      return Collections.singletonList(null);
     }
     Matcher conditional = Pattern.compile("^\\$\\{.*\\?\\s*\\{\\}\\s*:\\s*(local\\.[A-Za-z0-9_]+)\\}$").matcher(forEach.asText());
     JsonNode keysOf = conditional.matches() ? config.locals().stream()

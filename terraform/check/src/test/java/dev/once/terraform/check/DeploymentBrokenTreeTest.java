@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.once.terraform.check.Trees.Copy;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -348,7 +349,7 @@ class DeploymentBrokenTreeTest {
 
   @Test
   void aPendingLogNameTheCodeWritesNow_mustLeaveTheList() {
-    java.util.Set<String> code = MonitoringQueryCheck.strings(JavaSources.of(Trees.ROOT));
+    Set<String> code = MonitoringQueryCheck.strings(JavaSources.of(Trees.ROOT));
     List<Finding> findings = new MonitoringQueryCheck(code,
         Map.of("deferred_resumed", "reconciler summary field: deferred documents resumed")).findings(Trees.real());
     assertOneFinding(findings, "MonitoringQueryCheck.java", "\"deferred_resumed\" is written by the code now");

@@ -13,6 +13,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -88,7 +90,7 @@ final class Trees {
         return;
       }
       String text = Files.readString(target, StandardCharsets.UTF_8);
-      java.util.regex.Matcher at = alignmentTolerant(from).matcher(text);
+      Matcher at = alignmentTolerant(from).matcher(text);
       if (!at.find()) {
         problem = "this broken copy needs \"" + from + "\" in " + file + "; did terraform/ change?";
         return;
@@ -101,12 +103,12 @@ final class Trees {
    * {@code text} as a pattern in which a run of blanks matches any run of blanks: terraform fmt realigns the
    * {@code =} of a whole block when one key grows, and the broken copies should not care.
    */
-  static java.util.regex.Pattern alignmentTolerant(String text) {
+  static Pattern alignmentTolerant(String text) {
     StringBuilder pattern = new StringBuilder();
     for (String part : text.split("(?<=[ \t])(?=[^ \t])|(?<=[^ \t])(?=[ \t])")) {
-      pattern.append(part.isBlank() && !part.contains("\n") ? "[ \\t]+" : java.util.regex.Pattern.quote(part));
+      pattern.append(part.isBlank() && !part.contains("\n") ? "[ \\t]+" : Pattern.quote(part));
     }
-    return java.util.regex.Pattern.compile(pattern.toString());
+    return Pattern.compile(pattern.toString());
   }
 
   /** Writes and parses every declared copy not parsed yet, in one Node run. */
