@@ -28,7 +28,7 @@ public final class UnguardedDocumentUploaded implements CloudEventsFunction {
     DocumentSource document = Benchmarks.document(event);
     IdempotencyKey key = Benchmarks.key(document);
     byte[] content = clients.read(document, maxBytes);
-    Analysis analysis = clients.analyzer().analyse(content, Benchmarks.mimeType(document));
+    Analysis analysis = clients.analyzer().analyse(content, document.mimeType());
     Map<String, Object> result = ResultMessage.analysed(key, document, analysis, null);
     clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(result)
         .get(30, TimeUnit.SECONDS);

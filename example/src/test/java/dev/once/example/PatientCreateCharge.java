@@ -4,7 +4,6 @@ import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.firestore.FirestoreOnce;
-import dev.once.guard.Once;
 import dev.once.http.IdempotentPost;
 import java.io.IOException;
 import java.time.Duration;

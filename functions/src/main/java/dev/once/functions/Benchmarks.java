@@ -148,9 +148,4 @@ public final class Benchmarks {
   public static IdempotencyKey key(DocumentSource document) {
     return DocumentFlow.key(document);
   }
-
-  /** The content type Gemini is told a document has. */
-  public static String mimeType(DocumentSource document) {
-    return document.mimeType();
-  }
 }

@@ -58,10 +58,7 @@ final class JobSubmission {
   private final BatchSubmitter.Limits limits;
   private final JobRequests jobRequests;
 
-  /**
-   * @param budget reserves for a member that holds no reservation (its last one was settled to an answer Google billed
-   *     that could not be used), as its first queueing did
-   */
+  /** {@code budget} and {@code estimator}: for a member that must reserve again ({@link JobRequests#reserved}). */
   JobSubmission(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
       Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
       ResultPublication publication, BatchSubmitter.Limits limits, Budget budget, Supplier<CostEstimator> estimator) {

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  * moment it is opened until its job is completed. A document joins a gathering by a write conditional on the update
  * time its queued analysis was read at (DESIGN decision 1: no read-then-write transaction), so of two submitters
  * racing for it one wins and the other's write fails its precondition. Documents are assigned only by the gathering's
- * opener, before its submission reads them as the job's requests ({@code BatchSubmitter}), which first seals the
+ * opener, before its submission reads them as the job's requests ({@code JobSubmission}), which first seals the
  * gathering: it records the ids of its members, and they alone are the job's. An opener that stalled (a GC pause, a
  * throttled CPU) past a submission's lease may still assign a document after that: it is in no job, and the
  * reconciler puts it back in the queue ({@link #requeue}).

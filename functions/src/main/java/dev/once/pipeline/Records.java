@@ -269,7 +269,7 @@ public final class Records {
    * key, it cannot be verified as its: it names no reference, or another): the answer is kept, not thrown away. Its
    * bill, {@code billing/{id of KEY#job}} with {@code unused} and why, lands once however often it is written; the try
    * is listed on the analysis (slot {@code try} mod {@link #MAX_TRIES}: a bounded map); and the reservation, settled to
-   * its cost in the same commit, is taken off, so that its next job reserves anew (BatchSubmitter).
+   * its cost in the same commit, is taken off, so that its next job reserves anew (JobRequests).
    */
   public SideWrites requeuedAfterUnusedAnswer(RecordQueries.Submitted document, String reason, int reruns, String job,
       Analysis analysis) {

@@ -11,12 +11,12 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimOptions;
-import dev.once.ledger.ClaimResult;
 import dev.once.ledger.ClaimResult.Acquired;
 import dev.once.ledger.ClaimResult.AlreadyDone;
 import dev.once.ledger.ClaimResult.AlreadyRejected;
 import dev.once.ledger.ClaimResult.Busy;
 import dev.once.ledger.ClaimResult.FingerprintMismatch;
+import dev.once.ledger.ClaimResult;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
@@ -27,7 +27,9 @@ import dev.once.ledger.SideWrites;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -125,6 +127,21 @@ public abstract class LedgerContract {
     AlreadyDone done = assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT));
     assertEquals(Map.of("analysisId", "a1", "pages", 3L), done.outcome());
     assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state());
+  }
+
+  /** Written as an Instant or a Date, a time comes back as an Instant wherever it sits: the stores agree. */
+  @Test
+  public void timesInAResult_andInADocumentBesideIt_comeBackAsInstants_atAnyDepth() {
+    Ledger ledger = ledger();
+    Instant at = Instant.parse("2026-12-07T03:00:00.123456Z"); // Firestore keeps microseconds, a Date milliseconds
+    Claim claim = acquired(ledger.claim(KEY, EFFECT));
+    ledger.complete(claim, Map.of("at", at, "nested", Map.of("at", Date.from(at)), "list", List.of(at)),
+        writes -> writes.set("notes", "n1", Map.of("nested", Map.of("at", at), "list", List.of(Date.from(at)))));
+    AlreadyDone done = assertInstanceOf(AlreadyDone.class, ledger.claim(KEY, EFFECT));
+    Instant millis = at.truncatedTo(ChronoUnit.MILLIS);
+    assertEquals(Map.of("at", at, "nested", Map.of("at", millis), "list", List.of(at)), done.outcome());
+    assertEquals(Map.of("nested", Map.of("at", at), "list", List.of(millis)),
+        ledger.read("notes", List.of("n1")).get("n1"));
   }
 
   @Test

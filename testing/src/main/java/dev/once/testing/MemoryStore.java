@@ -52,7 +52,7 @@ public final class MemoryStore implements RecordStore {
     Map<String, Map<String, Object>> docs = documents.getOrDefault(collection, Map.of());
     for (String id : ids) {
       if (docs.containsKey(id)) {
-        found.put(id, copy(docs.get(id)));
+        found.put(id, frozen(docs.get(id)));
       }
     }
     return found;
@@ -169,9 +169,30 @@ public final class MemoryStore implements RecordStore {
     return Collections.unmodifiableMap(new LinkedHashMap<>(fields));
   }
 
-  /** A record's fields as a reader gets them: nothing in them reaches back into the store. */
+  /**
+   * Firestore's own timestamp type, known by name: the kit does not depend on google-cloud-core, and a function that
+   * stores one has it on its class path.
+   */
+  private static final String FIRESTORE_TIMESTAMP = "com.google.cloud.Timestamp";
+
+  /**
+   * A record's or a document's fields as a reader gets them: nothing in them reaches back into the store, and every
+   * time an Instant, at any depth, as the Firestore store gives them (Firestore reads a stored Date as its Timestamp).
+   */
   @SuppressWarnings("unchecked")
   private static <T> T frozen(T value) {
+    if (value instanceof Date date) {
+      return (T) date.toInstant();
+    }
+    if (value != null && value.getClass().getName().equals(FIRESTORE_TIMESTAMP)) {
+      try {
+        long seconds = (long) value.getClass().getMethod("getSeconds").invoke(value);
+        int nanos = (int) value.getClass().getMethod("getNanos").invoke(value);
+        return (T) Instant.ofEpochSecond(seconds, nanos);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read the time of " + value, e);
+      }
+    }
     if (value instanceof Map<?, ?> map) {
       Map<Object, Object> copy = new LinkedHashMap<>();
       map.forEach((name, inner) -> copy.put(name, frozen(inner)));
@@ -187,11 +208,8 @@ public final class MemoryStore implements RecordStore {
 
   /**
    * Refuses, as Firestore's client does, a value Firestore has no type for (a BigInteger, say; it takes a BigDecimal
-   * as its decimal type). Firestore's own {@code com.google.cloud.Timestamp} by name: the kit has no Google Cloud
-   * dependency, and a function that stores one has it on its class path.
+   * as its decimal type).
    */
-  private static final String FIRESTORE_TIMESTAMP = "com.google.cloud.Timestamp";
-
   private static void storable(Object value) {
     if (value == null || value instanceof String || value instanceof Boolean || value instanceof Long
         || value instanceof Integer || value instanceof Short || value instanceof Byte || value instanceof Double
