@@ -38,25 +38,27 @@ public final class Settings {
         setting.name() + " is not set: " + setting.description()));
   }
 
-  public long positiveLong(Setting setting) {
+  /** A whole number from {@code least} to {@code most}; anything else fails, naming the variable and the range. */
+  public long wholeNumber(Setting setting, long least, long most) {
     String value = required(setting);
     try {
       long parsed = Long.parseLong(value);
-      if (parsed > 0) {
+      if (parsed >= least && parsed <= most) {
         return parsed;
       }
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new InvalidSetting(setting, "must be a positive whole number, got \"" + value + "\"");
+    String range = most == Long.MAX_VALUE ? least + " or more" : "from " + least + " to " + most;
+    throw new InvalidSetting(setting, "must be a whole number " + range + ", got \"" + value + "\"");
+  }
+
+  public long positiveLong(Setting setting) {
+    return wholeNumber(setting, 1, Long.MAX_VALUE);
   }
 
   public int positiveInt(Setting setting) {
-    long value = positiveLong(setting);
-    if (value > Integer.MAX_VALUE) {
-      throw new InvalidSetting(setting, "must be at most " + Integer.MAX_VALUE + ", got " + value);
-    }
-    return (int) value;
+    return (int) wholeNumber(setting, 1, Integer.MAX_VALUE);
   }
 
   public Duration seconds(Setting setting) {

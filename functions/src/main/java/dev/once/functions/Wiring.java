@@ -81,7 +81,7 @@ final class Wiring {
           + " (base64 makes a third more of them, under the Files API's 2 GB per input file), got " + maxBytes);
     }
     inlineMaxBytes(settings);
-    Duration maxWait = Duration.ofSeconds(nonNegative(settings, PipelineSetting.BATCH_MAX_WAIT_SECONDS));
+    Duration maxWait = Duration.ofSeconds(settings.wholeNumber(PipelineSetting.BATCH_MAX_WAIT_SECONDS, 0, Long.MAX_VALUE));
     int maxInFlight = atMost(settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
     BatchSubmitter.Limits limits = new BatchSubmitter.Limits(maxDocuments, maxBytes, maxWait, maxInFlight,
         settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
@@ -101,24 +101,7 @@ final class Wiring {
   }
 
   private static int atMost(Settings settings, Setting setting, int most) {
-    int value = settings.positiveInt(setting);
-    if (value > most) {
-      throw new InvalidSetting(setting, "must be at most " + most + ", got " + value);
-    }
-    return value;
-  }
-
-  private static long nonNegative(Settings settings, Setting setting) {
-    String value = settings.required(setting);
-    try {
-      long parsed = Long.parseLong(value);
-      if (parsed >= 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new InvalidSetting(setting, "must be a whole number of seconds, 0 or more, got \"" + value + "\"");
+    return (int) settings.wholeNumber(setting, 1, most);
   }
 
   /**
@@ -297,21 +280,11 @@ final class Wiring {
     clients.records.get();
   }
 
-  /** RECORDS_RETENTION_DAYS: unset, the analyses and bills are kept; else at least 30 days. */
+  /** RECORDS_RETENTION_DAYS: unset, the analyses and bills are kept; else 30 days to a century. */
   static Optional<Duration> recordsRetention(Settings settings) {
-    Optional<String> days = settings.optional(PipelineSetting.RECORDS_RETENTION_DAYS);
-    if (days.isEmpty()) {
+    if (settings.optional(PipelineSetting.RECORDS_RETENTION_DAYS).isEmpty()) {
       return Optional.empty();
     }
-    try {
-      long parsed = Long.parseLong(days.get());
-      if (parsed >= 30 && parsed <= 36_500) {
-        return Optional.of(Duration.ofDays(parsed));
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new InvalidSetting(PipelineSetting.RECORDS_RETENTION_DAYS, "must be a whole number of days from 30 to 36500,"
-        + " or blank to keep the records, got \"" + days.get() + "\"");
+    return Optional.of(Duration.ofDays(settings.wholeNumber(PipelineSetting.RECORDS_RETENTION_DAYS, 30, 36_500)));
   }
 }
