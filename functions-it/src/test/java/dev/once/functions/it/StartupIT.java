@@ -32,7 +32,8 @@ class StartupIT {
 
   @ParameterizedTest(name = "{0}={1}")
   @CsvSource({"ANALYSIS_MODE, later, ANALYSIS_MODE must be sync or batch, got \"later\"",
-      "RESULTS_TOPIC, , RESULTS_TOPIC is not set", "ONCE_LEASE_SECONDS, ten, ONCE_LEASE_SECONDS must be a positive",
+      "RESULTS_TOPIC, , RESULTS_TOPIC is not set",
+      "ONCE_LEASE_SECONDS, ten, ONCE_LEASE_SECONDS must be a whole number 1 or more",
       "GEMINI_MODEL, gemini-2.0-flash, 'GEMINI_MODEL is gemini-2.0-flash, which Google shut down on 2026-06-01: set it"
           + " to gemini-3.6-flash'"})
   void aBadSetting_keepsTheInstanceFromBecomingReady_andNamesTheVariable(String variable, String value, String told)
