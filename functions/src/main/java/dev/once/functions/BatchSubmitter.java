@@ -86,8 +86,8 @@ final class BatchSubmitter {
     this.queries = queries;
     this.limits = limits;
     this.clock = clock;
-    this.submission = new JobSubmission(once, gatherings, queries, records, reader, batchJobs, publication, limits,
-        budget, estimator);
+    this.submission = new JobSubmission(once, gatherings, queries, records,
+        new JobRequests(records, reader, limits.maxDocumentBytes(), budget, estimator), batchJobs, publication, limits);
   }
 
   /**

@@ -1,10 +1,8 @@
 package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
-import dev.once.budget.Budget;
 import dev.once.functions.JobRequests.Refused;
 import dev.once.gemini.BatchJobs;
-import dev.once.gemini.CostEstimator;
 import dev.once.gemini.GeminiErrors;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
@@ -58,10 +56,10 @@ final class JobSubmission {
   private final BatchSubmitter.Limits limits;
   private final JobRequests jobRequests;
 
-  /** {@code budget} and {@code estimator}: for a member that must reserve again ({@link JobRequests#reserved}). */
+  /** @param jobRequests reads each member into its request (or why it is refused) */
   JobSubmission(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
-      Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
-      ResultPublication publication, BatchSubmitter.Limits limits, Budget budget, Supplier<CostEstimator> estimator) {
+      Supplier<Records> records, JobRequests jobRequests, Supplier<BatchJobs> batchJobs,
+      ResultPublication publication, BatchSubmitter.Limits limits) {
     this.once = once;
     this.gatherings = gatherings;
     this.queries = queries;
@@ -69,7 +67,7 @@ final class JobSubmission {
     this.batchJobs = batchJobs;
     this.publication = publication;
     this.limits = limits;
-    this.jobRequests = new JobRequests(records, reader, limits.maxDocumentBytes(), budget, estimator);
+    this.jobRequests = jobRequests;
   }
 
   /**
