@@ -29,9 +29,9 @@ public final class UnguardedDocumentUploaded implements CloudEventsFunction {
     IdempotencyKey key = Benchmarks.key(document);
     byte[] content = clients.read(document, maxBytes);
     Analysis analysis = clients.analyzer().analyse(content, document.mimeType());
-    Map<String, Object> result = ResultMessage.analysed(key, document, analysis, null);
+    ResultMessage result = ResultMessage.analysed(key, document, analysis, null);
     clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(result)
         .get(30, TimeUnit.SECONDS);
-    clients.publisher().publish(topic, ResultMessage.json(result), Map.of("idempotency_key", key.value()));
+    clients.publisher().publish(topic, result.json(), Map.of("idempotency_key", key.value()));
   }
 }

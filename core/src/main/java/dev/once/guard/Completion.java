@@ -1,5 +1,6 @@
 package dev.once.guard;
 
+import dev.once.ledger.ResultCodec;
 import dev.once.ledger.SideWrites;
 import java.util.Map;
 
@@ -15,6 +16,16 @@ public record Completion(Map<String, Object> result, SideWrites writes) {
 
   public static Completion of(Map<String, Object> result, SideWrites writes) {
     return new Completion(result, writes);
+  }
+
+  /** A typed result, recorded as {@code codec} encodes it, with no writes beside it. */
+  public static <T> Completion of(ResultCodec<T> codec, T result) {
+    return of(codec, result, SideWrites.NONE);
+  }
+
+  /** A typed result, recorded as {@code codec} encodes it, with {@code writes} committed beside it. */
+  public static <T> Completion of(ResultCodec<T> codec, T result, SideWrites writes) {
+    return new Completion(codec.encode(result), writes);
   }
 
   /** This result, with {@code more} committed beside it too. */

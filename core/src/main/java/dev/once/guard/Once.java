@@ -17,6 +17,7 @@ import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.Ledgers;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.ResultCodec;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -209,6 +210,11 @@ public final class Once {
       return perform(acquired.claim(), Policy.DEFAULT, attempt -> Completion.of(result));
     }
     return answer(key, effect, remember(id, found.get()));
+  }
+
+  /** {@link #settle(IdempotencyKey, String, Map)} with a typed result, recorded as {@code codec} encodes it. */
+  public <T> Outcome settle(IdempotencyKey key, String effect, ResultCodec<T> codec, T result) {
+    return settle(key, effect, codec.encode(result));
   }
 
   /** Runs {@code action} on the claim an earlier completion took for it ({@link Processed#next()}). */

@@ -1,5 +1,6 @@
 package dev.once.guard;
 
+import dev.once.ledger.ResultCodec;
 import dev.once.observe.OutcomeLabel;
 import java.time.Instant;
 import java.util.Map;
@@ -12,6 +13,18 @@ import java.util.Optional;
 public sealed interface Outcome {
   /** The label in logs and metrics. */
   OutcomeLabel label();
+
+  /**
+   * The effect's recorded result, decoded by {@code codec}: present when this delivery ran it ({@link Processed}) or
+   * an earlier one did ({@link Duplicate}), empty for every other outcome.
+   */
+  default <T> Optional<T> recorded(ResultCodec<T> codec) {
+    return switch (this) {
+      case Processed processed -> Optional.of(codec.decode(processed.result()));
+      case Duplicate duplicate -> Optional.of(codec.decode(duplicate.result()));
+      default -> Optional.empty();
+    };
+  }
 
   /** This delivery ran the effect and recorded it, after {@code attempts} tries. */
   static Outcome.Processed processed(Map<String, Object> result, int attempts) {

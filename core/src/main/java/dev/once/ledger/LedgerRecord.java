@@ -3,6 +3,7 @@ package dev.once.ledger;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A ledger record as read, for the pre-check and for operators ({@code dev/inspect}).
@@ -65,6 +66,12 @@ public record LedgerRecord(
 
   /** An operator's release of the claim: who, when, why (null when no operator released it). */
   public record Released(String by, Instant at, String reason) {}
+
+  /** A done record's result, decoded by {@code codec} (empty: the record is not done). */
+  public <T> Optional<T> outcome(ResultCodec<T> codec) {
+    return state == RecordState.DONE && outcome != null ? Optional.of(codec.decode(outcome))
+        : Optional.empty();
+  }
 
   /** A claim whose holder may still be working: its lease runs past the read. */
   public boolean leaseLive() {

@@ -30,6 +30,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.ResultCodec;
 import dev.once.ledger.SideWrites;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
@@ -68,6 +69,34 @@ class OnceTest {
   private Completion count(Attempt attempt) {
     runs.incrementAndGet();
     return Completion.of(Map.of("attempt", (long) attempt.number()));
+  }
+
+  /** A typed result, as a user's effect keeps one: the codec spells its fields. */
+  private record Receipt(String id, long cents) {
+    static final ResultCodec<Receipt> CODEC = new ResultCodec<>() {
+      public Map<String, Object> encode(Receipt receipt) {
+        return Map.of("id", receipt.id(), "cents", receipt.cents());
+      }
+
+      public Receipt decode(Map<String, Object> fields) {
+        return new Receipt((String) fields.get("id"), ((Number) fields.get("cents")).longValue());
+      }
+    };
+  }
+
+  @Test
+  void typedResult_isRecordedAsItsCodecEncodesIt_andDecodedForEveryDuplicate() {
+    Receipt paid = new Receipt("r-1", 1250);
+    Outcome first = once.run(KEY, "pay", attempt -> Completion.of(Receipt.CODEC, paid));
+    assertEquals(Map.of("id", "r-1", "cents", 1250L), assertInstanceOf(Processed.class, first).result());
+    assertEquals(Optional.of(paid), first.recorded(Receipt.CODEC));
+    // Another instance (no cache) reads it back from the record: a duplicate, decoded to the same value.
+    Outcome again = new Once(ledger).run(KEY, "pay", attempt -> Completion.of(Receipt.CODEC, new Receipt("r-2", 1)));
+    assertEquals(Optional.of(paid), assertInstanceOf(Duplicate.class, again).recorded(Receipt.CODEC));
+    Outcome refused = once.run(KEY, "refund", attempt -> {
+      throw Refusal.permanent("not refundable");
+    });
+    assertEquals(Optional.empty(), assertInstanceOf(Rejected.class, refused).recorded(Receipt.CODEC));
   }
 
   @Test

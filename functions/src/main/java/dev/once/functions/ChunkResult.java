@@ -1,7 +1,9 @@
 package dev.once.functions;
 
+import dev.once.ledger.ResultCodec;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Records;
+import dev.once.pipeline.ResultMessage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,12 +13,11 @@ import java.util.Map;
 /**
  * What one chunk of a batch job's completion did: the result summaries it publishes (none for a document sent back
  * to the queue), how many answers were matched each way, how many documents were run again, given up or refused, how
- * many answers went to no document, and what the answers cost. Its ledger record keeps it as a map ({@link #toMap()},
- * read back with {@link #fromMap}): that is the only place these names are spelled.
+ * many answers went to no document, and what the answers cost. Its ledger record keeps it as {@link #CODEC} writes it.
  *
  * @param model the model of the last answer that cost something (null: none did)
  */
-record ChunkResult(List<Map<String, Object>> summaries, Map<String, Integer> matched, Map<Count, Integer> counts,
+record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> matched, Map<Count, Integer> counts,
     long costMicroUsd, String model) {
 
   /** What a chunk counts, by its name in the record and the completion's log line. */
@@ -46,7 +47,7 @@ record ChunkResult(List<Map<String, Object>> summaries, Map<String, Integer> mat
 
   /** The chunk's documents' shares added up. */
   static ChunkResult of(List<DocumentResult> results) {
-    List<Map<String, Object>> summaries = new ArrayList<>();
+    List<ResultMessage> summaries = new ArrayList<>();
     Map<String, Integer> matched = new LinkedHashMap<>();
     Map<Count, Integer> counts = new LinkedHashMap<>();
     long cost = 0;
@@ -78,17 +79,27 @@ record ChunkResult(List<Map<String, Object>> summaries, Map<String, Integer> mat
 
   /** Its documents given up for good, whatever the reason: the operators' given-up count. */
   int givenUp() {
-    return (int) summaries.stream().filter(summary -> DocumentStatus.FAILED.is(summary.get("status"))).count();
+    return (int) summaries.stream().filter(summary -> summary.status() == DocumentStatus.FAILED).count();
   }
 
   int count(Count count) {
     return counts.getOrDefault(count, 0);
   }
 
-  /** As the chunk's ledger record keeps it. */
-  Map<String, Object> toMap() {
+  /** The chunk's ledger record: the one place its field names are spelled; read back as any version wrote it. */
+  static final ResultCodec<ChunkResult> CODEC = new ResultCodec<>() {
+    public Map<String, Object> encode(ChunkResult chunk) {
+      return chunk.toMap();
+    }
+
+    public ChunkResult decode(Map<String, Object> fields) {
+      return fromMap(fields);
+    }
+  };
+
+  private Map<String, Object> toMap() {
     Map<String, Object> map = new LinkedHashMap<>();
-    map.put(DOCUMENTS, summaries);
+    map.put(DOCUMENTS, summaries.stream().map(ResultMessage.CODEC::encode).toList());
     map.put(MATCHED, matched);
     counts.forEach((count, n) -> map.put(count.field, n));
     if (model != null) {
@@ -98,15 +109,14 @@ record ChunkResult(List<Map<String, Object>> summaries, Map<String, Integer> mat
     return map;
   }
 
-  /** A chunk's record as any version wrote it (the ledger's edge: the one place its map is read). */
-  static ChunkResult fromMap(Map<String, Object> map) {
-    List<Map<String, Object>> summaries = new ArrayList<>();
+  private static ChunkResult fromMap(Map<String, Object> map) {
+    List<ResultMessage> summaries = new ArrayList<>();
     if (map.get(DOCUMENTS) instanceof List<?> documents) {
       for (Object document : documents) {
         if (document instanceof Map<?, ?> summary) {
           Map<String, Object> copy = new LinkedHashMap<>();
           summary.forEach((field, value) -> copy.put(String.valueOf(field), value));
-          summaries.add(copy);
+          summaries.add(ResultMessage.CODEC.decode(copy));
         }
       }
     }

@@ -135,11 +135,11 @@ final class CompletionFlow {
     boolean settled = completed instanceof Outcome.Processed || completed instanceof Outcome.Duplicate
         || completed instanceof Outcome.Rejected; // not a job of this pipeline: nothing to publish, but say so once
     if (completed instanceof Outcome.Processed processed) {
-      for (Map.Entry<String, Object> detail : CompletionTotals.details(processed.result()).entrySet()) {
+      JobCompletion done = processed.recorded(JobCompletion.CODEC).orElseThrow();
+      for (Map.Entry<String, Object> detail : done.details().entrySet()) {
         report = report.with(detail.getKey(), detail.getValue());
       }
-      report = EventCounts.finished(report, processed.result().get(ChunkResult.DOCUMENTS),
-          processed.result().get(EventCounts.GIVEN_UP));
+      report = EventCounts.finished(report, done.documents(), done.givenUp());
     }
     Optional<Held> held = completed instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // Every chunk published its own documents: the job's publish record only says so, for the one-read pre-check.
@@ -186,7 +186,7 @@ final class CompletionFlow {
       batchJobs.get().deleteInput(members.inputFile()); // every chunk is done: the job's input file is read no more
     }
     // The gathering the job was made for is no longer in flight: its place goes to the next job.
-    return Completion.of(totals.toMap(name, state, chunks),
+    return Completion.of(JobCompletion.CODEC, totals.completion(name, state, chunks),
         members.gathering() == null ? SideWrites.NONE : Gatherings.done(members.gathering()));
   }
 
@@ -239,27 +239,22 @@ final class CompletionFlow {
       if (chunk == 0) {
         commit = unattributed.addTo(commit, members, documents, job.filed());
       }
-      return Completion.of(commit.result().toMap(), commit.writes());
+      return Completion.of(ChunkResult.CODEC, commit.result(), commit.writes());
     });
-    ChunkResult result = switch (done) {
-      case Outcome.Processed processed -> ChunkResult.fromMap(processed.result());
-      case Outcome.Duplicate duplicate -> ChunkResult.fromMap(duplicate.result());
-      default -> throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not completed yet: "
-          + done.getClass().getSimpleName(), null);
-    };
+    ChunkResult result = done.recorded(ChunkResult.CODEC).orElseThrow(() -> Refusal.notPerformed("chunk " + chunk
+        + " of " + members.name() + " is not completed yet: " + done.getClass().getSimpleName(), null));
     Optional<Held> held = done instanceof Outcome.Processed processed ? processed.next() : Optional.empty();
     // A run an operator asked for goes through its document's own publish effect, whose record the invalidation moved:
     // published under KEY/rerun-N, so the receiver sees a new result, and that record finished.
-    for (Map<String, Object> rerun : result.summaries().stream().filter(summary -> ResultMessage.run(summary) > 1)
-        .toList()) {
-      Outcome own = publication.publish(IdempotencyKey.of(String.valueOf(rerun.get("key"))), rerun);
+    for (ResultMessage rerun : result.summaries().stream().filter(summary -> summary.run() > 1).toList()) {
+      Outcome own = publication.publish(rerun.key(), rerun);
       if (!(own instanceof Outcome.Processed) && !(own instanceof Outcome.Duplicate)) {
         throw Refusal.notPerformed("a re-run's result of chunk " + chunk + " of " + members.name()
             + " is not published yet: " + own.getClass().getSimpleName(), null);
       }
     }
     Outcome published = publication.publishAll(chunkKey, result.summaries().stream()
-        .filter(summary -> ResultMessage.run(summary) == 1).toList(), held);
+        .filter(summary -> summary.run() == 1).toList(), held);
     if (!(published instanceof Outcome.Processed) && !(published instanceof Outcome.Duplicate)) {
       throw Refusal.notPerformed("chunk " + chunk + " of " + members.name() + " is not published yet: "
           + published.getClass().getSimpleName(), null);

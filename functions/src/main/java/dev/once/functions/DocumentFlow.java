@@ -141,16 +141,13 @@ final class DocumentFlow {
         report = report.with(detail.getKey(), detail.getValue());
       }
     }
-    Map<String, Object> summary = switch (analysed) {
-      case Outcome.Processed processed -> QueuedAnalysis.is(processed.result()) ? null : processed.result();
-      case Outcome.Duplicate duplicate -> QueuedAnalysis.is(duplicate.result()) ? null : duplicate.result();
+    ResultMessage summary = switch (analysed) {
       // The webhook never comes for a refused document: its refusal is published at once.
       case Outcome.Rejected rejected -> rejected.gaveUp()
           ? ResultMessage.gaveUp(key, document, rejected.reason())
           : ResultMessage.rejected(key, document, rejected.reason());
-      case Outcome.InFlight inFlight -> null;
-      case Outcome.Conflict conflict -> null;
-      case Outcome.Deferred deferred -> null;
+      // Recorded (a queued document has nothing to publish yet), or not done: in flight, a conflict, deferred.
+      default -> analysed.recorded(AnalyseResult.CODEC).flatMap(AnalyseResult::toPublish).orElse(null);
     };
     if (analysed instanceof Outcome.Deferred deferred) {
       report = report.with("reason", deferred.reason());
@@ -187,7 +184,8 @@ final class DocumentFlow {
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
   private static boolean needsPublishing(Outcome analysed) {
     return analysed instanceof Outcome.Rejected
-        || analysed instanceof Outcome.Duplicate duplicate && !QueuedAnalysis.is(duplicate.result());
+        || analysed instanceof Outcome.Duplicate duplicate
+            && duplicate.recorded(AnalyseResult.CODEC).orElseThrow() instanceof AnalyseResult.ToPublish;
   }
 
   /**
@@ -248,7 +246,8 @@ final class DocumentFlow {
     call.details.put("model", analysis.model());
     call.details.put(EventCounts.DOCUMENTS, 1L);
     call.details.put(EventCounts.GIVEN_UP, analysis.succeeded() ? 0L : 1L);
-    return Completion.of(ResultMessage.analysed(key, document, analysis, null, attempt.generation()),
+    return Completion.of(AnalyseResult.CODEC,
+        new AnalyseResult.ToPublish(ResultMessage.analysed(key, document, analysis, null, attempt.generation())),
         records.get().analysed(key, document, analysis, null, attempt.generation()).and(reservation.settle(cost)));
   }
 
@@ -263,7 +262,7 @@ final class DocumentFlow {
       return copy.get();
     }
     Reservation reservation = reserve(call, content, true);
-    return Completion.of(QueuedAnalysis.result(),
+    return Completion.of(AnalyseResult.CODEC, AnalyseResult.QUEUED,
         records.get().queued(call.key, call.document, content.length, reservation, attempt.generation()));
   }
 
@@ -276,7 +275,8 @@ final class DocumentFlow {
       case SameContent.First first -> Optional.empty();
       case SameContent.CopyOfAnalysed copy -> {
         call.details.put("duplicateOfHash", copy.first().logHash()); // the log line names keys by hash (EventLog)
-        yield Optional.of(Completion.of(ResultMessage.duplicate(call.key, call.document, copy.first()),
+        yield Optional.of(Completion.of(AnalyseResult.CODEC,
+            new AnalyseResult.ToPublish(ResultMessage.duplicate(call.key, call.document, copy.first())),
             records.get().duplicate(call.key, call.document, copy.first())));
       }
       case SameContent.Waiting waiting -> {

@@ -15,11 +15,7 @@ final class EventCounts {
 
   private EventCounts() {}
 
-  static Report finished(Report report, Object documents, Object givenUp) {
-    return report.with(DOCUMENTS, number(documents)).with(GIVEN_UP, number(givenUp));
-  }
-
-  private static long number(Object value) {
-    return value instanceof Number n ? n.longValue() : 0L;
+  static Report finished(Report report, long documents, long givenUp) {
+    return report.with(DOCUMENTS, documents).with(GIVEN_UP, givenUp);
   }
 }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -78,8 +79,9 @@ final class JobSubmission {
     List<RecordQueries.Submitted> inJob = new ArrayList<>();
     Outcome outcome = once.run(IdempotencyKey.of(KEY_PREFIX + id), Effects.SUBMIT,
         Policy.DEFAULT.leaseAtLeast(limits.submissionLease()), attempt -> create(attempt, id, inJob));
-    if (outcome instanceof Outcome.Processed processed && processed.result().get("job") instanceof String job) {
-      gatherings.get().markSubmitted(job, inJob);
+    if (outcome instanceof Outcome.Processed processed) {
+      processed.recorded(Submission.CODEC).flatMap(Submission::job)
+          .ifPresent(job -> gatherings.get().markSubmitted(job, inJob));
     }
     return outcome;
   }
@@ -91,7 +93,7 @@ final class JobSubmission {
     List<RecordQueries.Submitted> members = gathering == null ? List.of() : sealed(gathering, gathered);
     if (members.isEmpty()) {
       // Its documents went to another job (a concurrent submitter), or its submitter crashed before assigning any.
-      return Completion.of(Map.of("gathering", id, "documents", 0), Gatherings.done(id));
+      return Completion.of(Submission.CODEC, Submission.none(id), Gatherings.done(id));
     }
     List<SideWrites> writes = new ArrayList<>();
     inJob.clear();
@@ -111,12 +113,12 @@ final class JobSubmission {
     } else {
       job = createJob(attempt, id, members, inJob, writes);
       if (job == null) {
-        return Completion.of(Map.of("gathering", id, "documents", 0), SideWrites.all(writes).and(Gatherings.done(id)));
+        return Completion.of(Submission.CODEC, Submission.none(id), SideWrites.all(writes).and(Gatherings.done(id)));
       }
     }
     String name = job.name().orElseThrow(() -> new IllegalStateException("Gemini created a batch job without a name"));
     writes.add(Gatherings.submitted(id, name, inJob.size()));
-    return Completion.of(Map.of("gathering", id, "job", name, "documents", inJob.size()), SideWrites.all(writes));
+    return Completion.of(Submission.CODEC, new Submission(id, Optional.of(name), inJob.size()), SideWrites.all(writes));
   }
 
   /**

@@ -9,11 +9,9 @@ import dev.once.key.IdempotencyKey;
 import dev.once.observe.Trace;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultSignature;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -46,12 +44,12 @@ final class ResultPublication {
   }
 
   /** One document's result, guarded by the document's key; on {@code held} when an earlier commit claimed it. */
-  Outcome publish(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Held> held) {
+  Outcome publish(IdempotencyKey documentKey, ResultMessage summary, Optional<Held> held) {
     Once.Effect effect = attempt -> Completion.of(Map.of("messageId", send(attempt, documentKey, summary)));
     return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(documentKey, Effects.PUBLISH, effect));
   }
 
-  Outcome publish(IdempotencyKey documentKey, Map<String, Object> summary) {
+  Outcome publish(IdempotencyKey documentKey, ResultMessage summary) {
     return publish(documentKey, summary, Optional.empty());
   }
 
@@ -63,7 +61,7 @@ final class ResultPublication {
    * failure fails the effect, and its retry publishes them all again (the copies carry their keys, which the delivery
    * recognises).
    */
-  Outcome publishAll(IdempotencyKey jobKey, List<Map<String, Object>> summaries, Optional<Held> held) {
+  Outcome publishAll(IdempotencyKey jobKey, List<ResultMessage> summaries, Optional<Held> held) {
     Once.Effect effect = attempt -> {
       Optional<Trace> trace = Trace.current();
       try (ExecutorService sending = Executors.newFixedThreadPool(PUBLISHING_AT_ONCE)) {
@@ -71,7 +69,7 @@ final class ResultPublication {
           attempt.ensureLease(MessagePublisher.TIMEOUT);
           List<Future<String>> wave = summaries.subList(first, Math.min(summaries.size(), first + PUBLISHING_AT_ONCE))
               .stream().map(summary -> sending.submit(
-                  () -> send(IdempotencyKey.of(String.valueOf(summary.get("key"))), summary, trace))).toList();
+                  () -> send(summary.key(), summary, trace))).toList();
           for (Future<String> message : wave) {
             awaitSent(message);
           }
@@ -87,24 +85,22 @@ final class ResultPublication {
    * publication on purpose (re-run N) {@code KEY/rerun-N} with {@code rerun} in the message, so the results topic and
    * the notified endpoint see a new event.
    */
-  private String send(Attempt attempt, IdempotencyKey documentKey, Map<String, Object> summary) {
+  private String send(Attempt attempt, IdempotencyKey documentKey, ResultMessage summary) {
     attempt.ensureLease(MessagePublisher.TIMEOUT);
     // The run is the publication's, or the analysis's when that was run again on purpose and this publication was not
     // (a run in another mode than the first: a batch job's completion, a sync analysis, publish under its own record).
-    int run = Math.max(attempt.generation(), ResultMessage.run(summary));
+    int run = Math.max(attempt.generation(), summary.run());
     if (run == 1) {
       return send(documentKey, summary, Trace.current());
     }
-    Map<String, Object> rerun = new LinkedHashMap<>(summary);
-    rerun.put(Records.RERUN, (long) run);
-    return send(documentKey.rerun(run), rerun, Trace.current());
+    return send(documentKey.rerun(run), summary.asRun(run), Trace.current());
   }
 
   /** One message; the trace passed along, since a sending thread does not carry the event's. */
-  private String send(IdempotencyKey documentKey, Map<String, Object> summary, Optional<Trace> trace) {
+  private String send(IdempotencyKey documentKey, ResultMessage summary, Optional<Trace> trace) {
     Map<String, String> attributes = new HashMap<>(ResultMessage.attributes(documentKey));
     trace.ifPresent(t -> attributes.put(Trace.TRACEPARENT, t.traceparent()));
-    byte[] data = ResultMessage.json(summary);
+    byte[] data = summary.json();
     attributes.put(ResultSignature.ATTRIBUTE, signature.sign(documentKey.value(), data));
     return publisher.get().publish(topic.get(), data, attributes);
   }

@@ -6,6 +6,7 @@ import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.ResultCodec;
 import dev.once.pipeline.ContentKeys;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.DocumentStatus;
@@ -107,20 +108,35 @@ final class SameContent {
 
   /** Claims the content for this document: recorded done naming it in one write, or the outcome naming the first. */
   private Outcome claim(IdempotencyKey contentKey, IdempotencyKey key) {
-    return once.settle(contentKey, Effects.CONTENT, Map.of("document", key.value()));
+    return once.settle(contentKey, Effects.CONTENT, FirstCopy.CODEC, new FirstCopy(key));
   }
 
   /** The document the content's claim names; null when it names none. */
   private static IdempotencyKey holderOf(Outcome claim) throws Refusal {
-    Object named = switch (claim) {
-      case Outcome.Processed processed -> processed.result().get("document");
-      case Outcome.Duplicate duplicate -> duplicate.result().get("document");
+    return switch (claim) {
+      case Outcome.Processed processed -> processed.recorded(FirstCopy.CODEC).orElseThrow().document();
+      case Outcome.Duplicate duplicate -> duplicate.recorded(FirstCopy.CODEC).orElseThrow().document();
       case Outcome.InFlight held -> throw Refusal.inFlight(
           "the first document of the same content is being recorded; redelivered", held.leaseExpiresAt());
       default -> throw Refusal.notPerformed("the record of the same content answered " + claim.label()
           + "; retried", null);
     };
-    return named == null ? null : IdempotencyKey.of(String.valueOf(named));
+  }
+
+  /**
+   * What the content's claim records: the document whose analysis stands for the bytes (null: a record that names
+   * none).
+   */
+  record FirstCopy(IdempotencyKey document) {
+    static final ResultCodec<FirstCopy> CODEC = new ResultCodec<>() {
+      public Map<String, Object> encode(FirstCopy first) {
+        return Map.of("document", first.document().value());
+      }
+
+      public FirstCopy decode(Map<String, Object> fields) {
+        return new FirstCopy(fields.get("document") instanceof String key ? IdempotencyKey.of(key) : null);
+      }
+    };
   }
 
   /**
@@ -138,9 +154,9 @@ final class SameContent {
       throw Refusal.notPerformed("could not read the claim on the same content: " + e.getMessage(), e);
     }
     if (record.isPresent() && record.get().state() == RecordState.DONE) {
-      Object named = record.get().outcome().get("document");
-      if (named != null && !first.value().equals(named)) {
-        return IdempotencyKey.of(String.valueOf(named)); // passed on since this instance last looked
+      IdempotencyKey named = record.get().outcome(FirstCopy.CODEC).orElseThrow().document();
+      if (named != null && !first.equals(named)) {
+        return named; // passed on since this instance last looked
       }
     }
     if (record.isPresent() && record.get().leaseLive()) {
@@ -186,7 +202,8 @@ final class SameContent {
       if (finished.isPresent()) {
         return switch (finished.get()) {
           case Outcome.Rejected rejected -> Holder.passes(rejected.gaveUp() ? "given up" : "refused");
-          case Outcome.Duplicate done when QueuedAnalysis.is(done.result()) -> holderInBatch(first);
+          case Outcome.Duplicate done when done.recorded(AnalyseResult.CODEC).orElseThrow() instanceof AnalyseResult.Queued
+              -> holderInBatch(first);
           default -> Holder.ANALYSED;
         };
       }
@@ -197,7 +214,8 @@ final class SameContent {
       LedgerRecord analyse = record.get();
       switch (analyse.state()) {
         case DONE -> {
-          return QueuedAnalysis.is(analyse.outcome()) ? holderInBatch(first) : Holder.ANALYSED;
+          return analyse.outcome(AnalyseResult.CODEC).orElseThrow() instanceof AnalyseResult.Queued
+              ? holderInBatch(first) : Holder.ANALYSED;
         }
         case REJECTED -> {
           return Holder.passes(analyse.gaveUp() ? "given up" : "refused");

@@ -1,7 +1,6 @@
 package dev.once.gemini;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.genai.Client;
 import com.google.genai.types.Candidate;
@@ -58,23 +57,20 @@ public final class InvoiceAnalyzer {
    * as BigInteger (a hostile invoice's total of 10^30, say). Such numbers become doubles, so the analysis is
    * recorded instead of failing its commit on every retry.
    */
-  @SuppressWarnings("unchecked")
-  static <T> T storable(T value) {
-    if (value instanceof BigInteger big) {
-      return (T) (Object) big.doubleValue();
-    }
-    if (value instanceof BigDecimal decimal) {
-      return (T) (Object) decimal.doubleValue();
-    }
-    if (value instanceof Map<?, ?> map) {
-      Map<String, Object> copy = new LinkedHashMap<>();
-      map.forEach((k, v) -> copy.put(String.valueOf(k), storable(v)));
-      return (T) copy;
-    }
-    if (value instanceof List<?> list) {
-      return (T) list.stream().map(InvoiceAnalyzer::storable).toList();
-    }
-    return value;
+  static Map<String, Object> storable(Map<?, ?> fields) {
+    Map<String, Object> copy = new LinkedHashMap<>();
+    fields.forEach((k, v) -> copy.put(String.valueOf(k), storableValue(v)));
+    return copy;
+  }
+
+  private static Object storableValue(Object value) {
+    return switch (value) {
+      case BigInteger big -> big.doubleValue();
+      case BigDecimal decimal -> decimal.doubleValue();
+      case Map<?, ?> map -> storable(map);
+      case List<?> list -> list.stream().map(InvoiceAnalyzer::storableValue).toList();
+      case null, default -> value;
+    };
   }
 
   /**
@@ -100,8 +96,7 @@ public final class InvoiceAnalyzer {
     }
     try {
       Object parsed = JSON.readValue(text, Object.class);
-      if (parsed instanceof Map<?, ?>) {
-        Map<String, Object> invoice = JSON.convertValue(parsed, new TypeReference<Map<String, Object>>() {});
+      if (parsed instanceof Map<?, ?> invoice) {
         InvoiceBounds.Bounded bounded = InvoiceBounds.bound(storable(invoice));
         return new Analysis(requestedModel, model, bounded.invoice(), null, usage, answeredAt, bounded.truncated());
       }

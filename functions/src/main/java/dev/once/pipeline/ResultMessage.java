@@ -6,18 +6,40 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.once.gemini.Analysis;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.PubSubMessageKeys;
+import dev.once.ledger.ResultCodec;
 import dev.once.observe.ForeignText;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The result of one document as published on the results topic: small, and the same bytes every time it is
- * built from the same facts (keys sorted), so a copy published again after a crash is recognisably the same.
- * It is also what the analysis effect records as its outcome, so a redelivery can publish it without Gemini.
+ * The result of one document as published on the results topic: small, and the same bytes every time it is built
+ * from the same facts (keys sorted), so a copy published again after a crash is recognisably the same. It is also
+ * what the analysis effect records as its outcome ({@link #CODEC}: the one place its field names are spelled), so a
+ * redelivery can publish it without Gemini.
+ *
+ * @param source where the document was (null: a job's failure names no object)
+ * @param run the run of the analysis (1; after an operator's deliberate re-run, that run's number, as {@code rerun})
+ * @param invoice the headline the model wrote, each text bounded (null: not analysed)
+ * @param truncated the headline fields cut to their bound, by us or by the model's answer's bounds
+ * @param reason why it failed or was refused, bounded (null: analysed or a duplicate)
+ * @param mode {@code sync} or {@code batch} for an analysis or a job's failure (null: refused, given up, a duplicate)
+ * @param job the batch job's name (null: none)
+ * @param duplicateOf the earlier document whose bytes this one has (null: none)
  */
-public final class ResultMessage {
+public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where source, int run,
+    Map<String, Object> invoice, List<String> truncated, String reason, String mode, String job,
+    IdempotencyKey duplicateOf) {
+
+  /** The object a result is of. */
+  public record Where(String bucket, String name, long generation) {
+    static Where of(DocumentSource source) {
+      return source == null ? null : new Where(source.bucket(), source.name(), source.generation());
+    }
+  }
+
   private static final ObjectMapper JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
   private static final List<String> HEADLINE = List.of("supplier", "invoiceNumber", "issueDate", "currency", "total");
   /**
@@ -28,125 +50,169 @@ public final class ResultMessage {
   /** The most of a reason (Google's words, the model's answer quoted) a published result holds. */
   static final int MAX_REASON_CHARS = 300;
 
-  private static String reason(String reason) {
-    return ForeignText.cut(reason, MAX_REASON_CHARS);
+  /** The message as its fields, recorded on the ledger and published as JSON; read back from any version's record. */
+  public static final ResultCodec<ResultMessage> CODEC = new ResultCodec<>() {
+    public Map<String, Object> encode(ResultMessage message) {
+      return message.fields();
+    }
+
+    public ResultMessage decode(Map<String, Object> fields) {
+      return ResultMessage.decode(fields);
+    }
+  };
+
+  public ResultMessage {
+    invoice = invoice == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(invoice));
+    truncated = List.copyOf(truncated);
   }
 
-  private ResultMessage() {}
-
-  public static Map<String, Object> analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
+  public static ResultMessage analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
       String job) {
     return analysed(documentKey, source, analysis, job, 1);
   }
 
   /** Run {@code run} of the analysis: after the first, the result says which ({@code rerun}), and is published so. */
-  public static Map<String, Object> analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
+  public static ResultMessage analysed(IdempotencyKey documentKey, DocumentSource source, Analysis analysis,
       String job, int run) {
-    DocumentStatus status = analysis.succeeded() ? DocumentStatus.ANALYSED : DocumentStatus.FAILED;
-    Map<String, Object> summary = base(documentKey, status, source);
-    if (run > 1) {
-      summary.put(Records.RERUN, (long) run);
+    String mode = job == null ? "sync" : "batch";
+    if (!analysis.succeeded()) {
+      return new ResultMessage(documentKey, DocumentStatus.FAILED, Where.of(source), run, null, List.of(),
+          reason(analysis.failure()), mode, job, null);
     }
-    if (analysis.succeeded()) {
-      Map<String, Object> invoice = new LinkedHashMap<>();
-      List<String> truncated = new ArrayList<>();
-      for (String field : HEADLINE) {
-        Object value = analysis.invoice().get(field);
-        if (value instanceof String text && text.length() > MAX_HEADLINE_CHARS) {
-          value = ForeignText.cut(text, MAX_HEADLINE_CHARS);
-          truncated.add(field);
-        } else if (analysis.truncated().contains(field)) {
-          truncated.add(field);
-        }
-        if (value != null) {
-          invoice.put(field, value);
-        }
+    Map<String, Object> invoice = new LinkedHashMap<>();
+    List<String> truncated = new ArrayList<>();
+    for (String field : HEADLINE) {
+      Object value = analysis.invoice().get(field);
+      if (value instanceof String text && text.length() > MAX_HEADLINE_CHARS) {
+        value = ForeignText.cut(text, MAX_HEADLINE_CHARS);
+        truncated.add(field);
+      } else if (analysis.truncated().contains(field)) {
+        truncated.add(field);
       }
-      summary.put("invoice", invoice);
-      if (!truncated.isEmpty()) {
-        summary.put("truncated", truncated);
+      if (value != null) {
+        invoice.put(field, value);
       }
-    } else {
-      summary.put("reason", reason(analysis.failure()));
     }
-    summary.put("mode", job == null ? "sync" : "batch");
-    if (job != null) {
-      summary.put("job", job);
-    }
-    return summary;
+    return new ResultMessage(documentKey, DocumentStatus.ANALYSED, Where.of(source), run, invoice, truncated, null,
+        mode, job, null);
   }
 
-  public static Map<String, Object> rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> summary = base(documentKey, DocumentStatus.REJECTED, source);
-    summary.put("reason", reason(reason));
-    return summary;
+  public static ResultMessage rejected(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    return refusal(documentKey, DocumentStatus.REJECTED, source, reason);
   }
 
   /** A document given up after its cap of paid tries (each may have been billed by Gemini, none answered). */
-  public static Map<String, Object> gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
-    Map<String, Object> summary = base(documentKey, DocumentStatus.FAILED, source);
-    summary.put("reason", reason(reason));
-    return summary;
+  public static ResultMessage gaveUp(IdempotencyKey documentKey, DocumentSource source, String reason) {
+    return refusal(documentKey, DocumentStatus.FAILED, source, reason);
   }
 
   /**
    * A document whose bytes an earlier one had: its own result says so and names the earlier one, whose result holds
    * the invoice ({@code duplicateOf}, {@code duplicateOfAnalysisId}). The same invoice uploaded twice is one invoice.
    */
-  public static Map<String, Object> duplicate(IdempotencyKey documentKey, DocumentSource source,
+  public static ResultMessage duplicate(IdempotencyKey documentKey, DocumentSource source,
       IdempotencyKey original) {
-    Map<String, Object> summary = base(documentKey, DocumentStatus.DUPLICATE, source);
-    summary.put("duplicateOf", original.value());
-    summary.put("duplicateOfAnalysisId", original.documentId());
-    return summary;
+    return new ResultMessage(documentKey, DocumentStatus.DUPLICATE, Where.of(source), 1, null, List.of(), null, null,
+        null, original);
   }
 
-  public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason) {
+  public static ResultMessage jobFailed(IdempotencyKey documentKey, String job, String reason) {
     return jobFailed(documentKey, job, reason, 1);
   }
 
-  public static Map<String, Object> jobFailed(IdempotencyKey documentKey, String job, String reason, int run) {
-    Map<String, Object> summary = base(documentKey, DocumentStatus.FAILED, null);
-    if (run > 1) {
-      summary.put(Records.RERUN, (long) run);
-    }
-    summary.put("reason", reason(reason));
-    summary.put("mode", "batch");
-    summary.put("job", job);
-    return summary;
+  public static ResultMessage jobFailed(IdempotencyKey documentKey, String job, String reason, int run) {
+    return new ResultMessage(documentKey, DocumentStatus.FAILED, null, run, null, List.of(), reason(reason), "batch",
+        job, null);
   }
 
-  private static Map<String, Object> base(IdempotencyKey documentKey, DocumentStatus status, DocumentSource source) {
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("key", documentKey.value());
-    summary.put("status", status.value());
-    summary.put("analysisId", documentKey.documentId());
-    if (source != null) {
-      Map<String, Object> where = new LinkedHashMap<>();
-      where.put("bucket", source.bucket());
-      where.put("name", source.name());
-      where.put("generation", source.generation());
-      summary.put("source", where);
-    }
-    return summary;
+  private static ResultMessage refusal(IdempotencyKey key, DocumentStatus status, DocumentSource source, String why) {
+    return new ResultMessage(key, status, Where.of(source), 1, null, List.of(), reason(why), null, null, null);
   }
 
-  /** Canonical JSON: sorted keys, so equal summaries give equal bytes. */
-  public static byte[] json(Map<String, Object> summary) {
+  private static String reason(String reason) {
+    return ForeignText.cut(reason, MAX_REASON_CHARS);
+  }
+
+  /** The same result, as run {@code run} of its analysis. */
+  public ResultMessage asRun(int run) {
+    return new ResultMessage(key, status, source, run, invoice, truncated, reason, mode, job, duplicateOf);
+  }
+
+  /** Canonical JSON: sorted keys, so equal results give equal bytes. */
+  public byte[] json() {
     try {
-      return JSON.writeValueAsBytes(summary);
+      return JSON.writeValueAsBytes(fields());
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("result summary is not serialisable", e);
     }
   }
 
-  /** The run of the analysis a result is of: 1, or the {@code rerun} it says. */
-  public static int run(Map<String, Object> summary) {
-    return summary.get(Records.RERUN) instanceof Number n ? Math.max(1, n.intValue()) : 1;
-  }
-
   /** The attributes every published result carries: the document's key, for the receiver to drop copies. */
   public static Map<String, String> attributes(IdempotencyKey documentKey) {
     return Map.of(PubSubMessageKeys.ATTRIBUTE, documentKey.value());
+  }
+
+  private Map<String, Object> fields() {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("key", key.value());
+    fields.put("status", status.value());
+    fields.put("analysisId", key.documentId());
+    if (source != null) {
+      Map<String, Object> where = new LinkedHashMap<>();
+      where.put("bucket", source.bucket());
+      where.put("name", source.name());
+      where.put("generation", source.generation());
+      fields.put("source", where);
+    }
+    if (run > 1) {
+      fields.put(Records.RERUN, (long) run);
+    }
+    if (invoice != null) {
+      fields.put("invoice", invoice);
+    }
+    if (!truncated.isEmpty()) {
+      fields.put("truncated", truncated);
+    }
+    if (reason != null) {
+      fields.put("reason", reason);
+    }
+    if (mode != null) {
+      fields.put("mode", mode);
+    }
+    if (job != null) {
+      fields.put("job", job);
+    }
+    if (duplicateOf != null) {
+      fields.put("duplicateOf", duplicateOf.value());
+      fields.put("duplicateOfAnalysisId", duplicateOf.documentId());
+    }
+    return fields;
+  }
+
+  private static ResultMessage decode(Map<String, Object> fields) {
+    IdempotencyKey key = IdempotencyKey.of(String.valueOf(fields.get("key")));
+    DocumentStatus status = DocumentStatus.of(fields.get("status")).orElseThrow(
+        () -> new IllegalArgumentException("a result of " + key.logHash() + " has no known status"));
+    Where source = fields.get("source") instanceof Map<?, ?> where
+        ? new Where(String.valueOf(where.get("bucket")), String.valueOf(where.get("name")),
+            where.get("generation") instanceof Number n ? n.longValue() : 0)
+        : null;
+    int run = fields.get(Records.RERUN) instanceof Number n ? Math.max(1, n.intValue()) : 1;
+    Map<String, Object> invoice = null;
+    if (fields.get("invoice") instanceof Map<?, ?> headline) {
+      invoice = new LinkedHashMap<>();
+      for (Map.Entry<?, ?> field : headline.entrySet()) {
+        invoice.put(String.valueOf(field.getKey()), field.getValue());
+      }
+    }
+    List<String> truncated = fields.get("truncated") instanceof List<?> cut
+        ? cut.stream().map(String::valueOf).toList() : List.of();
+    return new ResultMessage(key, status, source, run, invoice, truncated, text(fields, "reason"),
+        text(fields, "mode"), text(fields, "job"),
+        fields.get("duplicateOf") instanceof String original ? IdempotencyKey.of(original) : null);
+  }
+
+  private static String text(Map<String, Object> fields, String name) {
+    return fields.get(name) == null ? null : String.valueOf(fields.get(name));
   }
 }
