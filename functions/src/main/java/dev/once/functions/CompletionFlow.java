@@ -6,6 +6,7 @@ import dev.once.entry.Report;
 import dev.once.gemini.BatchAnswers;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.JobStates;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
 import dev.once.guard.Held;
@@ -153,8 +154,8 @@ final class CompletionFlow {
     }
     String name = GeminiCompletionKeys.jobName(jobKey);
     Optional<BatchJob> found = lookUp.get();
-    if (found.isPresent() && !BatchJobs.isTerminal(found.get())) {
-      throw new NotFinished(name + " is " + BatchJobs.state(found.get()).map(Enum::name).orElse("in an unknown state"));
+    if (found.isPresent() && !JobStates.isTerminal(found.get())) {
+      throw new NotFinished(name + " is " + JobStates.state(found.get()).map(Enum::name).orElse("in an unknown state"));
     }
     // Whose job it is is decided before anything is downloaded: a foreign job in the same Gemini project, with a
     // large responses file, must cost one query, not an instance's memory on every reconciler run.
@@ -165,10 +166,10 @@ final class CompletionFlow {
     if (found.isPresent() && finished.answersNotThereYet(found.get())) {
       throw new NotFinished(name + " succeeded, but its answers are not there yet");
     }
-    String state = found.map(job -> BatchJobs.state(job).map(Enum::name).orElse("UNKNOWN")).orElse("NOT_FOUND");
+    String state = found.map(job -> JobStates.state(job).map(Enum::name).orElse("UNKNOWN")).orElse("NOT_FOUND");
     // Deleted, or gone past Gemini's own retention: its documents get no answer from it, and go into another job.
     String ended = found.isEmpty() ? "Gemini has no batch job " + name
-        : BatchJobs.succeeded(found.get()) ? null : "the batch job " + name + " ended " + state;
+        : JobStates.succeeded(found.get()) ? null : "the batch job " + name + " ended " + state;
     // Failed as a whole for what its requests hold (not an outage): one poison document must not use up its
     // innocent companions' tries, so they go into jobs of half as many, uncounted, until it is alone.
     int halved = found.filter(job -> finished.failedForItsRequests(job) && members.size() > 1)

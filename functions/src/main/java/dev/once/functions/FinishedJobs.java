@@ -2,9 +2,12 @@ package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
 import com.google.genai.types.JobState;
+import dev.once.gemini.AnswersGone;
 import dev.once.gemini.BatchAnswers;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
+import dev.once.gemini.JobNames;
+import dev.once.gemini.JobStates;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
@@ -79,7 +82,7 @@ final class FinishedJobs {
    * what it looks like.
    */
   boolean answersNotThereYet(BatchJob job) {
-    return BatchJobs.succeeded(job) && job.dest().isEmpty() && endOf(job).isAfter(clock.instant().minus(ANSWERS_GRACE));
+    return JobStates.succeeded(job) && job.dest().isEmpty() && endOf(job).isAfter(clock.instant().minus(ANSWERS_GRACE));
   }
 
   /**
@@ -87,7 +90,7 @@ final class FinishedJobs {
    * error, an overload, a quota, a deadline), or it gives none.
    */
   boolean failedForItsRequests(BatchJob job) {
-    return BatchJobs.state(job).filter(s -> s == JobState.Known.JOB_STATE_FAILED).isPresent()
+    return JobStates.state(job).filter(s -> s == JobState.Known.JOB_STATE_FAILED).isPresent()
         && batchJobs.get().failure(job).map(error -> !error.transientFailure()).orElse(true);
   }
 
@@ -98,7 +101,7 @@ final class FinishedJobs {
     if (found.isPresent()) {
       try {
         results = batchJobs.get().results(found.get());
-      } catch (BatchJobs.AnswersGone e) {
+      } catch (AnswersGone e) {
         lost = e.getMessage();
       } catch (RuntimeException e) {
         if (endOf(found.get()).isAfter(clock.instant().minus(ANSWERS_KEPT))) {
@@ -113,7 +116,7 @@ final class FinishedJobs {
           "reason", lost));
     }
     BatchAnswers filed = BatchAnswers.of(results, members.ids(), members.rules(),
-        id -> BatchJobs.reference(members.gathering(), id), FinishedJobs::documentId);
+        id -> JobNames.reference(members.gathering(), id), FinishedJobs::documentId);
     return new Answers(filed, lost == null ? null : "the batch job " + name + " ended, but " + lost);
   }
 

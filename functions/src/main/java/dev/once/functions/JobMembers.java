@@ -2,7 +2,7 @@ package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
 import dev.once.gemini.BatchAnswers;
-import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
 import dev.once.guard.Refusal;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
@@ -42,7 +42,7 @@ record JobMembers(String name, String gathering, List<String> ids, List<RecordQu
 
     /** @throws Refusal when no document waits for the job (not one of ours, early, or a stray) */
     JobMembers of(String name, Optional<BatchJob> found) throws Refusal {
-      Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
+      Optional<String> gathering = found.flatMap(JobNames::gatheringId);
       List<RecordQueries.Submitted> submitted = null;
       if (gathering.isEmpty()) {
         submitted = queries.get().submittedTo(name);

@@ -4,6 +4,8 @@ import com.google.genai.types.BatchJob;
 import dev.once.functions.JobRequests.Refused;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiErrors;
+import dev.once.gemini.InputTooLarge;
+import dev.once.gemini.NotSubmitted;
 import dev.once.guard.Attempt;
 import dev.once.guard.Completion;
 import dev.once.guard.Once;
@@ -154,7 +156,7 @@ final class JobSubmission {
           attempt.ensureLease(limits.timeout());
           file.ifPresent(name -> recordInput(id, name));
         });
-      } catch (BatchJobs.InputTooLarge e) {
+      } catch (InputTooLarge e) {
         lastRefusal = e; // nothing uploaded, nothing asked: fewer documents a job, as for a job refused for its size
       } catch (RuntimeException e) {
         throwUnlessRefusedHere(id, e);
@@ -193,7 +195,7 @@ final class JobSubmission {
    * the job as it is, to count the try (the next one looks for the job first).
    */
   private void throwUnlessRefusedHere(String id, RuntimeException e) {
-    if (e instanceof BatchJobs.NotSubmitted) {
+    if (e instanceof NotSubmitted) {
       throw Refusal.notPerformed(e.getMessage(), e); // its input was not stored: no job asked for, none made
     }
     if (!GeminiErrors.certainlyNotCreated(e) && !GeminiErrors.tooLarge(e)) {

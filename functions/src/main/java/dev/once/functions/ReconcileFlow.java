@@ -6,6 +6,7 @@ import dev.once.budget.Budget;
 import dev.once.entry.Report;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiCompletionKeys;
+import dev.once.gemini.JobStates;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.InvalidKey;
 import dev.once.ledger.LedgerRecord;
@@ -209,7 +210,7 @@ final class ReconcileFlow {
 
   private void lookUpAndReconcile(IdempotencyKey key, String name, ReconcileSummary summary) {
     Optional<BatchJob> found = batchJobs.get().find(name);
-    if (found.isEmpty() || BatchJobs.isTerminal(found.get())) {
+    if (found.isEmpty() || JobStates.isTerminal(found.get())) {
       // Ended, whatever its age: a document still waiting was never completed (a completion moves it on in the
       // same commit), so this cannot bill it twice. Or gone from Gemini: the completion fails its documents,
       // saying why. Either way completed from this answer, without a second look.
@@ -224,7 +225,7 @@ final class ReconcileFlow {
    * False when it was left as too old: a waiting document of it is then the second pass's to complete.
    */
   private boolean reconcile(BatchJob job, ReconcileSummary summary) {
-    if (!BatchJobs.isTerminal(job)) {
+    if (!JobStates.isTerminal(job)) {
       summary.pending++;
       try {
         if (strays.cancelIfStray(job, clock.instant())) {

@@ -2,6 +2,8 @@ package dev.once.functions;
 
 import com.google.genai.types.BatchJob;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
+import dev.once.gemini.JobStates;
 import dev.once.guard.Refusal;
 import dev.once.observe.Log;
 import dev.once.pipeline.Gatherings;
@@ -40,11 +42,11 @@ final class StrayJobs {
    * a job whose submission is not recorded yet.
    */
   RuntimeException noDocumentWaits(String name, Optional<BatchJob> found) throws Refusal {
-    Optional<String> gathering = found.flatMap(BatchJobs::gatheringId);
+    Optional<String> gathering = found.flatMap(JobNames::gatheringId);
     if (gathering.isPresent()) {
       return noDocumentWaitsFor(gathering.get(), name, found.get());
     }
-    Optional<String> documentId = found.flatMap(BatchJobs::documentId);
+    Optional<String> documentId = found.flatMap(JobNames::documentId);
     if (documentId.isEmpty()) {
       throw Refusal.permanent(found.isEmpty()
           ? "Gemini has no batch job " + name + ", and no document of this pipeline waits for it"
@@ -61,7 +63,7 @@ final class StrayJobs {
     String reason = "batch job " + name + " is a stray second job of document "
         + analysis.get().documentKey().logHash() + ", whose analysis names "
         + (analysis.get().job() == null ? "no job" : analysis.get().job());
-    if (!BatchJobs.isTerminal(found.get())) {
+    if (!JobStates.isTerminal(found.get())) {
       cancel(name, Map.of("key", analysis.get().documentKey().value(),
           "analysisJob", String.valueOf(analysis.get().job())));
     }
@@ -81,7 +83,7 @@ final class StrayJobs {
     }
     String reason = "batch job " + name + " is no job the gathering " + gathering + " waits for (it names "
         + (state.job() == null ? "no job" : state.job()) + ")";
-    if (disowns(state, name) && !BatchJobs.isTerminal(job)) {
+    if (disowns(state, name) && !JobStates.isTerminal(job)) {
       cancel(name, Map.of("gathering", gathering, "gatheringJob", String.valueOf(state.job())));
     }
     throw Refusal.permanent(reason);
@@ -100,13 +102,13 @@ final class StrayJobs {
       return false;
     }
     String name = job.name().get();
-    Optional<String> gathering = BatchJobs.gatheringId(job);
+    Optional<String> gathering = JobNames.gatheringId(job);
     if (gathering.isPresent()) {
       Gatherings.State state = gatherings.get().state(gathering.get());
       return disowns(state, name)
           && cancel(name, Map.of("gathering", gathering.get(), "gatheringJob", String.valueOf(state.job())));
     }
-    Optional<String> documentId = BatchJobs.documentId(job);
+    Optional<String> documentId = JobNames.documentId(job);
     if (documentId.isEmpty()) {
       return false;
     }

@@ -11,6 +11,7 @@ import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.GeminiSetting;
+import dev.once.gemini.InputTooLarge;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
@@ -48,7 +49,7 @@ final class Wiring {
    * The documents' bytes of one job: its input file holds them in base64, a third more, and each line its key, prompt
    * and schema (up to ~4 KB), under the Files API's 2 GB per file ("a per-file maximum size of 2 GB",
    * ai.google.dev/gemini-api/docs/files, read as 2,000,000,000 bytes): (2e9 − 5,000 × 4 KB) × 3/4 ≈ 1.485e9, less a
-   * margin. A job that still would not fit is made of fewer documents (BatchJobs.InputTooLarge).
+   * margin. A job that still would not fit is made of fewer documents (InputTooLarge).
    */
   static final long MAX_JOB_BYTES = 1_450_000_000;
   /** No day's budget above a million dollars: a typo, not a budget. */

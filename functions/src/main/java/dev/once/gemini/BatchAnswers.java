@@ -18,7 +18,7 @@ import java.util.function.Function;
  * that does carry it), out of order on large jobs (googleapis/python-genai#1909, worked around in the SDK by an order
  * marker in the metadata, PR #2124), and a responses file line filed under another line's {@code key} (the same
  * thread). So position is never used, and a key that came back is not trusted alone: each request gives its document's
- * reference ({@link BatchJobs#reference}: unguessable, and new for each job), the model copies it into its answer, and
+ * reference ({@link JobNames#reference}: unguessable, and new for each job), the model copies it into its answer, and
  * an answer goes to the document its reference names, wherever it was filed. An answer that names no reference of the
  * job, and two answers naming one document, are given to nobody: those documents are run again — and an answer Google
  * billed under a document's own key that cannot be verified is kept on that document, with its cost and why.

@@ -107,7 +107,7 @@ final class BatchInputFiles {
   private String upload(Optional<String> name, String gatheringId, BatchInput input) {
     UploadFileConfig.Builder config = UploadFileConfig.builder()
         .mimeType(input.mimeType())
-        .displayName(BatchJobs.gatheringName(gatheringId))
+        .displayName(JobNames.gatheringName(gatheringId))
         .httpOptions(GeminiClients.noRetries());
     name.ifPresent(config::name);
     File file = client.files.upload(input.stream(), input.size(), config.build());

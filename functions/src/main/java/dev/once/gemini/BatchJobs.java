@@ -7,45 +7,23 @@ import com.google.genai.types.BatchJob;
 import com.google.genai.types.BatchJobSource;
 import com.google.genai.types.CreateBatchJobConfig;
 import com.google.genai.types.InlinedRequest;
-import com.google.genai.types.JobState;
 import com.google.genai.types.ListBatchJobsConfig;
 import com.google.genai.types.WebhookConfig;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.Log;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * Gemini batch jobs of the batch mode: a job of many documents ({@link #submit(String, List)}), then its state and
- * results. Jobs made before gathering existed hold one document each ({@link #documentId}).
+ * results. Jobs made before gathering existed hold one document each ({@link JobNames#documentId}).
  */
 public final class BatchJobs {
   /** Metadata naming the document, on the request (echoed on its response) and on the job's webhook. */
   public static final String DOCUMENT_KEY = "document_key";
-  /**
-   * A job's display name is this and its document's id (the SHA-256 of its key): what listing and getting a job show
-   * of it (the SDK exposes neither a job's requests nor its webhook metadata until it succeeded), so a retried
-   * submission can find the job an earlier try made, and a completion can tell whose job it is.
-   */
-  public static final String DISPLAY_NAME_PREFIX = "once ";
-  /**
-   * A gathered job's display name is this and its gathering's id: the one name every try of its submission gives it,
-   * so a retry adopts the job an earlier try made ({@link #findGathered(String)}).
-   */
-  public static final String GATHERING_PREFIX = "once job ";
   /**
    * Jobs asked for per page when looking for one: Google's list methods coerce a page size above their maximum down
    * to it (AIP-158), so asking for many costs nothing and saves calls.
@@ -56,13 +34,6 @@ public final class BatchJobs {
    * "no job": a project with more jobs than this is not what batch mode is sized for.
    */
   static final int FIND_MAX_PAGES = 500;
-
-  private static final Set<JobState.Known> TERMINAL = Set.of(
-      JobState.Known.JOB_STATE_SUCCEEDED,
-      JobState.Known.JOB_STATE_FAILED,
-      JobState.Known.JOB_STATE_CANCELLED,
-      JobState.Known.JOB_STATE_EXPIRED,
-      JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED);
 
   /**
    * The most the inlined requests of one job may take: Gemini's inline requests suit "smaller batches that keep the
@@ -113,7 +84,7 @@ public final class BatchJobs {
   public record Request(IdempotencyKey documentKey, byte[] content, String mimeType, String reference) {
     /** The document's request in the gathering's job. */
     public static Request of(String gatheringId, IdempotencyKey documentKey, byte[] content, String mimeType) {
-      return new Request(documentKey, content, mimeType, BatchJobs.reference(gatheringId, documentKey.documentId()));
+      return new Request(documentKey, content, mimeType, JobNames.reference(gatheringId, documentKey.documentId()));
     }
   }
 
@@ -127,23 +98,6 @@ public final class BatchJobs {
       return known;
     }
     return errors.of(job.name().get());
-  }
-
-  /**
-   * A document's reference in a gathering's job: 16 hex digits of the SHA-256 of the gathering's id (random, 128 bits)
-   * and the document's id. The model copies it from the request into the answer ({@link InvoiceSchema#REFERENCE}),
-   * which is how an answer is known to be its document's ({@link BatchAnswers}). It cannot be guessed from outside,
-   * so a document that asks the model to copy another reference cannot have its answer filed to another document, and
-   * it differs from job to job, so an answer from an earlier job of the same document never matches.
-   */
-  public static String reference(String gatheringId, String documentId) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest((gatheringId + "/" + documentId).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
   }
 
   /** How a job's requests are sent. */
@@ -163,27 +117,6 @@ public final class BatchJobs {
    * (ai.google.dev/gemini-api/docs/files), read as 2,000,000,000 bytes, the cautious reading.
    */
   public static final long MAX_INPUT_FILE_BYTES = 2_000_000_000L;
-
-  /**
-   * Not submitted, certainly: the job's requests make a larger input file than the Files API keeps (nothing was
-   * uploaded, no job asked for). A job of fewer documents fits.
-   */
-  public static final class InputTooLarge extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    public InputTooLarge(String message) {
-      super(message);
-    }
-  }
-
-  /** Not submitted, certainly: the job's input could not be stored, so no job was asked for. Try again later. */
-  public static final class NotSubmitted extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    NotSubmitted(String message, Throwable cause) {
-      super(message, cause);
-    }
-  }
 
   /**
    * Creates a job of these documents' requests, named after its gathering: inlined while the whole inlined request
@@ -225,7 +158,7 @@ public final class BatchJobs {
     WebhookConfig.Builder webhook = WebhookConfig.builder();
     webhookUrl.ifPresent(webhook::uris);
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
-        .displayName(gatheringName(gatheringId))
+        .displayName(JobNames.gatheringName(gatheringId))
         .webhookConfig(webhook.build())
         .httpOptions(GeminiClients.noRetries())
         .build();
@@ -253,24 +186,12 @@ public final class BatchJobs {
     inputFiles.delete(fileName);
   }
 
-  public static String gatheringName(String gatheringId) {
-    return GATHERING_PREFIX + gatheringId;
-  }
-
-  /** The id of the gathering a gathered job was made for, read from its display name; empty for any other job. */
-  public static Optional<String> gatheringId(BatchJob job) {
-    return job.displayName()
-        .filter(name -> name.startsWith(GATHERING_PREFIX))
-        .map(name -> name.substring(GATHERING_PREFIX.length()))
-        .filter(id -> id.matches("[0-9a-f]{32}"));
-  }
-
   /** A job of one document, named after it: how jobs were made before gathering existed. Not idempotent either. */
   public BatchJob submit(IdempotencyKey documentKey, byte[] document, String mimeType) {
     WebhookConfig.Builder webhook = WebhookConfig.builder();
     webhookUrl.ifPresent(webhook::uris); // a dynamic webhook: no project-level registration needed
     CreateBatchJobConfig config = CreateBatchJobConfig.builder()
-        .displayName(displayName(documentKey))
+        .displayName(JobNames.displayName(documentKey))
         .webhookConfig(webhook.userMetadata(Map.of(DOCUMENT_KEY, documentKey.value())).build())
         .httpOptions(GeminiClients.noRetries())
         .build();
@@ -280,18 +201,6 @@ public final class BatchJobs {
         .metadata(Map.of(DOCUMENT_KEY, documentKey.value()))
         .build();
     return client.batches.create(model, BatchJobSource.builder().inlinedRequests(request).build(), config);
-  }
-
-  public static String displayName(IdempotencyKey documentKey) {
-    return DISPLAY_NAME_PREFIX + documentKey.documentId();
-  }
-
-  /** The id of the document a job of this pipeline was made for, read from its display name; empty for others'. */
-  public static Optional<String> documentId(BatchJob job) {
-    return job.displayName()
-        .filter(name -> name.startsWith(DISPLAY_NAME_PREFIX))
-        .map(name -> name.substring(DISPLAY_NAME_PREFIX.length()))
-        .filter(id -> id.matches("[0-9a-f]{64}"));
   }
 
   /**
@@ -308,12 +217,12 @@ public final class BatchJobs {
    *     job there proves nothing
    */
   public Optional<BatchJob> findSubmitted(IdempotencyKey documentKey) {
-    return findNamed(displayName(documentKey));
+    return findNamed(JobNames.displayName(documentKey));
   }
 
   /** The job an earlier try of this gathering's submission made, if Gemini has one: as for a document's, above. */
   public Optional<BatchJob> findGathered(String gatheringId) {
-    return findNamed(gatheringName(gatheringId));
+    return findNamed(JobNames.gatheringName(gatheringId));
   }
 
   private Optional<BatchJob> findNamed(String wanted) {
@@ -373,66 +282,13 @@ public final class BatchJobs {
     Optional<String> file = job.dest().flatMap(d -> d.fileName());
     List<BatchResult> results = job.dest().flatMap(d -> d.inlinedResponses()).isPresent() || file.isEmpty()
         ? BatchResult.inlined(job, jobModel, answeredAt)
-        : fromFile(file.get(), jobModel, answeredAt);
+        : ResponsesFile.read(client, file.get(), jobModel, answeredAt);
     results.forEach(result -> result.analysis().ifPresent(watch::answered));
     return results;
-  }
-
-  /**
-   * Its answers of a responses file, downloaded to a temporary file and read a line at a time. A file Gemini no longer
-   * has (403, 404: the Files API keeps a file 48 hours) is {@link AnswersGone}; any other failure is thrown as it came.
-   */
-  private List<BatchResult> fromFile(String file, String model, Instant answeredAt) {
-    Path download = null;
-    try {
-      download = Files.createTempFile("once-batch-", ".jsonl");
-      try {
-        client.files.download(file, download.toString(), null);
-      } catch (ApiException e) {
-        if (e.code() == 403 || e.code() == 404) {
-          throw new AnswersGone("its responses file " + file + " cannot be read: " + GeminiErrors.describe(e), e);
-        }
-        throw e;
-      }
-      try (BufferedReader lines = Files.newBufferedReader(download)) {
-        return BatchResult.fromLines(lines, model, answeredAt);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not read the responses file " + file, e);
-    } finally {
-      if (download != null) {
-        download.toFile().delete();
-      }
-    }
-  }
-
-  /**
-   * A finished job's answers that can no longer be read: its responses file is gone (the Files API keeps files 48
-   * hours) or refused. Its documents got no answer that can be used: they go into another job.
-   */
-  public static final class AnswersGone extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    public AnswersGone(String message, Throwable cause) {
-      super(message, cause);
-    }
   }
 
   /** The first page of jobs; {@link Pager#nextPage()} fetches the next one. */
   public Pager<BatchJob> list(int pageSize) {
     return client.batches.list(ListBatchJobsConfig.builder().pageSize(pageSize).build());
-  }
-
-  public static boolean isTerminal(BatchJob job) {
-    return state(job).map(TERMINAL::contains).orElse(false);
-  }
-
-  public static Optional<JobState.Known> state(BatchJob job) {
-    return job.state().map(JobState::knownEnum);
-  }
-
-  public static boolean succeeded(BatchJob job) {
-    return state(job).map(s -> s == JobState.Known.JOB_STATE_SUCCEEDED || s == JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED)
-        .orElse(false);
   }
 }

@@ -24,6 +24,7 @@ import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.CostEstimator;
+import dev.once.gemini.InputTooLarge;
 import dev.once.gemini.PriceTable;
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
@@ -618,7 +619,7 @@ class BatchSubmitterTest {
   @Test
   void aJobWhoseInputFileWouldBeTooLarge_isSplit_andNoMemberIsRefused() {
     when(batchJobs.submit(eq(GATHERING), anyList(), any(), any()))
-        .thenThrow(new BatchJobs.InputTooLarge("the job's requests would be 2100000000 bytes of JSONL"));
+        .thenThrow(new InputTooLarge("the job's requests would be 2100000000 bytes of JSONL"));
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 

@@ -26,11 +26,13 @@ import dev.once.budget.SpendCounters;
 import dev.once.config.Settings;
 import dev.once.entry.Report;
 import dev.once.gemini.Analysis;
+import dev.once.gemini.AnswersGone;
 import dev.once.gemini.BatchError;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.BatchResult;
 import dev.once.gemini.GeminiCompletionKeys;
 import dev.once.gemini.InvoiceAnalyzer;
+import dev.once.gemini.JobNames;
 import dev.once.gemini.PriceTable;
 import dev.once.gemini.Usage;
 import dev.once.guard.Once;
@@ -217,7 +219,7 @@ class CompletionFlowTest {
    */
   @Test
   void aJobOfOursNoDocumentWaitsFor_isRefusedAsAStray_unlessItsDocumentIsDeferred() {
-    BatchJob ours = BatchJob.builder().name(JOB).displayName(BatchJobs.displayName(DOCUMENT))
+    BatchJob ours = BatchJob.builder().name(JOB).displayName(JobNames.displayName(DOCUMENT))
         .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
     when(batchJobs.find(JOB)).thenReturn(Optional.of(ours));
     when(queries.submittedTo(JOB)).thenReturn(List.of());
@@ -264,7 +266,7 @@ class CompletionFlowTest {
   @Test
   void aJobOfManyDocuments_isCompletedInChunks_andResumesWhereItStopped() {
     String gathering = "0123456789abcdef0123456789abcdef";
-    BatchJob succeeded = BatchJob.builder().name(JOB).displayName(BatchJobs.gatheringName(gathering))
+    BatchJob succeeded = BatchJob.builder().name(JOB).displayName(JobNames.gatheringName(gathering))
         .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
     List<RecordQueries.Submitted> members = IntStream.range(0, 250)
         .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/m" + i + ".pdf#1"),
@@ -314,7 +316,7 @@ class CompletionFlowTest {
   /** A gathered job of {@code count} documents, ended in {@code state}, its gathering as its submission recorded it. */
   private List<RecordQueries.Submitted> gathered(int count, JobState.Known state, String inputFile,
       Function<List<RecordQueries.Submitted>, List<BatchResult>> answers) {
-    BatchJob job = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
+    BatchJob job = BatchJob.builder().name(GATHERED_JOB).displayName(JobNames.gatheringName(GATHERING))
         .state(new JobState(state)).build();
     List<RecordQueries.Submitted> members = IntStream.range(0, count)
         .mapToObj(i -> new RecordQueries.Submitted(IdempotencyKey.of("gcs:inbox/g" + i + ".pdf#1"),
@@ -335,7 +337,7 @@ class CompletionFlowTest {
 
   /** The answer a model gives a member's request: its invoice (its own number), naming its reference. */
   private static BatchResult answer(String gathering, RecordQueries.Submitted member, boolean withKey) {
-    String reference = BatchJobs.reference(gathering, member.documentKey().documentId());
+    String reference = JobNames.reference(gathering, member.documentKey().documentId());
     return new BatchResult(withKey ? Optional.of(member.documentKey().value()) : Optional.empty(),
         Optional.of(reference), Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("invoiceNumber",
             member.source().name(), "documentReference", reference), null, new Usage(10, 1, 11))), Optional.empty());
@@ -594,7 +596,7 @@ class CompletionFlowTest {
     when(queries.waitingFor(anyString(), eq(GATHERING), any())).thenReturn(List.of(last));
     IdempotencyKey again = GeminiCompletionKeys.ofName("batches/gathered-2");
     when(batchJobs.find("batches/gathered-2")).thenReturn(Optional.of(BatchJob.builder().name("batches/gathered-2")
-        .displayName(BatchJobs.gatheringName(GATHERING)).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
+        .displayName(JobNames.gatheringName(GATHERING)).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED))
         .build()));
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-2",
         List.of(key.documentId()), Map.of(), null, true, null));
@@ -620,7 +622,7 @@ class CompletionFlowTest {
   @Test
   void aJobWhoseResponsesFileIsGone_sendsItsDocumentsIntoAnotherJob_insteadOfRetryingForEver() {
     List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, "files/in", all -> List.of());
-    when(batchJobs.results(any())).thenThrow(new BatchJobs.AnswersGone("its responses file files/out cannot be read:"
+    when(batchJobs.results(any())).thenThrow(new AnswersGone("its responses file files/out cannot be read:"
         + " Gemini answered 404 NOT_FOUND: File not found", null));
 
     Report report = flow.complete(GATHERED_KEY);
@@ -635,7 +637,7 @@ class CompletionFlowTest {
 
     // Any other failure to read them is retried, until the job ended longer ago than the Files API keeps a file.
     IdempotencyKey other = GeminiCompletionKeys.ofName("batches/gathered-3");
-    BatchJob ended = BatchJob.builder().name("batches/gathered-3").displayName(BatchJobs.gatheringName(GATHERING))
+    BatchJob ended = BatchJob.builder().name("batches/gathered-3").displayName(JobNames.gatheringName(GATHERING))
         .state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).endTime(clock.instant())
         .dest(BatchJobDestination.builder().fileName("files/out-3").build()).build();
     when(batchJobs.find("batches/gathered-3")).thenReturn(Optional.of(ended));
@@ -655,7 +657,7 @@ class CompletionFlowTest {
   @Test
   void aJobThatFailedForWhatItsRequestsHold_isSplit_uncounted_untilADocumentIsAlone() {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
-    BatchJob failed = BatchJob.builder().name(GATHERED_JOB).displayName(BatchJobs.gatheringName(GATHERING))
+    BatchJob failed = BatchJob.builder().name(GATHERED_JOB).displayName(JobNames.gatheringName(GATHERING))
         .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(JobError.builder().code(3)
             .message("Request contains an invalid argument.").build()).build();
     when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(failed));
@@ -744,7 +746,7 @@ class CompletionFlowTest {
   void aChunkOfInvoicesWithHugeModelWrittenFields_completes_eachRecordWithinFirestoresLimit() {
     List<RecordQueries.Submitted> members = gathered(100, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> all.stream()
         .map(m -> {
-          String reference = BatchJobs.reference(GATHERING, m.documentKey().documentId());
+          String reference = JobNames.reference(GATHERING, m.documentKey().documentId());
           String json = "{\"documentReference\":\"" + reference + "\",\"supplier\":\"" + "Ω".repeat(6_000)
               + "\",\"invoiceNumber\":\"" + "N".repeat(12_000) + "\",\"total\":1}";
           GenerateContentResponse response = GenerateContentResponse

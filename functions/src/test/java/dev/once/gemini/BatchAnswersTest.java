@@ -21,7 +21,7 @@ class BatchAnswersTest {
   private static final List<IdempotencyKey> KEYS = List.of(IdempotencyKey.of("gcs:inbox/a.pdf#1"),
       IdempotencyKey.of("gcs:inbox/b.pdf#1"), IdempotencyKey.of("gcs:inbox/c.pdf#1"));
   private static final List<String> IDS = KEYS.stream().map(IdempotencyKey::documentId).toList();
-  private static final Function<String, String> REFERENCE = id -> BatchJobs.reference(GATHERING, id);
+  private static final Function<String, String> REFERENCE = id -> JobNames.reference(GATHERING, id);
   private static final Function<String, String> KEY_TO_ID = key -> IdempotencyKey.of(key).documentId();
   /** google.rpc 13, as python-genai#1341 captured it: retryable. */
   private static final BatchError INTERNAL = BatchResult.fromFile(("{\"key\":\"x\","

@@ -82,7 +82,7 @@ class BatchInputTest {
     assertEquals(InvoicePrompt.INSTRUCTION, parts.at("/1/text").asText());
     assertEquals("Set documentReference to \"" + request.reference() + "\" exactly.", parts.at("/2/text").asText(),
         "the reference its answer copies");
-    assertEquals(BatchJobs.reference(gathering("line"), request.documentKey().documentId()), request.reference());
+    assertEquals(JobNames.reference(gathering("line"), request.documentKey().documentId()), request.reference());
     JsonNode generation = line.at("/request/generationConfig");
     assertEquals("application/json", generation.get("responseMimeType").asText());
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, generation.get("maxOutputTokens").asInt());
@@ -212,7 +212,7 @@ class BatchInputTest {
     long created = gemini.count("batchGenerateContent.carriedOut");
     gemini.ambiguousNext("files.uploadChunk", 1, AmbiguousFailure.RESET);
 
-    assertThrows(BatchJobs.NotSubmitted.class, () -> jobs.submit(id, requests));
+    assertThrows(NotSubmitted.class, () -> jobs.submit(id, requests));
     assertEquals(created, gemini.count("batchGenerateContent.carriedOut"), "no job asked for");
     BatchJob job = jobs.submit(id, requests);
 
@@ -247,7 +247,7 @@ class BatchInputTest {
     String id = gathering("shrunk-upload");
     BatchJobs jobs = new BatchJobs(client, MODEL, Optional.empty(), 1);
     gemini.ambiguousNext("files.uploadChunk", 1, AmbiguousFailure.RESET);
-    assertThrows(BatchJobs.NotSubmitted.class, () -> jobs.submit(id, requests));
+    assertThrows(NotSubmitted.class, () -> jobs.submit(id, requests));
 
     BatchJob job = jobs.submit(id, requests.subList(0, 2));
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.gemini.AnswerFault;
@@ -105,7 +106,7 @@ class BatchAnswerFaultsIT {
     assertEquals("analysed", analysis.getString("status"), key);
     @SuppressWarnings("unchecked")
     Map<String, Object> invoice = (Map<String, Object>) analysis.get("invoice");
-    assertEquals(BatchJobs.reference(analysis.getString("batch"), analysis.getId()), invoice.get("documentReference"),
+    assertEquals(JobNames.reference(analysis.getString("batch"), analysis.getId()), invoice.get("documentReference"),
         key + " holds another document's answer");
     assertTrue(stack.gemini.requests(analysis.getString("job")).stream().anyMatch(request -> key.equals(
         request.path("metadata").path(BatchJobs.DOCUMENT_KEY).asText(request.path("key").asText()))),

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.firestore.QueryDocumentSnapshot;
-import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
 import dev.once.local.Await;
 import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
@@ -153,7 +153,7 @@ class BatchInputFileIT {
     for (String key : keys) {
       QueryDocumentSnapshot analysis = jobs.analysis(key).orElseThrow();
       assertEquals("analysed", analysis.getString("status"), key);
-      assertEquals(BatchJobs.reference(analysis.getString("batch"), analysis.getId()),
+      assertEquals(JobNames.reference(analysis.getString("batch"), analysis.getId()),
           ((Map<?, ?>) analysis.get("invoice")).get("documentReference"), key + " holds another document's answer");
       assertEquals(job, analysis.getString("job"), key + " answered by its first job");
       assertEquals(null, analysis.getLong("reruns"), key);

@@ -11,6 +11,7 @@ import dev.once.budget.Reservation;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchInput;
 import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
 import dev.once.gemini.PriceTable;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.DocumentWrites;
@@ -62,7 +63,7 @@ final class FileBatchJobs {
       String file = matrix.gemini.files.upload(input.toByteArray(),
           UploadFileConfig.builder().mimeType("application/jsonl").build()).name().orElseThrow();
       String job = matrix.gemini.batches.create(MODEL, BatchJobSource.builder().fileName(file).build(),
-          CreateBatchJobConfig.builder().displayName(BatchJobs.gatheringName(gathering)).build()).name().orElseThrow();
+          CreateBatchJobConfig.builder().displayName(JobNames.gatheringName(gathering)).build()).name().orElseThrow();
       DocumentWrites writes = writing(matrix.stack.db, submissions, gathering);
       members.forEach((key, source) -> {
         jobs.put(key.value(), job);

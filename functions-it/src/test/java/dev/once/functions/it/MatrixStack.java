@@ -9,7 +9,7 @@ import com.google.genai.types.HttpOptions;
 import com.google.genai.types.ListBatchJobsConfig;
 import com.google.pubsub.v1.PubsubMessage;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.gemini.BatchJobs;
+import dev.once.gemini.JobNames;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
@@ -240,8 +240,8 @@ final class MatrixStack implements AutoCloseable {
     Map<String, Long> jobs = new HashMap<>();
     Map<String, Long> byGathering = new HashMap<>();
     for (BatchJob job : gemini.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build())) {
-      BatchJobs.documentId(job).ifPresent(id -> jobs.merge(id, 1L, Long::sum));
-      BatchJobs.gatheringId(job).ifPresent(id -> byGathering.merge(id, 1L, Long::sum));
+      JobNames.documentId(job).ifPresent(id -> jobs.merge(id, 1L, Long::sum));
+      JobNames.gatheringId(job).ifPresent(id -> byGathering.merge(id, 1L, Long::sum));
     }
     for (QueryDocumentSnapshot analysis : stack.documents(Records.ANALYSES)) {
       String gathering = analysis.getString("batch");
