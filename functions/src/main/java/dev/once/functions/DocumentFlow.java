@@ -16,19 +16,15 @@ import dev.once.guard.Policy;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.key.StorageObjectKeys;
-import dev.once.ledger.SideWrites;
 import dev.once.pipeline.DocumentSource;
-import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.Records;
 import dev.once.pipeline.ResultMessage;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -67,9 +63,6 @@ final class DocumentFlow {
 
   private final Once once;
   private final Supplier<Records> records;
-  private final Supplier<RecordQueries> queries;
-  private final Budget budget;
-  private final Supplier<CostEstimator> estimator;
   private final Supplier<InvoiceAnalyzer> analyzer;
   private final Supplier<BatchSubmitter> submitter;
   private final ResultPublication publication;
@@ -77,15 +70,13 @@ final class DocumentFlow {
   private final PaidCalls paid;
   private final SameContent sameContent;
   private final DocumentChecks checks;
+  private final DocumentReservations reservations;
 
   DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
       Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
       Supplier<BatchSubmitter> submitter, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
     this.once = once;
     this.records = records;
-    this.queries = queries;
-    this.budget = budget;
-    this.estimator = estimator;
     this.analyzer = analyzer;
     this.submitter = submitter;
     this.publication = publication;
@@ -93,6 +84,7 @@ final class DocumentFlow {
     this.paid = paid;
     this.sameContent = new SameContent(once, queries);
     this.checks = new DocumentChecks(records, reader, maxBytes);
+    this.reservations = new DocumentReservations(budget, estimator, records, queries);
   }
 
   /** The document generation's key: {@code gcs:bucket/name#generation}. */
@@ -124,7 +116,7 @@ final class DocumentFlow {
     // One effect for both modes, so a document whose deliveries land on a sync and a batch revision during a
     // change of ANALYSIS_MODE is still analysed (and paid for) once.
     boolean analysedBefore = !sync && earlier.isPresent();
-    Paid call = new Paid(key, document, deferredSince);
+    PaidCall call = new PaidCall(key, document, deferredSince);
     Outcome analysed = analysedBefore
         ? earlier.get()
         : once.run(key, Effects.ANALYSE, policy(key, document),
@@ -202,25 +194,7 @@ final class DocumentFlow {
     }
   }
 
-  /** One document's paid call, and what its log line says of it: {@code costMicroUsd}, {@code model}. */
-  private static final class Paid {
-    final IdempotencyKey key;
-    final DocumentSource document;
-    final Instant deferredSince;
-    final Map<String, Object> details = new LinkedHashMap<>();
-    /** Deferred because its estimate alone is more than a whole day's budget. */
-    boolean largerThanADay;
-    /** Deferred until the first document of its bytes is analysed, or passes the content's claim on. */
-    boolean waitingForContent;
-
-    Paid(IdempotencyKey key, DocumentSource document, Instant deferredSince) {
-      this.key = key;
-      this.document = document;
-      this.deferredSince = deferredSince;
-    }
-  }
-
-  private Completion analyse(Attempt attempt, Paid call) throws Refusal {
+  private Completion analyse(Attempt attempt, PaidCall call) throws Refusal {
     IdempotencyKey key = call.key;
     DocumentSource document = call.document;
     byte[] content = checks.readValid(key, document);
@@ -228,7 +202,7 @@ final class DocumentFlow {
     if (copy.isPresent()) {
       return copy.get();
     }
-    Reservation reservation = reserve(call, content, false);
+    Reservation reservation = reservations.reserve(call, content, false);
     Analysis analysis;
     try {
       attempt.ensureLease(paid.timeout());
@@ -255,13 +229,13 @@ final class DocumentFlow {
    * Batch mode: the document is validated, its cost reserved (or it is deferred), and it is queued, in the commit
    * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
-  private Completion queue(Attempt attempt, Paid call) throws Refusal {
+  private Completion queue(Attempt attempt, PaidCall call) throws Refusal {
     byte[] content = checks.readValid(call.key, call.document);
     Optional<Completion> copy = copyOfEarlier(call, content);
     if (copy.isPresent()) {
       return copy.get();
     }
-    Reservation reservation = reserve(call, content, true);
+    Reservation reservation = reservations.reserve(call, content, true);
     return Completion.of(AnalyseResult.CODEC, AnalyseResult.QUEUED,
         records.get().queued(call.key, call.document, content.length, reservation, attempt.generation()));
   }
@@ -270,7 +244,7 @@ final class DocumentFlow {
    * This document's completion as a copy of the same bytes uploaded before ({@link SameContent}); empty when it is
    * the one to analyse. A copy waiting for the first is deferred, nothing reserved or published.
    */
-  private Optional<Completion> copyOfEarlier(Paid call, byte[] content) throws Refusal {
+  private Optional<Completion> copyOfEarlier(PaidCall call, byte[] content) throws Refusal {
     return switch (sameContent.judge(call.key, call.document, call.document.mimeType(), content)) {
       case SameContent.First first -> Optional.empty();
       case SameContent.CopyOfAnalysed copy -> {
@@ -285,53 +259,6 @@ final class DocumentFlow {
             waiting.first()));
       }
     };
-  }
-
-  /**
-   * Sets the call's estimated cost aside against the day's budget (nothing without a budget: no estimate, no read, no
-   * write), or defers the document. Far from the day's edge the estimate is the model's ceiling (no call); nearer,
-   * it is counted ({@code countTokens}, free): a failure there costs nothing, unless Gemini says the document itself
-   * cannot be processed.
-   */
-  private Reservation reserve(Paid call, byte[] content, boolean batch) throws Refusal {
-    if (!budget.capped()) {
-      return Reservation.NONE;
-    }
-    OptionalLong ceiling = estimator.get().ceiling(batch);
-    if (ceiling.isPresent() && budget.farFromTheEdge(ceiling.getAsLong())) {
-      return budget.reserve(call.key, ceiling.getAsLong(), reason -> deferred(call, reason, true));
-    }
-    long estimate;
-    try {
-      estimate = estimator.get().microUsd(content, call.document.mimeType(), batch);
-    } catch (RuntimeException e) {
-      if (GeminiErrors.isPermanent(e)) {
-        String reason = GeminiErrors.describe(e);
-        throw Refusal.permanent(reason, records.get().rejected(call.key, call.document, reason));
-      }
-      throw Refusal.notPerformed("could not estimate the call's cost: " + GeminiErrors.describe(e), e);
-    }
-    return budget.reserve(call.key, estimate, reason -> deferred(call, reason, budget.fitsADay(estimate)));
-  }
-
-  /**
-   * The deferral's record, keeping the first deferral's time (one read, only when deferring), so the document keeps
-   * its place in the reconciler's queue; one larger than a whole day's budget goes to the back of it instead, so that
-   * it never holds back the documents deferred after it.
-   */
-  private SideWrites deferred(Paid call, String reason, boolean fitsADay) {
-    call.largerThanADay = !fitsADay;
-    Instant since = fitsADay ? call.deferredSince : null;
-    if (since == null && fitsADay) {
-      try {
-        since = queries.get().analysis(call.key.documentId())
-            .filter(analysis -> analysis.status() == DocumentStatus.DEFERRED)
-            .map(RecordQueries.AnalysisState::deferredAt).orElse(null);
-      } catch (RuntimeException e) {
-        throw Refusal.notPerformed("could not read the document's analysis to defer it: " + e.getMessage(), e);
-      }
-    }
-    return records.get().deferred(call.key, call.document, reason, since);
   }
 
   /**
