@@ -82,7 +82,7 @@ final class Clients {
     this.once = Once.over(ledger, settings).loggingTo(log);
     this.models = new ModelWatch(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
-    this.records = Lazy.of(() -> new Records(prices.get(), Wiring.recordsRetention(settings),
+    this.records = Lazy.of(() -> new Records(prices.get(), PipelineSettings.recordsRetention(settings),
         InstantSource.system()));
     this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
     this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
@@ -93,7 +93,7 @@ final class Clients {
     this.estimator = Lazy.of(() -> new CostEstimator(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),
         prices.get(), models, InstantSource.system()));
     this.batchJobs = Lazy.of(() -> new BatchJobs(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),
-        settings.optional(GeminiSetting.GEMINI_WEBHOOK_URL), Wiring.inlineMaxBytes(settings), models,
+        settings.optional(GeminiSetting.GEMINI_WEBHOOK_URL), PipelineSettings.inlineMaxBytes(settings), models,
         new JobErrors(settings.optional(GeminiSetting.GEMINI_BASE_URL),
             settings.required(GeminiSetting.GEMINI_API_KEY),
             settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS))));

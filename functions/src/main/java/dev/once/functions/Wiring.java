@@ -6,31 +6,24 @@ import dev.once.config.InvalidSetting;
 import dev.once.config.Lazy;
 import dev.once.config.MissingSetting;
 import dev.once.config.OnceSetting;
-import dev.once.config.Setting;
 import dev.once.config.Settings;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.GeminiSetting;
-import dev.once.gemini.InputTooLarge;
 import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
 import dev.once.ledger.LedgerOptions;
 import dev.once.pipeline.BatchGauges;
-import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.PipelineSetting;
-import dev.once.pipeline.RecordQueries;
 import dev.once.pipeline.ResultSignature;
-import java.math.BigDecimal;
 import java.net.URI;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -43,17 +36,6 @@ import java.util.function.Supplier;
 final class Wiring {
   /** The message of the spending guard's log lines, which the budget metrics and alerts read (observability.tf). */
   static final String BUDGET_LOG_MESSAGE = "gemini budget";
-  /** Gemini's concurrent batch jobs per project (ai.google.dev rate limits, Batch API). */
-  static final int GEMINI_MAX_JOBS = 100;
-  /**
-   * The documents' bytes of one job: its input file holds them in base64, a third more, and each line its key, prompt
-   * and schema (up to ~4 KB), under the Files API's 2 GB per file ("a per-file maximum size of 2 GB",
-   * ai.google.dev/gemini-api/docs/files, read as 2,000,000,000 bytes): (2e9 − 5,000 × 4 KB) × 3/4 ≈ 1.485e9, less a
-   * margin. A job that still would not fit is made of fewer documents (InputTooLarge).
-   */
-  static final long MAX_JOB_BYTES = 1_450_000_000;
-  /** No day's budget above a million dollars: a typo, not a budget. */
-  static final BigDecimal MAX_BUDGET_USD = BigDecimal.valueOf(1_000_000);
 
   private Wiring() {}
 
@@ -61,8 +43,8 @@ final class Wiring {
     Settings settings = clients.settings;
     checkLedger(settings);
     checkGemini(clients);
-    DocumentFlow.Mode mode = mode(settings);
-    webhookUrl(settings); // named by every batch job (BatchJobs)
+    DocumentFlow.Mode mode = PipelineSettings.mode(settings);
+    PipelineSettings.webhookUrl(settings); // named by every batch job (BatchJobs)
     long maxBytes = settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES);
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
         clients.once.maxAttempts());
@@ -75,34 +57,14 @@ final class Wiring {
   /** Batch mode's gathering of queued documents into jobs, with its BATCH_* settings checked. */
   static BatchSubmitter batchSubmitter(Clients clients, Supplier<DocumentReader> reader, InstantSource clock) {
     Settings settings = clients.settings;
-    int maxDocuments = atMost(settings, PipelineSetting.BATCH_MAX_DOCUMENTS, RecordQueries.MAX_DOCUMENTS_PER_JOB);
-    long maxBytes = settings.positiveLong(PipelineSetting.BATCH_MAX_BYTES);
-    if (maxBytes > MAX_JOB_BYTES) {
-      throw new InvalidSetting(PipelineSetting.BATCH_MAX_BYTES, "must be at most " + MAX_JOB_BYTES
-          + " (base64 makes a third more of them, under the Files API's 2 GB per input file), got " + maxBytes);
-    }
-    inlineMaxBytes(settings);
-    Duration maxWait = Duration.ofSeconds(settings.wholeNumber(PipelineSetting.BATCH_MAX_WAIT_SECONDS, 0, Long.MAX_VALUE));
-    int maxInFlight = atMost(settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
-    BatchSubmitter.Limits limits = new BatchSubmitter.Limits(maxDocuments, maxBytes, maxWait, maxInFlight,
+    PipelineSettings.inlineMaxBytes(settings);
+    BatchSubmitter.Limits limits = new BatchSubmitter.Limits(PipelineSettings.batchMaxDocuments(settings),
+        PipelineSettings.batchMaxBytes(settings), PipelineSettings.batchMaxWait(settings),
+        PipelineSettings.batchMaxJobsInFlight(settings),
         settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
         settings.positiveLong(PipelineSetting.MAX_DOCUMENT_BYTES));
     return new BatchSubmitter(clients.once, clients.gatherings, clients.queries, clients.records, reader,
         clients.batchJobs, resultPublication(clients), limits, clock, budget(clients), clients.estimator);
-  }
-
-  /** BATCH_INLINE_MAX_BYTES, at most {@link BatchJobs#DEFAULT_INLINE_MAX_BYTES} (Gemini's 20 MB, less a margin). */
-  static long inlineMaxBytes(Settings settings) {
-    long value = settings.positiveLong(PipelineSetting.BATCH_INLINE_MAX_BYTES);
-    if (value > BatchJobs.DEFAULT_INLINE_MAX_BYTES) {
-      throw new InvalidSetting(PipelineSetting.BATCH_INLINE_MAX_BYTES, "must be at most "
-          + BatchJobs.DEFAULT_INLINE_MAX_BYTES + " (Gemini's 20 MB of inlined requests, less a margin), got " + value);
-    }
-    return value;
-  }
-
-  private static int atMost(Settings settings, Setting setting, int most) {
-    return (int) settings.wholeNumber(setting, 1, most);
   }
 
   /**
@@ -112,12 +74,12 @@ final class Wiring {
    */
   static Budget budget(Clients clients) {
     Settings settings = clients.settings;
-    ZoneId zone = budgetZone(settings);
+    ZoneId zone = PipelineSettings.budgetZone(settings);
     Optional<String> amount = settings.optional(GeminiSetting.GEMINI_DAILY_BUDGET_USD);
     if (amount.isEmpty()) {
       return Budget.NONE;
     }
-    long microUsd = microUsd(amount.get());
+    long microUsd = PipelineSettings.microUsd(amount.get());
     String model = settings.required(GeminiSetting.GEMINI_MODEL);
     if (clients.prices.get().schedule(model).isEmpty()) {
       throw new InvalidSetting(GeminiSetting.GEMINI_DAILY_BUDGET_USD, "cannot be kept: the model " + model
@@ -126,34 +88,10 @@ final class Wiring {
     return new DailyBudget(clients.ledger, microUsd, zone, clients.once.log(), BUDGET_LOG_MESSAGE);
   }
 
-  static long microUsd(String usd) {
-    BigDecimal amount;
-    try {
-      amount = new BigDecimal(usd);
-    } catch (NumberFormatException e) {
-      amount = null;
-    }
-    if (amount == null || amount.signum() <= 0 || amount.compareTo(MAX_BUDGET_USD) > 0 || amount.scale() > 6) {
-      throw new InvalidSetting(GeminiSetting.GEMINI_DAILY_BUDGET_USD, "must be an amount of US dollars above 0 and"
-          + " at most " + MAX_BUDGET_USD + ", with at most 6 decimals (e.g. 25 or 0.50), got \"" + usd + "\"");
-    }
-    return amount.movePointRight(6).longValueExact();
-  }
-
-  static ZoneId budgetZone(Settings settings) {
-    Optional<String> zone = settings.optional(OnceSetting.ONCE_BUDGET_TIMEZONE);
-    try {
-      return zone.map(ZoneId::of).orElse(ZoneOffset.UTC);
-    } catch (DateTimeException e) {
-      throw new InvalidSetting(OnceSetting.ONCE_BUDGET_TIMEZONE, "is not a time zone (a tz database name such as"
-          + " Europe/Paris or Etc/UTC): \"" + zone.get() + "\"");
-    }
-  }
-
   static DeliveryFlow deliveryFlow(Clients clients) {
     Settings settings = clients.settings;
     checkLedger(settings);
-    URI endpoint = httpUrl(settings, PipelineSetting.NOTIFY_URL);
+    URI endpoint = PipelineSettings.httpUrl(settings, PipelineSetting.NOTIFY_URL);
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
     NotificationSigner signer = NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
@@ -192,9 +130,9 @@ final class Wiring {
     Settings settings = clients.settings;
     Optional<WebhookVerifier> staticWebhooks =
         settings.optional(GeminiSetting.GEMINI_WEBHOOK_SECRET).map(WebhookVerifier::fromSecrets);
-    URI jwks = httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_JWKS_URL);
+    URI jwks = PipelineSettings.httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_JWKS_URL);
     String issuer = settings.required(GeminiSetting.GEMINI_WEBHOOK_ISSUER);
-    Optional<DynamicWebhookVerifier> dynamicWebhooks = webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
+    Optional<DynamicWebhookVerifier> dynamicWebhooks = PipelineSettings.webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
         DynamicWebhookVerifier.Options.forAudience(url).withJwksUrl(jwks).withIssuer(issuer)));
     if (staticWebhooks.isEmpty() && dynamicWebhooks.isEmpty()) {
       throw new MissingSetting("neither GEMINI_WEBHOOK_URL nor GEMINI_WEBHOOK_SECRET is set: set GEMINI_WEBHOOK_URL"
@@ -202,13 +140,6 @@ final class Wiring {
           + " secret of a registered webhook (static webhooks), or both");
     }
     return new WebhookSignatures(staticWebhooks, dynamicWebhooks);
-  }
-
-  /** GEMINI_WEBHOOK_URL, checked: batch jobs name it, and dynamic webhook tokens must name it exactly. */
-  static Optional<String> webhookUrl(Settings settings) {
-    Optional<String> url = settings.optional(GeminiSetting.GEMINI_WEBHOOK_URL);
-    url.ifPresent(set -> httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_URL));
-    return url;
   }
 
   static ReconcileFlow reconcileFlow(Clients clients) {
@@ -227,32 +158,8 @@ final class Wiring {
 
   /** The reconciler's line of batch gauges, against the cap it is deployed with. */
   static GaugeLine gaugeLine(Clients clients) {
-    int maxInFlight = atMost(clients.settings, PipelineSetting.BATCH_MAX_JOBS_IN_FLIGHT, GEMINI_MAX_JOBS);
-    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())), maxInFlight, clients.once.log());
-  }
-
-  static DocumentFlow.Mode mode(Settings settings) {
-    String mode = settings.required(PipelineSetting.ANALYSIS_MODE).toLowerCase(Locale.ROOT);
-    return switch (mode) {
-      case "sync" -> DocumentFlow.Mode.SYNC;
-      case "batch" -> DocumentFlow.Mode.BATCH;
-      default -> throw new InvalidSetting(PipelineSetting.ANALYSIS_MODE, "must be sync or batch, got \"" + mode + "\"");
-    };
-  }
-
-  private static URI httpUrl(Settings settings, Setting setting) {
-    String url = settings.required(setting);
-    URI endpoint;
-    try {
-      endpoint = URI.create(url);
-    } catch (IllegalArgumentException e) {
-      endpoint = null;
-    }
-    if (!HttpsOnly.allows(endpoint)) {
-      throw new InvalidSetting(setting, "is not an https URL with a host (http only to this machine: localhost,"
-          + " 127.0.0.0/8, [::1]): \"" + url + "\"");
-    }
-    return endpoint;
+    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())),
+        PipelineSettings.batchMaxJobsInFlight(clients.settings), clients.once.log());
   }
 
   /** The results topic, resolved now: publishing needs it on every path. */
@@ -281,11 +188,4 @@ final class Wiring {
     clients.records.get();
   }
 
-  /** RECORDS_RETENTION_DAYS: unset, the analyses and bills are kept; else 30 days to a century. */
-  static Optional<Duration> recordsRetention(Settings settings) {
-    if (settings.optional(PipelineSetting.RECORDS_RETENTION_DAYS).isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(Duration.ofDays(settings.wholeNumber(PipelineSetting.RECORDS_RETENTION_DAYS, 30, 36_500)));
-  }
 }

@@ -108,12 +108,12 @@ class WiringTest {
 
   @Test
   void theDailyBudget_isInDollarsToTheMicroDollar_overADayInItsZone_andNeedsAPricedModel() {
-    assertEquals(25_000_000L, Wiring.microUsd("25"));
-    assertEquals(500_000L, Wiring.microUsd("0.50"));
-    assertEquals(1L, Wiring.microUsd("0.000001"));
-    assertEquals(ZoneOffset.UTC, Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", " "))));
+    assertEquals(25_000_000L, PipelineSettings.microUsd("25"));
+    assertEquals(500_000L, PipelineSettings.microUsd("0.50"));
+    assertEquals(1L, PipelineSettings.microUsd("0.000001"));
+    assertEquals(ZoneOffset.UTC, PipelineSettings.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", " "))));
     assertEquals(ZoneId.of("Europe/Paris"),
-        Wiring.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", "Europe/Paris"))));
+        PipelineSettings.budgetZone(Settings.of(Map.of("ONCE_BUDGET_TIMEZONE", "Europe/Paris"))));
 
     Map<String, String> blank = deployed();
     blank.put("GEMINI_DAILY_BUDGET_USD", ""); // what Terraform sets for no cap
@@ -176,8 +176,8 @@ class WiringTest {
 
   @Test
   void analysisMode_isSyncOrBatch() {
-    assertEquals(DocumentFlow.Mode.SYNC, Wiring.mode(Settings.of(Map.of())));
-    assertEquals(DocumentFlow.Mode.BATCH, Wiring.mode(Settings.of(Map.of("ANALYSIS_MODE", "Batch"))));
+    assertEquals(DocumentFlow.Mode.SYNC, PipelineSettings.mode(Settings.of(Map.of())));
+    assertEquals(DocumentFlow.Mode.BATCH, PipelineSettings.mode(Settings.of(Map.of("ANALYSIS_MODE", "Batch"))));
   }
 
   @Test
