@@ -13,11 +13,11 @@ running_pid() {
 }
 
 # Builds once-run and the functions' deploy jar and invoker (mvn -pl run -am package) unless nothing under
-# pom.xml, local/, core/, firestore/, functions/ or run/ changed since the last build: then it costs one find.
+# pom.xml, wire/, local/, core/, firestore/, functions/ or run/ changed since the last build: then it costs one find.
 build_run() {
   if [ -f "$RUN_STAMP" ] && [ -f run/target/classpath.txt ] && [ -f functions/target/invoker/java-function-invoker.jar ] &&
      ls functions/target/once-functions-*-deploy.jar >/dev/null 2>&1 &&
-     [ -z "$(find pom.xml local core firestore functions run -path '*/target' -prune -o -type f -newer "$RUN_STAMP" -print 2>/dev/null | head -n 1)" ]; then
+     [ -z "$(find pom.xml wire local core firestore functions run -path '*/target' -prune -o -type f -newer "$RUN_STAMP" -print 2>/dev/null | head -n 1)" ]; then
     return 0
   fi
   mkdir -p target

@@ -8,10 +8,10 @@ import dev.once.functions.Benchmarks;
 import dev.once.key.PubSubMessageKeys;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.samples.InvoicePdf;
-import dev.once.local.storage.ObjectFinalized;
 import dev.once.observe.Log;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
+import dev.once.wire.storage.ObjectFinalized;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
@@ -156,7 +156,7 @@ public final class CostBench {
 
   /** What DocumentUploaded reads of the stand-in's finalize event for {@code notification}. */
   static DocumentSource source(ObjectFinalized notification) {
-    dev.once.local.eventarc.CloudEvent sent = DirectSender.finalized(notification);
+    dev.once.wire.eventarc.CloudEvent sent = DirectSender.finalized(notification);
     CloudEvent event = CloudEventBuilder.v1()
         .withId(sent.id())
         .withSource(URI.create(sent.source()))

@@ -2,9 +2,9 @@ package dev.once.bench;
 
 import dev.once.local.emulator.FreePort;
 import dev.once.local.eventarc.BinaryMode;
-import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.process.ChildProcess;
+import dev.once.wire.eventarc.CloudEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;

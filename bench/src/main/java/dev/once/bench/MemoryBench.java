@@ -1,11 +1,11 @@
 package dev.once.bench;
 
-import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.invoker.FunctionProcess;
 import dev.once.local.samples.InvoicePdf;
-import dev.once.local.storage.ObjectFinalized;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.storage.ObjectFinalized;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

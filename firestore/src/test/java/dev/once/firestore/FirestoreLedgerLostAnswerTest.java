@@ -12,7 +12,7 @@ import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FirestoreEmulator;
-import dev.once.local.net.TcpProxy;
+import dev.once.wire.net.TcpProxy;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -1,7 +1,7 @@
 package dev.once.functions;
 
-import dev.once.local.gemini.WebhookSigner;
 import dev.once.pipeline.ResultSignature;
+import dev.once.wire.gemini.WebhookSigner;
 import java.util.Map;
 
 /** The results' signing key of the unit tests (RESULTS_SIGNING_KEY), made afresh for each test JVM. */

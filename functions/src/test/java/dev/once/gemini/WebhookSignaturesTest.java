@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.local.gemini.DynamicWebhookSigner;
-import dev.once.local.gemini.WebhookSigner;
-import dev.once.local.http.LocalServer;
+import dev.once.wire.gemini.WebhookSigner;
+import dev.once.wire.http.LocalServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.config.InvalidSetting;
-import dev.once.local.gemini.WebhookSigner;
+import dev.once.wire.gemini.WebhookSigner;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.InstantSource;

@@ -4,15 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.EventarcRelay;
 import dev.once.local.gemini.GeminiStandIn;
-import dev.once.local.gemini.WebhookSigner;
-import dev.once.local.http.Json;
 import dev.once.local.http.Receiver;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.StandIn;
 import dev.once.local.storage.StorageStandIn;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.gemini.WebhookSigner;
+import dev.once.wire.http.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

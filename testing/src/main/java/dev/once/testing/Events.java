@@ -1,14 +1,11 @@
 package dev.once.testing;
 
-import com.google.protobuf.ByteString;
-import com.google.protobuf.util.Timestamps;
-import com.google.pubsub.v1.PubsubMessage;
-import dev.once.local.eventarc.PubSubEvents;
-import dev.once.local.eventarc.StorageEvents;
-import dev.once.local.gemini.WebhookSigner;
-import dev.once.local.storage.ObjectFinalized;
-import dev.once.local.storage.ObjectResource;
-import dev.once.local.storage.StoredObject;
+import dev.once.wire.eventarc.PubSubEvents;
+import dev.once.wire.eventarc.StorageEvents;
+import dev.once.wire.gemini.WebhookSigner;
+import dev.once.wire.storage.ObjectFinalized;
+import dev.once.wire.storage.ObjectResource;
+import dev.once.wire.storage.StoredObject;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
@@ -102,11 +99,9 @@ public final class Events {
     }
 
     public CloudEvent build() {
-      PubsubMessage message = PubsubMessage.newBuilder().setMessageId(messageId).setData(ByteString.copyFrom(data))
-          .putAllAttributes(attributes).setOrderingKey(orderingKey)
-          .setPublishTime(Timestamps.fromMillis(published.toEpochMilli())).build();
       String subscription = topic.replace("/topics/", "/subscriptions/") + "-eventarc";
-      return cloudEvent(PubSubEvents.messagePublished(message, subscription, topic));
+      return cloudEvent(PubSubEvents.messagePublished(messageId, attributes, data, orderingKey,
+          published.truncatedTo(ChronoUnit.MILLIS), subscription, topic));
     }
   }
 
@@ -215,7 +210,7 @@ public final class Events {
   }
 
   /** The stand-ins' event as the SDK's {@link CloudEvent}, what a function's {@code accept} takes. */
-  private static CloudEvent cloudEvent(dev.once.local.eventarc.CloudEvent event) {
+  private static CloudEvent cloudEvent(dev.once.wire.eventarc.CloudEvent event) {
     CloudEventBuilder builder = CloudEventBuilder.v1().withId(event.id()).withSource(URI.create(event.source()))
         .withType(event.type()).withData(event.dataContentType(), event.data());
     if (event.subject() != null) {

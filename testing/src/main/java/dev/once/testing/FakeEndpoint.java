@@ -1,8 +1,8 @@
 package dev.once.testing;
 
 import com.sun.net.httpserver.HttpExchange;
-import dev.once.local.http.LocalServer;
-import dev.once.local.http.Responses;
+import dev.once.wire.http.LocalServer;
+import dev.once.wire.http.Responses;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -12,7 +12,7 @@ import dev.once.guard.Policy;
 import dev.once.guard.Refusal;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;
-import dev.once.local.gemini.WebhookSigner;
+import dev.once.wire.gemini.WebhookSigner;
 import io.cloudevents.CloudEvent;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

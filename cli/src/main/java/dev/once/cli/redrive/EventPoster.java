@@ -2,7 +2,7 @@ package dev.once.cli.redrive;
 
 import dev.once.cli.Failure;
 import dev.once.local.eventarc.BinaryMode;
-import dev.once.local.eventarc.CloudEvent;
+import dev.once.wire.eventarc.CloudEvent;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -2,9 +2,9 @@ package dev.once.cli.redrive;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.once.local.eventarc.CloudEvent;
 import dev.once.local.eventarc.DirectSender;
-import dev.once.local.storage.ObjectFinalized;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.storage.ObjectFinalized;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Instant;
@@ -17,7 +17,7 @@ import java.util.Set;
 /**
  * The finalize CloudEvent a re-drive sends, in Eventarc's shape: made from the object resource (the same attributes
  * the relay gives a Cloud Storage notification: source, subject, the {@code bucket} extension, the object's update
- * time; see local/…/eventarc/StorageEvents), or taken back from a dead-lettered message, whose {@code ce-*}
+ * time; see wire/…/eventarc/StorageEvents), or taken back from a dead-lettered message, whose {@code ce-*}
  * attributes are the event's own.
  */
 final class FinalizeEvents {

@@ -1,7 +1,8 @@
 package dev.once.local.eventarc;
 
-import dev.once.local.http.HttpError;
 import dev.once.local.http.Request;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.http.HttpError;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -1,7 +1,8 @@
 package dev.once.local.eventarc;
 
-import dev.once.local.http.Counters;
 import dev.once.local.http.RetryPolicy;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.http.Counters;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

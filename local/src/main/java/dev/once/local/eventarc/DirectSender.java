@@ -1,7 +1,9 @@
 package dev.once.local.eventarc;
 
 import dev.once.local.http.RetryPolicy;
-import dev.once.local.storage.ObjectFinalized;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.eventarc.StorageEvents;
+import dev.once.wire.storage.ObjectFinalized;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

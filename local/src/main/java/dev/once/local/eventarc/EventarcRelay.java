@@ -1,11 +1,13 @@
 package dev.once.local.eventarc;
 
-import dev.once.local.http.Counters;
-import dev.once.local.http.LocalServer;
 import dev.once.local.http.RetryPolicy;
 import dev.once.local.http.StandIn;
 import dev.once.local.storage.ObjectFinalizeListener;
 import dev.once.local.storage.StorageStandIn;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.eventarc.StorageEvents;
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.LocalServer;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;

@@ -13,14 +13,18 @@ import com.google.cloud.pubsub.v1.stub.SubscriberStubSettings;
 import com.google.pubsub.v1.AcknowledgeRequest;
 import com.google.pubsub.v1.ModifyAckDeadlineRequest;
 import com.google.pubsub.v1.ProjectSubscriptionName;
+import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.PullRequest;
 import com.google.pubsub.v1.PullResponse;
 import com.google.pubsub.v1.ReceivedMessage;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.eventarc.PubSubEvents;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -144,12 +148,19 @@ public final class PubSubSource implements AutoCloseable {
     }
   }
 
+  /** The CloudEvent Eventarc makes of a message it pulled ({@link PubSubEvents}, given the message's fields). */
+  static CloudEvent event(PubsubMessage message, String subscription, String topic) {
+    Instant published = Instant.ofEpochSecond(message.getPublishTime().getSeconds(), message.getPublishTime().getNanos());
+    return PubSubEvents.messagePublished(message.getMessageId(), message.getAttributesMap(),
+        message.getData().toByteArray(), message.getOrderingKey(), published, subscription, topic);
+  }
+
   private void dispatch(ReceivedMessage received) {
     String ackId = received.getAckId();
     outstanding.add(ackId);
     CompletableFuture<DeliveryResult.Outcome> delivery;
     try {
-      delivery = sink.apply(PubSubEvents.messagePublished(received.getMessage(), subscription, topic));
+      delivery = sink.apply(event(received.getMessage(), subscription, topic));
     } catch (RuntimeException e) {
       delivery = CompletableFuture.failedFuture(e);
     }

@@ -4,11 +4,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.once.local.http.ApiHandler;
-import dev.once.local.http.HttpError;
-import dev.once.local.http.Json;
 import dev.once.local.http.Request;
-import dev.once.local.http.Responses;
-import dev.once.local.storage.ObjectFinalized;
+import dev.once.wire.eventarc.CloudEvent;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.Responses;
+import dev.once.wire.storage.ObjectFinalized;
 import java.net.URI;
 import java.util.Optional;
 

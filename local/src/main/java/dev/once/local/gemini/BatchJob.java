@@ -2,7 +2,7 @@ package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import dev.once.local.http.HttpError;
+import dev.once.wire.http.HttpError;
 import java.net.URI;
 import java.time.Instant;
 import java.util.EnumSet;

@@ -1,7 +1,7 @@
 package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 
 /**
  * A batch job as the API returns it: a long-running {@code Operation} whose {@code metadata} is the

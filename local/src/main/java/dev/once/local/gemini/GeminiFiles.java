@@ -1,8 +1,8 @@
 package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.HttpError;
-import dev.once.local.http.Json;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Json;
 import java.io.ByteArrayOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

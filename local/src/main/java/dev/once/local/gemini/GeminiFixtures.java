@@ -1,7 +1,7 @@
 package dev.once.local.gemini;
 
-import dev.once.local.http.Json;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.once.wire.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

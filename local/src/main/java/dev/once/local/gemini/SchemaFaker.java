@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -2,8 +2,8 @@ package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.HttpError;
-import dev.once.local.http.Json;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;

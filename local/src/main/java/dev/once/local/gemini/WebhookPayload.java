@@ -1,7 +1,7 @@
 package dev.once.local.gemini;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 

@@ -1,9 +1,10 @@
 package dev.once.local.gemini;
 
-import dev.once.local.http.Counters;
-import dev.once.local.http.Json;
 import dev.once.local.http.Pause;
 import dev.once.local.http.RetryPolicy;
+import dev.once.wire.gemini.WebhookSigner;
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,5 +1,8 @@
 package dev.once.local.http;
 
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Responses;
 import java.time.Duration;
 import java.util.List;
 

@@ -2,6 +2,7 @@ package dev.once.local.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import dev.once.wire.http.HttpError;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 

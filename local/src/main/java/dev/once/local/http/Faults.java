@@ -1,5 +1,7 @@
 package dev.once.local.http;
 
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.HttpError;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

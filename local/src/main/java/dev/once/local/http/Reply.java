@@ -2,6 +2,8 @@ package dev.once.local.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.Responses;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

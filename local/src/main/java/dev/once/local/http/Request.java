@@ -1,6 +1,7 @@
 package dev.once.local.http;
 
 import com.sun.net.httpserver.HttpExchange;
+import dev.once.wire.http.HttpError;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,6 +2,7 @@ package dev.once.local.net;
 
 import dev.once.local.Bounds;
 import dev.once.local.http.AmbiguousFailure;
+import dev.once.wire.net.TcpProxy;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.Context;

@@ -2,6 +2,7 @@ package dev.once.local.storage;
 
 import dev.once.local.http.Pause;
 import dev.once.local.http.RetryPolicy;
+import dev.once.wire.storage.ObjectFinalized;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,6 +1,6 @@
 package dev.once.local.storage;
 
-import dev.once.local.http.HttpError;
+import dev.once.wire.http.HttpError;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,8 @@
 package dev.once.local.storage;
 
-import dev.once.local.http.Counters;
+import dev.once.wire.http.Counters;
+import dev.once.wire.storage.ObjectFinalized;
+import dev.once.wire.storage.StoredObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

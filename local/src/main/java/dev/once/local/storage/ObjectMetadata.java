@@ -1,7 +1,7 @@
 package dev.once.local.storage;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.once.local.http.HttpError;
+import dev.once.wire.http.HttpError;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,6 +1,8 @@
 package dev.once.local.storage;
 
-import dev.once.local.http.HttpError;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.storage.Hashes;
+import dev.once.wire.storage.StoredObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -1,11 +1,13 @@
 package dev.once.local.storage;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Counters;
-import dev.once.local.http.HttpError;
-import dev.once.local.http.Json;
 import dev.once.local.http.Request;
-import dev.once.local.http.Responses;
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.Responses;
+import dev.once.wire.storage.ObjectResource;
+import dev.once.wire.storage.StoredObject;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,8 @@
 package dev.once.local.storage;
 
-import dev.once.local.http.HttpError;
 import dev.once.local.http.Request;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.storage.StoredObject;
 
 /**
  * The generation and metageneration preconditions of the JSON API. A failed precondition on a write is 412; on a

@@ -2,9 +2,10 @@ package dev.once.local.storage;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.once.local.http.AdminRoutes;
-import dev.once.local.http.Json;
 import dev.once.local.http.Request;
-import dev.once.local.http.Responses;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.Responses;
+import dev.once.wire.storage.ObjectFinalized;
 
 /**
  * The storage stand-in's own {@code /_admin/...} routes: its notifications (list, double, send again) and buckets

@@ -7,12 +7,14 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import dev.once.local.http.AdminRoutes;
 import dev.once.local.http.ApiHandler;
-import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
-import dev.once.local.http.HttpError;
-import dev.once.local.http.Json;
 import dev.once.local.http.Request;
-import dev.once.local.http.Responses;
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.HttpError;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.Responses;
+import dev.once.wire.storage.ObjectResource;
+import dev.once.wire.storage.StoredObject;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -239,7 +241,7 @@ final class StorageApi extends ApiHandler {
     if (name == null) {
       throw new HttpError(400, "INVALID_ARGUMENT", "required", "Required");
     }
-    Responses.json(request.exchange(), 200, ObjectResource.bucketJson(name, store.createBucket(name), baseUrl.get()));
+    Responses.json(request.exchange(), 200, BucketResource.toJson(name, store.createBucket(name), baseUrl.get()));
   }
 
   /** {@code buckets.list} ({@code gcloud storage ls}): GCS requires the project; the stand-in has one, so all of them. */
@@ -251,7 +253,7 @@ final class StorageApi extends ApiHandler {
     var buckets = store.bucketsCreated();
     if (!buckets.isEmpty()) {
       ArrayNode items = json.putArray("items");
-      buckets.forEach((name, created) -> items.add(ObjectResource.bucketJson(name, created, baseUrl.get())));
+      buckets.forEach((name, created) -> items.add(BucketResource.toJson(name, created, baseUrl.get())));
     }
     Responses.json(request.exchange(), 200, json);
   }
@@ -260,7 +262,7 @@ final class StorageApi extends ApiHandler {
     counters.increment("buckets.get");
     var created = store.bucketCreated(bucket)
         .orElseThrow(() -> HttpError.notFound("The specified bucket does not exist."));
-    Responses.json(request.exchange(), 200, ObjectResource.bucketJson(bucket, created, baseUrl.get()));
+    Responses.json(request.exchange(), 200, BucketResource.toJson(bucket, created, baseUrl.get()));
   }
 
   @Override

@@ -1,10 +1,13 @@
 package dev.once.local.storage;
 
-import dev.once.local.http.Counters;
 import dev.once.local.http.Faults;
-import dev.once.local.http.Json;
-import dev.once.local.http.LocalServer;
 import dev.once.local.http.StandIn;
+import dev.once.wire.http.Counters;
+import dev.once.wire.http.Json;
+import dev.once.wire.http.LocalServer;
+import dev.once.wire.storage.ObjectFinalized;
+import dev.once.wire.storage.ObjectResource;
+import dev.once.wire.storage.StoredObject;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,13 +2,14 @@ package dev.once.local.eventarc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.once.local.Await;
 import dev.once.local.Bounds;
-import dev.once.local.http.Json;
 import dev.once.local.http.RawHttp;
 import dev.once.local.http.Receiver;
 import dev.once.local.http.RetryPolicy;
+import dev.once.wire.http.Json;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.NoCredentials;
@@ -75,8 +76,8 @@ class EventarcRelayTest {
     relay = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(FAST)
         .withPubSubEmulatorHost(PubSubEmulator.shared().hostPort()))
         .attach(storage)
-        .route(dev.once.local.eventarc.CloudEvent.STORAGE_FINALIZED, recording)
-        .route(dev.once.local.eventarc.CloudEvent.PUBSUB_PUBLISHED, recording)
+        .route(dev.once.wire.eventarc.CloudEvent.STORAGE_FINALIZED, recording)
+        .route(dev.once.wire.eventarc.CloudEvent.PUBSUB_PUBLISHED, recording)
         .route("test.fails.twice", failsTwice)
         .route("test.always.fails", alwaysFails);
   }
@@ -108,8 +109,8 @@ class EventarcRelayTest {
     return RecordingFunctions.Recording.RECEIVED.stream().filter(match).toList();
   }
 
-  private static dev.once.local.eventarc.CloudEvent synthetic(String type) {
-    return new dev.once.local.eventarc.CloudEvent("evt-" + NAMES.incrementAndGet(), "//test/source", type,
+  private static dev.once.wire.eventarc.CloudEvent synthetic(String type) {
+    return new dev.once.wire.eventarc.CloudEvent("evt-" + NAMES.incrementAndGet(), "//test/source", type,
         "things/1", Instant.now(), "application/json", "{}".getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
@@ -239,7 +240,7 @@ class EventarcRelayTest {
 
   @Test
   void aFunctionThatFailsTwice_getsTheEventThreeTimes() throws Exception {
-    dev.once.local.eventarc.CloudEvent event = synthetic("test.fails.twice");
+    dev.once.wire.eventarc.CloudEvent event = synthetic("test.fails.twice");
 
     DeliveryResult.Outcome outcome = relay.publish(event).get(20, TimeUnit.SECONDS);
 
@@ -269,7 +270,7 @@ class EventarcRelayTest {
     logger.addHandler(capture);
     long gaveUpBefore = relay.gaveUp();
     try {
-      dev.once.local.eventarc.CloudEvent event = synthetic("test.always.fails");
+      dev.once.wire.eventarc.CloudEvent event = synthetic("test.always.fails");
 
       DeliveryResult.Outcome outcome = relay.publish(event).get(20, TimeUnit.SECONDS);
 
@@ -306,9 +307,9 @@ class EventarcRelayTest {
     }
   }
 
-  private static dev.once.local.eventarc.CloudEvent published(String topic) {
-    return new dev.once.local.eventarc.CloudEvent("msg-" + NAMES.incrementAndGet(), "//pubsub.googleapis.com/" + topic,
-        dev.once.local.eventarc.CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
+  private static dev.once.wire.eventarc.CloudEvent published(String topic) {
+    return new dev.once.wire.eventarc.CloudEvent("msg-" + NAMES.incrementAndGet(), "//pubsub.googleapis.com/" + topic,
+        dev.once.wire.eventarc.CloudEvent.PUBSUB_PUBLISHED, null, Instant.now(), "application/json",
         "{\"message\":{\"messageId\":\"1\"},\"subscription\":\"s\"}".getBytes(StandardCharsets.UTF_8), Map.of());
   }
 }

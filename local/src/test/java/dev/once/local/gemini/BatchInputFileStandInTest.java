@@ -14,7 +14,7 @@ import com.google.genai.types.File;
 import com.google.genai.types.HttpOptions;
 import com.google.genai.types.HttpRetryOptions;
 import com.google.genai.types.UploadFileConfig;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

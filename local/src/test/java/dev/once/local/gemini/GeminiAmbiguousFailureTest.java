@@ -22,7 +22,7 @@ import com.google.genai.types.JobState;
 import com.google.genai.types.Part;
 import com.google.genai.types.UploadFileConfig;
 import dev.once.local.http.AmbiguousFailure;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

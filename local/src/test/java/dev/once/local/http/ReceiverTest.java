@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.local.Await;
-import dev.once.local.gemini.WebhookSigner;
+import dev.once.wire.gemini.WebhookSigner;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

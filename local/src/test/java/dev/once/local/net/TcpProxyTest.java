@@ -18,6 +18,7 @@ import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.http.Receiver;
+import dev.once.wire.net.TcpProxy;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.io.IOException;

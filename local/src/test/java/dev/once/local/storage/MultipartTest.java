@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.once.local.http.HttpError;
+import dev.once.wire.http.HttpError;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -14,6 +14,8 @@ import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.BlobInfo;
 import com.google.cloud.storage.Storage;
 import dev.once.local.node.NodeProject;
+import dev.once.wire.storage.Hashes;
+import dev.once.wire.storage.ObjectFinalized;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

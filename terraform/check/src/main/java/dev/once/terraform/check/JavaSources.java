@@ -32,6 +32,7 @@ import java.util.stream.Stream;
 public final class JavaSources {
   /** Modules whose code only ever talks to emulators and stand-ins (or is this check), with the reason. */
   public static final Map<String, String> NOT_AGAINST_GOOGLE = Map.of(
+      "wire", "the shapes of Google's events and a loopback HTTP server, for the test kit and the stand-ins",
       "local", "stand-ins and emulator launchers for tests and dev/run",
       "testing", "the library's test kit: in-memory fakes for tests",
       "bench", "benchmarks, run against the emulators",

@@ -1,9 +1,9 @@
-package dev.once.local.http;
+package dev.once.wire.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
-import dev.once.local.net.TcpProxy;
+import dev.once.wire.net.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

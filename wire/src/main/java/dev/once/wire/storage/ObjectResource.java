@@ -1,7 +1,7 @@
-package dev.once.local.storage;
+package dev.once.wire.storage;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -19,7 +19,8 @@ public final class ObjectResource {
 
   private ObjectResource() {}
 
-  static String time(Instant instant) {
+  /** A time as GCS writes one in a resource: RFC 3339 in UTC, with milliseconds. */
+  public static String time(Instant instant) {
     return RFC3339.format(instant);
   }
 
@@ -58,24 +59,6 @@ public final class ObjectResource {
       ObjectNode metadata = node.putObject("metadata");
       o.metadata().forEach(metadata::put);
     }
-    return node;
-  }
-
-  static ObjectNode bucketJson(String name, Instant created, String baseUrl) {
-    ObjectNode node = Json.object();
-    node.put("kind", "storage#bucket");
-    node.put("id", name);
-    node.put("selfLink", baseUrl + "/storage/v1/b/" + name);
-    node.put("projectNumber", "0");
-    node.put("name", name);
-    node.put("timeCreated", time(created));
-    node.put("updated", time(created));
-    node.put("metageneration", "1");
-    node.put("location", "US");
-    node.put("locationType", "multi-region");
-    node.put("storageClass", "STANDARD");
-    node.put("etag", "CAE=");
-    node.putObject("versioning").put("enabled", true);
     return node;
   }
 }

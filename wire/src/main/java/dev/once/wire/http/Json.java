@@ -1,4 +1,4 @@
-package dev.once.local.http;
+package dev.once.wire.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;

@@ -1,8 +1,8 @@
-package dev.once.local.storage;
+package dev.once.wire.storage;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.once.local.http.Json;
+import dev.once.wire.http.Json;
 import java.time.Instant;
 
 /**

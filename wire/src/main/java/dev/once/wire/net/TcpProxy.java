@@ -1,6 +1,6 @@
-package dev.once.local.net;
+package dev.once.wire.net;
 
-import dev.once.local.http.Counters;
+import dev.once.wire.http.Counters;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

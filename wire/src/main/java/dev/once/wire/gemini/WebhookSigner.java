@@ -1,4 +1,4 @@
-package dev.once.local.gemini;
+package dev.once.wire.gemini;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -1,4 +1,4 @@
-package dev.once.local.http;
+package dev.once.wire.http;
 
 /**
  * An HTTP failure a stand-in answers with. Each stand-in renders it in its own service's error shape; the fields

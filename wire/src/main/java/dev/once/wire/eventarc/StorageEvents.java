@@ -1,6 +1,6 @@
-package dev.once.local.eventarc;
+package dev.once.wire.eventarc;
 
-import dev.once.local.storage.ObjectFinalized;
+import dev.once.wire.storage.ObjectFinalized;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 

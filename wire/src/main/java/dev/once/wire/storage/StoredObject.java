@@ -1,4 +1,4 @@
-package dev.once.local.storage;
+package dev.once.wire.storage;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

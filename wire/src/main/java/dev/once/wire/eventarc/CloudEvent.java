@@ -1,4 +1,4 @@
-package dev.once.local.eventarc;
+package dev.once.wire.eventarc;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
