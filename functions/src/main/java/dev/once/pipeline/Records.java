@@ -45,9 +45,9 @@ public final class Records {
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
 
+  private final PriceTable prices;
   private final Optional<Duration> retention;
   private final InstantSource clock;
-  private final Bills bills;
 
   /** Records kept until deleted. */
   public Records(PriceTable prices) {
@@ -56,9 +56,9 @@ public final class Records {
 
   /** @param retention how long an analysis or a bill is kept after its last write; empty: kept */
   public Records(PriceTable prices, Optional<Duration> retention, InstantSource clock) {
+    this.prices = prices;
     this.retention = retention;
     this.clock = clock;
-    this.bills = new Bills(prices, clock, this::expiring);
   }
 
   /** A document refused before any paid call: bad type, size, empty, or gone. */
@@ -194,7 +194,8 @@ public final class Records {
    * the day it answered (now, when that is not known); empty when the model has no price.
    */
   public Optional<Long> costMicroUsd(Analysis analysis, boolean batch) {
-    return bills.costMicroUsd(analysis, batch);
+    Instant at = analysis.answeredAt() != null ? analysis.answeredAt() : clock.instant();
+    return prices.costMicroUsd(analysis.model(), analysis.usage(), batch, at);
   }
 
   /**
@@ -227,13 +228,13 @@ public final class Records {
         analysis.succeeded() ? DocumentStatus.ANALYSED : DocumentStatus.FAILED);
     fields.put("mode", batch ? "batch" : "sync");
     fields.put("model", analysis.model());
-    Bills.rerouting(analysis, fields);
+    rerouting(analysis, fields);
     fields.put("invoice", analysis.invoice());
     fields.put("reason", bounded(analysis.failure()));
     if (!analysis.truncated().isEmpty()) {
       fields.put("truncated", analysis.truncated());
     }
-    fields.put("usage", Bills.usage(analysis));
+    fields.put("usage", usage(analysis));
     if (source != null) {
       fields.put("source", source.toMap());
     }
@@ -243,8 +244,24 @@ public final class Records {
     if (run > 1) {
       fields.put(RERUN, (long) run);
     }
-    SideWrites record = writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
-    return record.and(bills.answered(documentKey, analysis, batch, run));
+    Map<String, Object> bill = new LinkedHashMap<>();
+    bill.put("key", documentKey.value());
+    bill.put("model", analysis.model());
+    rerouting(analysis, bill);
+    bill.putAll(usage(analysis));
+    Optional<Long> cost = costMicroUsd(analysis, batch);
+    bill.put("costMicroUsd", cost.orElse(null));
+    bill.put("priced", cost.isPresent());
+    bill.put("batch", batch);
+    bill.put("billedAt", DocumentWrites.serverTime());
+    if (run > 1) {
+      bill.put(RERUN, (long) run);
+    }
+    expiring(bill);
+    return writes -> {
+      writes.merge(ANALYSES, documentKey.documentId(), fields);
+      writes.set(BILLING, documentKey.rerun(run).documentId(), bill);
+    };
   }
 
   /**
@@ -275,7 +292,23 @@ public final class Records {
    * KEY#job}}, with {@code unused} and why.
    */
   public SideWrites unusedAnswerBill(RecordQueries.Submitted document, String reason, String job, Analysis analysis) {
-    return bills.unused(document.documentKey(), reason, job, analysis);
+    IdempotencyKey documentKey = document.documentKey();
+    Optional<Long> cost = costMicroUsd(analysis, true);
+    Map<String, Object> bill = new LinkedHashMap<>();
+    bill.put("key", documentKey.value());
+    bill.put("model", analysis.model());
+    rerouting(analysis, bill);
+    bill.putAll(usage(analysis));
+    bill.put("costMicroUsd", cost.orElse(null));
+    bill.put("priced", cost.isPresent());
+    bill.put("batch", true);
+    bill.put("job", job);
+    bill.put("unused", true);
+    bill.put("reason", bounded(reason));
+    bill.put("billedAt", DocumentWrites.serverTime());
+    expiring(bill);
+    String billId = IdempotencyKey.of(documentKey.value() + "#" + job).documentId();
+    return writes -> writes.set(BILLING, billId, bill);
   }
 
   /** A reservation made for a document's next job (its submission's commit), which that job's completion settles. */
@@ -341,5 +374,22 @@ public final class Records {
   private Map<String, Object> expiring(Map<String, Object> fields) {
     retention.ifPresent(days -> fields.put(EXPIRE_AT, clock.instant().plus(days)));
     return fields;
+  }
+
+  /** A rerouted answer names the model asked for beside the one that answered (and billed): {@code requestedModel}. */
+  private static void rerouting(Analysis analysis, Map<String, Object> fields) {
+    if (analysis.rerouted()) {
+      fields.put("requestedModel", analysis.requestedModel());
+      fields.put("rerouted", true);
+    }
+  }
+
+  private static Map<String, Object> usage(Analysis analysis) {
+    Map<String, Object> usage = new LinkedHashMap<>();
+    usage.put("promptTokens", analysis.usage().promptTokens());
+    usage.put("outputTokens", analysis.usage().outputTokens());
+    usage.put("totalTokens", analysis.usage().totalTokens());
+    usage.put("thoughtsTokens", analysis.usage().thoughtsTokens());
+    return usage;
   }
 }
