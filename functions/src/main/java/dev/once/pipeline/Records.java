@@ -21,6 +21,10 @@ import java.util.Optional;
  * per billed document), with id = {@link IdempotencyKey#documentId()} of the document key. They are written as
  * {@link SideWrites} of a ledger completion, so they land with it or not at all; their fixed ids make even a
  * rare second writer overwrite, never add. What the pipeline reads back of them is {@link RecordQueries}.
+ *
+ * <p>Longer than the house's ~300 lines on purpose: every write of both collections is here, because
+ * terraform/check's index check reads the fields a file writes against the collections that file opens (a bill and
+ * an analysis share their model, usage and rerouting fields).
  */
 public final class Records {
   public static final String ANALYSES = "analyses";
@@ -244,16 +248,7 @@ public final class Records {
     if (run > 1) {
       fields.put(RERUN, (long) run);
     }
-    Map<String, Object> bill = new LinkedHashMap<>();
-    bill.put("key", documentKey.value());
-    bill.put("model", analysis.model());
-    rerouting(analysis, bill);
-    bill.putAll(usage(analysis));
-    Optional<Long> cost = costMicroUsd(analysis, batch);
-    bill.put("costMicroUsd", cost.orElse(null));
-    bill.put("priced", cost.isPresent());
-    bill.put("batch", batch);
-    bill.put("billedAt", DocumentWrites.serverTime());
+    Map<String, Object> bill = bill(documentKey, analysis, batch);
     if (run > 1) {
       bill.put(RERUN, (long) run);
     }
@@ -293,19 +288,10 @@ public final class Records {
    */
   public SideWrites unusedAnswerBill(RecordQueries.Submitted document, String reason, String job, Analysis analysis) {
     IdempotencyKey documentKey = document.documentKey();
-    Optional<Long> cost = costMicroUsd(analysis, true);
-    Map<String, Object> bill = new LinkedHashMap<>();
-    bill.put("key", documentKey.value());
-    bill.put("model", analysis.model());
-    rerouting(analysis, bill);
-    bill.putAll(usage(analysis));
-    bill.put("costMicroUsd", cost.orElse(null));
-    bill.put("priced", cost.isPresent());
-    bill.put("batch", true);
+    Map<String, Object> bill = bill(documentKey, analysis, true);
     bill.put("job", job);
     bill.put("unused", true);
     bill.put("reason", bounded(reason));
-    bill.put("billedAt", DocumentWrites.serverTime());
     expiring(bill);
     String billId = IdempotencyKey.of(documentKey.value() + "#" + job).documentId();
     return writes -> writes.set(BILLING, billId, bill);
@@ -374,6 +360,25 @@ public final class Records {
   private Map<String, Object> expiring(Map<String, Object> fields) {
     retention.ifPresent(days -> fields.put(EXPIRE_AT, clock.instant().plus(days)));
     return fields;
+  }
+
+  /**
+   * A bill's fields: what the answer cost at the prices of the model that answered, on the day it answered. Written
+   * here beside the analyses, not in a class of its own: terraform/check reads the fields a file writes against the
+   * collections it opens, and the bills and the analyses share their model and usage fields.
+   */
+  private Map<String, Object> bill(IdempotencyKey documentKey, Analysis analysis, boolean batch) {
+    Map<String, Object> bill = new LinkedHashMap<>();
+    bill.put("key", documentKey.value());
+    bill.put("model", analysis.model());
+    rerouting(analysis, bill);
+    bill.putAll(usage(analysis));
+    Optional<Long> cost = costMicroUsd(analysis, batch);
+    bill.put("costMicroUsd", cost.orElse(null));
+    bill.put("priced", cost.isPresent());
+    bill.put("batch", batch);
+    bill.put("billedAt", DocumentWrites.serverTime());
+    return bill;
   }
 
   /** A rerouted answer names the model asked for beside the one that answered (and billed): {@code requestedModel}. */
