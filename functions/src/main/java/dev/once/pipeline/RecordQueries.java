@@ -129,8 +129,7 @@ public final class RecordQueries {
    */
   public List<Submitted> submittedTo(String job) {
     List<Submitted> found = new ArrayList<>();
-    for (QueryDocumentSnapshot doc : read(
-        db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
+    for (QueryDocumentSnapshot doc : read(ofJob(job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
       String key = doc.getString("key");
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
@@ -146,8 +145,12 @@ public final class RecordQueries {
    * {@link #submittedTo} uses, within {@code bound} (the webhook, which someone waits on, bounds it tighter).
    */
   public boolean anySubmittedTo(String job, Duration bound) {
-    return !await(db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(1).get(), bound,
-        "a document submitted to " + job).isEmpty();
+    return !await(ofJob(job).limit(1).get(), bound, "a document submitted to " + job).isEmpty();
+  }
+
+  /** The analyses that name {@code job}: the one query both ask, on the one index. */
+  private Query ofJob(String job) {
+    return db.collection(Records.ANALYSES).whereEqualTo("job", job);
   }
 
   /**
