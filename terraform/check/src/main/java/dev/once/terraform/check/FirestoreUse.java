@@ -2,6 +2,7 @@ package dev.once.terraform.check;
 
 import com.github.javaparser.ast.Node;
 import com.github.javaparser.ast.body.CallableDeclaration;
+import com.github.javaparser.ast.body.ClassOrInterfaceDeclaration;
 import com.github.javaparser.ast.body.ConstructorDeclaration;
 import com.github.javaparser.ast.body.FieldDeclaration;
 import com.github.javaparser.ast.body.MethodDeclaration;
@@ -157,7 +158,7 @@ public final class FirestoreUse {
    * (their calls are resolved as {@link #isDocumentWrite} writes), so it names none itself.
    */
   private static boolean isDocumentWritesAdapter(Source source) {
-    return source.unit().findAll(com.github.javaparser.ast.body.ClassOrInterfaceDeclaration.class).stream()
+    return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
         .anyMatch(type -> type.getImplementedTypes().stream().anyMatch(t -> t.getNameAsString().equals("DocumentWrites")));
   }
 
@@ -285,11 +286,20 @@ public final class FirestoreUse {
         out.addAll(strings(source, value, depth + 1));
       }
       if (values.isEmpty() && expression instanceof NameExpr name) {
-        java.constant(source.className(), name.getNameAsString()).or(() -> java.constant(name.getNameAsString()))
+        java.constant(source.className(), name.getNameAsString())
+            .or(() -> inherited(source, name.getNameAsString())).or(() -> java.constant(name.getNameAsString()))
             .ifPresent(out::add);
       }
     }
     return out;
+  }
+
+  /** A constant the file's class names bare because an interface it implements declares it (an adapter's). */
+  private Optional<String> inherited(Source source, String name) {
+    return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
+        .filter(type -> type.getNameAsString().equals(source.className()))
+        .flatMap(type -> type.getImplementedTypes().stream())
+        .flatMap(type -> java.constant(type.getNameAsString(), name).stream()).findFirst();
   }
 
   /**

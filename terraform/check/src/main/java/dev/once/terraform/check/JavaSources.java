@@ -4,6 +4,7 @@ import com.github.javaparser.JavaParser;
 import com.github.javaparser.ParseResult;
 import com.github.javaparser.ParserConfiguration;
 import com.github.javaparser.ast.CompilationUnit;
+import com.github.javaparser.ast.body.ClassOrInterfaceDeclaration;
 import com.github.javaparser.ast.body.FieldDeclaration;
 import com.github.javaparser.ast.body.TypeDeclaration;
 import com.github.javaparser.ast.body.VariableDeclarator;
@@ -26,8 +27,9 @@ import java.util.stream.Stream;
 /**
  * The main Java sources of the modules that run against a real Google project, parsed: every module the parent pom
  * lists except those that never do ({@link #NOT_AGAINST_GOOGLE}). A new module is read without any change here, and
- * a class moving between modules changes nothing. Also indexes the {@code static final String} constants by class
- * and name, so that checks can resolve {@code Records.ANALYSES} or {@code FirestoreLedger.STATE} to their text.
+ * a class moving between modules changes nothing. Also indexes the {@code static final String} constants (an
+ * interface's {@code String} fields included) by class and name, so that checks can resolve {@code Records.ANALYSES}
+ * or {@code FirestoreLedger.STATE} to their text.
  */
 public final class JavaSources {
   /** Modules whose code only ever talks to emulators and stand-ins (or is this check), with the reason. */
@@ -59,8 +61,10 @@ public final class JavaSources {
     this.constantsByName = new HashMap<>();
     for (Source source : sources) {
       for (TypeDeclaration<?> type : source.unit().findAll(TypeDeclaration.class)) {
+        // An interface's fields are static and final without saying so.
+        boolean implicit = type instanceof ClassOrInterfaceDeclaration declared && declared.isInterface();
         for (FieldDeclaration field : type.getFields()) {
-          if (!field.isStatic() || !field.isFinal()) {
+          if (!implicit && (!field.isStatic() || !field.isFinal())) {
             continue;
           }
           for (VariableDeclarator variable : field.getVariables()) {
