@@ -29,7 +29,7 @@ resource "google_firestore_database" "default" {
 #
 # Kept indexed, because the code queries them (terraform/check derives this list from the Java sources and fails
 # when an exemption or an index disagrees with it):
-#   analyses.job       where job ==                         (Records.submittedTo, once inspect)
+#   analyses.job       where job ==                         (RecordQueries.submittedTo, once inspect)
 #   analyses.status    where status == … order by __name__  (RecordQueries.pendingSubmissions, and .gathered: the
 #                      documents the reconciler checks against their gatherings; __name__ is implicit)
 #   analyses (status, deferredAt)  where status == "deferred" order by deferredAt  (RecordQueries.deferred: the
@@ -231,8 +231,8 @@ resource "google_firestore_field" "billing_unindexed" {
   index_config {}
 }
 
-# Batch mode's gatherings (functions/…/pipeline/Gatherings.java): the cap on jobs in flight counts those opened
-# before a new one.
+# Batch mode's gatherings (functions/…/pipeline/FirestoreGatherings.java): the cap on jobs in flight counts those
+# opened before a new one.
 resource "google_firestore_index" "gatherings_in_flight_opened" {
   project     = var.project_id
   database    = google_firestore_database.default.name

@@ -14,8 +14,8 @@ import dev.once.local.gemini.AnswerFault;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.observe.Log;
-import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.FirestoreBatchGauges;
 import dev.once.pipeline.PipelineSetting;
 import java.time.Duration;
 import java.time.Instant;
@@ -182,7 +182,7 @@ public final class BatchBench {
     FirestoreCalls.Snapshot beforeReconcile = calls.snapshot();
     long r0 = System.nanoTime();
     instance.reconciliation().get();
-    new BatchGauges(counted).read(); // the run's gauge line
+    new FirestoreBatchGauges(counted).read(); // the run's gauge line
     long reconcileMillis = (System.nanoTime() - r0) / 1_000_000;
     FirestoreCalls.Billed reconciling = calls.snapshot().since(beforeReconcile).documents();
 

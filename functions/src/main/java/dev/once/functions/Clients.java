@@ -27,6 +27,8 @@ import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.Ledgers;
 import dev.once.observe.Log;
+import dev.once.pipeline.FirestoreGatherings;
+import dev.once.pipeline.FirestoreRecordQueries;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.PipelineSetting;
@@ -84,8 +86,8 @@ final class Clients {
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
     this.records = Lazy.of(() -> new Records(prices.get(), PipelineSettings.recordsRetention(settings),
         InstantSource.system()));
-    this.queries = Lazy.of(() -> new RecordQueries(firestore.get()));
-    this.gatherings = Lazy.of(() -> new Gatherings(firestore.get()));
+    this.queries = Lazy.of(() -> new FirestoreRecordQueries(firestore.get()));
+    this.gatherings = Lazy.of(() -> new FirestoreGatherings(firestore.get()));
     this.storage = Lazy.of(() -> storage(settings));
     this.gemini = Lazy.of(() -> GeminiClients.create(settings));
     this.analyzer = Lazy.of(() -> new InvoiceAnalyzer(gemini.get(), settings.required(GeminiSetting.GEMINI_MODEL),

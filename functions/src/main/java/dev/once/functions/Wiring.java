@@ -14,7 +14,7 @@ import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
 import dev.once.ledger.LedgerOptions;
-import dev.once.pipeline.BatchGauges;
+import dev.once.pipeline.FirestoreBatchGauges;
 import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.ResultSignature;
@@ -158,7 +158,7 @@ final class Wiring {
 
   /** The reconciler's line of batch gauges, against the cap it is deployed with. */
   static GaugeLine gaugeLine(Clients clients) {
-    return new GaugeLine(Lazy.of(() -> new BatchGauges(clients.firestore.get())),
+    return new GaugeLine(Lazy.of(() -> new FirestoreBatchGauges(clients.firestore.get())),
         PipelineSettings.batchMaxJobsInFlight(clients.settings), clients.once.log());
   }
 

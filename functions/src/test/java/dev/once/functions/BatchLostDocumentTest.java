@@ -25,6 +25,8 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerOptions;
 import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.pipeline.DocumentSource;
+import dev.once.pipeline.FirestoreGatherings;
+import dev.once.pipeline.FirestoreRecordQueries;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
@@ -56,7 +58,7 @@ class BatchLostDocumentTest {
   private volatile Instant now = Instant.now();
   private final BatchJobs batchJobs = mock(BatchJobs.class);
   private final List<List<String>> jobs = new CopyOnWriteArrayList<>();
-  private final Gatherings gatherings = new Gatherings(db);
+  private final Gatherings gatherings = new FirestoreGatherings(db);
   private final BatchSubmitter submitter;
 
   @BeforeAll
@@ -81,8 +83,9 @@ class BatchLostDocumentTest {
       return BatchJob.builder().name("batches/job-" + jobs.size()).build();
     });
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
-    submitter = new BatchSubmitter(once, () -> gatherings, () -> new RecordQueries(db), () -> records, () -> reader,
-        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
+    submitter = new BatchSubmitter(once, () -> gatherings, () -> new FirestoreRecordQueries(db), () -> records,
+        () -> reader, () -> batchJobs,
+        new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 1 << 20, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
   }
 

@@ -4,6 +4,7 @@ import dev.once.cli.Context;
 import dev.once.cli.Durations;
 import dev.once.cli.Reads;
 import dev.once.pipeline.BatchGauges;
+import dev.once.pipeline.FirestoreBatchGauges;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
@@ -19,7 +20,7 @@ final class BatchSection {
 
   static void print(Context context, PrintWriter out) {
     Context.Target target = context.firestore();
-    BatchGauges.Reading now = Reads.call(() -> new BatchGauges(target.db()).read(), "the batch gauges");
+    BatchGauges.Reading now = Reads.call(() -> new FirestoreBatchGauges(target.db()).read(), "the batch gauges");
     long done = Reads.await(target.db().collection(Gatherings.COLLECTION).whereEqualTo("state", Gatherings.DONE)
         .count().get(), "the batch jobs done").getCount();
     if (now.queued() + now.gathered() + now.jobsInFlight() + done == 0) {
