@@ -15,6 +15,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.DocumentStatus;
+import dev.once.pipeline.FirestoreGatherings;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.Records;
 import java.time.Instant;
@@ -42,11 +43,13 @@ final class StuckQueries {
   private final Firestore db;
   private final Context.Target target;
   private final FirestoreLedger ledger;
+  private final Gatherings gatherings;
 
   StuckQueries(Context.Target target) {
     this.db = target.db();
     this.target = target;
     this.ledger = target.ledger();
+    this.gatherings = new FirestoreGatherings(db);
   }
 
   /** One page of claims still held: those whose lease ran out and those retried {@code attempts} times or more. */
@@ -126,10 +129,9 @@ final class StuckQueries {
         "the documents of gathering " + gathering).getCount();
   }
 
-  /** The batch jobs in flight, as the cap counts them. */
+  /** The batch jobs in flight, counted by the submitters' own query, so the tool and the cap cannot disagree. */
   long jobsInFlight() {
-    return Reads.await(db.collection(Gatherings.COLLECTION).whereEqualTo("inFlight", true).count().get(),
-        "the batch jobs in flight").getCount();
+    return Reads.call(gatherings::inFlight, "the batch jobs in flight");
   }
 
   Documents deferred(Cursor after, int limit) {
