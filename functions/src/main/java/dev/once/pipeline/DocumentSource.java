@@ -37,6 +37,20 @@ public record DocumentSource(String bucket, String name, long generation, String
     return map;
   }
 
+  /** The source an analysis recorded, as {@link #toMap()} wrote it (null: none recorded). */
+  static DocumentSource fromMap(Object value) {
+    if (!(value instanceof Map<?, ?> map)) {
+      return null;
+    }
+    return new DocumentSource(String.valueOf(map.get("bucket")), String.valueOf(map.get("name")),
+        number(map.get("generation")), map.get("contentType") == null ? null : String.valueOf(map.get("contentType")),
+        number(map.get("size")), null, null);
+  }
+
+  private static long number(Object value) {
+    return value instanceof Number n ? n.longValue() : 0L;
+  }
+
   /** The media type alone, lower-case: the content type without its parameters (blank when none was given). */
   public String mimeType() {
     String type = contentType == null ? "" : contentType;

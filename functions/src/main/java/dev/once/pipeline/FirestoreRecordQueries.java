@@ -14,7 +14,9 @@ import dev.once.key.InvalidKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -63,9 +65,9 @@ public final class FirestoreRecordQueries implements RecordQueries {
     for (QueryDocumentSnapshot doc : read(ofJob(job).limit(MAX_DOCUMENTS_PER_JOB), "the analyses of " + job)) {
       String key = doc.getString("key");
       if (key != null) {
-        found.add(new Submitted(IdempotencyKey.of(key), Records.source(doc.get("source")),
+        found.add(new Submitted(IdempotencyKey.of(key), DocumentSource.fromMap(doc.get("source")),
             Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime(), reruns(doc),
-            instant(doc.getTimestamp("queuedAt")), Records.tries(doc.get(Records.TRIES)), run(doc)));
+            instant(doc.getTimestamp("queuedAt")), tries(doc.get(Records.TRIES)), run(doc)));
       }
     }
     return found;
@@ -113,13 +115,13 @@ public final class FirestoreRecordQueries implements RecordQueries {
 
   private static Optional<Submitted> submitted(DocumentSnapshot doc, String gathering) {
     String key = doc.getString("key");
-    DocumentSource source = Records.source(doc.get("source"));
+    DocumentSource source = DocumentSource.fromMap(doc.get("source"));
     if (key == null || source == null) {
       return Optional.empty();
     }
     return Optional.of(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")),
         gathering, doc.getUpdateTime(), reruns(doc), instant(doc.getTimestamp("queuedAt")),
-        Records.tries(doc.get(Records.TRIES)), run(doc)));
+        tries(doc.get(Records.TRIES)), run(doc)));
   }
 
   /** Which run of its analysis the document is in: 1, or the {@code rerun} its analysis says. */
@@ -215,7 +217,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
         .orderBy("deferredAt").limit(limit);
     for (QueryDocumentSnapshot doc : read(oldestFirst, "the deferred documents")) {
       String key = doc.getString("key");
-      DocumentSource source = Records.source(doc.get("source"));
+      DocumentSource source = DocumentSource.fromMap(doc.get("source"));
       if (key == null || source == null) {
         continue;
       }
@@ -264,5 +266,17 @@ public final class FirestoreRecordQueries implements RecordQueries {
     } catch (InvalidKey e) {
       return Optional.empty();
     }
+  }
+
+  /** The tries an analysis lists ({@link Records#requeuedAfterUnusedAnswer}), oldest first, each as a line of a give-up's reason. */
+  private static List<String> tries(Object stored) {
+    if (!(stored instanceof Map<?, ?> slots)) {
+      return List.of();
+    }
+    return slots.values().stream().filter(Map.class::isInstance).map(Map.class::cast)
+        .sorted(Comparator.comparingLong(t -> t.get("try") instanceof Number n ? n.longValue() : 0))
+        .map(t -> t.get("job") + ": " + t.get("reason") + " (" + t.get("outputTokens") + " output tokens, "
+            + (t.get("costMicroUsd") == null ? "unpriced" : t.get("costMicroUsd") + " µUSD") + ")")
+        .toList();
   }
 }

@@ -10,9 +10,7 @@ import dev.once.observe.ForeignText;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -305,18 +303,6 @@ public final class Records {
     return writes -> writes.merge(ANALYSES, documentKey.documentId(), Map.of("reservation", reservation.toMap()));
   }
 
-  /** The tries an analysis lists ({@link #unusedAnswer}), oldest first, each as a line of a give-up's reason. */
-  static List<String> tries(Object stored) {
-    if (!(stored instanceof Map<?, ?> slots)) {
-      return List.of();
-    }
-    return slots.values().stream().filter(Map.class::isInstance).map(Map.class::cast)
-        .sorted(Comparator.comparingLong(t -> t.get("try") instanceof Number n ? n.longValue() : 0))
-        .map(t -> t.get("job") + ": " + t.get("reason") + " (" + t.get("outputTokens") + " output tokens, "
-            + (t.get("costMicroUsd") == null ? "unpriced" : t.get("costMicroUsd") + " µUSD") + ")")
-        .toList();
-  }
-
   /** At most {@link #MAX_TEXT_CHARS} of a text someone else wrote (Google, the model), ending "…" when cut. */
   static String bounded(String text) {
     return ForeignText.cut(text, MAX_TEXT_CHARS);
@@ -332,20 +318,6 @@ public final class Records {
     fields.put("job", job);
     fields.put("reason", bounded(reason));
     return writes -> writes.merge(ANALYSES, documentKey.documentId(), fields);
-  }
-
-  /** The source an analysis recorded, as {@link DocumentSource#toMap()} wrote it. */
-  static DocumentSource source(Object value) {
-    if (!(value instanceof Map<?, ?> map)) {
-      return null;
-    }
-    return new DocumentSource(String.valueOf(map.get("bucket")), String.valueOf(map.get("name")),
-        number(map.get("generation")), map.get("contentType") == null ? null : String.valueOf(map.get("contentType")),
-        number(map.get("size")), null, null);
-  }
-
-  private static long number(Object value) {
-    return value instanceof Number n ? n.longValue() : 0L;
   }
 
   private Map<String, Object> base(IdempotencyKey documentKey, DocumentStatus status) {
