@@ -4,6 +4,8 @@ import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
 import dev.once.entry.PubSubMessage;
 import dev.once.entry.Report;
+import dev.once.functions.completion.CompletionFlow;
+import dev.once.functions.webhook.CompletionHandoff;
 import dev.once.key.IdempotencyKey;
 import dev.once.observe.OutcomeLabel;
 import dev.once.observe.Trace;

@@ -44,24 +44,24 @@ import java.util.function.Supplier;
  * can serve concurrent requests. Settings are read as the clients are built; {@link Wiring} checks the ones a
  * function needs when it starts.
  */
-final class Clients {
+public final class Clients {
   /** Built by the first function constructed: a setting it cannot use fails that constructor, naming the variable. */
   private static final Lazy<Clients> INSTANCE = Lazy.of(() -> new Clients(Settings.fromEnvironment()));
 
   final Settings settings;
-  final Lazy<Firestore> firestore;
-  final Ledger ledger;
-  final Once once;
+  public final Lazy<Firestore> firestore;
+  public final Ledger ledger;
+  public final Once once;
   final Lazy<PriceTable> prices;
-  final Lazy<Records> records;
-  final Lazy<RecordQueries> queries;
-  final Lazy<Gatherings> gatherings;
-  final Lazy<Storage> storage;
-  final Lazy<Client> gemini;
-  final Lazy<InvoiceAnalyzer> analyzer;
-  final Lazy<CostEstimator> estimator;
-  final Lazy<BatchJobs> batchJobs;
-  final Lazy<MessagePublisher> publisher;
+  public final Lazy<Records> records;
+  public final Lazy<RecordQueries> queries;
+  public final Lazy<Gatherings> gatherings;
+  public final Lazy<Storage> storage;
+  public final Lazy<Client> gemini;
+  public final Lazy<InvoiceAnalyzer> analyzer;
+  public final Lazy<CostEstimator> estimator;
+  public final Lazy<BatchJobs> batchJobs;
+  public final Lazy<MessagePublisher> publisher;
   final ModelWatch models;
 
   Clients(Settings settings) {

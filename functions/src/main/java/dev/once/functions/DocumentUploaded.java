@@ -3,6 +3,7 @@ package dev.once.functions;
 import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
 import dev.once.entry.StorageObject;
+import dev.once.functions.analysis.DocumentFlow;
 import dev.once.pipeline.DocumentSource;
 import io.cloudevents.CloudEvent;
 

@@ -4,6 +4,9 @@ import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.entry.HttpAnswer;
+import dev.once.functions.reconcile.GaugeLine;
+import dev.once.functions.reconcile.ReconcileFlow;
+import dev.once.functions.reconcile.ReconcileSummary;
 import dev.once.observe.Log;
 import java.io.IOException;
 import java.util.Map;
@@ -14,7 +17,7 @@ import java.util.Map;
  * anything but a POST. Every run, whatever it came to, also logs the batch gauges (GaugeLine).
  */
 public final class GeminiReconciler implements HttpFunction {
-  static final String NAME = "GeminiReconciler";
+  public static final String NAME = ReconcileFlow.FUNCTION;
   private final ReconcileFlow flow;
   private final GaugeLine gauges;
   private final Log log;

@@ -4,6 +4,7 @@ import com.google.cloud.functions.HttpFunction;
 import com.google.cloud.functions.HttpRequest;
 import com.google.cloud.functions.HttpResponse;
 import dev.once.entry.HttpAnswer;
+import dev.once.functions.webhook.WebhookHandler;
 import dev.once.observe.Trace;
 import java.io.IOException;
 

@@ -4,6 +4,7 @@ import com.google.cloud.functions.CloudEventsFunction;
 import dev.once.entry.EventEntry;
 import dev.once.entry.MalformedEvent;
 import dev.once.entry.PubSubMessage;
+import dev.once.functions.delivery.DeliveryFlow;
 import dev.once.observe.Trace;
 import dev.once.pipeline.ResultSignature;
 import io.cloudevents.CloudEvent;

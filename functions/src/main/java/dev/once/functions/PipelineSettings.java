@@ -4,6 +4,7 @@ import dev.once.config.InvalidSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Setting;
 import dev.once.config.Settings;
+import dev.once.functions.analysis.DocumentFlow;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.GeminiSetting;
 import dev.once.pipeline.HttpsOnly;

@@ -7,6 +7,15 @@ import dev.once.config.Lazy;
 import dev.once.config.MissingSetting;
 import dev.once.config.OnceSetting;
 import dev.once.config.Settings;
+import dev.once.functions.analysis.DocumentFlow;
+import dev.once.functions.completion.CompletionFlow;
+import dev.once.functions.delivery.DeliveryFlow;
+import dev.once.functions.gathering.BatchSubmitter;
+import dev.once.functions.reconcile.GaugeLine;
+import dev.once.functions.reconcile.ReconcileFlow;
+import dev.once.functions.webhook.CompletedJobs;
+import dev.once.functions.webhook.CompletionHandoff;
+import dev.once.functions.webhook.WebhookHandler;
 import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.GeminiSetting;
@@ -14,9 +23,11 @@ import dev.once.gemini.WebhookSignatures;
 import dev.once.gemini.WebhookVerifier;
 import dev.once.http.IdempotentPost;
 import dev.once.ledger.LedgerOptions;
+import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.FirestoreBatchGauges;
 import dev.once.pipeline.NotificationSigner;
 import dev.once.pipeline.PipelineSetting;
+import dev.once.pipeline.ResultPublication;
 import dev.once.pipeline.ResultSignature;
 import java.net.URI;
 import java.time.Duration;
@@ -33,13 +44,13 @@ import java.util.function.Supplier;
  * with the variable's name, so a bad deployment fails {@code terraform apply} instead of a day of events. The
  * clients themselves are still built on first use.
  */
-final class Wiring {
+public final class Wiring {
   /** The message of the spending guard's log lines, which the budget metrics and alerts read (observability.tf). */
   static final String BUDGET_LOG_MESSAGE = "gemini budget";
 
   private Wiring() {}
 
-  static DocumentFlow documentFlow(Clients clients) {
+  public static DocumentFlow documentFlow(Clients clients) {
     Settings settings = clients.settings;
     checkLedger(settings);
     checkGemini(clients);
@@ -55,7 +66,7 @@ final class Wiring {
   }
 
   /** Batch mode's gathering of queued documents into jobs, with its BATCH_* settings checked. */
-  static BatchSubmitter batchSubmitter(Clients clients, Supplier<DocumentReader> reader, InstantSource clock) {
+  public static BatchSubmitter batchSubmitter(Clients clients, Supplier<DocumentReader> reader, InstantSource clock) {
     Settings settings = clients.settings;
     PipelineSettings.inlineMaxBytes(settings);
     BatchSubmitter.Limits limits = new BatchSubmitter.Limits(PipelineSettings.batchMaxDocuments(settings),
@@ -99,7 +110,7 @@ final class Wiring {
         .withHeaders(signer)), clients.publisher, () -> deadLetterTopic);
   }
 
-  static CompletionFlow completionFlow(Clients clients) {
+  public static CompletionFlow completionFlow(Clients clients) {
     checkLedger(clients.settings);
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,

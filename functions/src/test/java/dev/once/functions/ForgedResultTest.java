@@ -7,6 +7,7 @@ import static org.mockito.Mockito.mock;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.entry.EventEntry;
 import dev.once.entry.PubSubMessage;
+import dev.once.functions.delivery.DeliveryFlow;
 import dev.once.guard.Once;
 import dev.once.http.IdempotentPost;
 import dev.once.key.IdempotencyKey;

@@ -5,14 +5,14 @@ import dev.once.wire.gemini.WebhookSigner;
 import java.util.Map;
 
 /** The results' signing key of the unit tests (RESULTS_SIGNING_KEY), made afresh for each test JVM. */
-final class TestSignatures {
-  static final String RESULTS_KEY = WebhookSigner.newSecret();
-  static final ResultSignature RESULTS = ResultSignature.fromKeys(RESULTS_KEY);
+public final class TestSignatures {
+  public static final String RESULTS_KEY = WebhookSigner.newSecret();
+  public static final ResultSignature RESULTS = ResultSignature.fromKeys(RESULTS_KEY);
 
   private TestSignatures() {}
 
   /** Matches a result's attributes: its {@code idempotency_key}, and a signature beside it. */
-  static Map<String, String> keyed(String key) {
+  public static Map<String, String> keyed(String key) {
     return org.mockito.ArgumentMatchers.argThat(attributes -> key.equals(attributes.get("idempotency_key"))
         && attributes.containsKey(ResultSignature.ATTRIBUTE));
   }

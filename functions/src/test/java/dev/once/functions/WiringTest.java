@@ -10,6 +10,7 @@ import dev.once.budget.DailyBudget;
 import dev.once.config.InvalidSetting;
 import dev.once.config.MissingSetting;
 import dev.once.config.Settings;
+import dev.once.functions.analysis.DocumentFlow;
 import dev.once.pipeline.PipelineSetting;
 import java.time.ZoneId;
 import java.time.ZoneOffset;

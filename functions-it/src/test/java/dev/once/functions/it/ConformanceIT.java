@@ -182,7 +182,7 @@ class ConformanceIT {
     maven(root, log, List.of("-N", "install"));
     // What its install step puts there: the library, and the stand-ins and the test kit functions' tests depend on
     // (the plugin resolves the module's test scope too). Nothing of this project is assumed to be there already.
-    for (String module : List.of("core", "firestore", "local", "testing")) {
+    for (String module : List.of("wire", "core", "firestore", "local", "testing")) {
       installBuiltJar(root, log, module);
     }
 
