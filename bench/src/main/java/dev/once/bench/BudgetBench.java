@@ -251,7 +251,8 @@ public final class BudgetBench {
   }
 
   /** Each variant its own {@code n} new documents, handled at the same time; counted when the first is done. */
-  private Round sideBySide(List<Function<DocumentSource, Report>> off, List<Function<DocumentSource, Report>> on, int n) throws Exception {
+  private Round sideBySide(List<Function<DocumentSource, Report>> off, List<Function<DocumentSource, Report>> on, int n)
+      throws Exception {
     List<DocumentSource> offQueue = uploads(n);
     List<DocumentSource> onQueue = uploads(n);
     AtomicLong offDone = new AtomicLong();

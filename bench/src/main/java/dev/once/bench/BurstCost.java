@@ -72,14 +72,16 @@ final class BurstCost {
   }
 
   void print(PrintStream out, double geminiMicroUsdPerDocument) {
-    out.printf("%nbeyond Gemini, per document of the burst (list prices: ListPrices; a burst of %d an hour)%n", documents);
+    out.printf("%nbeyond Gemini, per document of the burst (list prices: ListPrices; a burst of %d an hour)%n",
+        documents);
     out.printf("  %-44s %7s %7s %7s %7s %7s %9s %8s %8s%n", "function: what", "reads", "writes", "deletes", "TTL del",
         "calls", "billed s", "µUSD FS", "µUSD fn");
     for (Part p : parts) {
       out.printf("  %-44s %7.2f %7.2f %7.2f %7.2f %7.3f %9.4f %8.2f %8.2f%n",
           p.function().title + ": " + p.what(), per(p.documents().reads()), per(p.documents().writes()),
           per(p.documents().deletes()), per(p.documents().expiring()), per(p.invocations()),
-          p.billedSeconds(true) / documents, p.firestoreUsd() * 1e6 / documents, p.functionsUsd(true) * 1e6 / documents);
+          p.billedSeconds(true) / documents, p.firestoreUsd() * 1e6 / documents,
+          p.functionsUsd(true) * 1e6 / documents);
     }
     for (Messages m : messages) {
       out.printf("  %-44s %47.3f %26.2f%n", "Pub/Sub: " + m.what(), per(m.messages()), m.usd() * 1e6 / documents);
@@ -92,7 +94,8 @@ final class BurstCost {
         pubsub, burst - firestore - pubsub);
     boolean met = burst <= TARGET_MICRO_USD && burst <= TARGET_SHARE * geminiMicroUsdPerDocument;
     out.printf("%-52s %.1f µUSD batch; infrastructure %.2f µUSD = %.1f %% of it (target ≤ %.0f µUSD and ≤ %.0f %%:"
-        + " %s)%n", "Gemini cost per document", geminiMicroUsdPerDocument, burst, 100 * burst / geminiMicroUsdPerDocument,
+        + " %s)%n", "Gemini cost per document", geminiMicroUsdPerDocument, burst,
+        100 * burst / geminiMicroUsdPerDocument,
         TARGET_MICRO_USD, 100 * TARGET_SHARE, met ? "met" : "NOT met");
     out.printf("%-52s %.2f µUSD = %.1f %% (every call billed alone, as a trickle is)%n",
         "  with no instance shared", alone, 100 * alone / geminiMicroUsdPerDocument);

@@ -117,7 +117,8 @@ public final class ColdStartBench {
         ObjectFinalized done = analysed.get(round);
         CloudEvent event = kind.duplicate()
             ? DirectSender.finalized(stack.storage().renotify(done.bucket(), done.name(), done.generation()))
-            : DirectSender.finalized(stack.upload("coldstart/" + (++launches) + ".pdf", InvoicePdf.of("CS-" + launches)));
+            : DirectSender
+                .finalized(stack.upload("coldstart/" + (++launches) + ".pdf", InvoicePdf.of("CS-" + launches)));
         List<String> flags = new ArrayList<>(jvm);
         flags.addAll(kind.flags());
         try (InvokerLaunch launch = InvokerLaunch.start(kind.classpath(), kind.target(), flags,
@@ -223,7 +224,8 @@ public final class ColdStartBench {
 
   private static String size(Path jar) throws IOException {
     try (ZipFile zip = new ZipFile(jar.toFile())) {
-      return String.format("%.1f MiB (%,d bytes, %,d entries)", Files.size(jar) / 1048576.0, Files.size(jar), zip.size());
+      return String.format("%.1f MiB (%,d bytes, %,d entries)", Files.size(jar) / 1048576.0, Files.size(jar),
+          zip.size());
     }
   }
 

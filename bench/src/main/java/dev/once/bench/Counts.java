@@ -13,7 +13,8 @@ record Counts(long analyses, long analysed, long bills, long published, long gem
         stack.count(stack.db.collection("analyses")),
         stack.count(stack.db.collection("analyses").whereEqualTo("status", "analysed")),
         stack.count(stack.db.collection("billing")),
-        stack.count(stack.db.collection("idempotency").whereEqualTo("effect", Effects.PUBLISH).whereEqualTo("state", "DONE")),
+        stack.count(
+            stack.db.collection("idempotency").whereEqualTo("effect", Effects.PUBLISH).whereEqualTo("state", "DONE")),
         geminiCalls);
   }
 

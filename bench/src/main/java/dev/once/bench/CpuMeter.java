@@ -25,7 +25,8 @@ final class CpuMeter {
   /** CPU seconds of each group so far. */
   Map<String, Double> read() {
     Map<String, Double> seconds = new LinkedHashMap<>();
-    groups.forEach((group, pids) -> seconds.put(group, pids.stream().mapToLong(CpuMeter::ticks).sum() / TICKS_PER_SECOND));
+    groups.forEach(
+        (group, pids) -> seconds.put(group, pids.stream().mapToLong(CpuMeter::ticks).sum() / TICKS_PER_SECOND));
     return seconds;
   }
 

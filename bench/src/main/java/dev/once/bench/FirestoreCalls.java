@@ -190,7 +190,8 @@ final class FirestoreCalls implements ClientInterceptor {
       case RunQueryResponse query -> query.hasDocument() ? 1 : 0;
       case RunAggregationQueryResponse aggregation -> aggregation.hasResult()
           ? aggregation.getResult().getAggregateFieldsMap().values().stream()
-              .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1) : 0;
+              .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1)
+          : 0;
       default -> 0;
     };
   }

@@ -48,7 +48,7 @@ final class GeminiInvoiceCost {
           case CLOSED_TO_NEW_PROJECTS, SHUT_DOWN -> {
             continue;
           }
-          default -> { }
+          default -> {}
         }
         Analysis analysis = new InvoiceAnalyzer(client, model.name(), quiet, InstantSource.system())
             .analyse(invoice, "application/pdf");

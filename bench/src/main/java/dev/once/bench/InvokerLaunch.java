@@ -49,7 +49,8 @@ final class InvokerLaunch implements AutoCloseable {
     long started = System.nanoTime();
     FunctionProcess process = FunctionProcess.launch(
         new FunctionProcess.Launch(Artifacts.invokerJar(), classpath.getLast(), jvmArgs,
-            classpath.subList(0, classpath.size() - 1)), target, FreePort.pick(), env, log);
+            classpath.subList(0, classpath.size() - 1)),
+        target, FreePort.pick(), env, log);
     return new InvokerLaunch(process, started);
   }
 
@@ -61,7 +62,8 @@ final class InvokerLaunch implements AutoCloseable {
     try {
       HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
       if (answer.statusCode() / 100 != 2) {
-        throw new IllegalStateException("the first event was answered " + answer.statusCode() + "; see " + process.log());
+        throw new IllegalStateException(
+            "the first event was answered " + answer.statusCode() + "; see " + process.log());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("the first event got no answer; see " + process.log(), e);

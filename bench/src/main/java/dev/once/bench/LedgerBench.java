@@ -159,7 +159,8 @@ public final class LedgerBench {
    * the ledger's own transactions are, so it is not starved by blocking callbacks.
    */
   private Runnable guidancePattern(String key) {
-    DocumentReference ref = db.collection("guidance").document(FirestoreLedger.recordId(IdempotencyKey.of(key), "bench"));
+    DocumentReference ref =
+        db.collection("guidance").document(FirestoreLedger.recordId(IdempotencyKey.of(key), "bench"));
     return () -> {
       Boolean acquired = get(db.runAsyncTransaction(tx -> ApiFutures.transform(tx.get(ref), snapshot -> {
         Timestamp until = snapshot.exists() ? snapshot.getTimestamp("leaseExpiresAt") : null;

@@ -64,10 +64,12 @@ public final class MemoryBench {
     int copies = Math.max(1, events / DOCUMENTS);
     List<CloudEvent> deliveries = new ArrayList<>();
     for (int d = 0; d < DOCUMENTS; d++) {
-      ObjectFinalized first = stack.upload("memory-" + run + "/invoice-" + d + ".pdf", InvoicePdf.of("M-" + run + "-" + d));
+      ObjectFinalized first =
+          stack.upload("memory-" + run + "/invoice-" + d + ".pdf", InvoicePdf.of("M-" + run + "-" + d));
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {
-        deliveries.add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
+        deliveries
+            .add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
       }
     }
     Collections.shuffle(deliveries, new Random(run));
@@ -84,7 +86,7 @@ public final class MemoryBench {
       long peak = status(instance.pid(), "VmHWM");
       boolean fits = peak <= INSTANCE_BYTES;
       System.out.printf("  %-52s idle after start %4d MiB; after %,d events: resident %4d MiB, peak %4d MiB,"
-              + " live heap after a full GC %s -> %s%n", variant.name(), startRss / MIB, deliveries.size(), rss / MIB,
+          + " live heap after a full GC %s -> %s%n", variant.name(), startRss / MIB, deliveries.size(), rss / MIB,
           peak / MIB, liveHeap(instance.pid()), fits ? "fits 512 MiB" : "over 512 MiB");
       return fits;
     }

@@ -112,8 +112,8 @@ public final class StormBench {
 
   private void run() throws InterruptedException {
     System.out.printf("duplicate storm: %d documents x %d deliveries over %d DocumentUploaded processes (%s),"
-            + " %d senders; Firestore and Pub/Sub emulators, storage and Gemini stand-ins, all on this machine"
-            + " (%d cores, shared)%n", options.documents(), options.copies(), options.processes(), String.join(" ", JVM),
+        + " %d senders; Firestore and Pub/Sub emulators, storage and Gemini stand-ins, all on this machine"
+        + " (%d cores, shared)%n", options.documents(), options.copies(), options.processes(), String.join(" ", JVM),
         SENDERS_PER_PROCESS * options.processes(), Runtime.getRuntime().availableProcessors());
     // The JIT of the functions' JVMs and the emulators' would otherwise be charged to whichever run goes first: a
     // storm and a duplicate-free run at half size, not measured, train both paths (seen here: a smaller warm-up
@@ -140,7 +140,7 @@ public final class StormBench {
       double firstMs = once.report().nanos() / 1e6 / options.documents();
       double duplicateMs = duplicates.report().nanos() / 1e6 / options.documents();
       System.out.printf("round %d: storm time / once time = %.2f (target <= 1.6); CPU seconds storm / once = %.2f;"
-              + " wall time per first delivery %.1f ms, per duplicate alone %.1f ms (%.0f%%)%n",
+          + " wall time per first delivery %.1f ms, per duplicate alone %.1f ms (%.0f%%)%n",
           round, ratio, total(storm.cpu()) / total(once.cpu()), firstMs, duplicateMs, 100 * duplicateMs / firstMs);
     }
     double median = median(ratios);
@@ -163,7 +163,8 @@ public final class StormBench {
       uploaded.add(first);
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < copies; c++) {
-        deliveries.add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
+        deliveries
+            .add(DirectSender.finalized(stack.storage().renotify(first.bucket(), first.name(), first.generation())));
       }
     }
     return send(name, uploaded, deliveries, copies, new Random(id));
@@ -197,7 +198,7 @@ public final class StormBench {
     long geminiCalls = stack.gemini().count("generateContent") - geminiBefore;
     Counts counts = Counts.of(stack, geminiCalls);
     System.out.printf("  %-7s %5d documents x %d = %5d deliveries in %6.2f s = %6.1f events/s; retried %d (%s)%n"
-            + "          %s%n          CPU: %s%n",
+        + "          %s%n          CPU: %s%n",
         name, documents.size(), copies, deliveries.size(), report.seconds(), report.perSecond(), report.retries(),
         report.retriedAnswers().isEmpty() ? "none" : report.retriedAnswers(),
         fresh ? counts : counts + " (no new Gemini call allowed)", CpuMeter.format(spent));

@@ -43,7 +43,8 @@ class ApiSurfaceTest {
   static final List<String> LIBRARY = List.of("../core", "../firestore");
   private static final Path KIT_CLASSES = Path.of("../testing/target/classes");
   private static final Pattern PUBLIC_TYPE =
-      Pattern.compile("(?m)^public\\s+(?:(?:final|abstract|sealed|non-sealed)\\s+)*(?:class|interface|record|enum|@interface)\\s");
+      Pattern.compile(
+          "(?m)^public\\s+(?:(?:final|abstract|sealed|non-sealed)\\s+)*(?:class|interface|record|enum|@interface)\\s");
   /** A Google Cloud client's types (Firestore's, its Timestamp, gax); not the Functions Framework's API. */
   private static final Pattern GOOGLE_CLOUD = Pattern.compile("\\bcom\\.google\\.(?:cloud\\.(?!functions\\.)|api\\.)");
 
@@ -61,7 +62,8 @@ class ApiSurfaceTest {
   @Test
   void aLeakInAnySignature_isReported(@TempDir Path tree) throws Exception {
     SourceTree.write(tree, "dev/once/internal/Secret.java", "package dev.once.internal; public class Secret {}");
-    SourceTree.write(tree, "dev/once/internal/Failure.java", "package dev.once.internal; public class Failure extends Exception {}");
+    SourceTree.write(tree, "dev/once/internal/Failure.java",
+        "package dev.once.internal; public class Failure extends Exception {}");
     SourceTree.write(tree, "dev/once/guard/Leaks.java", """
         package dev.once.guard;
         import dev.once.internal.Failure;
@@ -114,7 +116,8 @@ class ApiSurfaceTest {
   void aTypeBeyondTheBudget_aPackageNotDeclared_andGoogleCloudOutsideItsStore_areEachReported(@TempDir Path tree)
       throws IOException {
     for (int i = 0; i <= BUDGET; i++) {
-      SourceTree.write(tree, "dev/once/guard/T" + i + ".java", "package dev.once.guard;\n\npublic final class T" + i + " {}\n");
+      SourceTree.write(tree, "dev/once/guard/T" + i + ".java",
+          "package dev.once.guard;\n\npublic final class T" + i + " {}\n");
     }
     SourceTree.write(tree, "dev/once/guard/Hidden.java", "package dev.once.guard;\n\nfinal class Hidden {}\n");
     SourceTree.write(tree, "dev/once/extra/X.java", "package dev.once.extra;\n\nfinal class X {}\n");

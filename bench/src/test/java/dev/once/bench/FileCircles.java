@@ -85,7 +85,8 @@ final class FileCircles {
 
   /** The file of the longest prefix of {@code name} that is a type of the tree ({@code a.B.C} is in a/B.java). */
   private static Optional<Path> resolve(String name, Map<String, Path> byType) {
-    for (String candidate = name; candidate.contains("."); candidate = candidate.substring(0, candidate.lastIndexOf('.'))) {
+    for (String candidate = name; candidate.contains("."); candidate =
+        candidate.substring(0, candidate.lastIndexOf('.'))) {
       Path file = byType.get(candidate);
       if (file != null) {
         return Optional.of(file);

@@ -28,7 +28,8 @@ class ModulePackagesTest {
     List<Path> sourceRoots;
     try (Stream<Path> paths = Files.find(ROOT, 6, (path, attributes) -> attributes.isDirectory()
         && path.getFileName().toString().equals("java") && path.getParent().getParent().getFileName().toString()
-        .equals("src") && !path.toString().contains("/target/") && !path.toString().contains("/.git/"))) {
+            .equals("src")
+        && !path.toString().contains("/target/") && !path.toString().contains("/.git/"))) {
       sourceRoots = paths.toList();
     }
     for (Path sources : sourceRoots) {

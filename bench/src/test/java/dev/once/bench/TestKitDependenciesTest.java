@@ -54,7 +54,8 @@ class TestKitDependenciesTest {
   void theTestKit_reachesNeitherOnceLocal_norAGoogleCloudClient() throws Exception {
     assertEquals(List.of(), violations(ROOT));
     Set<String> read = modules(ROOT).keySet();
-    assertTrue(read.containsAll(Set.of(KIT, "once-wire", "once-core", "once-local")), "the modules' poms were read: " + read);
+    assertTrue(read.containsAll(Set.of(KIT, "once-wire", "once-core", "once-local")),
+        "the modules' poms were read: " + read);
   }
 
   @Test
@@ -68,7 +69,8 @@ class TestKitDependenciesTest {
     SourceTree.write(tree, "core/pom.xml", pom("once-core",
         dependency("com.google.cloud", "google-cloudevent-types", "")
             + dependency("com.google.cloud.functions", "functions-framework-api", "")
-            + dependency("dev.once", "once-local", "test"), ""));
+            + dependency("dev.once", "once-local", "test"),
+        ""));
     SourceTree.write(tree, "testing/pom.xml", pom("once-testing",
         dependency("dev.once", "once-core", "") + dependency("dev.once", "once-local", "runtime"), ""));
 

@@ -155,7 +155,8 @@ public final class Context implements AutoCloseable {
   private static boolean listening(String hostPort) {
     int colon = hostPort.lastIndexOf(':');
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1))),
+      socket.connect(
+          new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1))),
           2000);
       return true;
     } catch (Exception e) {

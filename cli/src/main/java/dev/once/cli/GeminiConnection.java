@@ -19,7 +19,8 @@ public final class GeminiConnection {
   /** @param apiVersion the API version to call ({@code v1beta}), or null for the SDK's own */
   public static Client open(Context context, Duration timeout, String apiVersion, String forWhat) {
     String key = context.settings().optional(GeminiSetting.GEMINI_API_KEY)
-        .orElseThrow(() -> Failure.usage("GEMINI_API_KEY is not set: " + forWhat + " needs the project's Gemini API key"));
+        .orElseThrow(
+            () -> Failure.usage("GEMINI_API_KEY is not set: " + forWhat + " needs the project's Gemini API key"));
     HttpOptions.Builder http = HttpOptions.builder()
         .timeout(Math.toIntExact(timeout.toMillis()))
         .retryOptions(HttpRetryOptions.builder().attempts(1).build());

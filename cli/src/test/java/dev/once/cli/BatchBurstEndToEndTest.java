@@ -134,8 +134,10 @@ class BatchBurstEndToEndTest {
     String out = stuck.out();
     assertTrue(out.contains("documents queued longer than 1s (BATCH_MAX_WAIT_SECONDS 3600 s and more), oldest first: 2"
         + " (batch jobs in flight: 2 of 2, the cap: they wait for a job to complete and free a place"), stuck.all());
-    assertTrue(out.contains("gatherings opened longer than 1s ago whose batch job was not made: 1 (the reconciler submits"
-        + " them again every run"), stuck.all());
+    assertTrue(
+        out.contains("gatherings opened longer than 1s ago whose batch job was not made: 1 (the reconciler submits"
+            + " them again every run"),
+        stuck.all());
     assertTrue(out.matches("(?s).*\\n  gathering \\w+  opened \\S+, sealed \\S+, 3 documents\\n.*"), stuck.all());
     String job = stack.gemini().batchNames().get(0);
     assertTrue(out.matches("(?s).*\\n  " + job + "  gathering \\w+, 3 documents, submitted \\S+ \\(\\S+ ago\\)\\n.*"),

@@ -64,6 +64,7 @@ public final class CliFirestore {
   public static String modelRefused(String model) {
     return new ModelWatch(Log.to(new PrintStream(
         OutputStream.nullOutputStream()))).failed(model, new ClientException(404,
-            "NOT_FOUND", "This model models/" + model + " is no longer available.")).getMessage();
+            "NOT_FOUND", "This model models/" + model + " is no longer available."))
+        .getMessage();
   }
 }

@@ -22,7 +22,8 @@ class ExitCodesTest {
   @MethodSource("firestoreCommands")
   void firestoreAway_isOneLine_exit2_noStackTrace(List<String> command) {
     String nobody = "127.0.0.1:" + FreePort.pick();
-    OnceRunner.Result result = OnceRunner.run(Map.of("FIRESTORE_EMULATOR_HOST", nobody), command.toArray(String[]::new));
+    OnceRunner.Result result =
+        OnceRunner.run(Map.of("FIRESTORE_EMULATOR_HOST", nobody), command.toArray(String[]::new));
 
     assertEquals(Exit.FIRESTORE, result.status(), result.all());
     assertEquals(1, result.err().strip().lines().count(), result.all());
@@ -33,7 +34,8 @@ class ExitCodesTest {
   }
 
   static List<List<String>> everyCommand() {
-    return List.of(List.of(), List.of("inspect"), List.of("stuck"), List.of("release"), List.of("invalidate"), List.of("redrive"),
+    return List.of(List.of(), List.of("inspect"), List.of("stuck"), List.of("release"), List.of("invalidate"),
+        List.of("redrive"),
         List.of("stats"), List.of("webhook"), List.of("webhook", "register"), List.of("webhook", "rotate"),
         List.of("webhook", "ping"), List.of("webhook", "delete"), List.of("webhook", "list"));
   }

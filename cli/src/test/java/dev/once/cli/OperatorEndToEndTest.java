@@ -172,7 +172,8 @@ class OperatorEndToEndTest {
     OnceRunner.Result result = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
 
     assertEquals(Exit.OK, result.status(), result.all());
-    assertTrue(result.out().contains("POSTed to " + ports.url(Part.DOCUMENT_UPLOADED) + "/, answered 200"), result.all());
+    assertTrue(result.out().contains("POSTed to " + ports.url(Part.DOCUMENT_UPLOADED) + "/, answered 200"),
+        result.all());
     assertTrue(result.out().contains("acknowledged"), result.all());
     before.assertUnchanged(evidence());
     OnceRunner.Result empty = once("--yes", "redrive", "--dead-letter-subscription", Topology.DEAD_LETTER_HOLD);
@@ -251,7 +252,8 @@ class OperatorEndToEndTest {
     assertTrue(invalidated.out().contains("publish: run 1 (DONE, 1 attempt) kept in its history"), invalidated.all());
     assertTrue(invalidated.out().contains("carries the key " + rerun), invalidated.all());
     OnceRunner.Result stuck = once("stuck");
-    assertTrue(stuck.out().contains("run 2 to come: invalidated by " + Operator.localUser() + ": prompt fixed: VAT"), stuck.all());
+    assertTrue(stuck.out().contains("run 2 to come: invalidated by " + Operator.localUser() + ": prompt fixed: VAT"),
+        stuck.all());
 
     // The instance that analysed the document knows it finished (its cache, 10 minutes): the platform's next
     // instance is a new one, as after a scale-down.
@@ -335,7 +337,8 @@ class OperatorEndToEndTest {
     for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
       records.put(effect, ledger.lookup(key, effect));
     }
-    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).size();
+    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get()
+        .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).size();
     long notifications = 0;
     for (JsonNode n : JSON.readTree(get(ports.url(Part.NOTIFY) + "/_admin/received"))) {
       notifications += key.value().equals(n.path("headers").path("idempotency-key").asText()) ? 1 : 0;

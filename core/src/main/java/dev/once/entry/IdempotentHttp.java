@@ -214,13 +214,15 @@ public final class IdempotentHttp<T> {
   private void serve(HttpRequest request, HttpResponse response, long started) throws IOException {
     if (!METHODS.contains(request.getMethod())) {
       response.appendHeader("Allow", "POST, PATCH");
-      refuseUnread(request, response, started, 405, "method_not_allowed", "only POST and PATCH take an Idempotency-Key");
+      refuseUnread(request, response, started, 405, "method_not_allowed",
+          "only POST and PATCH take an Idempotency-Key");
       return;
     }
     // The invoker's header map is case-insensitive, with one value per header line (commas are not split).
     List<String> sent = request.getHeaders().getOrDefault(KEY_HEADER, List.of());
     if (sent.isEmpty()) {
-      refuseUnread(request, response, started, 400, "idempotency_key_missing", "this operation needs an Idempotency-Key");
+      refuseUnread(request, response, started, 400, "idempotency_key_missing",
+          "this operation needs an Idempotency-Key");
       return;
     }
     Optional<String> clientKey = sent.size() == 1 ? clientKey(sent.get(0)) : Optional.empty();
@@ -233,7 +235,8 @@ public final class IdempotentHttp<T> {
     if (caller != null) {
       String who = caller.apply(request);
       if (who == null || who.isBlank()) {
-        EventLog.record(once.log(), function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0, EventLog.elapsedMs(started),
+        EventLog.record(once.log(), function, null, EFFECT, OutcomeLabel.UNAUTHENTICATED, 0,
+            EventLog.elapsedMs(started),
             Map.of("path", request.getPath()));
         response.appendHeader("Connection", "close"); // see refuseUnread
         HttpAnswer.send(response, 401, "unauthenticated");

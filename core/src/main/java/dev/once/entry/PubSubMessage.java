@@ -31,7 +31,8 @@ public record PubSubMessage(String messageId, byte[] data, Map<String, String> a
   private static final JsonFormat.Parser PARSER = JsonFormat.parser().ignoringUnknownFields();
   /** Pairs of (snake_case, camelCase) spellings of one field of a message. */
   private static final List<List<String>> TWINS = List.of(
-      List.of("message_id", "messageId"), List.of("publish_time", "publishTime"), List.of("ordering_key", "orderingKey"));
+      List.of("message_id", "messageId"), List.of("publish_time", "publishTime"),
+      List.of("ordering_key", "orderingKey"));
 
   public PubSubMessage {
     attributes = Map.copyOf(attributes);

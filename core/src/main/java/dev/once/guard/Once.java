@@ -311,7 +311,8 @@ public final class Once {
       next = Optional.empty();
       releaseFollowing(held, done.get(), policy);
     }
-    settled.put(held.recordId(), new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
+    settled.put(held.recordId(),
+        new ClaimResult.AlreadyDone(completion.result(), held.attempts(), policy.fingerprint()),
         policy.fingerprint(), policy.fingerprint() != null);
     LISTENERS.forEach(listener -> listener.completed(claim.key(), claim.effect()));
     return new Processed(completion.result(), held.attempts(), next);

@@ -1,6 +1,5 @@
 package dev.once.key;
 
-
 /**
  * Key of a Cloud Storage object generation: {@code gcs:{bucket}/{name}#{generation}}. The generation is what
  * absorbs a doubled bucket notification while keeping deliberate re-uploads (a new generation is a new

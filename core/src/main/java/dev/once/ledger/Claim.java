@@ -43,7 +43,8 @@ public record Claim(
   /** A claim of an effect's first run. */
   public Claim(IdempotencyKey key, String effect, String recordId, long token, int attempts, Instant leaseExpiresAt,
       Instant writtenAt, Duration lease, List<Call> calls, int spent, boolean exhausted, String lastError) {
-    this(key, effect, recordId, token, attempts, leaseExpiresAt, writtenAt, lease, calls, spent, exhausted, lastError, 1);
+    this(key, effect, recordId, token, attempts, leaseExpiresAt, writtenAt, lease, calls, spent, exhausted, lastError,
+        1);
   }
 
   /** The same claim, its lease extended and (when the write reported one) its new update time. */

@@ -33,7 +33,8 @@ public final class EventLog {
 
   /** An event refused before any effect (malformed, or no key can be made of it): logged, then acknowledged. */
   public static void refused(Log log, String function, String reason, long startedNanos, String idName, String id) {
-    record(log, function, null, "none", OutcomeLabel.REJECTED, 0, elapsedMs(startedNanos), Map.of("reason", reason, idName, id));
+    record(log, function, null, "none", OutcomeLabel.REJECTED, 0, elapsedMs(startedNanos),
+        Map.of("reason", reason, idName, id));
   }
 
   /** Milliseconds since {@code startedNanos} ({@link System#nanoTime()}). */

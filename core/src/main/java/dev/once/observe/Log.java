@@ -70,7 +70,8 @@ public final class Log {
     try {
       line = JSON.writeValueAsString(entry);
     } catch (JsonProcessingException e) {
-      line = "{\"severity\":\"ERROR\",\"message\":\"unloggable entry: " + e.getOriginalMessage().replace('"', '\'') + "\"}";
+      line = "{\"severity\":\"ERROR\",\"message\":\"unloggable entry: " + e.getOriginalMessage().replace('"', '\'')
+          + "\"}";
     }
     synchronized (out) {
       out.println(line);

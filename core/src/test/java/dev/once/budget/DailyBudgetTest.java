@@ -72,7 +72,8 @@ class DailyBudgetTest {
 
     Reservation refusedByGemini = budget.reserve(OTHER, 40_000, reason -> SideWrites.NONE);
     ledger.commit(refusedByGemini.release());
-    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 321, 0), spend("2026-11-30"), "released: as if never made");
+    assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), 321, 0), spend("2026-11-30"),
+        "released: as if never made");
   }
 
   @Test

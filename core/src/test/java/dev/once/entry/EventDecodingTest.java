@@ -31,10 +31,11 @@ class EventDecodingTest {
 
   @Test
   void storageEvent_asGcsSendsIt_becomesItsDocument() throws Exception {
-    StorageObject document = StorageObject.from(event(StorageObject.FINALIZED, """
-        {"bucket":"inbox","name":"a/b.pdf","generation":"1700000000000001","metageneration":"1",
-         "contentType":"application/pdf","size":"1234","md5Hash":"bWQ1","crc32c":"AAAAAA==","timeCreated":"2026-11-30T00:00:00Z",
-         "somethingNew":{"x":1}}"""));
+    StorageObject document = StorageObject.from(event(StorageObject.FINALIZED,
+        """
+            {"bucket":"inbox","name":"a/b.pdf","generation":"1700000000000001","metageneration":"1",
+             "contentType":"application/pdf","size":"1234","md5Hash":"bWQ1","crc32c":"AAAAAA==","timeCreated":"2026-11-30T00:00:00Z",
+             "somethingNew":{"x":1}}"""));
     assertEquals(new StorageObject("inbox", "a/b.pdf", 1700000000000001L, "application/pdf", 1234, "bWQ1", "AAAAAA==",
         Map.of()),
         document);
@@ -45,28 +46,32 @@ class EventDecodingTest {
   @ParameterizedTest
   @ValueSource(strings = {"\"1700000000000001\"", "1700000000000001"})
   void storageEvent_withEveryOptionalField_andInt64sEitherWay_isRead(String generation) throws Exception {
-    StorageObject document = StorageObject.from(event(StorageObject.FINALIZED, """
-        {"kind":"storage#object","id":"inbox/a.pdf/1700000000000001","bucket":"inbox","name":"a.pdf",
-         "generation":%s,"metageneration":1,"size":12,"componentCount":2,"contentType":"application/pdf",
-         "md5Hash":"bWQ1","crc32c":"AAAAAA==","etag":"CAE=","storageClass":"STANDARD","metadata":{"k":"v"},
-         "customerEncryption":{"encryptionAlgorithm":"AES256","keySha256":"x"},"kmsKeyName":"projects/p/k",
-         "retentionExpirationTime":"2030-01-01T00:00:00Z","retention":{"mode":"Locked","retainUntilTime":"2030-01-01T00:00:00Z"},
-         "eventBasedHold":true,"temporaryHold":false,"softDeleteTime":"2026-12-01T00:00:00Z",
-         "hardDeleteTime":"2026-12-08T00:00:00Z","timeFinalized":"2026-11-30T00:00:00Z","customTime":"2026-11-30T00:00:00Z",
-         "contentLanguage":"en","cacheControl":"no-cache","contentDisposition":"inline","contentEncoding":"identity",
-         "owner":{"entity":"user-x"},"acl":[],"timeCreated":"2026-11-30T00:00:00.000Z","updated":"2026-11-30T00:00:00.000Z"}"""
-        .formatted(generation)));
+    StorageObject document = StorageObject.from(event(StorageObject.FINALIZED,
+        """
+            {"kind":"storage#object","id":"inbox/a.pdf/1700000000000001","bucket":"inbox","name":"a.pdf",
+             "generation":%s,"metageneration":1,"size":12,"componentCount":2,"contentType":"application/pdf",
+             "md5Hash":"bWQ1","crc32c":"AAAAAA==","etag":"CAE=","storageClass":"STANDARD","metadata":{"k":"v"},
+             "customerEncryption":{"encryptionAlgorithm":"AES256","keySha256":"x"},"kmsKeyName":"projects/p/k",
+             "retentionExpirationTime":"2030-01-01T00:00:00Z","retention":{"mode":"Locked","retainUntilTime":"2030-01-01T00:00:00Z"},
+             "eventBasedHold":true,"temporaryHold":false,"softDeleteTime":"2026-12-01T00:00:00Z",
+             "hardDeleteTime":"2026-12-08T00:00:00Z","timeFinalized":"2026-11-30T00:00:00Z","customTime":"2026-11-30T00:00:00Z",
+             "contentLanguage":"en","cacheControl":"no-cache","contentDisposition":"inline","contentEncoding":"identity",
+             "owner":{"entity":"user-x"},"acl":[],"timeCreated":"2026-11-30T00:00:00.000Z","updated":"2026-11-30T00:00:00.000Z"}"""
+            .formatted(generation)));
     assertEquals(new StorageObject("inbox", "a.pdf", 1700000000000001L, "application/pdf", 12, "bWQ1", "AAAAAA==",
         Map.of("k", "v")),
         document);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "{", "[]", "null", "{\"bucket\":\"b\",\"name\":\"n\"}", "{\"bucket\":\"b\",\"generation\":\"1\"}",
-      "{\"name\":\"n\",\"generation\":\"1\"}", "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"x\"}",
-      "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"-4\"}", "{\"bucket\":7,\"name\":{},\"generation\":\"1\"}",
-      "{\"bucket\":\"inbox\",\"name\":[\"a\"],\"generation\":\"1\"}", "{\"bucket\":7,\"name\":\"a\",\"generation\":\"1\"}",
-      "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":1.5}", "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":\"1\",\"size\":true}"})
+  @ValueSource(
+      strings = {"", "{", "[]", "null", "{\"bucket\":\"b\",\"name\":\"n\"}", "{\"bucket\":\"b\",\"generation\":\"1\"}",
+          "{\"name\":\"n\",\"generation\":\"1\"}", "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"x\"}",
+          "{\"bucket\":\"b\",\"name\":\"n\",\"generation\":\"-4\"}", "{\"bucket\":7,\"name\":{},\"generation\":\"1\"}",
+          "{\"bucket\":\"inbox\",\"name\":[\"a\"],\"generation\":\"1\"}",
+          "{\"bucket\":7,\"name\":\"a\",\"generation\":\"1\"}",
+          "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":1.5}",
+          "{\"bucket\":\"inbox\",\"name\":\"a\",\"generation\":\"1\",\"size\":true}"})
   void brokenStorageData_isMalformed(String data) {
     assertThrows(MalformedEvent.class, () -> StorageObject.from(event(StorageObject.FINALIZED, data)));
   }
@@ -101,8 +106,9 @@ class EventDecodingTest {
   @Test
   void dataThatIsNotUtf8_isMalformed() {
     byte[] bytes = {'{', '"', 'b', 'u', 'c', 'k', 'e', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'};
-    CloudEvent bad = CloudEventBuilder.v1().withId("1").withSource(URI.create("//test")).withType(StorageObject.FINALIZED)
-        .withData("application/json", bytes).build();
+    CloudEvent bad =
+        CloudEventBuilder.v1().withId("1").withSource(URI.create("//test")).withType(StorageObject.FINALIZED)
+            .withData("application/json", bytes).build();
     assertThrows(MalformedEvent.class, () -> StorageObject.from(bad));
   }
 
@@ -112,8 +118,10 @@ class EventDecodingTest {
     assertThrows(MalformedEvent.class, () -> StorageObject.from(event(StorageObject.FINALIZED, null)));
     assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(StorageObject.FINALIZED, "{}")));
     assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED, null)));
-    assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"subscription\":\"s\"}")));
-    assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"message\":{\"data\":\"%%\"}}")));
+    assertThrows(MalformedEvent.class,
+        () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"subscription\":\"s\"}")));
+    assertThrows(MalformedEvent.class,
+        () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"message\":{\"data\":\"%%\"}}")));
     assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED,
         "{\"message\":{\"data\":\"e30=\",\"messageId\":1}}")));
     assertThrows(MalformedEvent.class, () -> PubSubMessage.from(event(PubSubMessage.PUBLISHED,
@@ -133,10 +141,11 @@ class EventDecodingTest {
   /** The payload googleapis/google-cloudevents issue 151 captured from a real Eventarc delivery: both spellings. */
   @Test
   void pubSubEvent_withSnakeCaseTwins_asEventarcReallySendsIt_becomesItsMessage() throws Exception {
-    PubSubMessage message = PubSubMessage.from(event(PubSubMessage.PUBLISHED, """
-        {"message":{"data":"RG8gdGhhdCB0aGluZywgeW8hIEkgbG92ZSBpdA==","messageId":"1981947010177954",
-         "message_id":"1981947010177954","publishTime":"2021-02-05T04:06:14.109Z","publish_time":"2021-02-05T04:06:14.109Z"},
-         "subscription":"projects/kevmoo-firebase3-test/subscriptions/eventarc-us-central1-events-pubsub-trigger-sub-072"}"""));
+    PubSubMessage message = PubSubMessage.from(event(PubSubMessage.PUBLISHED,
+        """
+            {"message":{"data":"RG8gdGhhdCB0aGluZywgeW8hIEkgbG92ZSBpdA==","messageId":"1981947010177954",
+             "message_id":"1981947010177954","publishTime":"2021-02-05T04:06:14.109Z","publish_time":"2021-02-05T04:06:14.109Z"},
+             "subscription":"projects/kevmoo-firebase3-test/subscriptions/eventarc-us-central1-events-pubsub-trigger-sub-072"}"""));
     assertEquals("1981947010177954", message.messageId());
     assertEquals("Do that thing, yo! I love it", new String(message.data(), StandardCharsets.UTF_8));
     assertEquals(Map.of(), message.attributes());
@@ -145,9 +154,12 @@ class EventDecodingTest {
   @Test
   void pubSubEvent_withOnlyTheSnakeCaseSpelling_orAnOrderingKey_isRead() throws Exception {
     assertEquals("7", PubSubMessage.from(event(PubSubMessage.PUBLISHED,
-        "{\"message\":{\"data\":\"e30=\",\"message_id\":\"7\",\"publish_time\":\"2026-11-30T00:00:00Z\"}}")).messageId());
-    assertEquals("8", PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"message\":{\"data\":\"e30=\",\"messageId\":\"8\","
-        + "\"message_id\":\"8\",\"orderingKey\":\"k\",\"ordering_key\":\"k\",\"attributes\":{\"a\":\"b\"}}}")).messageId());
+        "{\"message\":{\"data\":\"e30=\",\"message_id\":\"7\",\"publish_time\":\"2026-11-30T00:00:00Z\"}}"))
+        .messageId());
+    assertEquals("8",
+        PubSubMessage.from(event(PubSubMessage.PUBLISHED, "{\"message\":{\"data\":\"e30=\",\"messageId\":\"8\","
+            + "\"message_id\":\"8\",\"orderingKey\":\"k\",\"ordering_key\":\"k\",\"attributes\":{\"a\":\"b\"}}}"))
+            .messageId());
   }
 
   /** Twins that disagree (no real delivery does): the camelCase field, the schema's JSON name, is used. */

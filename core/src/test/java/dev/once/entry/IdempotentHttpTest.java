@@ -413,10 +413,11 @@ class IdempotentHttpTest {
   @Test
   void atMostOnce_aRequestWhoseHandlerMayHaveActed_isNotRunAgain_butRefusedForGood() throws IOException {
     IdempotentHttp<Long> once = guard.withPolicy(Policy.atMostOnce());
-    IdempotentHttp<Long> failing = IdempotentHttp.of("Pay", this.once, IdempotentHttpTest::amount, (amount, attempt) -> {
-      runs.incrementAndGet();
-      throw new IOException("the payment endpoint timed out: it may have paid");
-    }).withPolicy(Policy.atMostOnce());
+    IdempotentHttp<Long> failing =
+        IdempotentHttp.of("Pay", this.once, IdempotentHttpTest::amount, (amount, attempt) -> {
+          runs.incrementAndGet();
+          throw new IOException("the payment endpoint timed out: it may have paid");
+        }).withPolicy(Policy.atMostOnce());
 
     assertEquals(500, send(failing, pay("k-1", CHARGE)).status());
     FakeHttp.Response retried = send(once, pay("k-1", CHARGE));
@@ -432,7 +433,8 @@ class IdempotentHttpTest {
     IdempotentHttp.Parser<Order> parser = IdempotentHttp.json(Order.class, order -> order.quantity() > 0,
         "send {\"item\": a name, \"quantity\": at least 1}");
     assertEquals(new Order("pen", 2), parser.parse(null, "{\"item\":\"pen\",\"quantity\":2}".getBytes()));
-    for (String bad : new String[] {"", "{", "[]", "{\"item\":\"pen\",\"quantity\":0}", "{\"item\":\"pen\",\"quantity\":2,\"x\":1}"}) {
+    for (String bad : new String[] {"", "{", "[]", "{\"item\":\"pen\",\"quantity\":0}",
+        "{\"item\":\"pen\",\"quantity\":2,\"x\":1}"}) {
       BadRequest refused = Assertions.assertThrows(BadRequest.class,
           () -> parser.parse(null, bad.getBytes()), bad);
       assertEquals("send {\"item\": a name, \"quantity\": at least 1}", refused.getMessage());

@@ -291,8 +291,8 @@ class OnceTest {
     for (int i = 0; i < 5; i++) {
       assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class,
           () -> once.run(KEY, "analyse", paid, attempt -> {
-        throw Refusal.notPerformed("Gemini answered 429: nothing billed", null);
-      })).kind());
+            throw Refusal.notPerformed("Gemini answered 429: nothing billed", null);
+          })).kind());
     }
     Processed processed = assertInstanceOf(Processed.class, once.run(KEY, "analyse", paid, this::count));
     assertEquals(6, processed.attempts());
@@ -503,7 +503,8 @@ class OnceTest {
 
     assertInstanceOf(Duplicate.class, warm.peek(KEY, "notify", "fp").orElseThrow());
     assertInstanceOf(Duplicate.class, warm.run(KEY, "notify", "fp", this::count));
-    assertInstanceOf(Conflict.class, warm.peek(KEY, "notify", "other").orElseThrow(), "a changed payload is still told");
+    assertInstanceOf(Conflict.class, warm.peek(KEY, "notify", "other").orElseThrow(),
+        "a changed payload is still told");
     assertEquals(afterFirst, reads.get(), "no read for what this instance settled");
 
     Once cold = new Once(counting);
@@ -538,7 +539,8 @@ class OnceTest {
         }));
     assertTrue(analysed.next().isEmpty(), "the chained claim is not handed over: its holder does not know it");
     assertEquals(1, runs.get(), "the effect is not repeated");
-    assertInstanceOf(Processed.class, once.run(KEY, "publish", this::count), "claimed again at once, not after a lease");
+    assertInstanceOf(Processed.class, once.run(KEY, "publish", this::count),
+        "claimed again at once, not after a lease");
     assertEquals("once", ledger.lookup(KEY, "publish").orElseThrow().released().by());
   }
 

@@ -107,7 +107,8 @@ class IdempotentPostTest {
         try (Socket client = server.accept()) {
           client.getInputStream().read(new byte[4096]);
           client.getOutputStream().write(
-              "HTTP/1.1 400 Bad Request\r\nContent-Length: 1000000\r\n\r\nstill sending".getBytes(StandardCharsets.US_ASCII));
+              "HTTP/1.1 400 Bad Request\r\nContent-Length: 1000000\r\n\r\nstill sending"
+                  .getBytes(StandardCharsets.US_ASCII));
           client.getOutputStream().flush();
           client.getInputStream().read(); // holds the connection open until the client gives up
         } catch (IOException ignored) {
@@ -138,7 +139,8 @@ class IdempotentPostTest {
     post.post(key, "application/json", body);
     post.post(key, "application/json", body);
     assertEquals("gcs:b/factura%20%C3%B1%01.pdf#7", endpoint.received().get(0).header("Idempotency-Key"));
-    assertEquals(endpoint.received().get(0).header("Idempotency-Key"), endpoint.received().get(1).header("Idempotency-Key"));
+    assertEquals(endpoint.received().get(0).header("Idempotency-Key"),
+        endpoint.received().get(1).header("Idempotency-Key"));
   }
 
   /** An ordinary Japanese object name: 9 bytes per character once percent-encoded, far over 255 characters. */

@@ -57,7 +57,8 @@ class LogTest {
     assertEquals("105445aa7843bc8bf206b12000100000", google.traceId());
     assertEquals("0000000000000001", google.spanId());
     for (String bad : new String[] {"", "garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01", "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7"}) {
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7"}) {
       assertTrue(Trace.fromTraceparent(bad).isEmpty(), bad);
     }
   }

@@ -95,7 +95,8 @@ class CreateChargeIT {
       assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
     }
     assertEquals(1, paymentsWith(key).size(), "one payment for six requests");
-    DocumentSnapshot charged = db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
+    DocumentSnapshot charged =
+        db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     assertEquals(1200L, charged.getLong("amount"));
     assertEquals("eur", charged.getString("currency"));
     assertEquals(id, charged.getString("id"));
@@ -190,7 +191,8 @@ class CreateChargeIT {
     assertEquals(201, retry.statusCode(), retry.body());
     assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElse(null));
     assertEquals(1, paymentsWith(key).size(), "paid once more past retention, then replayed");
-    DocumentSnapshot charged = db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
+    DocumentSnapshot charged =
+        db.collection("charges").document(id).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS);
     assertEquals(id, charged.getString("id"), "the re-run's charge: " + charged.getData());
   }
 
@@ -206,7 +208,8 @@ class CreateChargeIT {
       assertEquals(1, paymentsWith(key).size());
     }
     for (JsonNode charge : List.of(one, two)) {
-      assertTrue(db.collection("charges").document(charge.path("id").asText()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
+      assertTrue(db.collection("charges").document(charge.path("id").asText()).get()
+          .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
           .exists());
     }
   }

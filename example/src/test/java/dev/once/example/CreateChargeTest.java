@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.http.IdempotentPost;
+import dev.once.testing.FakeHttp;
 import dev.once.testing.Fault;
 import dev.once.testing.FaultMatrix;
-import dev.once.testing.FakeHttp;
 import dev.once.testing.Faults;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

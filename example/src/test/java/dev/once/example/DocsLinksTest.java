@@ -80,7 +80,7 @@ class DocsLinksTest {
       return paths.filter(p -> p.toString().endsWith(".md"))
           .filter(p -> ROOT.relativize(p).getNameCount() == 1 || p.startsWith(ROOT.resolve("docs"))
               || p.getFileName().toString().equals("README.md") && !p.toString().contains("node_modules")
-              && !p.toString().contains("/target/"))
+                  && !p.toString().contains("/target/"))
           .sorted().toList();
     }
   }

@@ -16,7 +16,8 @@ import java.time.Duration;
 public final class PatientCreateCharge implements HttpFunction {
   static final Duration PAYMENT_TIMEOUT = Duration.ofMinutes(5);
   private final CreateCharge charge =
-      new CreateCharge(FirestoreOnce.fromEnvironment(), IdempotentPost.toUrlIn("PAYMENTS_URL").withTimeout(PAYMENT_TIMEOUT));
+      new CreateCharge(FirestoreOnce.fromEnvironment(),
+          IdempotentPost.toUrlIn("PAYMENTS_URL").withTimeout(PAYMENT_TIMEOUT));
 
   @Override
   public void service(HttpRequest request, HttpResponse response) throws IOException {

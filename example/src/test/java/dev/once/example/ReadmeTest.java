@@ -31,7 +31,8 @@ class ReadmeTest {
   @Test
   void readmeShowsCreateNote_asTheFileIs_withoutItsPackageAndImports() throws IOException {
     String readme = Files.readString(README, StandardCharsets.UTF_8);
-    String code = withoutPackageAndImports(Files.readAllLines(SOURCES.resolve("CreateNote.java"), StandardCharsets.UTF_8));
+    String code =
+        withoutPackageAndImports(Files.readAllLines(SOURCES.resolve("CreateNote.java"), StandardCharsets.UTF_8));
 
     assertTrue(readme.contains("```java\n" + code + "```\n"), "README.md's copy of CreateNote.java differs from the"
         + " file: paste the file from its class comment down into the ```java block of \"Write your own"

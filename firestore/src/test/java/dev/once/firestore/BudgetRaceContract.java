@@ -13,7 +13,6 @@ import dev.once.ledger.ForwardingLedger;
 import dev.once.ledger.Ledger;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
-import dev.once.testing.InMemoryLedger;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.LocalDate;

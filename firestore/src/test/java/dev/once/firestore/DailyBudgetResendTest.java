@@ -108,7 +108,8 @@ class DailyBudgetResendTest {
       TestFirestore.clear();
       DailyBudget budget = budget(1_000);
       budget.reserve(key("first"), 100, reason -> SideWrites.NONE); // this instance now sees the day far from its edge
-      new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+      new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850,
+          r -> SideWrites.NONE);
       // The next reservation skips its first read, adds 200, reads 1,150 and steps back: that step-back loses its
       // answer (the increment before it is let through).
       faults.letThrough(COMMIT, 1);
@@ -125,7 +126,8 @@ class DailyBudgetResendTest {
   void theMarkersExpireADayAfterTheirCommit_theCountersNever() throws Exception {
     DailyBudget budget = budget(1_000);
     budget.reserve(key("first"), 100, reason -> SideWrites.NONE);
-    new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850, r -> SideWrites.NONE);
+    new DailyBudget(other, 1_000, ZoneOffset.UTC, QUIET, "gemini budget").reserve(key("meanwhile"), 850,
+        r -> SideWrites.NONE);
     Instant now = other.now();
     assertEquals(Refusal.Kind.DEFERRED, assertThrows(Refusal.class,
         () -> budget.reserve(key("late"), 200, reason -> SideWrites.NONE)).kind()); // and steps back

@@ -270,7 +270,8 @@ class FirestoreLedgerResendTest {
       assertEquals(RecordState.CLAIMED, publish.state());
       assertEquals(1, publish.token());
       assertEquals(1, publish.attempts());
-      assertEquals(done.updatedAt(), publish.createdAt(), "one commit, one time (what Once.releaseFollowing relies on)");
+      assertEquals(done.updatedAt(), publish.createdAt(),
+          "one commit, one time (what Once.releaseFollowing relies on)");
       ledger.complete(next, Map.of(), SideWrites.NONE);
       assertEquals(RecordState.DONE, other.lookup(key, "publish").orElseThrow().state(), "its holder completes it");
     }

@@ -29,7 +29,7 @@ public final class BatchCompleted implements CloudEventsFunction {
   BatchCompleted(Clients clients) {
     CompletionFlow flow = Wiring.completionFlow(clients);
     entry = EventEntry.of(NAME, PubSubMessage::from, CompletionHandoff::jobKey,
-            (message, jobKey) -> complete(flow, jobKey))
+        (message, jobKey) -> complete(flow, jobKey))
         .tracedBy((message, event) -> Trace.fromTraceparent(message.attributes().get(Trace.TRACEPARENT)));
   }
 

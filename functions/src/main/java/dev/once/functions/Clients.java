@@ -99,7 +99,8 @@ public final class Clients {
         new JobErrors(settings.optional(GeminiSetting.GEMINI_BASE_URL),
             settings.required(GeminiSetting.GEMINI_API_KEY),
             settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS))));
-    this.publisher = Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
+    this.publisher =
+        Lazy.of(() -> new MessagePublisher(settings.optional(PipelineSetting.PUBSUB_EMULATOR_HOST).orElse(null)));
   }
 
   static Clients instance() {

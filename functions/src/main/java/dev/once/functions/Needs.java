@@ -20,7 +20,9 @@ import java.util.stream.Stream;
  */
 public final class Needs {
   /** Firestore access: the webhook reads one record a delivery; the others claim, complete and record. */
-  public enum Firestore { READ, READ_WRITE }
+  public enum Firestore {
+    READ, READ_WRITE
+  }
 
   /**
    * @param settings every setting the function may read (the library's own, which all read, included)
@@ -43,8 +45,9 @@ public final class Needs {
       // batch jobs are made and read with the webhook's URL and the inline limit (Clients.batchJobs)
       GeminiSetting.GEMINI_WEBHOOK_URL, PipelineSetting.BATCH_INLINE_MAX_BYTES);
   /** Those that publish results also write the analyses and bills (their retention). */
-  private static final List<Setting> RESULTS = List.of(PipelineSetting.RESULTS_TOPIC, PipelineSetting.RESULTS_SIGNING_KEY,
-      PipelineSetting.RECORDS_RETENTION_DAYS);
+  private static final List<Setting> RESULTS =
+      List.of(PipelineSetting.RESULTS_TOPIC, PipelineSetting.RESULTS_SIGNING_KEY,
+          PipelineSetting.RECORDS_RETENTION_DAYS);
   private static final List<Setting> ANALYSIS = List.of(PipelineSetting.STORAGE_EMULATOR_HOST,
       GeminiSetting.GEMINI_DAILY_BUDGET_USD, PipelineSetting.MAX_DOCUMENT_BYTES, PipelineSetting.ANALYSIS_MODE,
       PipelineSetting.BATCH_MAX_DOCUMENTS, PipelineSetting.BATCH_MAX_BYTES, PipelineSetting.BATCH_MAX_WAIT_SECONDS,
@@ -56,7 +59,8 @@ public final class Needs {
     add(DocumentUploaded.class, Firestore.READ_WRITE, List.of(PipelineSetting.RESULTS_TOPIC), true,
         GEMINI, RESULTS, ANALYSIS);
     add(MessageDelivered.class, Firestore.READ_WRITE, List.of(PipelineSetting.DEAD_LETTER_TOPIC), false,
-        List.of(PipelineSetting.NOTIFY_URL, PipelineSetting.NOTIFY_TIMEOUT_SECONDS, PipelineSetting.NOTIFY_SIGNING_SECRET,
+        List.of(PipelineSetting.NOTIFY_URL, PipelineSetting.NOTIFY_TIMEOUT_SECONDS,
+            PipelineSetting.NOTIFY_SIGNING_SECRET,
             PipelineSetting.RESULTS_SIGNING_KEY, PipelineSetting.DEAD_LETTER_TOPIC));
     add(GeminiWebhook.class, Firestore.READ, List.of(PipelineSetting.BATCH_COMPLETIONS_TOPIC), false,
         List.of(GeminiSetting.GEMINI_WEBHOOK_SECRET, GeminiSetting.GEMINI_WEBHOOK_URL,

@@ -16,7 +16,6 @@ import dev.once.functions.reconcile.ReconcileFlow;
 import dev.once.functions.webhook.CompletedJobs;
 import dev.once.functions.webhook.CompletionHandoff;
 import dev.once.functions.webhook.WebhookHandler;
-import dev.once.gemini.BatchJobs;
 import dev.once.gemini.DynamicWebhookVerifier;
 import dev.once.gemini.GeminiSetting;
 import dev.once.gemini.WebhookSignatures;
@@ -60,7 +59,8 @@ public final class Wiring {
     DocumentFlow.PaidCalls paid = new DocumentFlow.PaidCalls(settings.seconds(GeminiSetting.GEMINI_TIMEOUT_SECONDS),
         clients.once.maxAttempts());
     Lazy<DocumentReader> reader = Lazy.of(() -> new DocumentReader(clients.storage.get()));
-    BatchSubmitter submitter = mode == DocumentFlow.Mode.BATCH ? batchSubmitter(clients, reader, InstantSource.system()) : null;
+    BatchSubmitter submitter =
+        mode == DocumentFlow.Mode.BATCH ? batchSubmitter(clients, reader, InstantSource.system()) : null;
     return new DocumentFlow(clients.once, clients.records, clients.queries, budget(clients), clients.estimator,
         reader, clients.analyzer, () -> submitter, resultPublication(clients), mode, maxBytes, paid);
   }
@@ -104,7 +104,8 @@ public final class Wiring {
     checkLedger(settings);
     URI endpoint = PipelineSettings.httpUrl(settings, PipelineSetting.NOTIFY_URL);
     Duration timeout = settings.seconds(PipelineSetting.NOTIFY_TIMEOUT_SECONDS);
-    NotificationSigner signer = NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
+    NotificationSigner signer =
+        NotificationSigner.fromSecrets(settings.required(PipelineSetting.NOTIFY_SIGNING_SECRET));
     String deadLetterTopic = clients.topic(PipelineSetting.DEAD_LETTER_TOPIC);
     return new DeliveryFlow(clients.once, Lazy.of(() -> IdempotentPost.to(endpoint).withTimeout(timeout)
         .withHeaders(signer)), clients.publisher, () -> deadLetterTopic);
@@ -114,7 +115,8 @@ public final class Wiring {
     checkLedger(clients.settings);
     checkGemini(clients);
     return new CompletionFlow(clients.once, clients.batchJobs, clients.records, clients.queries, clients.gatherings,
-        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS), InstantSource.system());
+        resultPublication(clients), clients.settings.positiveInt(OnceSetting.ONCE_MAX_ATTEMPTS),
+        InstantSource.system());
   }
 
   /**
@@ -143,8 +145,9 @@ public final class Wiring {
         settings.optional(GeminiSetting.GEMINI_WEBHOOK_SECRET).map(WebhookVerifier::fromSecrets);
     URI jwks = PipelineSettings.httpUrl(settings, GeminiSetting.GEMINI_WEBHOOK_JWKS_URL);
     String issuer = settings.required(GeminiSetting.GEMINI_WEBHOOK_ISSUER);
-    Optional<DynamicWebhookVerifier> dynamicWebhooks = PipelineSettings.webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
-        DynamicWebhookVerifier.Options.forAudience(url).withJwksUrl(jwks).withIssuer(issuer)));
+    Optional<DynamicWebhookVerifier> dynamicWebhooks =
+        PipelineSettings.webhookUrl(settings).map(url -> new DynamicWebhookVerifier(
+            DynamicWebhookVerifier.Options.forAudience(url).withJwksUrl(jwks).withIssuer(issuer)));
     if (staticWebhooks.isEmpty() && dynamicWebhooks.isEmpty()) {
       throw new MissingSetting("neither GEMINI_WEBHOOK_URL nor GEMINI_WEBHOOK_SECRET is set: set GEMINI_WEBHOOK_URL"
           + " to this function's URL (dynamic webhooks, named by each batch job), GEMINI_WEBHOOK_SECRET to the whsec_"

@@ -142,8 +142,9 @@ public final class BatchJobs {
     BatchJobSource source;
     Optional<String> file = Optional.empty();
     if (input.size() > MAX_INPUT_FILE_BYTES) {
-      throw new InputTooLarge("the job's requests would be " + input.size() + " bytes of JSONL, over the Files API's 2 GB"
-          + " per input file");
+      throw new InputTooLarge(
+          "the job's requests would be " + input.size() + " bytes of JSONL, over the Files API's 2 GB"
+              + " per input file");
     }
     if (how == Input.INLINED_WHEN_SMALL && input.size() <= inlineMaxBytes) {
       source = BatchJobSource.builder().inlinedRequests(requests.stream().map(this::inlined).toList()).build();
@@ -228,7 +229,7 @@ public final class BatchJobs {
   private Optional<BatchJob> findNamed(String wanted) {
     Optional<BatchJob> oldest = Optional.empty();
     Pager<BatchJob> pager = list(FIND_PAGE_SIZE);
-    for (int page = 1; ; page++) {
+    for (int page = 1;; page++) {
       for (BatchJob job : pager.page()) {
         if (job.displayName().map(wanted::equals).orElse(false) && (oldest.isEmpty() || older(job, oldest.get()))) {
           oldest = Optional.of(job);

@@ -73,7 +73,8 @@ public final class CostEstimator {
    * model or of the one Google routes it to (whose prices bill the answer).
    */
   long bound(long promptTokens, boolean batch) {
-    Usage worst = new Usage(promptTokens, InvoicePrompt.MAX_OUTPUT_TOKENS, promptTokens + InvoicePrompt.MAX_OUTPUT_TOKENS);
+    Usage worst =
+        new Usage(promptTokens, InvoicePrompt.MAX_OUTPUT_TOKENS, promptTokens + InvoicePrompt.MAX_OUTPUT_TOKENS);
     long most = prices.mostMicroUsd(model, worst, batch, clock.instant(), PRICE_WINDOW).orElseThrow(
         () -> new IllegalStateException("no price for " + model
             + ": the spending guard cannot bound its calls (add it to GEMINI_PRICES)"));

@@ -204,7 +204,8 @@ public final class DynamicWebhookVerifier {
   }
 
   private void checkIssuedAt(JWTClaimsSet claims) throws InvalidSignature {
-    if (claims.getIssueTime() != null && claims.getIssueTime().toInstant().isAfter(clock.instant().plus(options.leeway()))) {
+    if (claims.getIssueTime() != null
+        && claims.getIssueTime().toInstant().isAfter(clock.instant().plus(options.leeway()))) {
       throw new InvalidSignature("the token was issued in the future");
     }
   }
@@ -236,7 +237,8 @@ public final class DynamicWebhookVerifier {
     }
     Map<String, Object> carried = claims.toJSONObject();
     if (!(carried.get("type") instanceof String type)) {
-      throw new InvalidSignature("the token is bound to no body: no " + BODY_HASH_CLAIM + " claim, and no event (type)");
+      throw new InvalidSignature(
+          "the token is bound to no body: no " + BODY_HASH_CLAIM + " claim, and no event (type)");
     }
     if (!type.equals(event.get("type")) || !Objects.equals(jobNamed(carried), jobNamed(event))) {
       throw new InvalidSignature("the token carries another event (" + type + ", " + jobNamed(carried) + ")");

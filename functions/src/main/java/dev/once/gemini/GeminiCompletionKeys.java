@@ -25,17 +25,20 @@ public final class GeminiCompletionKeys {
   public static final String PREFIX = "gemini:batches/";
 
   /** In the order they are tried. */
-  public static final List<String> NAME_FIELDS = List.of("name", "operation", "operationName", "resourceName", "data.id");
+  public static final List<String> NAME_FIELDS =
+      List.of("name", "operation", "operationName", "resourceName", "data.id");
 
   private static final String ID = "[A-Za-z0-9][A-Za-z0-9_-]*";
-  private static final Pattern API_ROOT = Pattern.compile("^(?:[a-z][a-z0-9+.-]*://[^/]+)?/*(?:v1(?:alpha|beta)?\\d*/)?");
+  private static final Pattern API_ROOT =
+      Pattern.compile("^(?:[a-z][a-z0-9+.-]*://[^/]+)?/*(?:v1(?:alpha|beta)?\\d*/)?");
   private static final Pattern LOCATION = Pattern.compile("^projects/[^/]+/locations/[^/]+/");
   private static final Pattern QUALIFIED = Pattern.compile(
       "^(?:(?i:models)/[^/]+/)?(?i:batches|batchJobs|batchPredictionJobs|operations)/(" + ID + ")$");
   private static final Pattern BARE = Pattern.compile("^(" + ID + ")$");
   /** A collection word alone ("batches/") names no job. */
   private static final Pattern RESERVED =
-      Pattern.compile("(?i)batches|batchJobs|batchPredictionJobs|operations|models|projects|locations|v1(alpha|beta)?\\d*");
+      Pattern.compile(
+          "(?i)batches|batchJobs|batchPredictionJobs|operations|models|projects|locations|v1(alpha|beta)?\\d*");
 
   private GeminiCompletionKeys() {}
 

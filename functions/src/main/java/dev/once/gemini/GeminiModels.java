@@ -117,7 +117,8 @@ public final class GeminiModels {
     if (!models.containsKey(defaultModel)) {
       throw new IllegalStateException(RESOURCE + ": the default model " + defaultModel + " is not in the catalog");
     }
-    return new GeminiModels(LocalDate.parse(root.path("readOn").asText()), ZoneId.of(root.path("priceDayZone").asText()),
+    return new GeminiModels(LocalDate.parse(root.path("readOn").asText()),
+        ZoneId.of(root.path("priceDayZone").asText()),
         defaultModel, models);
   }
 

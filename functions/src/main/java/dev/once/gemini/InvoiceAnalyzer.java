@@ -105,7 +105,8 @@ public final class InvoiceAnalyzer {
     } catch (JsonProcessingException e) {
       return new Analysis(requestedModel, model, Map.of(),
           cut.orElse(ForeignText.cut("the model's answer is not JSON: " + e.getOriginalMessage(),
-              InvoiceBounds.MAX_TEXT_CHARS)), usage, answeredAt);
+              InvoiceBounds.MAX_TEXT_CHARS)),
+          usage, answeredAt);
     }
   }
 

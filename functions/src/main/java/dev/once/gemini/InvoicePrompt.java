@@ -49,7 +49,8 @@ public final class InvoicePrompt {
   public static Content batchContent(byte[] document, String mimeType, String reference) {
     return Content.builder()
         .role("user")
-        .parts(Part.fromBytes(document, mimeType), Part.fromText(INSTRUCTION), Part.fromText(referenceInstruction(reference)))
+        .parts(Part.fromBytes(document, mimeType), Part.fromText(INSTRUCTION),
+            Part.fromText(referenceInstruction(reference)))
         .build();
   }
 
@@ -78,8 +79,8 @@ public final class InvoicePrompt {
         .responseSchema(schema)
         .maxOutputTokens(MAX_OUTPUT_TOKENS)
         .mediaResolution(new MediaResolution(MediaResolution.Known.MEDIA_RESOLUTION_MEDIUM));
-    GeminiModels.builtIn().find(model).map(GeminiModel::thinkingLevel).ifPresent(level ->
-        config.thinkingConfig(ThinkingConfig.builder().thinkingLevel(new ThinkingLevel(level)).build()));
+    GeminiModels.builtIn().find(model).map(GeminiModel::thinkingLevel).ifPresent(
+        level -> config.thinkingConfig(ThinkingConfig.builder().thinkingLevel(new ThinkingLevel(level)).build()));
     return config;
   }
 }

@@ -33,15 +33,15 @@ public final class InvoiceSchema {
         .required("description", "amount")
         .build();
     Map<String, Schema> properties = new LinkedHashMap<>(Map.of(
-            "supplier", text("legal name of the issuer"),
-            "invoiceNumber", text("the invoice's own number"),
-            "issueDate", date("date of issue"),
-            "dueDate", date("payment due date, if stated"),
-            "currency", Schema.builder().type(Type.Known.STRING).description("ISO 4217 code").pattern("^[A-Z]{3}$").build(),
-            "subtotal", number("total before tax"),
-            "tax", number("total tax"),
-            "total", number("amount due, tax included"),
-            "lineItems", Schema.builder().type(Type.Known.ARRAY).items(lineItem).build()));
+        "supplier", text("legal name of the issuer"),
+        "invoiceNumber", text("the invoice's own number"),
+        "issueDate", date("date of issue"),
+        "dueDate", date("payment due date, if stated"),
+        "currency", Schema.builder().type(Type.Known.STRING).description("ISO 4217 code").pattern("^[A-Z]{3}$").build(),
+        "subtotal", number("total before tax"),
+        "tax", number("total tax"),
+        "total", number("amount due, tax included"),
+        "lineItems", Schema.builder().type(Type.Known.ARRAY).items(lineItem).build()));
     List<String> order = new ArrayList<>(List.of(
         "supplier", "invoiceNumber", "issueDate", "dueDate", "currency", "subtotal", "tax", "total", "lineItems"));
     List<String> required = new ArrayList<>(List.of("supplier", "invoiceNumber", "issueDate", "currency",

@@ -25,7 +25,8 @@ public final class JobStates {
   }
 
   public static boolean succeeded(BatchJob job) {
-    return state(job).map(s -> s == JobState.Known.JOB_STATE_SUCCEEDED || s == JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED)
+    return state(job)
+        .map(s -> s == JobState.Known.JOB_STATE_SUCCEEDED || s == JobState.Known.JOB_STATE_PARTIALLY_SUCCEEDED)
         .orElse(false);
   }
 }

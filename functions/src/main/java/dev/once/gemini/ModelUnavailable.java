@@ -11,7 +11,8 @@ public final class ModelUnavailable extends RuntimeException {
   static final String LEAD = "Gemini does not serve the model ";
 
   ModelUnavailable(String model, RuntimeException refusal) {
-    super(LEAD + model + " (set GEMINI_MODEL to one it serves: once models): " + GeminiErrors.describe(refusal), refusal);
+    super(LEAD + model + " (set GEMINI_MODEL to one it serves: once models): " + GeminiErrors.describe(refusal),
+        refusal);
   }
 
   /** Whether a recorded error (a ledger record's, a log line's) is about a model Google does not serve. */

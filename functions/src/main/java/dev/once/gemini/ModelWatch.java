@@ -75,7 +75,8 @@ public final class ModelWatch {
   public void answered(Analysis analysis) {
     if (analysis.rerouted() && said.add("rerouted " + analysis.requestedModel() + " " + analysis.model())) {
       log.write("WARNING", REROUTED, Map.of("requested", analysis.requestedModel(), "answered", analysis.model(),
-          "action", "billed at " + analysis.model() + "'s prices; set GEMINI_MODEL=" + GeminiModels.bare(analysis.model())
+          "action",
+          "billed at " + analysis.model() + "'s prices; set GEMINI_MODEL=" + GeminiModels.bare(analysis.model())
               + " (once models)"));
     }
   }

@@ -1,7 +1,7 @@
 package dev.once.gemini;
 
-import dev.once.config.Setting;
 import dev.once.config.InvalidSetting;
+import dev.once.config.Setting;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -41,7 +41,8 @@ public final class WebhookSignatures {
 
   /** A {@code v1,} entry among the blank-separated signatures: Standard Webhooks' HMAC scheme. */
   static boolean isStatic(Optional<String> signatures) {
-    return signatures.map(value -> Arrays.stream(value.strip().split("\\s+")).anyMatch(entry -> entry.startsWith("v1,")))
+    return signatures
+        .map(value -> Arrays.stream(value.strip().split("\\s+")).anyMatch(entry -> entry.startsWith("v1,")))
         .orElse(false);
   }
 }

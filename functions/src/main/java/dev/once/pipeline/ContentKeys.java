@@ -1,7 +1,7 @@
 package dev.once.pipeline;
 
-import dev.once.key.Sha256;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.Sha256;
 
 /**
  * The key of a document's content: {@code content:<bucket>:<type>:sha256:<hex of the bytes>}. The same bytes uploaded

@@ -32,7 +32,8 @@ public final class NotificationSigner implements IdempotentPost.Headers {
 
   /** From NOTIFY_SIGNING_SECRET's value. */
   public static NotificationSigner fromSecrets(String secrets) {
-    return new NotificationSigner(SigningKeys.parse(PipelineSetting.NOTIFY_SIGNING_SECRET, secrets), InstantSource.system());
+    return new NotificationSigner(SigningKeys.parse(PipelineSetting.NOTIFY_SIGNING_SECRET, secrets),
+        InstantSource.system());
   }
 
   /** {@link #headers}, for the notification's POST ({@link IdempotentPost#withHeaders}). */

@@ -43,7 +43,6 @@ public final class Records {
   public static final String TRIES = "tries";
   static final int MAX_TRIES = 10;
 
-
   /** The field a Firestore TTL policy deletes an analysis or a bill by (RECORDS_RETENTION_DAYS after its last write). */
   public static final String EXPIRE_AT = "expireAt";
 

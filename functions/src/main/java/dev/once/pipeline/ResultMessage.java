@@ -40,7 +40,8 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
     }
   }
 
-  private static final ObjectMapper JSON = new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
   private static final List<String> HEADLINE = List.of("supplier", "invoiceNumber", "issueDate", "currency", "total");
   /**
    * The most of a headline field's text (the model writes it) a published result holds: a completion chunk's ledger

@@ -32,7 +32,8 @@ public final class ResultPublication {
   private final Supplier<String> topic;
   private final ResultSignature signature;
 
-  public ResultPublication(Once once, Supplier<MessagePublisher> publisher, Supplier<String> topic, ResultSignature signature) {
+  public ResultPublication(Once once, Supplier<MessagePublisher> publisher, Supplier<String> topic,
+      ResultSignature signature) {
     this.once = once;
     this.publisher = publisher;
     this.topic = topic;
@@ -42,7 +43,8 @@ public final class ResultPublication {
   /** One document's result, guarded by the document's key; on {@code held} when an earlier commit claimed it. */
   public Outcome publish(IdempotencyKey documentKey, ResultMessage summary, Optional<Held> held) {
     Once.Effect effect = attempt -> Completion.of(Map.of("messageId", send(attempt, documentKey, summary)));
-    return held.map(claim -> once.runHeld(claim, effect)).orElseGet(() -> once.run(documentKey, Effects.PUBLISH, effect));
+    return held.map(claim -> once.runHeld(claim, effect))
+        .orElseGet(() -> once.run(documentKey, Effects.PUBLISH, effect));
   }
 
   public Outcome publish(IdempotencyKey documentKey, ResultMessage summary) {
@@ -65,7 +67,8 @@ public final class ResultPublication {
           attempt.ensureLease(MessagePublisher.TIMEOUT);
           List<Future<String>> wave = summaries.subList(first, Math.min(summaries.size(), first + PUBLISHING_AT_ONCE))
               .stream().map(summary -> sending.submit(
-                  () -> send(summary.key(), summary, trace))).toList();
+                  () -> send(summary.key(), summary, trace)))
+              .toList();
           for (Future<String> message : wave) {
             awaitSent(message);
           }

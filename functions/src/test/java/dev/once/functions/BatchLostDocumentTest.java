@@ -139,7 +139,8 @@ class BatchLostDocumentTest {
     submitter.submitDue();
 
     assertEquals(List.of(Set.of(keys.get(0).value(), keys.get(1).value()), Set.of(keys.get(2).value())),
-        jobs.stream().map(Set::copyOf).toList(), "two jobs: the sealed members, then the document gathered after the seal");
+        jobs.stream().map(Set::copyOf).toList(),
+        "two jobs: the sealed members, then the document gathered after the seal");
     Set<String> named = new HashSet<>();
     for (IdempotencyKey key : keys) {
       DocumentSnapshot analysis = analysis(key);

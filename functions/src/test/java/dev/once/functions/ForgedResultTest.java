@@ -38,16 +38,20 @@ import org.junit.jupiter.api.Test;
 class ForgedResultTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String KEY = "gcs:inbox/invoice-7.pdf#1700000000000001";
-  private static final byte[] REAL = "{\"invoice\":{\"total\":\"1200.00\"},\"key\":\"gcs:inbox/invoice-7.pdf#1700000000000001\",\"status\":\"analysed\"}"
-      .getBytes(StandardCharsets.UTF_8);
-  private static final byte[] FORGED = "{\"invoice\":{\"total\":\"0.01\"},\"key\":\"gcs:inbox/invoice-7.pdf#1700000000000001\",\"status\":\"analysed\"}"
-      .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] REAL =
+      "{\"invoice\":{\"total\":\"1200.00\"},\"key\":\"gcs:inbox/invoice-7.pdf#1700000000000001\",\"status\":\"analysed\"}"
+          .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] FORGED =
+      "{\"invoice\":{\"total\":\"0.01\"},\"key\":\"gcs:inbox/invoice-7.pdf#1700000000000001\",\"status\":\"analysed\"}"
+          .getBytes(StandardCharsets.UTF_8);
 
   private final InMemoryLedger ledger = new InMemoryLedger();
   private final FakeEndpoint endpoint = FakeEndpoint.start();
-  private final IdempotentPost notifier = IdempotentPost.to(endpoint.uri("/notify")).withTimeout(Duration.ofSeconds(10));
+  private final IdempotentPost notifier =
+      IdempotentPost.to(endpoint.uri("/notify")).withTimeout(Duration.ofSeconds(10));
   private final EventEntry<PubSubMessage> entry = MessageDelivered.entry(
-      new DeliveryFlow(new Once(ledger), () -> notifier, () -> mock(MessagePublisher.class), () -> "projects/p/topics/d"),
+      new DeliveryFlow(new Once(ledger), () -> notifier, () -> mock(MessagePublisher.class),
+          () -> "projects/p/topics/d"),
       TestSignatures.RESULTS);
 
   @AfterEach
@@ -99,7 +103,8 @@ class ForgedResultTest {
   private static CloudEvent event(String messageId, byte[] data, Map<String, String> attributes) throws Exception {
     Map<String, Object> message = Map.of("data", Base64.getEncoder().encodeToString(data), "messageId", messageId,
         "attributes", attributes);
-    return CloudEventBuilder.v1().withId(messageId).withSource(URI.create("//pubsub.googleapis.com/projects/p/topics/r"))
+    return CloudEventBuilder.v1().withId(messageId)
+        .withSource(URI.create("//pubsub.googleapis.com/projects/p/topics/r"))
         .withType(PubSubMessage.PUBLISHED)
         .withData("application/json", JSON.writeValueAsBytes(Map.of("message", message, "subscription", "s"))).build();
   }

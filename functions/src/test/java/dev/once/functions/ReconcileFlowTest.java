@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.doAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.times;
@@ -124,8 +123,8 @@ class ReconcileFlowTest {
     long gets = gemini.count("batches.get");
     ReconcileSummary[] during = new ReconcileSummary[1];
     // Another process (here: this test) claims the job's completion, and the reconciler runs while it holds it.
-    RuntimeException holderFailed = assertThrows(IllegalStateException.class, () ->
-        clients.once.run(jobKey, Effects.COMPLETE, attempt -> {
+    RuntimeException holderFailed =
+        assertThrows(IllegalStateException.class, () -> clients.once.run(jobKey, Effects.COMPLETE, attempt -> {
           during[0] = reconciler().run();
           throw new IllegalStateException("the holder fails, releasing its claim");
         }));
@@ -178,7 +177,8 @@ class ReconcileFlowTest {
     clients.firestore.get().collection("gatherings").document(gathering).set(Map.of("state", "submitted",
         "inFlight", true, "job", "batches/the-adopted-one", "members", List.of(key.documentId()))).get();
     MessagePublisher publisher = mock(MessagePublisher.class);
-    ReconcileFlow later = resumingReconciler(publisher, () -> Instant.now().plus(StrayJobs.STRAY_AFTER).plusSeconds(60));
+    ReconcileFlow later =
+        resumingReconciler(publisher, () -> Instant.now().plus(StrayJobs.STRAY_AFTER).plusSeconds(60));
 
     ReconcileSummary run = later.run();
 
@@ -209,7 +209,8 @@ class ReconcileFlowTest {
       // Deferred in the order 2, 0, 3, 1.
       Instant at = start.plusSeconds(new int[] {1, 3, 0, 2}[i]);
       clients.ledger.commit(clients.records.get().deferred(key,
-          new DocumentSource("inbox", "deferred/" + i + ".pdf", 1, "application/pdf", 10, null, null), "over budget", at));
+          new DocumentSource("inbox", "deferred/" + i + ".pdf", 1, "application/pdf", 10, null, null), "over budget",
+          at));
     }
     DocumentFlow documents = mock(DocumentFlow.class);
     List<IdempotencyKey> resumed = new ArrayList<>();
@@ -333,7 +334,8 @@ class ReconcileFlowTest {
   @ParameterizedTest(name = "the job ended before the gathering was resumed: {0}")
   @ValueSource(booleans = {false, true})
   void aGatheringWhoseSubmissionAnswerWasLost_isResumed_andAdoptsTheJobItMade(boolean endedFirst) throws Exception {
-    IdempotencyKey key = IdempotencyKey.of("gcs:inbox/reconcile/lost-" + endedFirst + "-" + System.nanoTime() + ".pdf#1");
+    IdempotencyKey key =
+        IdempotencyKey.of("gcs:inbox/reconcile/lost-" + endedFirst + "-" + System.nanoTime() + ".pdf#1");
     clients.ledger.commit(clients.records.get().deferred(key,
         new DocumentSource("inbox", "lost.pdf", 1, "application/pdf", 10, null, null), "over budget",
         Instant.now().minusSeconds(60)));
@@ -345,7 +347,8 @@ class ReconcileFlowTest {
     List<String> before = gemini.batchNames();
 
     gemini.ambiguousNext("batchGenerateContent", 1, AmbiguousFailure.RESET);
-    assertEquals(1, reconciler.run().deferredResumed, "resumed and queued; batches.create carried out, its answer lost");
+    assertEquals(1, reconciler.run().deferredResumed,
+        "resumed and queued; batches.create carried out, its answer lost");
     String job = gemini.batchNames().stream().filter(name -> !before.contains(name)).findFirst().orElseThrow();
     assertEquals("gathered", analysis(key).getString("status"));
     if (endedFirst) {
@@ -374,7 +377,8 @@ class ReconcileFlowTest {
 
   /** The reconciler of a batch-mode deployment, documents read from a mocked inbox, results published to a mock. */
   private static ReconcileFlow resumingReconciler(MessagePublisher publisher, InstantSource clock) throws Exception {
-    ResultPublication publication = new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS);
+    ResultPublication publication =
+        new ResultPublication(clients.once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS);
     DocumentReader inbox = mock(DocumentReader.class);
     // Bytes of their own at each read: documents of other tests in this emulator are not copies of these.
     when(inbox.read(any(), any(Long.class))).thenAnswer(read -> ("%PDF-1.4 lost " + UUID.randomUUID())

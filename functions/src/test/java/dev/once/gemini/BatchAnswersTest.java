@@ -166,9 +166,10 @@ class BatchAnswersTest {
   @Test
   void anAnswerCutShort_stillNamesItsDocument() {
     String reference = REFERENCE.apply(IDS.get(0));
-    GenerateContentResponse cut = GenerateContentResponse.fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":"
-        + "\"{\\\"documentReference\\\": \\\"" + reference + "\\\", \\\"supplier\\\": \\\"Acme, lines: [\"}]},"
-        + "\"finishReason\":\"MAX_TOKENS\"}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":8192}}");
+    GenerateContentResponse cut =
+        GenerateContentResponse.fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":"
+            + "\"{\\\"documentReference\\\": \\\"" + reference + "\\\", \\\"supplier\\\": \\\"Acme, lines: [\"}]},"
+            + "\"finishReason\":\"MAX_TOKENS\"}],\"usageMetadata\":{\"promptTokenCount\":9,\"candidatesTokenCount\":8192}}");
 
     BatchResult result = BatchResult.answered(Optional.empty(), "gemini-3.5-flash-lite", cut, null);
 

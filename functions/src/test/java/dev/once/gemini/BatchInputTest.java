@@ -86,7 +86,8 @@ class BatchInputTest {
     JsonNode generation = line.at("/request/generationConfig");
     assertEquals("application/json", generation.get("responseMimeType").asText());
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, generation.get("maxOutputTokens").asInt());
-    assertFalse(generation.has("temperature"), "no sampling parameters: deprecated on Gemini 3, refused by later models");
+    assertFalse(generation.has("temperature"),
+        "no sampling parameters: deprecated on Gemini 3, refused by later models");
     assertEquals("MEDIA_RESOLUTION_MEDIUM", generation.get("mediaResolution").asText(), "a PDF page at 560 tokens");
     assertEquals("MINIMAL", generation.at("/thinkingConfig/thinkingLevel").asText(),
         "the thinking level the catalog gives " + MODEL);
@@ -134,7 +135,8 @@ class BatchInputTest {
     BatchJob job = new BatchJobs(client, MODEL, Optional.empty(), 1).submit(id, requests);
 
     assertEquals(2, gemini.count("files.uploadChunk") - chunks, "12 MB of base64: two chunks");
-    assertEquals(BatchInput.of(requests, MODEL).size(), client.files.get("files/once-" + id, null).sizeBytes().orElseThrow());
+    assertEquals(BatchInput.of(requests, MODEL).size(),
+        client.files.get("files/once-" + id, null).sizeBytes().orElseThrow());
     List<JsonNode> lines = gemini.requests(job.name().orElseThrow());
     assertEquals(3, lines.size());
     assertEquals(Base64.getEncoder().encodeToString(requests.get(2).content()),

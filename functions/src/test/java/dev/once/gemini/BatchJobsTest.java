@@ -98,7 +98,7 @@ class BatchJobsTest {
   /** Another team's job, ended (a project has at most 100 running, and its listing holds the ended ones too). */
   private static void foreignJob(String displayName) {
     String name = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(InlinedRequest.builder()
-            .contents(List.of(Content.fromParts(Part.fromText("hello")))).build()).build(),
+        .contents(List.of(Content.fromParts(Part.fromText("hello")))).build()).build(),
         CreateBatchJobConfig.builder().displayName(displayName).build()).name().orElseThrow();
     gemini.finish(name, BatchState.SUCCEEDED);
   }

@@ -88,7 +88,8 @@ class CostEstimatorTest {
   void theEstimate_countsThePromptAsBilled_plusTheSchemasBound_atThePagesOfGemini3() {
     byte[] invoice = InvoicePdf.of("E-2");
     long estimate = estimator(MODEL, NOW).microUsd(invoice, "application/pdf", false);
-    Analysis analysis = new InvoiceAnalyzer(client, MODEL, SILENT, new ManualClock(NOW)).analyse(invoice, "application/pdf");
+    Analysis analysis =
+        new InvoiceAnalyzer(client, MODEL, SILENT, new ManualClock(NOW)).analyse(invoice, "application/pdf");
     assertEquals(estimator(MODEL, NOW).bound(analysis.usage().promptTokens() + CostEstimator.SCHEMA_TOKEN_BOUND, false),
         estimate, "the prompt counted exactly as billed (560 a page at medium), plus the schema's bound");
     assertTrue(analysis.usage().promptTokens() >= 560, "a PDF page is 560 tokens on Gemini 3: " + analysis.usage());

@@ -62,7 +62,8 @@ class DynamicWebhookVerifierTest {
   private static final Duration DELIVERED = Duration.ofMinutes(2);
   private static final String AUDIENCE = "https://webhook.example.run.app/";
   private static final byte[] BODY =
-      "{\"type\":\"batch.succeeded\",\"version\":\"v1\",\"data\":{\"id\":\"batches/abc\"}}".getBytes(StandardCharsets.UTF_8);
+      "{\"type\":\"batch.succeeded\",\"version\":\"v1\",\"data\":{\"id\":\"batches/abc\"}}"
+          .getBytes(StandardCharsets.UTF_8);
   private static RSAKey key;
   private static RSAKey otherKey;
 
@@ -138,7 +139,7 @@ class DynamicWebhookVerifierTest {
   @Test
   void aValidToken_passes_andTheKeysAreFetchedOnce() throws Exception {
     DynamicWebhookVerifier verifier = verifier();
-    verifier.verify(headers(token(c -> { })), BODY);
+    verifier.verify(headers(token(c -> {})), BODY);
     verifier.verify(headers(token(c -> c.jwtID("msg_2"))), BODY);
     assertEquals(1, jwksRequests.get());
     assertEquals(1, verifier.jwksFetches());
@@ -187,7 +188,7 @@ class DynamicWebhookVerifierTest {
   @Test
   void aTamperedBody_isRefused_andATokenWithoutBodyHashToo() throws Exception {
     DynamicWebhookVerifier verifier = verifier();
-    String token = token(c -> { });
+    String token = token(c -> {});
     byte[] tampered = new String(BODY, StandardCharsets.UTF_8).replace("batches/abc", "batches/xyz")
         .getBytes(StandardCharsets.UTF_8);
     assertRefused(verifier, token, tampered);
@@ -221,7 +222,7 @@ class DynamicWebhookVerifierTest {
   @Test
   void anUnknownKid_fetchesTheKeysAgainOnce_thenIsRefused() throws Exception {
     DynamicWebhookVerifier verifier = verifier();
-    verifier.verify(headers(token(c -> { })), BODY);
+    verifier.verify(headers(token(c -> {})), BODY);
     assertEquals(1, jwksRequests.get());
 
     assertRefused(verifier, signed(otherKey, "unknown", validClaims(BODY).build()), BODY);
@@ -237,7 +238,7 @@ class DynamicWebhookVerifierTest {
   @Test
   void aRotatedKey_isFoundByTheOneFetchAgain() throws Exception {
     DynamicWebhookVerifier verifier = verifier();
-    verifier.verify(headers(token(c -> { })), BODY);
+    verifier.verify(headers(token(c -> {})), BODY);
     RSAKey rotated = new RSAKeyGenerator(2048).keyID("k2").generate();
     jwks.set(new JWKSet(List.of(key.toPublicJWK(), rotated.toPublicJWK())).toString());
 
@@ -249,14 +250,14 @@ class DynamicWebhookVerifierTest {
   void keysOlderThanTheirMaxAge_areFetchedAgain_andAnUnreachableJwksThenRefusesRatherThanUsingThem()
       throws Exception {
     DynamicWebhookVerifier verifier = verifier();
-    verifier.verify(headers(token(c -> { })), BODY);
+    verifier.verify(headers(token(c -> {})), BODY);
     now.set(now.get().plus(Duration.ofMinutes(61)));
-    verifier.verify(headers(token(c -> { })), BODY);
+    verifier.verify(headers(token(c -> {})), BODY);
     assertEquals(2, jwksRequests.get());
 
     now.set(now.get().plus(Duration.ofMinutes(61)));
     jwksStatus.set(503);
-    String token = token(c -> { });
+    String token = token(c -> {});
     assertThrows(JwksUnavailable.class, () -> verifier.verify(headers(token), BODY));
   }
 
@@ -265,7 +266,7 @@ class DynamicWebhookVerifierTest {
     String unsigned = new PlainJWT(validClaims(BODY).build()).serialize();
     assertRefused(verifier(), unsigned, BODY);
     // The same claims under a header that says "none" but carries a signature part.
-    String[] parts = token(c -> { }).split("\\.");
+    String[] parts = token(c -> {}).split("\\.");
     String noneHeader = Base64.getUrlEncoder().withoutPadding()
         .encodeToString("{\"alg\":\"none\",\"kid\":\"k1\"}".getBytes(StandardCharsets.UTF_8));
     assertRefused(verifier(), noneHeader + "." + parts[1] + "." + parts[2], BODY);
@@ -304,7 +305,7 @@ class DynamicWebhookVerifierTest {
 
   @Test
   void anUnreachableOrBrokenJwks_isUnavailable_neverAPass() throws Exception {
-    String token = token(c -> { });
+    String token = token(c -> {});
     DynamicWebhookVerifier nothingListens =
         verifier(URI.create("http://127.0.0.1:" + FreePort.pick() + "/.well-known/jwks.json"));
     assertThrows(JwksUnavailable.class, () -> nothingListens.verify(headers(token), BODY));
@@ -367,7 +368,8 @@ class DynamicWebhookVerifierTest {
 
     assertEquals(false, verifier.verify(v1aHeaders("msg_1", sent, real), BODY), "v1a: bound to no endpoint");
     String others = DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY) + " "
-        + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY) + " " + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY);
+        + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY) + " "
+        + DynamicWebhookSigner.generate().v1a("msg_1", sent, BODY);
     InvalidSignature costly = assertThrows(InvalidSignature.class,
         () -> verifier.verify(v1aHeaders("msg_1", sent, others + " " + real), BODY), "4 entries x 4 keys = 16 checks");
     assertTrue(costly.getMessage().contains("more than 8 signature checks"), costly.getMessage());
@@ -393,15 +395,17 @@ class DynamicWebhookVerifierTest {
   @Test
   void aDeliveryTheGeminiStandInSigned_verifies_andItsBodyCannotBeSwapped() throws Exception {
     try (Receiver hooks = Receiver.start();
-        GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NORMAL));
+        GeminiStandIn gemini =
+            GeminiStandIn.start(GeminiStandIn.Options.defaults().withWebhookMode(WebhookMode.NORMAL));
         Client client = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(gemini.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       gemini.dynamicSignature(DynamicSignature.JWT); // the format Google documents first
       String webhookUrl = hooks.url("/gemini-webhook").toString();
       String job = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),
+          InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice"))).build()).build(),
           CreateBatchJobConfig.builder().displayName("once-doc").webhookConfig(WebhookConfig.builder()
-              .uris(webhookUrl).userMetadata(Map.of("document_key", "k-1")).build()).build()).name().orElseThrow();
+              .uris(webhookUrl).userMetadata(Map.of("document_key", "k-1")).build()).build())
+          .name().orElseThrow();
       gemini.finish(job, null);
       Receiver.Received delivery = Await.value(DELIVERED,
           () -> hooks.receivedOn("/gemini-webhook").stream().findFirst(), "the dynamic delivery");
@@ -422,9 +426,11 @@ class DynamicWebhookVerifierTest {
 
       gemini.dynamicSignature(DynamicSignature.V1A);
       String second = client.batches.create("gemini-3.5-flash-lite", BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
-          CreateBatchJobConfig.builder().displayName("once-doc-2").webhookConfig(WebhookConfig.builder().uris(webhookUrl)
-              .build()).build())
+          InlinedRequest.builder().contents(Content.fromParts(Part.fromText("invoice 2"))).build()).build(),
+          CreateBatchJobConfig.builder().displayName("once-doc-2")
+              .webhookConfig(WebhookConfig.builder().uris(webhookUrl)
+                  .build())
+              .build())
           .name().orElseThrow();
       gemini.finish(second, null);
       Receiver.Received v1a = Await.value(DELIVERED, () -> hooks.receivedOn("/gemini-webhook").stream()

@@ -76,7 +76,8 @@ class GeminiErrorsTest {
       assertTrue(GeminiErrors.certainlyNotCreated(
           new RuntimeException(new ApiException(Integer.parseInt(proof[0]), proof[1], "m"))), String.join(" ", proof));
     }
-    for (String[] ambiguous : new String[][] {{"429", "RESOURCE_EXHAUSTED"}, {"503", "UNAVAILABLE"}, {"500", "INTERNAL"},
+    for (String[] ambiguous : new String[][] {{"429", "RESOURCE_EXHAUSTED"}, {"503", "UNAVAILABLE"},
+        {"500", "INTERNAL"},
         {"504", "DEADLINE_EXCEEDED"}, {"409", "ABORTED"}, {"408", ""}, {"400", ""}, {"403", "X"}, {"404", "null"},
         {"499", "CANCELLED"}}) {
       assertFalse(GeminiErrors.certainlyNotCreated(new ApiException(Integer.parseInt(ambiguous[0]), ambiguous[1], "m")),
@@ -99,10 +100,11 @@ class GeminiErrorsTest {
 
   @Test
   void numbersBeyond64Bits_becomeDoubles_soTheAnalysisCanBeStored() {
-    GenerateContentResponse response = GenerateContentResponse.fromJson("""
-        {"candidates":[{"content":{"role":"model","parts":[{"text":
-          "{\\"total\\": 1000000000000000000000000000000, \\"lineItems\\": [{\\"amount\\": 99999999999999999999}], \\"tax\\": 1.5}"
-        }]}}]}""");
+    GenerateContentResponse response = GenerateContentResponse.fromJson(
+        """
+            {"candidates":[{"content":{"role":"model","parts":[{"text":
+              "{\\"total\\": 1000000000000000000000000000000, \\"lineItems\\": [{\\"amount\\": 99999999999999999999}], \\"tax\\": 1.5}"
+            }]}}]}""");
     Analysis analysis = InvoiceAnalyzer.interpret("m", response, null);
     assertTrue(analysis.succeeded(), String.valueOf(analysis.failure()));
     assertInstanceOf(Double.class, analysis.invoice().get("total"));

@@ -35,10 +35,11 @@ class InvoiceAnalyzerTest {
     assertTrue(analysis.failure().startsWith("answer cut at maxOutputTokens"), analysis.failure());
     assertEquals(new Usage(13, 0, 13, 0), analysis.usage(), "zero counts left out by Google: read as 0");
 
-    GenerateContentResponse cutJson = GenerateContentResponse.fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":"
-        + "\"{\\\"supplier\\\": \\\"Acme\"}]},\"finishReason\":\"MAX_TOKENS\"}],\"usageMetadata\":{\"promptTokenCount\":"
-        + "560,\"candidatesTokenCount\":8,\"thoughtsTokenCount\":16376,\"totalTokenCount\":16944},"
-        + "\"modelVersion\":\"gemini-3.8-flash\"}");
+    GenerateContentResponse cutJson =
+        GenerateContentResponse.fromJson("{\"candidates\":[{\"content\":{\"parts\":[{\"text\":"
+            + "\"{\\\"supplier\\\": \\\"Acme\"}]},\"finishReason\":\"MAX_TOKENS\"}],\"usageMetadata\":{\"promptTokenCount\":"
+            + "560,\"candidatesTokenCount\":8,\"thoughtsTokenCount\":16376,\"totalTokenCount\":16944},"
+            + "\"modelVersion\":\"gemini-3.8-flash\"}");
     Analysis cut = InvoiceAnalyzer.interpret("gemini-3.8-flash", cutJson, AT);
     assertFalse(cut.succeeded());
     assertEquals("answer cut at maxOutputTokens (" + InvoicePrompt.MAX_OUTPUT_TOKENS + "): 16384 output tokens,"

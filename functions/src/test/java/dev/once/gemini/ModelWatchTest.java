@@ -32,8 +32,10 @@ class ModelWatchTest {
   void aModelGoogleShutDown_failsTheStart_namingItsReplacement() {
     InvalidSetting e = assertThrows(InvalidSetting.class, () -> watch.check("gemini-2.0-flash", TODAY));
     assertTrue(e.getMessage().startsWith("GEMINI_MODEL"), e.getMessage());
-    assertTrue(e.getMessage().startsWith("GEMINI_MODEL is gemini-2.0-flash, which Google shut down on 2026-06-01: set it"
-        + " to gemini-3.6-flash, Google's replacement"), e.getMessage());
+    assertTrue(
+        e.getMessage().startsWith("GEMINI_MODEL is gemini-2.0-flash, which Google shut down on 2026-06-01: set it"
+            + " to gemini-3.6-flash, Google's replacement"),
+        e.getMessage());
     assertThrows(InvalidSetting.class, () -> watch.check("gemini-3.1-flash-lite", LocalDate.of(2027, 5, 7)));
   }
 
@@ -48,7 +50,8 @@ class ModelWatchTest {
     watch.check("gemini-3.5-flash-lite", TODAY);
     List<String> said = lines();
     assertEquals(4, said.size(), said.toString());
-    said.forEach(line -> assertTrue(line.contains("\"severity\":\"WARNING\"") && line.contains(ModelWatch.LIFECYCLE), line));
+    said.forEach(
+        line -> assertTrue(line.contains("\"severity\":\"WARNING\"") && line.contains(ModelWatch.LIFECYCLE), line));
     assertTrue(said.get(0).contains("closed to new projects since 2026-09-18"), said.get(0));
     assertTrue(said.get(1).contains("Google answers it with gemini-3.8-flash"), said.get(1));
     assertTrue(said.get(2).contains("not in the built-in catalog"), said.get(2));

@@ -60,7 +60,8 @@ class PriceTableTest {
         builtIn.costMicroUsd("gemini-3.1-pro-preview", new Usage(200_000, 100_000, 300_000), false, DECEMBER),
         "200k is not over");
     assertEquals(Optional.of(840_000L + 1_800_000L),
-        builtIn.costMicroUsd("gemini-3.1-pro-preview", new Usage(210_000, 100_000, 310_000), false, DECEMBER), "210k is");
+        builtIn.costMicroUsd("gemini-3.1-pro-preview", new Usage(210_000, 100_000, 310_000), false, DECEMBER),
+        "210k is");
     assertEquals(Optional.of((840_000L + 1_800_000L) / 2),
         builtIn.costMicroUsd("gemini-3.1-pro-preview", new Usage(210_000, 100_000, 310_000), true, DECEMBER),
         "and batch halves it");
@@ -72,7 +73,8 @@ class PriceTableTest {
   @Test
   void answeringModelsVersionsAndResourceNames_arePricedAsTheirModel_longestNameFirst() {
     LocalDate day = LocalDate.of(2026, 12, 6);
-    assertEquals(builtIn.priceOn("gemini-3.5-flash-lite", day), builtIn.priceOn("models/gemini-3.5-flash-lite-001", day));
+    assertEquals(builtIn.priceOn("gemini-3.5-flash-lite", day),
+        builtIn.priceOn("models/gemini-3.5-flash-lite-001", day));
     assertEquals(builtIn.priceOn("gemini-3.8-flash", day), builtIn.priceOn("gemini-3.8-flash-latest", day));
     assertEquals(1.50, builtIn.priceOn("gemini-3.5-flash-09-2026", day).orElseThrow().input(), "3.5 Flash");
     assertEquals(0.30, builtIn.priceOn("gemini-3.5-flash-lite-preview", day).orElseThrow().input(), "not 3.5 Flash");

@@ -27,7 +27,8 @@ class WebhookVerifierTest {
   private final WebhookSigner signer = WebhookSigner.fromSecret(secret);
 
   private static WebhookVerifier verifier(String secrets, long nowSeconds) {
-    return new WebhookVerifier(WebhookVerifier.parseSecrets(secrets), InstantSource.fixed(Instant.ofEpochSecond(nowSeconds)));
+    return new WebhookVerifier(WebhookVerifier.parseSecrets(secrets),
+        InstantSource.fixed(Instant.ofEpochSecond(nowSeconds)));
   }
 
   private static Function<String, Optional<String>> headers(String id, String timestamp, String signature) {
@@ -72,13 +73,15 @@ class WebhookVerifierTest {
   void forgedTamperedOrWronglyKeyedSignatures_areRefused() {
     WebhookVerifier verifier = verifier(secret, NOW);
     String good = signer.sign("m", NOW, BODY);
-    byte[] tampered = "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/xyz\"}}".getBytes(StandardCharsets.UTF_8);
+    byte[] tampered =
+        "{\"type\":\"batch.succeeded\",\"data\":{\"id\":\"batches/xyz\"}}".getBytes(StandardCharsets.UTF_8);
     assertThrows(InvalidSignature.class, () -> verifier.verify(headers("m", String.valueOf(NOW), good), tampered));
     assertThrows(InvalidSignature.class, () -> verifier.verify(headers("other-id", String.valueOf(NOW), good), BODY));
     assertThrows(InvalidSignature.class, () -> verifier.verify(headers("m", String.valueOf(NOW + 1), good), BODY));
     String foreign = WebhookSigner.fromSecret(WebhookSigner.newSecret()).sign("m", NOW, BODY);
     assertThrows(InvalidSignature.class, () -> verifier.verify(headers("m", String.valueOf(NOW), foreign), BODY));
-    assertThrows(InvalidSignature.class, () -> verifier.verify(headers("m", String.valueOf(NOW), "v1,!!notbase64"), BODY));
+    assertThrows(InvalidSignature.class,
+        () -> verifier.verify(headers("m", String.valueOf(NOW), "v1,!!notbase64"), BODY));
     assertThrows(InvalidSignature.class,
         () -> verifier.verify(headers("m", String.valueOf(NOW), good.replace("v1,", "v2,")), BODY));
   }
@@ -108,7 +111,8 @@ class WebhookVerifierTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"secret", "whsec_", "whsec_!!!", "whsec_c2hvcnQ=", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw nope"})
+  @ValueSource(
+      strings = {"secret", "whsec_", "whsec_!!!", "whsec_c2hvcnQ=", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw nope"})
   void badSecrets_failNamingTheVariable_withoutRepeatingTheSecret(String secrets) {
     InvalidSetting e = assertThrows(InvalidSetting.class, () -> WebhookVerifier.parseSecrets(secrets));
     assertTrue(e.getMessage().startsWith("GEMINI_WEBHOOK_SECRET"), e.getMessage());

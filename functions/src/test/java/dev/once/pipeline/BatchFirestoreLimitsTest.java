@@ -105,9 +105,11 @@ class BatchFirestoreLimitsTest {
     List<SideWrites> writes = new ArrayList<>();
     for (int i = 0; i < 100; i++) { // a chunk: CompletionFlow.CHUNK
       String name = String.format("%03d/", i) + "n".repeat(990);
-      DocumentSource source = new DocumentSource("b".repeat(63), name, 1L << 50, "application/pdf", 1 << 20, null, null);
+      DocumentSource source =
+          new DocumentSource("b".repeat(63), name, 1L << 50, "application/pdf", 1 << 20, null, null);
       IdempotencyKey key = IdempotencyKey.of("gcs:" + source.bucket() + "/" + name.substring(0, 900) + "#" + i);
-      summaries.add(ResultMessage.CODEC.encode(ResultMessage.analysed(key, source, analysis, "batches/" + "j".repeat(40))));
+      summaries
+          .add(ResultMessage.CODEC.encode(ResultMessage.analysed(key, source, analysis, "batches/" + "j".repeat(40))));
       writes.add(records.analysed(key, source, analysis, "batches/" + "j".repeat(40)));
     }
     Outcome done = once.run(IdempotencyKey.of("gemini:batches/worst#chunk-0"), "complete",

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 class HttpsOnlyTest {
   @Test
   void onlyHttpsEndpoints_orHttpToThisMachine_areAccepted() {
-    for (String refused : List.of("ftp://x/", "http://example.com/notify", "http://10.0.0.1/", "http://127.0.0.1.nip.io/",
+    for (String refused : List.of("ftp://x/", "http://example.com/notify", "http://10.0.0.1/",
+        "http://127.0.0.1.nip.io/",
         "http://localhost.example.com/", "https:///nohost")) {
       assertFalse(HttpsOnly.allows(URI.create(refused)), refused);
     }

@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
  */
 class RecordsRetentionTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("gcs:inbox/a.pdf#1");
-  private static final DocumentSource SOURCE = new DocumentSource("inbox", "a.pdf", 1, "application/pdf", 10, null, null);
-  private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite", Map.of("total", 1), null, new Usage(1, 1, 2));
+  private static final DocumentSource SOURCE =
+      new DocumentSource("inbox", "a.pdf", 1, "application/pdf", 10, null, null);
+  private static final Analysis ANALYSED =
+      new Analysis("gemini-3.5-flash-lite", Map.of("total", 1), null, new Usage(1, 1, 2));
   private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
   private final PriceTable prices = PriceTable.fromSettings(Settings.of(Map.of()));
 

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 class ResultMessageTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("gcs:inbox/a.pdf#3");
-  private static final DocumentSource SOURCE = new DocumentSource("inbox", "a.pdf", 3, "application/pdf", 10, "md5", null);
+  private static final DocumentSource SOURCE =
+      new DocumentSource("inbox", "a.pdf", 3, "application/pdf", 10, "md5", null);
   private static final Analysis ACME = new Analysis("gemini-3.5-flash-lite",
       Map.of("supplier", "ACME", "total", 120.5, "currency", "EUR"), null, Usage.NONE);
 

@@ -16,7 +16,8 @@ class TopicsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "a", "goog-topic", "projects/p/topics/", "projects/p/subscriptions/s", "has space", "1abc"})
+  @ValueSource(
+      strings = {"", "a", "goog-topic", "projects/p/topics/", "projects/p/subscriptions/s", "has space", "1abc"})
   void invalidTopics_areRefused(String topic) {
     assertThrows(IllegalArgumentException.class, () -> Topics.fullName("p", topic));
   }

@@ -78,9 +78,11 @@ class StandInsByUrlTest {
     try (Receiver hooks = Receiver.start();
         GeminiStandIn gemini = GeminiStandIn.start(GeminiStandIn.Options.defaults().withApiKey("k")
             .withTick(Duration.ofMillis(100)).withWebhookUrl(hooks.url("/hook")).withWebhookSecret(secret))) {
-      HttpResponse<String> created = send("POST", gemini.baseUrl() + "/v1beta/models/gemini-3.5-flash-lite:batchGenerateContent",
+      HttpResponse<String> created = send("POST",
+          gemini.baseUrl() + "/v1beta/models/gemini-3.5-flash-lite:batchGenerateContent",
           "{\"batch\":{\"displayName\":\"tick\",\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":{\"contents\":[{\"parts\":"
-              + "[{\"text\":\"hi\"}]}]}}]}}}}", "x-goog-api-key", "k", "Content-Type", "application/json");
+              + "[{\"text\":\"hi\"}]}]}}]}}}}",
+          "x-goog-api-key", "k", "Content-Type", "application/json");
       assertEquals(200, created.statusCode(), created.body());
       String name = Json.parseTrusted(created.body()).get("name").asText();
 

@@ -64,9 +64,11 @@ public final class DemoCommand {
         err.println("dev/demo: " + e.getMessage());
         return LocalPipeline.USAGE;
       }
-      if (!answers(ports.url(Part.RELAY) + "/_admin/counters") || !answers(ports.url(Part.GEMINI) + "/_admin/counters")) {
-        err.println("dev/demo: no dev/run is running here (no live " + RunLock.file(logDir) + ", and nothing answers on "
-            + ports.url(Part.RELAY) + "); start dev/run in another terminal first, or run dev/run --demo");
+      if (!answers(ports.url(Part.RELAY) + "/_admin/counters")
+          || !answers(ports.url(Part.GEMINI) + "/_admin/counters")) {
+        err.println(
+            "dev/demo: no dev/run is running here (no live " + RunLock.file(logDir) + ", and nothing answers on "
+                + ports.url(Part.RELAY) + "); start dev/run in another terminal first, or run dev/run --demo");
         return LocalPipeline.FAILED;
       }
       RunConfig assumed = new RunConfig(Mode.parse(cli.get("mode", "sync")), ports, logDir, RunConfig.PROJECT, null,

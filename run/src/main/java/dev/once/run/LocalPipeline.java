@@ -203,7 +203,8 @@ public final class LocalPipeline {
     out.println(String.format("  %-24s %-32s %s", "part", "where", "log"));
     for (Part part : Part.values()) {
       if (part == Part.GEMINI && config.realGemini()) {
-        out.println(String.format("  %-24s %-32s %s", "Gemini", "the real Gemini API", "(GEMINI_API_KEY is set; no stand-in)"));
+        out.println(
+            String.format("  %-24s %-32s %s", "Gemini", "the real Gemini API", "(GEMINI_API_KEY is set; no stand-in)"));
         continue;
       }
       String where = switch (part) {
@@ -221,8 +222,9 @@ public final class LocalPipeline {
         + ports.hostPort(Part.PUBSUB) + " STORAGE_EMULATOR_HOST=" + ports.url(Part.STORAGE)
         + " GOOGLE_CLOUD_PROJECT=" + config.project() + gemini);
     out.println("  gcloud storage: " + GcloudStorage.exportLine(ports.url(Part.STORAGE), config.project()));
-    out.println("  upload documents to bucket '" + Topology.BUCKET + "' with any Cloud Storage client and those variables;"
-        + " dev/demo runs the demo here; dev/inspect KEY shows one key's ledger");
+    out.println(
+        "  upload documents to bucket '" + Topology.BUCKET + "' with any Cloud Storage client and those variables;"
+            + " dev/demo runs the demo here; dev/inspect KEY shows one key's ledger");
     if (config.reconcileEvery() != null) {
       out.println("  the reconciler is called every " + config.reconcileEvery().toSeconds() + " s"
           + (config.realGemini() && config.mode() == Mode.BATCH

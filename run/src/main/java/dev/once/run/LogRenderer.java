@@ -110,7 +110,7 @@ final class LogRenderer {
     JsonNode summary = entry.has("summary") ? entry.path("summary") : entry.path("gauges");
     if (summary.isObject()) {
       List<String> counts = new ArrayList<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = summary.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = summary.fields(); it.hasNext();) {
         Map.Entry<String, JsonNode> field = it.next();
         if (field.getValue().isNumber() && field.getValue().asLong() != 0 && !field.getKey().startsWith("max_")) {
           counts.add(field.getKey() + " " + field.getValue().asLong());

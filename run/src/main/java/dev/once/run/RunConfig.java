@@ -111,7 +111,8 @@ public record RunConfig(Mode mode, Ports ports, Path logDir, String project, Str
         }
         reconcile = Duration.ofSeconds(seconds);
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("ONCE_RECONCILE_SECONDS must be a positive whole number, got \"" + every + "\"");
+        throw new IllegalArgumentException(
+            "ONCE_RECONCILE_SECONDS must be a positive whole number, got \"" + every + "\"");
       }
     } else if (realKey != null && mode == Mode.BATCH) {
       reconcile = REAL_BATCH_RECONCILE;

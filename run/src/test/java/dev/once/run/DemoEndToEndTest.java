@@ -139,7 +139,8 @@ class DemoEndToEndTest {
   void stopping_leavesNoProcessBehind() {
     List<Long> pids = stack.processes().stream().map(ChildProcess::pid).toList();
     // The stand-ins, the relay and the notification endpoint run in this JVM; the rest are processes.
-    assertTrue(pids.size() >= 2 + 2 * Part.functions().size(), "the two emulators, the five functions and their batch-mode successors: " + pids);
+    assertTrue(pids.size() >= 2 + 2 * Part.functions().size(),
+        "the two emulators, the five functions and their batch-mode successors: " + pids);
     stack.close();
     Await.until(Bounds.CALL, () -> pids.stream().noneMatch(DemoEndToEndTest::alive),
         "every process of the stack to have exited");

@@ -19,10 +19,11 @@ class LogRendererTest {
 
   @Test
   void anEventLine_becomesOneReadableLine() {
-    List<String> out = render(true, "{\"severity\":\"INFO\",\"message\":\"DocumentUploaded processed 3c9e2a0b4f1d8e77\","
-        + "\"logging.googleapis.com/labels\":{\"function\":\"DocumentUploaded\",\"effect\":\"analyse\",\"outcome\":\"processed\"},"
-        + "\"keyHash\":\"3c9e2a0b4f1d8e77\",\"effect\":\"analyse\",\"outcome\":\"processed\",\"attempts\":1,\"latencyMs\":812,"
-        + "\"effects\":{\"analyse\":\"processed\",\"publish\":\"processed\"},\"eventId\":\"42\"}");
+    List<String> out = render(true,
+        "{\"severity\":\"INFO\",\"message\":\"DocumentUploaded processed 3c9e2a0b4f1d8e77\","
+            + "\"logging.googleapis.com/labels\":{\"function\":\"DocumentUploaded\",\"effect\":\"analyse\",\"outcome\":\"processed\"},"
+            + "\"keyHash\":\"3c9e2a0b4f1d8e77\",\"effect\":\"analyse\",\"outcome\":\"processed\",\"attempts\":1,\"latencyMs\":812,"
+            + "\"effects\":{\"analyse\":\"processed\",\"publish\":\"processed\"},\"eventId\":\"42\"}");
     assertEquals(List.of("analyse→processed, publish→processed  key 3c9e2a0b4f1d8e77  (1 attempt, 812 ms)"), out);
   }
 
@@ -44,7 +45,8 @@ class LogRendererTest {
         "\tat dev.once.functions.MessageDelivered.accept(MessageDelivered.java:50)",
         "Caused by: java.io.IOException: refused",
         "\t... 12 more");
-    assertEquals(List.of("threw java.lang.IllegalStateException: Firestore is unavailable (the event is redelivered)"), out);
+    assertEquals(List.of("threw java.lang.IllegalStateException: Firestore is unavailable (the event is redelivered)"),
+        out);
   }
 
   @Test
@@ -56,15 +58,17 @@ class LogRendererTest {
         "SLF4J(W): No SLF4J providers were found.",
         "INFO: Started oejs.Server@74ad1f1f",
         "WARNING: eventarc relay gave up on event 7 for http://127.0.0.1:8081/ after 10 attempts");
-    assertEquals(List.of("WARNING: eventarc relay gave up on event 7 for http://127.0.0.1:8081/ after 10 attempts"), out);
+    assertEquals(List.of("WARNING: eventarc relay gave up on event 7 for http://127.0.0.1:8081/ after 10 attempts"),
+        out);
   }
 
   @Test
   void theNotificationEndpointsLine_andTheReconcilersSummary_areShort() {
     assertEquals(List.of("answered 200  gcs:inbox/a.pdf#1  (result analysed)"),
         render(false, "NOTIFIED 200 gcs:inbox/a.pdf#1 analysed"));
-    List<String> summary = render(true, "{\"severity\":\"INFO\",\"message\":\"reconciliation run\",\"summary\":{\"seen\":2,"
-        + "\"processed\":0,\"duplicate\":2,\"truncated\":false},\"function\":\"GeminiReconciler\"}");
+    List<String> summary =
+        render(true, "{\"severity\":\"INFO\",\"message\":\"reconciliation run\",\"summary\":{\"seen\":2,"
+            + "\"processed\":0,\"duplicate\":2,\"truncated\":false},\"function\":\"GeminiReconciler\"}");
     assertEquals(1, summary.size());
     assertTrue(summary.get(0).equals("reconciliation run: seen 2, duplicate 2"), summary.get(0));
     String idle = "{\"severity\":\"INFO\",\"message\":\"batch gauges\",\"function\":\"GeminiReconciler\",\"gauges\":"

@@ -114,7 +114,8 @@ class RunnerProcessTest {
       ByteArrayOutputStream demoOut = new ByteArrayOutputStream();
       ByteArrayOutputStream demoErr = new ByteArrayOutputStream();
       int demo = DemoCommand.run(new String[] {"--log-dir", logDir.toString()}, Map.of(),
-          new PrintStream(demoOut, true, StandardCharsets.UTF_8), new PrintStream(demoErr, true, StandardCharsets.UTF_8));
+          new PrintStream(demoOut, true, StandardCharsets.UTF_8),
+          new PrintStream(demoErr, true, StandardCharsets.UTF_8));
       String demoText = demoOut.toString(StandardCharsets.UTF_8) + demoErr.toString(StandardCharsets.UTF_8);
       assertEquals(0, demo, demoText);
       assertTrue(demoText.contains("verdict: OK"), demoText);
@@ -185,7 +186,8 @@ class RunnerProcessTest {
 
   private static List<QueryDocumentSnapshot> analyses(Firestore db, String key) {
     try {
-      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
+      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get()
+          .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
           .getDocuments();
     } catch (Exception e) {
       throw new IllegalStateException("reading the analyses of " + key, e);
@@ -197,7 +199,8 @@ class RunnerProcessTest {
     Path logDir = LOGS.resolve("bad-option-" + System.nanoTime());
     Files.createDirectories(logDir);
     Path output = logDir.resolve("runner.out");
-    Process runner = runner(logDir, Ports.free().asEnvironment(), "--prot", "1").redirectOutput(output.toFile()).start();
+    Process runner =
+        runner(logDir, Ports.free().asEnvironment(), "--prot", "1").redirectOutput(output.toFile()).start();
     assertTrue(runner.waitFor(Bounds.CALL.toSeconds(), TimeUnit.SECONDS));
     assertEquals(LocalPipeline.USAGE, runner.exitValue(), read(output));
     assertTrue(read(output).contains("unknown option --prot"), read(output));

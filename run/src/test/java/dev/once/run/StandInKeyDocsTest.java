@@ -28,7 +28,8 @@ class StandInKeyDocsTest {
       Matcher key = KEY.matcher(Files.readString(doc, StandardCharsets.UTF_8));
       while (key.find()) {
         copies++;
-        assertEquals(LocalStack.STAND_IN_KEY, key.group(1) != null ? key.group(1) : key.group(2), doc + ": " + key.group());
+        assertEquals(LocalStack.STAND_IN_KEY, key.group(1) != null ? key.group(1) : key.group(2),
+            doc + ": " + key.group());
       }
     }
     assertTrue(copies >= 3, "the docs' copies were found (" + copies + ")");

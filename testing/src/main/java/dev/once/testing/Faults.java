@@ -101,7 +101,7 @@ public final class Faults implements AutoCloseable {
    */
   public void deliver(Delivery delivery) {
     newEvent();
-    for (int delivered = 1; ; delivered++) {
+    for (int delivered = 1;; delivered++) {
       Throwable failure = attempt(delivery);
       if (failure == null) {
         break;

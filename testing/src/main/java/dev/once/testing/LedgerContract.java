@@ -681,7 +681,8 @@ public abstract class LedgerContract {
 
   @Test
   public void mergedSideWrites_keepOtherFields_resolveServerTime_andAddIncrements() {
-    put("analyses", "a1", Map.of("key", KEY.value(), "status", "submitted", "source", Map.of("bucket", "b", "size", 3L)));
+    put("analyses", "a1",
+        Map.of("key", KEY.value(), "status", "submitted", "source", Map.of("bucket", "b", "size", 3L)));
     put("budget", "day", Map.of("spent", 5L));
     Ledger ledger = ledger();
     Claim claim = acquired(ledger.claim(KEY, EFFECT));
@@ -693,7 +694,8 @@ public abstract class LedgerContract {
     Map<String, Object> analysis = document("analyses", "a1").orElseThrow();
     assertEquals("analysed", analysis.get("status"));
     assertEquals(KEY.value(), analysis.get("key"), "a merge keeps the other fields");
-    assertEquals(Map.of("bucket", "b", "size", 3L, "name", "n"), analysis.get("source"), "nested maps merge field by field");
+    assertEquals(Map.of("bucket", "b", "size", 3L, "name", "n"), analysis.get("source"),
+        "nested maps merge field by field");
     assertInstanceOf(Instant.class, analysis.get("updatedAt"), "the commit's time");
     assertEquals(12L, document("budget", "day").orElseThrow().get("spent"));
   }
@@ -817,7 +819,8 @@ public abstract class LedgerContract {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "Publish", "pub/lish", "a\nb", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})
+  @ValueSource(strings = {"", "Publish", "pub/lish", "a\nb",
+      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"})
   public void badEffectNames_areRejected(String effect) {
     assertThrows(IllegalArgumentException.class, () -> ledger().claim(KEY, effect));
   }

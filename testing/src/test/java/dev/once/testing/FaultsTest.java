@@ -59,8 +59,8 @@ class FaultsTest {
   void aKeyDrawnAfreshForEachTry_isCaught_whenAnAnswerIsLost() {
     try (Faults faults = Faults.of(Fault.ANSWER_LOST)) {
       IdempotentPost mailer = IdempotentPost.to(faults.endpoint().uri()).withTimeout(Duration.ofSeconds(5));
-      EventEntry<PubSubMessage> entry = welcome(faults.once(), (key, body) ->
-          mailer.post(IdempotencyKey.of(UUID.randomUUID().toString()), "application/json", body));
+      EventEntry<PubSubMessage> entry = welcome(faults.once(),
+          (key, body) -> mailer.post(IdempotencyKey.of(UUID.randomUUID().toString()), "application/json", body));
 
       faults.deliver(() -> entry.accept(SIGNUP));
 
@@ -73,8 +73,8 @@ class FaultsTest {
   void aKeyDrawnAfreshForEachTry_isCaught_whenTheProcessDiesAfterTheEffect() {
     try (Faults faults = Faults.of(Fault.CRASH_AFTER_EFFECT)) {
       IdempotentPost mailer = IdempotentPost.to(faults.endpoint().uri()).withTimeout(Duration.ofSeconds(5));
-      EventEntry<PubSubMessage> entry = welcome(faults.once(), (key, body) ->
-          mailer.post(IdempotencyKey.of(UUID.randomUUID().toString()), "application/json", body));
+      EventEntry<PubSubMessage> entry = welcome(faults.once(),
+          (key, body) -> mailer.post(IdempotencyKey.of(UUID.randomUUID().toString()), "application/json", body));
 
       faults.deliver(() -> entry.accept(SIGNUP));
 

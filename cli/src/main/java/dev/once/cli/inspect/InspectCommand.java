@@ -31,7 +31,8 @@ import picocli.CommandLine.Parameters;
         + " clock), outcome, last error and an operator's release; the analysis; every billing entry found by its key"
         + " field; a verdict (billed once, not billed, billed N times). Reads only."},
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:the key is known", "1:nothing is known about it", "2:Firestore cannot be read", "64:usage error"})
+    exitCodeList = {"0:the key is known", "1:nothing is known about it", "2:Firestore cannot be read",
+        "64:usage error"})
 public final class InspectCommand implements Callable<Integer> {
   private final Context context;
 
@@ -101,7 +102,7 @@ public final class InspectCommand implements Callable<Integer> {
         }
         out.println("verdict: " + verdict(bills, Optional.ofNullable(records.get(Effects.ANALYSE))
             .map(LedgerRecord::generation).orElse(1)) + Optional.ofNullable(records.get(Effects.ANALYSE))
-            .map(analyse -> geminiCalls(analyse)).orElse(""));
+                .map(analyse -> geminiCalls(analyse)).orElse(""));
       }
       if (!known) {
         out.println("nothing is known about " + typed.strip() + " (" + where + ", collection " + collection + ")"
@@ -134,8 +135,9 @@ public final class InspectCommand implements Callable<Integer> {
             out.println(String.format("  %-13s   its outcome %s", "", Values.text(run.outcome())));
           }
           if (run.error() != null) {
-            out.println(String.format("  %-13s   %s %s", "", run.state() == RecordState.REJECTED ? "refused:" : "error:",
-                Values.text(run.error())));
+            out.println(
+                String.format("  %-13s   %s %s", "", run.state() == RecordState.REJECTED ? "refused:" : "error:",
+                    Values.text(run.error())));
           }
         }
         if (record.awaitingRerun()) {
@@ -149,7 +151,8 @@ public final class InspectCommand implements Callable<Integer> {
         }
         for (Call call : record.calls()) {
           out.println(String.format("  %-13s try %d at %s: %s%s", "", call.number(), Values.instant(call.at()),
-              call.outcome().stored().replace('_', ' '), call.error() == null ? "" : " (" + Values.text(call.error()) + ")"));
+              call.outcome().stored().replace('_', ' '),
+              call.error() == null ? "" : " (" + Values.text(call.error()) + ")"));
         }
         if (record.released() != null) {
           LedgerRecord.Released released = record.released();
@@ -160,8 +163,9 @@ public final class InspectCommand implements Callable<Integer> {
           out.println(String.format("  %-13s outcome %s", "", Values.text(record.outcome())));
         }
         if (record.error() != null) {
-          out.println(String.format("  %-13s %s %s", "", record.state() == RecordState.REJECTED ? "refused:" : "last error:",
-              Values.text(record.error())));
+          out.println(
+              String.format("  %-13s %s %s", "", record.state() == RecordState.REJECTED ? "refused:" : "last error:",
+                  Values.text(record.error())));
         }
       }
     }
@@ -169,7 +173,8 @@ public final class InspectCommand implements Callable<Integer> {
     private void printAnalysis(DocumentSnapshot analysis) {
       out.println("analysis  " + Records.ANALYSES + "/" + analysis.getId());
       out.println("  status " + Values.text(analysis.get("status")) + ", mode " + Values.text(analysis.get("mode"))
-          + ", model " + Values.text(analysis.get("model")) + asked(analysis) + ", job " + Values.text(analysis.get("job"))
+          + ", model " + Values.text(analysis.get("model")) + asked(analysis) + ", job "
+          + Values.text(analysis.get("job"))
           + ", updated " + Values.text(analysis.get("updatedAt")));
       if (analysis.get("reason") != null) {
         out.println("  reason " + Values.text(analysis.get("reason")));
@@ -191,10 +196,12 @@ public final class InspectCommand implements Callable<Integer> {
       }
       for (QueryDocumentSnapshot bill : bills) {
         out.println("billing   " + Records.BILLING + "/" + bill.getId());
-        out.println("  model " + Values.text(bill.get("model")) + asked(bill) + ", tokens " + Values.text(bill.get("totalTokens"))
+        out.println("  model " + Values.text(bill.get("model")) + asked(bill) + ", tokens "
+            + Values.text(bill.get("totalTokens"))
             + " (" + Values.text(bill.get("promptTokens")) + " in, " + Values.text(bill.get("outputTokens")) + " out)"
             + ", cost " + Values.text(bill.get("costMicroUsd")) + " µUSD" + (Boolean.TRUE.equals(bill.get("batch"))
-                ? " (batch price)" : "") + ", billed " + Values.text(bill.get("billedAt"))
+                ? " (batch price)" : "")
+            + ", billed " + Values.text(bill.get("billedAt"))
             + (bill.get(Records.RERUN) == null ? "" : ", run " + Values.text(bill.get(Records.RERUN)) + " (invalidated"
                 + " on purpose)"));
       }

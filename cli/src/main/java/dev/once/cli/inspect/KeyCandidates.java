@@ -1,8 +1,8 @@
 package dev.once.cli.inspect;
 
 import dev.once.gemini.GeminiCompletionKeys;
-import dev.once.key.InvalidKey;
 import dev.once.key.IdempotencyKey;
+import dev.once.key.InvalidKey;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;

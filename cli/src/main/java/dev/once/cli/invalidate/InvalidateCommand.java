@@ -55,8 +55,10 @@ import picocli.CommandLine.Parameters;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {"0:invalidated (or already, and not run again yet)", "1:nothing invalidated: no such record, a"
         + " live claim, a run not finished, a document waiting for its batch job, a copy's analysis, changed in"
-        + " between, or not confirmed", "2:Firestore cannot be read"
-        + " or written", "64:usage error"})
+        + " between, or not confirmed",
+        "2:Firestore cannot be read"
+            + " or written",
+        "64:usage error"})
 public final class InvalidateCommand implements Callable<Integer> {
   /** A batch document's statuses while its job is to come or running: invalidating it then would queue it twice. */
   private static final Set<DocumentStatus> WAITING_FOR_A_JOB =

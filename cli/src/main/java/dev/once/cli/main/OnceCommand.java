@@ -135,7 +135,8 @@ public final class OnceCommand implements Runnable, AutoCloseable {
       message = "cannot read Firestore: " + Failure.reason(e);
     } else {
       code = Exit.BUG;
-      message = "unexpected " + e.getClass().getName() + ": " + Failure.reason(e) + " (a bug; ONCE_DEBUG=1 shows where)";
+      message =
+          "unexpected " + e.getClass().getName() + ": " + Failure.reason(e) + " (a bug; ONCE_DEBUG=1 shows where)";
     }
     cmd.getErr().println(name + ": " + message);
     if ("1".equals(env.get("ONCE_DEBUG"))) {

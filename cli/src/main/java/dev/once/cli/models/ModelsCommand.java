@@ -67,8 +67,9 @@ public final class ModelsCommand implements Callable<Integer> {
     GeminiModels known = GeminiModels.builtIn();
     LocalDate today = known.billingDay(now);
     if (catalog) {
-      out.println("the built-in catalog (read " + known.readOn() + "; default " + known.defaultModel() + "), on " + today
-          + " (Pacific Time, Google's billing day):");
+      out.println(
+          "the built-in catalog (read " + known.readOn() + "; default " + known.defaultModel() + "), on " + today
+              + " (Pacific Time, Google's billing day):");
       for (GeminiModel entry : known.all()) {
         out.println("  " + entry.name() + "  " + entry.stage(today).name().toLowerCase(Locale.ROOT)
             .replace('_', ' ') + "  " + price(prices, entry.name(), today));
@@ -97,7 +98,7 @@ public final class ModelsCommand implements Callable<Integer> {
             warnings.add("shuts down on " + catalogued.shutdown() + ", within 90 days");
           }
         }
-        case SERVED -> { }
+        case SERVED -> {}
       }
       out.println("  sends: thinking level " + (catalogued.thinkingLevel() == null ? "none (the model's own)"
           : catalogued.thinkingLevel()) + ", PDFs at medium resolution, no sampling parameters");

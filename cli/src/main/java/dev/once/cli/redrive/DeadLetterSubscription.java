@@ -74,7 +74,8 @@ final class DeadLetterSubscription implements AutoCloseable {
 
   void acknowledge(String ackId) {
     try {
-      stub.acknowledgeCallable().call(AcknowledgeRequest.newBuilder().setSubscription(subscription).addAckIds(ackId).build());
+      stub.acknowledgeCallable()
+          .call(AcknowledgeRequest.newBuilder().setSubscription(subscription).addAckIds(ackId).build());
     } catch (RuntimeException e) {
       throw Failure.remote("re-driven, but the dead letter could not be acknowledged (it comes back, and a second"
           + " re-drive is absorbed by the ledger): " + Failure.reason(e), e);

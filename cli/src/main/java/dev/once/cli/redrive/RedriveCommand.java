@@ -4,7 +4,6 @@ import com.google.pubsub.v1.PubsubMessage;
 import com.google.pubsub.v1.ReceivedMessage;
 import dev.once.cli.Change;
 import dev.once.cli.Context;
-import dev.once.cli.Durations;
 import dev.once.cli.Exit;
 import dev.once.cli.Failure;
 import dev.once.cli.inspect.KeyRecords;
@@ -81,7 +80,8 @@ public final class RedriveCommand implements Callable<Integer> {
     this.context = context;
   }
 
-  @Parameters(arity = "0..1", paramLabel = "gs://BUCKET/NAME#GENERATION", description = "the object generation to re-drive")
+  @Parameters(arity = "0..1", paramLabel = "gs://BUCKET/NAME#GENERATION",
+      description = "the object generation to re-drive")
   private String object;
 
   @Option(names = "--to", paramLabel = "URL", description = "DocumentUploaded's URL (locally: the dev/run's)")
@@ -106,7 +106,8 @@ public final class RedriveCommand implements Callable<Integer> {
       description = "re-publish dead-lettered result messages to this topic (locally: results)")
   private String resultsTopic;
 
-  @Option(names = "--max", paramLabel = "N", defaultValue = "10", description = "dead letters per run, 1-100 (default ${DEFAULT-VALUE})")
+  @Option(names = "--max", paramLabel = "N", defaultValue = "10",
+      description = "dead letters per run, 1-100 (default ${DEFAULT-VALUE})")
   private int max;
 
   @Option(names = "--list", description = "show the dead letters and hand them back, re-driving nothing")
@@ -191,7 +192,8 @@ public final class RedriveCommand implements Callable<Integer> {
     if (!list) {
       Change.confirm(context, "re-drive up to " + max + " dead letter(s) of " + subscription + " ("
           + documents.map(t -> "documents to " + t).or(() -> documentsUrl.map(u -> "documents to " + u))
-              .orElse("no documents") + ", " + results.map(t -> "results to " + t).orElse("no results") + ")");
+              .orElse("no documents")
+          + ", " + results.map(t -> "results to " + t).orElse("no results") + ")");
     }
     try (DeadLetterSubscription held = new DeadLetterSubscription(subscription, emulator);
         MessagePublisher publisher = new MessagePublisher(emulator)) {
@@ -237,8 +239,9 @@ public final class RedriveCommand implements Callable<Integer> {
           // the letter is handed back, the others are still re-driven, and the run ends as a remote failure.
           failed++;
           leftThere.add(received.getAckId());
-          out.println(head + ": not re-driven, left there: " + (e instanceof Failure || e instanceof IllegalStateException
-              ? "" : e.getClass().getSimpleName() + ": ") + Failure.reason(e));
+          out.println(
+              head + ": not re-driven, left there: " + (e instanceof Failure || e instanceof IllegalStateException
+                  ? "" : e.getClass().getSimpleName() + ": ") + Failure.reason(e));
         }
       }
       held.giveBack(leftThere);
@@ -331,7 +334,8 @@ public final class RedriveCommand implements Callable<Integer> {
           : attributes.containsKey(REFUSED_ATTRIBUTE) ? Kind.REFUSED
           // The webhook's hand-off of a finished batch job to BatchCompleted, keyed by the job: never a result, which
           // re-published to the results topic would be notified.
-          : attributes.getOrDefault(PubSubMessageKeys.ATTRIBUTE, "").startsWith(GeminiCompletionKeys.PREFIX) ? Kind.HANDOFF
+          : attributes.getOrDefault(PubSubMessageKeys.ATTRIBUTE, "").startsWith(GeminiCompletionKeys.PREFIX)
+              ? Kind.HANDOFF
           : attributes.containsKey(PubSubMessageKeys.ATTRIBUTE) ? Kind.RESULT
           : Kind.UNKNOWN;
       return new DeadLetter(kind, attributes);

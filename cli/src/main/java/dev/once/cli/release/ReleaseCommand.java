@@ -7,10 +7,10 @@ import dev.once.cli.Failure;
 import dev.once.cli.inspect.KeyCandidates;
 import dev.once.cli.inspect.Values;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.Effects;
 import java.io.PrintWriter;
 import java.util.List;
@@ -46,7 +46,8 @@ public final class ReleaseCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "KEY", description = "the event key, spelled as once inspect takes it")
   private String key;
 
-  @Parameters(index = "1", paramLabel = "EFFECT", description = "analyse, submit, complete, publish, notify or dead-letter")
+  @Parameters(index = "1", paramLabel = "EFFECT",
+      description = "analyse, submit, complete, publish, notify or dead-letter")
   private String effect;
 
   @Option(names = "--reason", required = true, paramLabel = "TEXT", description = "why, for the record")

@@ -8,7 +8,6 @@ import dev.once.pipeline.FirestoreBatchGauges;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.PipelineSetting;
 import java.io.PrintWriter;
-import java.time.Duration;
 
 /**
  * Batch mode as it stands, under the outcome table: the reconciler's own gauges ({@link BatchGauges}, read here the
@@ -32,7 +31,8 @@ final class BatchSection {
     out.println("  batch jobs: " + now.jobsInFlight() + " in flight of " + maxJobsInFlight(context)
         + " (BATCH_MAX_JOBS_IN_FLIGHT): " + now.gathering() + " gathering, " + now.sealed()
         + " sealed and not submitted, " + now.submitted() + " submitted"
-        + (now.oldestSubmittedAt() == null ? "" : " (the oldest " + Durations.span(now.oldestJob()) + " ago)") + "; " + done
+        + (now.oldestSubmittedAt() == null ? "" : " (the oldest " + Durations.span(now.oldestJob()) + " ago)") + "; "
+        + done
         + " done");
   }
 

@@ -46,7 +46,8 @@ public final class StatsCommand implements Callable<Integer> {
       description = "the window, ending now (90s, 30m, 1h, 2d; default ${DEFAULT-VALUE})")
   private Duration since;
 
-  @Option(names = "--from", paramLabel = "SOURCE", description = "ledger or logs (default: logs when deployed, else ledger)")
+  @Option(names = "--from", paramLabel = "SOURCE",
+      description = "ledger or logs (default: logs when deployed, else ledger)")
   private Source from;
 
   @Option(names = "--metric-prefix", paramLabel = "PREFIX", defaultValue = "once",

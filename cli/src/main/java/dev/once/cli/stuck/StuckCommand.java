@@ -169,8 +169,9 @@ public final class StuckCommand implements Callable<Integer> {
     listed += submitted.documents().size();
     out.println("documents submitted before " + cutoff + " (" + Durations.format(olderThan) + " ago) whose batch job"
         + " has not completed: " + count(submitted.documents()));
-    submitted.documents().forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  job " + Values.text(d.get(Fields.JOB))
-        + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT)) + keyHash(d.getString(Fields.KEY))));
+    submitted.documents()
+        .forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  job " + Values.text(d.get(Fields.JOB))
+            + ", submitted " + time(d.getTimestamp(Fields.UPDATED_AT)) + keyHash(d.getString(Fields.KEY))));
   }
 
   private void deferred() {
@@ -182,7 +183,8 @@ public final class StuckCommand implements Callable<Integer> {
     listed += deferred.documents().size();
     out.println("documents deferred by the spending guard, oldest first: " + count(deferred.documents()));
     deferred.documents().forEach(d -> out.println("  " + d.getString(Fields.KEY) + "  deferred "
-        + time(d.getTimestamp(Fields.DEFERRED_AT)) + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))
+        + time(d.getTimestamp(Fields.DEFERRED_AT))
+        + (d.get("reason") == null ? "" : ": " + Values.text(d.get("reason")))
         + keyHash(d.getString(Fields.KEY))));
   }
 

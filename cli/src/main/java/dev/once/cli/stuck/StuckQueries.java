@@ -11,9 +11,9 @@ import dev.once.cli.Fields;
 import dev.once.cli.Reads;
 import dev.once.cli.stuck.PageToken.Cursor;
 import dev.once.firestore.FirestoreLedger;
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
-import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.FirestoreGatherings;
 import dev.once.pipeline.Gatherings;
@@ -110,8 +110,9 @@ final class StuckQueries {
    * times itself rather than have a composite index on every gathering.
    */
   GatheringPage gatherings(String state, Cursor after, int limit) {
-    Query inState = db.collection(Gatherings.COLLECTION).whereEqualTo(Fields.STATE, state).orderBy(FieldPath.documentId())
-        .select(Fields.OPENED_AT, Fields.SEALED_AT, Fields.SUBMITTED_AT, Fields.JOB, Fields.DOCUMENTS);
+    Query inState =
+        db.collection(Gatherings.COLLECTION).whereEqualTo(Fields.STATE, state).orderBy(FieldPath.documentId())
+            .select(Fields.OPENED_AT, Fields.SEALED_AT, Fields.SUBMITTED_AT, Fields.JOB, Fields.DOCUMENTS);
     Query page = after == null ? inState : inState.startAfter(after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the " + state + " gatherings");
     List<Gathering> found = new ArrayList<>();

@@ -92,7 +92,8 @@ public final class WebhookCommand implements Runnable {
     } catch (Failure | NotFound e) {
       throw e;
     } catch (RuntimeException e) {
-      throw Failure.remote(what + " failed: " + Failure.reason(e) + (ifTimedOut == null ? "" : " (" + ifTimedOut + ")"), e);
+      throw Failure.remote(what + " failed: " + Failure.reason(e) + (ifTimedOut == null ? "" : " (" + ifTimedOut + ")"),
+          e);
     }
   }
 
@@ -169,8 +170,9 @@ public final class WebhookCommand implements Runnable {
         parent.err().println("registered " + describe(created));
         Optional<String> secret = created.newSigningSecret();
         if (secret.isEmpty()) {
-          parent.err().println("the Gemini API returned no signing secret: once webhook rotate " + created.id().orElse("ID")
-              + " makes one");
+          parent.err()
+              .println("the Gemini API returned no signing secret: once webhook rotate " + created.id().orElse("ID")
+                  + " makes one");
           return Exit.REMOTE;
         }
         parent.err().println("its signing secret follows on standard output; Gemini will not show it again. Store it:"
@@ -208,7 +210,8 @@ public final class WebhookCommand implements Runnable {
                 .flatMap(r -> r.secret()).orElseThrow(() -> Failure.remote("the Gemini API answered no secret", null)),
             "a new secret may have been made and lost: rotate again");
         parent.err().println("rotated the signing secret of " + id + "; previous secrets "
-            + (revokeNow ? "are revoked now" : "keep signing for 24 hours") + ". The new one follows on standard output.");
+            + (revokeNow ? "are revoked now" : "keep signing for 24 hours")
+            + ". The new one follows on standard output.");
         parent.out().println(secret);
         return Exit.OK;
       });
@@ -268,7 +271,8 @@ public final class WebhookCommand implements Runnable {
           String token = page;
           WebhookListResponse response = parent.call("listing webhooks",
               webhooks -> webhooks.list(null, 100, token, null).webhookListResponse()
-                  .orElse(new WebhookListResponse()), null);
+                  .orElse(new WebhookListResponse()),
+              null);
           response.webhooks().ifPresent(all::addAll);
           page = response.nextPageToken().filter(t -> !t.isEmpty()).orElse(null);
         } while (page != null);

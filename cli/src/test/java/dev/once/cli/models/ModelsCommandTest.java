@@ -65,7 +65,8 @@ class ModelsCommandTest {
     OnceRunner.Result result = once(Map.of(), "models", "gemini-2.0-flash");
     assertEquals(Exit.NOTHING, result.status(), result.all());
     assertTrue(result.out().contains("Google: not listed (404"), result.all());
-    assertTrue(result.out().contains("warning: shut down: a function configured with it refuses to start"), result.all());
+    assertTrue(result.out().contains("warning: shut down: a function configured with it refuses to start"),
+        result.all());
   }
 
   @Test

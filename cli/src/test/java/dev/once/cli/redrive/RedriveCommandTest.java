@@ -86,7 +86,8 @@ class RedriveCommandTest {
 
   @Test
   void theEventSent_isTheOneEventarcMakesOfTheObject_butForItsId() throws Exception {
-    OnceRunner.Result result = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
+    OnceRunner.Result result =
+        OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertTrue(result.out().contains("key gcs:inbox/in box/invoice 1.pdf#" + invoice.getGeneration()), result.all());
@@ -116,7 +117,8 @@ class RedriveCommandTest {
     CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", ANALYSED.value(),
         "mode", "sync"));
 
-    OnceRunner.Result refused = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
+    OnceRunner.Result refused =
+        OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
 
     assertEquals(Exit.NOTHING, refused.status(), refused.all());
     assertEquals(1, refused.err().strip().lines().count(), refused.all());
@@ -139,7 +141,8 @@ class RedriveCommandTest {
         SideWrites.NONE);
     CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", REJECTED.value()));
 
-    OnceRunner.Result result = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
+    OnceRunner.Result result =
+        OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertEquals(1, function.received().size());
@@ -177,7 +180,8 @@ class RedriveCommandTest {
   @Test
   void aRefusal_orNoAnswerInTime_isExit3_sayingARetryIsSafe() {
     function.answerNext(500);
-    OnceRunner.Result refused = OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
+    OnceRunner.Result refused =
+        OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());
     assertEquals(Exit.REMOTE, refused.status(), refused.all());
     assertTrue(refused.err().contains("answered 500"), refused.all());
     assertTrue(refused.err().contains("the ledger makes it safe"), refused.all());
@@ -193,10 +197,12 @@ class RedriveCommandTest {
 
   @Test
   void usageErrors_areExit64() {
-    assertEquals(Exit.USAGE, OnceRunner.run(env(), "--yes", "redrive", "inbox/invoice.pdf", "--to", "http://x/").status());
+    assertEquals(Exit.USAGE,
+        OnceRunner.run(env(), "--yes", "redrive", "inbox/invoice.pdf", "--to", "http://x/").status());
     assertEquals(Exit.USAGE, OnceRunner.run(env(), "--yes", "redrive", object(), "--to", "not a url").status());
     assertEquals(Exit.USAGE, OnceRunner.run(env(), "redrive").status());
-    assertEquals(Exit.USAGE, OnceRunner.run(env(), "--yes", "redrive", object(), "--dead-letter-subscription", "hold").status());
+    assertEquals(Exit.USAGE,
+        OnceRunner.run(env(), "--yes", "redrive", object(), "--dead-letter-subscription", "hold").status());
     assertEquals(Exit.USAGE, OnceRunner.run(Map.of("GOOGLE_CLOUD_PROJECT", "p"), "redrive", object()).status(),
         "no --to against a deployed project");
   }
@@ -210,7 +216,8 @@ class RedriveCommandTest {
     String emulator = PubSubEmulator.shared().hostPort();
     try (PubSubAdmin admin = new PubSubAdmin(emulator); MessagePublisher publisher = new MessagePublisher(emulator)) {
       admin.createTopic("projects/" + PROJECT + "/topics/dead-" + run);
-      admin.createSubscription("projects/" + PROJECT + "/subscriptions/" + hold, "projects/" + PROJECT + "/topics/dead-" + run);
+      admin.createSubscription("projects/" + PROJECT + "/subscriptions/" + hold,
+          "projects/" + PROJECT + "/topics/dead-" + run);
       admin.createTopic("projects/" + PROJECT + "/topics/" + results);
       admin.createSubscription("projects/" + PROJECT + "/subscriptions/" + results + "-tap",
           "projects/" + PROJECT + "/topics/" + results);
@@ -258,8 +265,10 @@ class RedriveCommandTest {
       assertTrue(result.out().contains("left there, its notification is recorded as refused for good"), result.all());
       List<PubsubMessage> left = admin.pull("projects/" + PROJECT + "/subscriptions/" + hold);
       assertEquals(2, left.size(), "the refused result and the batch job's hand-off stay, never notified");
-      assertTrue(left.stream().anyMatch(m -> "the endpoint answered 410".equals(m.getAttributesMap().get("once_error"))));
-      assertTrue(result.out().contains("hand-off of batch job gemini:batches/j1 to BatchCompleted (from"), result.all());
+      assertTrue(
+          left.stream().anyMatch(m -> "the endpoint answered 410".equals(m.getAttributesMap().get("once_error"))));
+      assertTrue(result.out().contains("hand-off of batch job gemini:batches/j1 to BatchCompleted (from"),
+          result.all());
       assertFalse(result.err().contains("could not"), result.all());
 
       OnceRunner.Result empty = OnceRunner.run(env, "--yes", "redrive", "--dead-letter-subscription", hold);
@@ -291,7 +300,9 @@ class RedriveCommandTest {
           "--to", function.url("/").toString(), "--results-topic", results);
 
       assertEquals(Exit.REMOTE, result.status(), result.all());
-      assertTrue(result.out().contains("finalize of objects/x.pdf in inbox: not re-driven, left there: NullPointerException: source"),
+      assertTrue(
+          result.out()
+              .contains("finalize of objects/x.pdf in inbox: not re-driven, left there: NullPointerException: source"),
           result.all());
       assertTrue(result.out().contains("result gcs:inbox/a.pdf#1: re-published to"), result.all());
       assertEquals(1, result.errLinesBesideTheNotice(), "one line, no stack trace\n" + result.all());

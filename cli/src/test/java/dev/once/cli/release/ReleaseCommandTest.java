@@ -100,8 +100,9 @@ class ReleaseCommandTest {
   void anExpiredClaim_isReleased_recordingWhoWhenAndWhy_andTheNextDeliveryTakesItOver() {
     ledger.release(claim(KEY, Effects.ANALYSE), "Gemini answered 503");
 
-    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "--yes", "release", "gs://inbox/stuck.pdf#5", "analyse",
-        "--reason", "the outage is over");
+    OnceRunner.Result result =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", "gs://inbox/stuck.pdf#5", "analyse",
+            "--reason", "the outage is over");
 
     assertEquals(Exit.OK, result.status(), result.all());
     assertTrue(result.out().contains("released analyse of gcs:inbox/stuck.pdf#5 (token 2, 1 attempt)"), result.all());
@@ -118,7 +119,8 @@ class ReleaseCommandTest {
   @Test
   void byDefault_theOperatorIsTheLocalUserAtThisHost() {
     ledger.release(claim(KEY, Effects.PUBLISH), "Pub/Sub unavailable");
-    OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
+    OnceRunner.Result result =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
     assertEquals(Exit.OK, result.status(), result.all());
     assertEquals(Operator.localUser(), record(KEY, Effects.PUBLISH).released().by());
   }
@@ -127,14 +129,17 @@ class ReleaseCommandTest {
   void aLiveLease_isRefused_unlessLive_andThenItsHolderCannotFinish() {
     Claim held = claim(KEY, Effects.NOTIFY);
 
-    OnceRunner.Result refused = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r");
+    OnceRunner.Result refused =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r");
     assertEquals(Exit.NOTHING, refused.status(), refused.all());
-    assertTrue(refused.out().contains("not released: the lease of notify for " + KEY + " is live until"), refused.all());
+    assertTrue(refused.out().contains("not released: the lease of notify for " + KEY + " is live until"),
+        refused.all());
     assertTrue(record(KEY, Effects.NOTIFY).leaseLive(), "untouched");
     assertNull(record(KEY, Effects.NOTIFY).released());
 
-    OnceRunner.Result forced = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r",
-        "--live");
+    OnceRunner.Result forced =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "notify", "--reason", "r",
+            "--live");
     assertEquals(Exit.OK, forced.status(), forced.all());
     assertFalse(record(KEY, Effects.NOTIFY).leaseLive());
     assertThrows(LeaseLost.class, () -> ledger.complete(held, Map.of(), SideWrites.NONE), "fenced out");
@@ -145,21 +150,26 @@ class ReleaseCommandTest {
   void aFinishedEffect_orNoRecord_hasNothingToRelease() {
     ledger.complete(claim(KEY, Effects.ANALYSE), Map.of(), SideWrites.NONE);
 
-    OnceRunner.Result done = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse", "--reason", "r");
+    OnceRunner.Result done =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse", "--reason", "r");
     assertEquals(Exit.NOTHING, done.status(), done.all());
     assertTrue(done.out().contains("nothing to release: analyse of " + KEY + " is DONE"), done.all());
     assertEquals(RecordState.DONE, record(KEY, Effects.ANALYSE).state());
 
-    OnceRunner.Result none = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
+    OnceRunner.Result none =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "publish", "--reason", "r");
     assertEquals(Exit.NOTHING, none.status(), none.all());
     assertTrue(none.out().contains("the ledger has no publish record"), none.all());
   }
 
   @Test
   void usageErrors_areExit64() {
-    OnceRunner.Result effect = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "bill", "--reason", "r");
+    OnceRunner.Result effect =
+        OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "bill", "--reason", "r");
     assertEquals(Exit.USAGE, effect.status(), effect.all());
-    assertTrue(effect.err().contains("EFFECT must be one of content, analyse, submit, complete, publish, notify, dead-letter"), effect.all());
+    assertTrue(
+        effect.err().contains("EFFECT must be one of content, analyse, submit, complete, publish, notify, dead-letter"),
+        effect.all());
     OnceRunner.Result reason = OnceRunner.run(CliFirestore.env(), "--yes", "release", KEY.value(), "analyse");
     assertEquals(Exit.USAGE, reason.status(), reason.all());
     assertTrue(reason.err().contains("--reason"), reason.all());
@@ -190,7 +200,8 @@ class ReleaseCommandTest {
         });
         Future<OnceRunner.Result> operator = pool.submit(() -> {
           start.await();
-          return OnceRunner.run(CliFirestore.env(), "--yes", "release", key.value(), "analyse", "--reason", "race", "--live");
+          return OnceRunner.run(CliFirestore.env(), "--yes", "release", key.value(), "analyse", "--reason", "race",
+              "--live");
         });
         start.countDown();
         boolean holderWon = holder.get(60, TimeUnit.SECONDS);

@@ -91,7 +91,8 @@ class MonitoringCountsTest {
 
   private static TimeSeries series(String effect, String outcome, long... values) {
     TimeSeries.Builder series = TimeSeries.newBuilder().setMetric(Metric.newBuilder()
-        .setType("logging.googleapis.com/user/once_outcomes").putLabels("effect", effect).putLabels("outcome", outcome));
+        .setType("logging.googleapis.com/user/once_outcomes").putLabels("effect", effect)
+        .putLabels("outcome", outcome));
     for (long v : values) {
       series.addPoints(Point.newBuilder().setValue(TypedValue.newBuilder().setInt64Value(v)));
     }
@@ -101,7 +102,8 @@ class MonitoringCountsTest {
   @Test
   void asksForTheWindowSummedPerEffectAndOutcome_andFoldsEveryPage() throws Exception {
     Instant end = Instant.parse("2026-11-30T12:00:00Z");
-    Counts counts = MonitoringCounts.count(client, MonitoringCounts.request("my-project", "once", end, Duration.ofHours(1)));
+    Counts counts =
+        MonitoringCounts.count(client, MonitoringCounts.request("my-project", "once", end, Duration.ofHours(1)));
 
     ListTimeSeriesRequest asked = requests.get(0);
     assertEquals("projects/my-project", asked.getName());

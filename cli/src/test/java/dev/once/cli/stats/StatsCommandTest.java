@@ -77,9 +77,12 @@ class StatsCommandTest {
     assertEquals(Exit.OK, result.status(), result.all());
     String out = result.out();
     assertTrue(out.contains("from the ledger"), result.all());
-    assertTrue(out.contains("  analyse               2          —          1          1          2         —"), result.all());
-    assertTrue(out.contains("  publish               1          —          0          1          0         —"), result.all());
-    assertTrue(out.contains("  notify                0          —          0          0          0         —  in_flight 1"),
+    assertTrue(out.contains("  analyse               2          —          1          1          2         —"),
+        result.all());
+    assertTrue(out.contains("  publish               1          —          0          1          0         —"),
+        result.all());
+    assertTrue(
+        out.contains("  notify                0          —          0          0          0         —  in_flight 1"),
         result.all());
     assertTrue(out.contains("duplicates write nothing to the ledger: --from logs counts them"), result.all());
   }
@@ -161,15 +164,17 @@ class StatsCommandTest {
   @Test
   void fromTheLogs_countsTheFunctionsEventLines_asTheMetricDoes(@TempDir Path logs) throws Exception {
     write(logs.resolve("DocumentUploaded.log"), log -> {
-      EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.ANALYSE, OutcomeLabel.PROCESSED, 1, 900, Map.of());
+      EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.ANALYSE, OutcomeLabel.PROCESSED, 1, 900,
+          Map.of());
       for (int i = 0; i < 3; i++) {
-        EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.PUBLISH, OutcomeLabel.DUPLICATE, 1, 40, Map.of());
+        EventLog.record(log, "DocumentUploaded", "gcs:inbox/a.pdf#1", Effects.PUBLISH, OutcomeLabel.DUPLICATE, 1, 40,
+            Map.of());
       }
       EventLog.refused(log, "DocumentUploaded", "no bucket", System.nanoTime(), "eventId", "7");
       log.info("ready", Map.of("function", "DocumentUploaded")); // not an event line
     });
-    write(logs.resolve("MessageDelivered.log"), log ->
-        EventLog.record(log, "MessageDelivered", "gcs:inbox/a.pdf#1", Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
+    write(logs.resolve("MessageDelivered.log"), log -> EventLog.record(log, "MessageDelivered", "gcs:inbox/a.pdf#1",
+        Effects.NOTIFY, OutcomeLabel.FAILED, 2, 10_000, Map.of()));
     Files.writeString(logs.resolve("MessageDelivered.log"), "Exception in thread main\n\tat x\n{\"cut short",
         StandardOpenOption.APPEND);
     Map<Part, Integer> ports = new HashMap<>(Ports.free().byPart());
@@ -182,10 +187,14 @@ class StatsCommandTest {
       String out = result.out();
       assertTrue(out.contains("from the functions' log lines in " + logs), result.all());
       assertTrue(out.contains("  batch mode: not shown, no Firestore emulator answers on"), result.all());
-      assertTrue(out.contains("  analyse               1          0          0          0          0     0.0 %"), result.all());
-      assertTrue(out.contains("  publish               0          3          0          0          0   100.0 %"), result.all());
-      assertTrue(out.contains("  notify                0          0          0          1          0     0.0 %"), result.all());
-      assertTrue(out.contains("  none                  0          0          1          0          0     0.0 %"), result.all());
+      assertTrue(out.contains("  analyse               1          0          0          0          0     0.0 %"),
+          result.all());
+      assertTrue(out.contains("  publish               0          3          0          0          0   100.0 %"),
+          result.all());
+      assertTrue(out.contains("  notify                0          0          0          1          0     0.0 %"),
+          result.all());
+      assertTrue(out.contains("  none                  0          0          1          0          0     0.0 %"),
+          result.all());
     }
   }
 

@@ -88,7 +88,8 @@ class StuckCommandTest {
     assertEquals(Exit.OK, result.status(), result.all());
     String out = result.out();
     assertTrue(out.contains("claims whose lease ran out: 1"), result.all());
-    assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 2, lease expired at"), result.all());
+    assertTrue(out.contains("analyse     gcs:inbox/expired.pdf#1  attempts 1, token 2, lease expired at"),
+        result.all());
     assertTrue(out.contains("last error: Gemini answered 503"), result.all());
     // Beside each key, the hash its log lines show instead of it.
     assertTrue(out.contains("[keyHash " + IdempotencyKey.logHash("gcs:inbox/expired.pdf#1") + "]"), result.all());
@@ -113,7 +114,8 @@ class StuckCommandTest {
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
 
     assertEquals(Exit.OK, result.status(), result.all());
-    assertTrue(result.out().contains("last error: Gemini does not serve the model gemini-3.5-flash-lite"), result.all());
+    assertTrue(result.out().contains("last error: Gemini does not serve the model gemini-3.5-flash-lite"),
+        result.all());
     assertTrue(result.out().contains("  1 of these wait for a model Google does not serve (their last error: Gemini"
         + " answered 404): set GEMINI_MODEL to a model Google serves (once models) and redeploy"), result.all());
   }
@@ -124,7 +126,8 @@ class StuckCommandTest {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
     ledger.release(claim(key.value(), Effects.ANALYSE), Once.DEFERRED + "the day's budget is spent",
         false, SideWrites.NONE);
-    analysis(key.value(), "deferred", Map.of("deferredAt", CliFirestore.ago(60), "reason", "the day's budget is spent"));
+    analysis(key.value(), "deferred",
+        Map.of("deferredAt", CliFirestore.ago(60), "reason", "the day's budget is spent"));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stuck");
 
@@ -206,7 +209,9 @@ class StuckCommandTest {
     assertTrue(out.contains(", 2 documents"), result.all());
     assertFalse(out.contains("g-fresh"), result.all());
     assertTrue(out.contains("batch jobs running longer than 1d: 1 (Google aims at 24 h"), result.all());
-    assertTrue(out.matches("(?s).*\\n  batches/long  gathering g-long, 1000 documents, submitted \\S+ \\(1d1h(\\d+s)? ago\\).*"),
+    assertTrue(
+        out.matches(
+            "(?s).*\\n  batches/long  gathering g-long, 1000 documents, submitted \\S+ \\(1d1h(\\d+s)? ago\\).*"),
         result.all());
     assertFalse(out.contains("batches/young"), result.all());
 

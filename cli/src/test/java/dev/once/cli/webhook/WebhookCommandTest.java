@@ -127,7 +127,8 @@ class WebhookCommandTest {
   void aRegistrationThatTimesOut_mayHaveHappened_andTheToolSaysWhereToLook() {
     gemini.stallNext();
 
-    OnceRunner.Result result = once("--yes", "webhook", "register", "--url", "https://example.run.app/webhook", "--timeout", "2s");
+    OnceRunner.Result result =
+        once("--yes", "webhook", "register", "--url", "https://example.run.app/webhook", "--timeout", "2s");
 
     assertEquals(Exit.REMOTE, result.status(), result.all());
     assertEquals("", result.out(), "no secret printed: " + result.all());

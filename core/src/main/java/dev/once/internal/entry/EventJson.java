@@ -80,7 +80,7 @@ public final class EventJson {
     if (!value.isObject()) {
       throw new MalformedEvent(what + " field " + field + " is not an object");
     }
-    for (Iterator<Map.Entry<String, JsonNode>> entries = value.fields(); entries.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> entries = value.fields(); entries.hasNext();) {
       if (!entries.next().getValue().isTextual()) {
         throw new MalformedEvent(what + " field " + field + " holds a value that is not a string");
       }

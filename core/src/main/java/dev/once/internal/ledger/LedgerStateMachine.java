@@ -10,8 +10,8 @@ import dev.once.key.IdempotencyKey;
 import dev.once.ledger.Call;
 import dev.once.ledger.Claim;
 import dev.once.ledger.ClaimOptions;
-import dev.once.ledger.ClaimResult.Acquired;
 import dev.once.ledger.ClaimResult;
+import dev.once.ledger.ClaimResult.Acquired;
 import dev.once.ledger.DocumentWrites;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.Ledger;
@@ -21,11 +21,11 @@ import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.RecordStore;
 import dev.once.ledger.RecordStore.Decision;
 import dev.once.ledger.RecordStore.RecordWrite;
 import dev.once.ledger.RecordStore.Refused;
 import dev.once.ledger.RecordStore.Snapshot;
-import dev.once.ledger.RecordStore;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,7 +195,8 @@ public final class LedgerStateMachine implements Ledger {
       // Deleted meanwhile (TTL): claim it afresh, inside this transaction.
       return Decision.write(new Acquired(RecordLayout.firstClaim(key, effect, id, readTime, lease, null)),
           List.of(RecordLayout.newClaim(id, key, effect, claimOptions, readTime, readTime.plus(lease),
-              readTime.plus(options.retention()), nonce)), SideWrites.NONE);
+              readTime.plus(options.retention()), nonce)),
+          SideWrites.NONE);
     }
     LedgerRecord record = RecordLayout.record(snapshot);
     if (RecordLayout.bears(snapshot, nonce)) {
@@ -313,8 +314,8 @@ public final class LedgerStateMachine implements Ledger {
       Instant lease = (Instant) snapshot.fields().get(RecordFields.LEASE_EXPIRES_AT);
       return evenIfLive || lease == null || !lease.isAfter(snapshot.readTime());
     };
-    boolean released = surfaced(() ->
-        fencing.heldByToken(RecordLayout.recordId(key, effect), token, leaseOver, fields, SideWrites.NONE, null));
+    boolean released = surfaced(
+        () -> fencing.heldByToken(RecordLayout.recordId(key, effect), token, leaseOver, fields, SideWrites.NONE, null));
     if (!released) {
       throw new LeaseLost("cannot release " + effect + " for " + key + ": token " + token
           + " no longer holds the claim (taken over, or finished)"

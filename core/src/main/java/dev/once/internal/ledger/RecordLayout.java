@@ -151,7 +151,8 @@ public final class RecordLayout {
         // Records written before tries were counted: every attempt may have run.
         spent == null ? (attempts == null ? 0 : attempts.intValue()) : spent.intValue(),
         RecordFields.gaveUp(fields.get(RecordFields.GAVE_UP), (String) fields.get(RecordFields.ERROR)),
-        number(fields.get(RecordFields.GENERATION)) == null ? 1 : number(fields.get(RecordFields.GENERATION)).intValue(),
+        number(fields.get(RecordFields.GENERATION)) == null ? 1
+            : number(fields.get(RecordFields.GENERATION)).intValue(),
         History.read(fields.get(RecordFields.HISTORY)));
   }
 

@@ -25,7 +25,8 @@ record Takeover(long token, int attempts, int spent, List<Call> calls, boolean e
     List<Call> calls = new ArrayList<>(record.calls());
     int last = calls.size() - 1;
     if (last >= 0 && calls.get(last).outcome() == Call.Outcome.RUNNING) {
-      calls.set(last, calls.get(last).ended(Call.Outcome.ABANDONED, "its holder stopped before it finished (its lease ran out)"));
+      calls.set(last,
+          calls.get(last).ended(Call.Outcome.ABANDONED, "its holder stopped before it finished (its lease ran out)"));
     }
     int attempts = record.attempts() + 1;
     boolean exhausted = options.maxSpent() > 0 && record.spent() >= options.maxSpent();

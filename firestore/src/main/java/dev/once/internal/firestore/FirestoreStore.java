@@ -15,8 +15,8 @@ import com.google.common.util.concurrent.MoreExecutors;
 import dev.once.ledger.LeaseLost;
 import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerUnavailable;
-import dev.once.ledger.RecordStore.Refused.Why;
 import dev.once.ledger.RecordStore;
+import dev.once.ledger.RecordStore.Refused.Why;
 import dev.once.ledger.SideWrites;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -119,7 +119,7 @@ public final class FirestoreStore implements RecordStore {
     switch (write.precondition()) {
       case Precondition.Absent absent -> builder.create(ref, fields);
       case Precondition.UpdatedAt at ->
-          builder.update(ref, fields, com.google.cloud.firestore.Precondition.updatedAt(Times.timestamp(at.time())));
+        builder.update(ref, fields, com.google.cloud.firestore.Precondition.updatedAt(Times.timestamp(at.time())));
       case Precondition.AsRead asRead -> builder.update(ref, fields);
     }
   }

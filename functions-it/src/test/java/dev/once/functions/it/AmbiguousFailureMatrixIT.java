@@ -78,7 +78,6 @@ class AmbiguousFailureMatrixIT {
   private static final List<MatrixTally> TABLE = Collections.synchronizedList(new ArrayList<>());
   private static final Map<String, CompletableFuture<Void>> BATCH_CELLS = new LinkedHashMap<>();
 
-
   private static MatrixStack sync;
   /** Between the sync stack's DocumentUploaded and Firestore. */
   private static FirestoreFaults firestore;
@@ -307,7 +306,8 @@ class AmbiguousFailureMatrixIT {
       for (String key : keys) {
         // A publish that timed out on its own (Pub/Sub slower than the publisher's bound) is a copy more.
         int timedOut = (int) sync.calls(key, "publish").stream().filter(MatrixStack::timedOut).count() - injectedTries;
-        assertEquals(2 + timedOut, sync.pubsub.carriedOut(key), "the failed publish was made again: one copy of " + key);
+        assertEquals(2 + timedOut, sync.pubsub.carriedOut(key),
+            "the failed publish was made again: one copy of " + key);
         assertDoneOnce(sync, key, "analyse", "Gemini was not called again for " + key);
       }
     }
@@ -437,7 +437,8 @@ class AmbiguousFailureMatrixIT {
 
     assertEquals(DOCUMENTS, faults, "one lost answer per document");
     assertBatchOutcomes(tally);
-    assertEquals(JOBS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore, "one job per gathering");
+    assertEquals(JOBS, batch.stack.gemini.count("batchGenerateContent.carriedOut") - jobsBefore,
+        "one job per gathering");
     assertFailedThenDone(batch, batch.submissionsOf(keys), "submit", 0);
   }
 

@@ -1,7 +1,6 @@
 package dev.once.functions.it;
 
 import static dev.once.functions.it.PipelineStack.key;
-import static dev.once.functions.it.PipelineStack.withKey;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -60,7 +59,6 @@ class BadInputCorpusIT {
     stack = PipelineStack.shared(PipelineStack.Config.sync().batch());
   }
 
-
   static List<Path> corpus() throws IOException {
     try (Stream<Path> files = Files.list(CORPUS)) {
       return files.filter(f -> f.toString().endsWith(".json")).sorted().toList();
@@ -87,7 +85,7 @@ class BadInputCorpusIT {
         .timeout(Bounds.CALL)
         .method(spec.path("method").asText("POST"), body.length == 0
             ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
-    for (Iterator<Map.Entry<String, JsonNode>> headers = spec.path("headers").fields(); headers.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> headers = spec.path("headers").fields(); headers.hasNext();) {
       Map.Entry<String, JsonNode> header = headers.next();
       request.header(header.getKey(), header.getValue().asText());
     }

@@ -52,7 +52,6 @@ class BatchPipelineIT {
     stack = PipelineStack.shared(PipelineStack.Config.sync().batch());
   }
 
-
   private static String submitted(Blob blob) {
     String key = key(blob);
     return Await.value(DEADLINE, () -> stack.byKey("analyses", key).stream()
@@ -67,7 +66,7 @@ class BatchPipelineIT {
   private static void assertSpendLogged(String function, String job) {
     String jobKey = "gemini:" + job;
     List<JsonNode> lines = Await.value(DEADLINE, () -> Optional.of(
-            EventLines.of(stack.function(function).log(), function, jobKey, "complete", "processed"))
+        EventLines.of(stack.function(function).log(), function, jobKey, "complete", "processed"))
         .filter(found -> !found.isEmpty()), function + "'s processed complete line for " + jobKey);
     assertEquals(1, lines.size(), "one completion: " + lines);
     JsonNode line = lines.get(0);
@@ -232,7 +231,8 @@ class BatchPipelineIT {
         stack.resume("DocumentUploaded");
       }
       Await.until(DEADLINE, () -> notified(key(second)) == 1 && stack.relayIdle(), "the sync result notified");
-      assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore, "no batch job for the sync-analysed one");
+      assertEquals(1, stack.gemini.count("batchGenerateContent") - jobsBefore,
+          "no batch job for the sync-analysed one");
       assertEquals(1, stack.gemini.count("generateContent") - generateBefore, "one analysis of the second document");
       for (String key : List.of(key(first), key(second))) {
         assertEquals(1, withKey(stack.documents("analyses"), key).size());
@@ -246,7 +246,8 @@ class BatchPipelineIT {
     HttpRequest.Builder request = HttpRequest.newBuilder(url)
         .timeout(Bounds.CALL)
         .header("ce-specversion", "1.0").header("ce-id", event.id() + "-again").header("ce-source", event.source())
-        .header("ce-type", event.type()).header("ce-subject", event.subject()).header("Content-Type", "application/json")
+        .header("ce-type", event.type()).header("ce-subject", event.subject())
+        .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(event.data()));
     return HttpClient.newHttpClient().send(request.build(), HttpResponse.BodyHandlers.ofString());
   }

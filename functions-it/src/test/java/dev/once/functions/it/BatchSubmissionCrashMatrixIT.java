@@ -55,9 +55,11 @@ class BatchSubmissionCrashMatrixIT {
   private static final String EXTERNAL = "during-assign";
   private static FirestoreFaults firestore;
   private static MatrixStack matrix;
-  private static final RecoveryTimes RECOVERY = new RecoveryTimes("BatchSubmissionCrashMatrixIT (batch mode, a job of 5)",
-      "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), the reconciler's"
-          + " BATCH_MAX_WAIT_SECONDS 6, run every 2 s", "every document of the job in a submitted batch job");
+  private static final RecoveryTimes RECOVERY =
+      new RecoveryTimes("BatchSubmissionCrashMatrixIT (batch mode, a job of 5)",
+          "ONCE_LEASE_SECONDS 3, GEMINI_TIMEOUT_SECONDS 2 (a submission's lease: twice that + 5 s), the reconciler's"
+              + " BATCH_MAX_WAIT_SECONDS 6, run every 2 s",
+          "every document of the job in a submitted batch job");
 
   @BeforeAll
   static void start() {

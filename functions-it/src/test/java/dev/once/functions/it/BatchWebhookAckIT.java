@@ -164,7 +164,8 @@ class BatchWebhookAckIT {
     assertTrue(!inFlight.isEmpty(), "the second hand-off met the first's claim");
     inFlight.forEach(line -> assertEquals("INFO", line.path("severity").asText(), line.toString()));
     int port = stack.function("BatchCompleted").url().getPort();
-    assertTrue(stack.relay.results().stream().anyMatch(r -> r.target().getPort() == port && r.attempts() >= 2), "a hand-off answered non-2xx and delivered again: " + stack.relay.results());
+    assertTrue(stack.relay.results().stream().anyMatch(r -> r.target().getPort() == port && r.attempts() >= 2),
+        "a hand-off answered non-2xx and delivered again: " + stack.relay.results());
     String log = Files.readString(stack.function("BatchCompleted").log());
     for (String error : List.of("Failed to execute", "\"severity\": \"ERROR\"", "Redeliver")) {
       assertTrue(!log.contains(error), "'" + error + "' in BatchCompleted's log:\n" + log);

@@ -122,7 +122,8 @@ class BudgetIT {
     Counters first = counters();
     assertEquals(dayOne, first.spent(), "the counters hold the bills: " + first);
     assertEquals(0, first.reserved(), "every reservation settled or released");
-    assertEquals(analysed.size(), stack.gemini.count("generateContent") - geminiBefore, "one call per analysed document");
+    assertEquals(analysed.size(), stack.gemini.count("generateContent") - geminiBefore,
+        "one call per analysed document");
     Await.until(DEADLINE, () -> publishedKeys().equals(analysed), "the analysed documents' results");
     List<String> deferredOldestFirst = deferredOldestFirst(deferred);
 
@@ -144,7 +145,8 @@ class BudgetIT {
     // A raised budget: the reconciler resumes every document still deferred.
     stack.restartWithEnv("GeminiReconciler", Map.of("ONCE_BUDGET_TIMEZONE", EAST, "GEMINI_DAILY_BUDGET_USD", "100"));
     JsonNode raisedRun = stack.reconcile();
-    assertEquals(DOCUMENTS - analysed.size() - resumed, raisedRun.path("deferred_resumed").asInt(), raisedRun.toString());
+    assertEquals(DOCUMENTS - analysed.size() - resumed, raisedRun.path("deferred_resumed").asInt(),
+        raisedRun.toString());
 
     // Every document analysed, billed and published exactly once; duplicates change nothing.
     Set<String> all = Set.copyOf(keys);

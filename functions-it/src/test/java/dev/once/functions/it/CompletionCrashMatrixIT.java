@@ -157,7 +157,8 @@ class CompletionCrashMatrixIT {
     }
     matrix.settle(keys, true);
 
-    int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
+    int kills =
+        external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
     assertEquals(JOBS, kills, "one kill per job");
     List<MatrixTally.Document> documents = matrix.measure(keys, true);
     MatrixTally tally = new MatrixTally("completion", "killed " + point, kills, documents,

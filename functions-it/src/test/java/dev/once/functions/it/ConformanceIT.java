@@ -232,7 +232,8 @@ class ConformanceIT {
       jar = jars.filter(f -> f.getFileName().toString().matches("once-" + module + "-[^-]+(-SNAPSHOT)?\\.jar"))
           .findFirst().orElseThrow(() -> new AssertionError(module + "/target holds no once-" + module + " jar"));
     }
-    maven(root, log, List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve(module + "/pom.xml")));
+    maven(root, log,
+        List.of("install:install-file", "-Dfile=" + jar, "-DpomFile=" + root.resolve(module + "/pom.xml")));
   }
 
   private static void maven(Path root, Path log, List<String> args) throws Exception {

@@ -80,7 +80,8 @@ class CrashMatrixIT {
     CompletableFuture<PipelineStack> starting = CompletableFuture.supplyAsync(() -> PipelineStack.start(
         new PipelineStack.Config("sync", Integer.parseInt(OnceSetting.ONCE_LEASE_SECONDS.defaultValue()),
             patient, Map.of("GEMINI_TIMEOUT_SECONDS", GeminiSetting.GEMINI_TIMEOUT_SECONDS
-                .defaultValue()))), PipelineStack.BACKGROUND);
+                .defaultValue()))),
+        PipelineStack.BACKGROUND);
     // A short lease, so a killed holder's claim is taken over seconds later; a short Gemini timeout, as a paid
     // call's lease outlasts it (2 s + 5 s); a patient relay, as Eventarc is.
     stack = PipelineStack.start(new PipelineStack.Config("sync", LEASE_SECONDS, patient,
@@ -152,9 +153,11 @@ class CrashMatrixIT {
       }
     }
 
-    int kills = external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
+    int kills =
+        external ? externalKills : (int) Files.readAllLines(crashLog).stream().filter(l -> !l.isBlank()).count();
     assertEquals(1, kills, "one kill at the point");
-    Await.until(PER_DOCUMENT, () -> stack.restarts("DocumentUploaded") - restartsBefore >= 1, "the killed process replaced");
+    Await.until(PER_DOCUMENT, () -> stack.restarts("DocumentUploaded") - restartsBefore >= 1,
+        "the killed process replaced");
     Await.until(PER_DOCUMENT, stack::relayIdle, "every redelivery finished");
 
     stack.assertAnalysedBilledAndPublishedOnce(keys);

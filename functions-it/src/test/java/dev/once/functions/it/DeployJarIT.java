@@ -34,7 +34,8 @@ class DeployJarIT {
     try (JarFile jar = new JarFile(System.getProperty("once.benchmarksJar"))) {
       List<String> classes = jar.stream().map(ZipEntry::getName).filter(name -> name.endsWith(".class")).toList();
       assertTrue(classes.contains("dev/once/functions/Benchmarks.class"), classes.toString());
-      assertTrue(classes.stream().allMatch(name -> name.startsWith("dev/once/functions/Benchmarks")), classes.toString());
+      assertTrue(classes.stream().allMatch(name -> name.startsWith("dev/once/functions/Benchmarks")),
+          classes.toString());
     }
   }
 }

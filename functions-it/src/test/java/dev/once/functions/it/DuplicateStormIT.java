@@ -62,7 +62,8 @@ class DuplicateStormIT {
       keys.add("gcs:" + first.bucket() + "/" + first.name() + "#" + first.generation());
       deliveries.add(DirectSender.finalized(first));
       for (int c = 1; c < COPIES; c++) {
-        deliveries.add(DirectSender.finalized(stack.storage.renotify(first.bucket(), first.name(), first.generation())));
+        deliveries
+            .add(DirectSender.finalized(stack.storage.renotify(first.bucket(), first.name(), first.generation())));
       }
     }
     assertEquals(DOCUMENTS * COPIES, deliveries.stream().map(CloudEvent::id).distinct().count(),
@@ -82,7 +83,8 @@ class DuplicateStormIT {
     assertEquals(keys, keysOf(analyses), "one analysis per document");
     assertEquals(DOCUMENTS, analyses.size(), "exactly one analysis per document");
     assertTrue(analyses.stream().allMatch(a -> "analysed".equals(a.getString("status"))),
-        "every document was analysed: " + analyses.stream().map(a -> a.getString("status")).collect(Collectors.toSet()));
+        "every document was analysed: "
+            + analyses.stream().map(a -> a.getString("status")).collect(Collectors.toSet()));
     List<QueryDocumentSnapshot> billing = stack.documents("billing");
     assertEquals(keys, keysOf(billing), "one bill per document");
     assertEquals(DOCUMENTS, billing.size(), "exactly one bill per document");

@@ -154,7 +154,7 @@ class DynamicWebhookIT {
     RSAKey forger = new RSAKeyGenerator(2048).keyID(google.keyId()).generate(); // the stand-in's kid, another key
 
     // First, so the webhook holds the keys whatever ran before: a known kid, a wrong key, nothing to fetch again.
-    assertRefused(body, signed(forger, google.keyId(), claims(body, c -> { })));
+    assertRefused(body, signed(forger, google.keyId(), claims(body, c -> {})));
     long fetches = stack.gemini.count("jwks.get");
     Instant now = Instant.now();
     assertRefused(body, google.jwt(claims(body, c -> c.issueTime(Date.from(now.minus(Duration.ofMinutes(10))))
@@ -162,21 +162,21 @@ class DynamicWebhookIT {
     assertRefused(body, google.jwt(claims(body, c -> c.audience("https://another-endpoint.example/"))));
     assertRefused(body, google.jwt(claims(body, c -> c.issuer("https://accounts.google.com"))));
     byte[] other = bytes(new String(body, StandardCharsets.UTF_8).replace("batches/hostile", "batches/other"));
-    assertRefused(other, google.jwt(claims(body, c -> { }))); // a genuine token, for another body
-    assertRefused(body, new PlainJWT(claims(body, c -> { })).serialize()); // alg none
+    assertRefused(other, google.jwt(claims(body, c -> {}))); // a genuine token, for another body
+    assertRefused(body, new PlainJWT(claims(body, c -> {})).serialize()); // alg none
     RSAKey published = google.publicKeys().getKeyByKeyId(google.keyId()).toRSAKey();
     for (byte[] secret : new byte[][] {published.toPublicKey().getEncoded(), bytes(published.toJSONString())}) {
       SignedJWT hs256 = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.HS256).keyID(google.keyId()).build(),
-          claims(body, c -> { }));
+          claims(body, c -> {}));
       hs256.sign(new MACSigner(secret));
       assertRefused(body, hs256.serialize());
     }
     assertEquals(fetches, stack.gemini.count("jwks.get"), "none of these made the webhook fetch the keys");
 
     RSAKey stranger = new RSAKeyGenerator(2048).keyID("rotated-" + System.nanoTime()).generate();
-    assertRefused(body, signed(stranger, stranger.getKeyID(), claims(body, c -> { })));
+    assertRefused(body, signed(stranger, stranger.getKeyID(), claims(body, c -> {})));
     assertEquals(fetches + 1, stack.gemini.count("jwks.get"), "an unknown kid: the keys fetched once more");
-    assertRefused(body, signed(stranger, stranger.getKeyID() + "-too", claims(body, c -> { })));
+    assertRefused(body, signed(stranger, stranger.getKeyID() + "-too", claims(body, c -> {})));
     assertEquals(fetches + 1, stack.gemini.count("jwks.get"), "not again within the refetch interval");
 
     assertEquals(recordsBefore, stack.ledgerRecords(), "no ledger record");
@@ -251,7 +251,8 @@ class DynamicWebhookIT {
   private static JWTClaimsSet claims(byte[] body, Consumer<JWTClaimsSet.Builder> change) {
     Instant now = Instant.now();
     JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder().issuer(DynamicWebhookSigner.ISSUER)
-        .audience(stack.webhookUrl()).issueTime(Date.from(now)).expirationTime(Date.from(now.plus(Duration.ofMinutes(5))))
+        .audience(stack.webhookUrl()).issueTime(Date.from(now))
+        .expirationTime(Date.from(now.plus(Duration.ofMinutes(5))))
         .jwtID("msg_hostile").claim(DynamicWebhookSigner.BODY_HASH_CLAIM, DynamicWebhookSigner.bodyHash(body));
     change.accept(claims);
     return claims.build();

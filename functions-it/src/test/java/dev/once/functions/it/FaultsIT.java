@@ -43,7 +43,6 @@ class FaultsIT {
     ledger = stack.ledger();
   }
 
-
   private static LedgerRecord record(String key, String effect) {
     return ledger.lookup(IdempotencyKey.of(key), effect).orElseThrow();
   }
@@ -87,7 +86,8 @@ class FaultsIT {
     try (FunctionProcess impatient = instanceWith(Map.of("GEMINI_TIMEOUT_SECONDS", "2"), "timeout")) {
       stack.gemini.latencyNext("generateContent", 1, Duration.ofSeconds(4)); // this call only: 2 s past the timeout
       String key = uploadTo(impatient, "faults/slow.pdf", InvoicePdf.of("S1"));
-      Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the document to get through once Gemini answers");
+      Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1,
+          "the document to get through once Gemini answers");
       assertOnceThrough(key);
       LedgerRecord analysis = record(key, "analyse");
       assertTrue(analysis.attempts() >= 2, "retried after the timeout");
@@ -147,7 +147,8 @@ class FaultsIT {
       assertEquals(3, stack.gemini.count("generateContent.carriedOut") - carriedOut, "three paid calls, no fourth");
       assertEquals(List.of("none→failed", "none→failed", "none→failed", "analyse→failed"), lines(capped, key).stream()
           .map(line -> line.path(Log.LABELS).path("effect").asText() + "→" + line.path(Log.LABELS).path("outcome")
-              .asText()).toList(), "three failed tries (redelivered), then the give-up (acknowledged): none rejected");
+              .asText())
+          .toList(), "three failed tries (redelivered), then the give-up (acknowledged): none rejected");
       var analysis = withKey(stack.documents("analyses"), key);
       assertEquals(1, analysis.size());
       assertEquals("failed", analysis.get(0).getString("status"));

@@ -72,7 +72,8 @@ final class FileBatchJobs {
       Gatherings.submitted(gathering, job, members.size()).addTo(writes);
       submissions.set(matrix.stack.db.collection(Gatherings.COLLECTION).document(gathering),
           Map.of("inFlight", true, "openedAt", FieldValue.serverTimestamp(), "members",
-              members.keySet().stream().map(IdempotencyKey::documentId).toList()), SetOptions.merge());
+              members.keySet().stream().map(IdempotencyKey::documentId).toList()),
+          SetOptions.merge());
     }
     try {
       submissions.commit().get();
@@ -115,7 +116,8 @@ final class FileBatchJobs {
 
   private static Map<String, Object> resolved(Map<String, Object> fields) {
     Map<String, Object> resolved = new HashMap<>(fields);
-    resolved.replaceAll((name, value) -> value == DocumentWrites.Special.SERVER_TIME ? FieldValue.serverTimestamp() : value);
+    resolved.replaceAll(
+        (name, value) -> value == DocumentWrites.Special.SERVER_TIME ? FieldValue.serverTimestamp() : value);
     return resolved;
   }
 }

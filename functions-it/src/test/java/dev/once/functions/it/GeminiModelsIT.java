@@ -183,7 +183,8 @@ class GeminiModelsIT {
         key(sync.upload("models/outage-2.pdf", InvoicePdf.of("O-2"), "application/pdf")));
     Path log = sync.function("DocumentUploaded").log();
     Await.until(DEADLINE, () -> keys.stream().allMatch(key -> EventLines.of(log, 0, "DocumentUploaded").stream()
-        .filter(line -> EventLines.isAbout(line, key)).filter(line -> "failed".equals(line.path(Log.LABELS).path("outcome").asText()))
+        .filter(line -> EventLines.isAbout(line, key))
+        .filter(line -> "failed".equals(line.path(Log.LABELS).path("outcome").asText()))
         .count() >= 3), "each document delivered three times, each failing so the platform redelivers it");
 
     assertEquals(paid, sync.gemini.count("generateContent.carriedOut"), "no answer made, none billed");
@@ -223,8 +224,10 @@ class GeminiModelsIT {
 
     QueryDocumentSnapshot analysis = analysis(sync, key);
     assertEquals("failed", analysis.getString("status"));
-    assertTrue(analysis.getString("reason").startsWith("answer cut at maxOutputTokens (" + InvoicePrompt.MAX_OUTPUT_TOKENS
-        + ")"), analysis.getString("reason"));
+    assertTrue(
+        analysis.getString("reason").startsWith("answer cut at maxOutputTokens (" + InvoicePrompt.MAX_OUTPUT_TOKENS
+            + ")"),
+        analysis.getString("reason"));
     QueryDocumentSnapshot bill = bill(sync, key);
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, bill.getLong("outputTokens"));
     assertEquals(InvoicePrompt.MAX_OUTPUT_TOKENS, bill.getLong("thoughtsTokens"));

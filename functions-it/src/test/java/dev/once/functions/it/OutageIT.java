@@ -43,7 +43,8 @@ class OutageIT {
     pubsub = TcpProxy.start(PubSubEmulator.shared().hostPort());
     stack = PipelineStack.start(new PipelineStack.Config("sync", 3,
         RetryPolicy.defaults().withMaxAttempts(100).withBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
-            .withMaxAge(Duration.ofMinutes(5)), Map.of())
+            .withMaxAge(Duration.ofMinutes(5)),
+        Map.of())
         .withEnv("FIRESTORE_EMULATOR_HOST", firestore.hostPort())
         .withEnv("PUBSUB_EMULATOR_HOST", pubsub.hostPort())
         .withEnv("NOTIFY_TIMEOUT_SECONDS", "2")); // a stalled notify endpoint is given up on within seconds
@@ -70,7 +71,8 @@ class OutageIT {
   }
 
   private static void assertNothingLostNothingDoubled(List<String> keys) {
-    Await.until(DEADLINE, () -> keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty()), "every document notified");
+    Await.until(DEADLINE, () -> keys.stream().allMatch(k -> !stack.notifiedWith(k).isEmpty()),
+        "every document notified");
     FirestoreLedger ledger = stack.ledger();
     Await.until(DEADLINE, () -> keys.stream().allMatch(k -> ledger.lookup(IdempotencyKey.of(k), "notify")
         .map(r -> r.state() == RecordState.DONE).orElse(false)), "every notification recorded");

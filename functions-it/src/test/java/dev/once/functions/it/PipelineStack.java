@@ -208,8 +208,8 @@ final class PipelineStack implements AutoCloseable {
       }
       plan.onlyFunctions(functions);
     }
-    config.functionEnv().forEach((function, env) -> env.forEach((name, value) ->
-        plan.env(Part.function(function), name, value)));
+    config.functionEnv()
+        .forEach((function, env) -> env.forEach((name, value) -> plan.env(Part.function(function), name, value)));
     LocalStack stack = plan.sharedEmulators().relayRetry(config.relayRetry())
         .dynamicWebhooks(config.dynamicWebhooks())
         .webhookTimeout(Bounds.CALL)
@@ -326,7 +326,8 @@ final class PipelineStack implements AutoCloseable {
     plan.setProperty(CrashPoints.LOG, log.toAbsolutePath().toString());
     writePlan(name, plan);
     if (planned.add(name)) {
-      stack.restartWith(Part.function(name), List.of("-D" + CrashPoints.PLAN_FILE + "=" + planFile(name).toAbsolutePath()));
+      stack.restartWith(Part.function(name),
+          List.of("-D" + CrashPoints.PLAN_FILE + "=" + planFile(name).toAbsolutePath()));
     }
   }
 

@@ -31,6 +31,7 @@ final class PubSubFaults implements GrpcProxy.Faults, AutoCloseable {
   private final Map<String, Nth> nth = new ConcurrentHashMap<>();
 
   private record Nth(int n, AmbiguousFailure failure, Set<String> seen) {}
+
   private final Map<String, AtomicInteger> carriedOut = new ConcurrentHashMap<>();
   private final Map<String, AtomicInteger> failed = new ConcurrentHashMap<>();
 

@@ -52,7 +52,8 @@ class StartupIT {
     IllegalStateException failed = assertThrows(IllegalStateException.class, () -> FunctionProcess.start(launch,
         "dev.once.functions.DocumentUploaded", FreePort.pick(), env, log).close());
 
-    assertTrue(failed.getMessage().contains("exited"), "the instance stopped instead of serving: " + failed.getMessage());
+    assertTrue(failed.getMessage().contains("exited"),
+        "the instance stopped instead of serving: " + failed.getMessage());
     String printed = Files.readString(log);
     assertTrue(printed.contains(told), "the log names the variable: " + printed);
   }

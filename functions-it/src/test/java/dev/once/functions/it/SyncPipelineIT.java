@@ -38,7 +38,6 @@ class SyncPipelineIT {
     stack = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
   }
 
-
   @Test
   void invoice_isAnalysedBilledPublishedAndNotifiedOnce_despiteDoubledRedeliveredAndParallelDeliveries()
       throws Exception {
@@ -52,7 +51,8 @@ class SyncPipelineIT {
       stack.storage.notifyTwice(false);
     }
     String key = PipelineStack.key(blob);
-    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1 && stack.relayIdle(), "one notification for " + key);
+    Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1 && stack.relayIdle(),
+        "one notification for " + key);
 
     // The same Pub/Sub message (same message id) and the same finalize event, each delivered again four times
     // at once from parallel senders.

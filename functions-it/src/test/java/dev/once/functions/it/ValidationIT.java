@@ -35,7 +35,6 @@ class ValidationIT {
     stack = PipelineStack.shared(PipelineStack.Config.sync().withReconciler());
   }
 
-
   private static QueryDocumentSnapshot analysisOnceNotified(String key) {
     Await.until(DEADLINE, () -> stack.notifiedWith(key).size() == 1, "the result of " + key + " notified");
     List<QueryDocumentSnapshot> analyses = withKey(stack.documents("analyses"), key);
@@ -123,7 +122,8 @@ class ValidationIT {
       assertEquals(200, response.statusCode(), "event " + i + " is acknowledged: " + response.body());
       assertTrue(response.body().isEmpty() || !response.body().contains("Exception"), response.body());
     }
-    HttpResponse<String> noData = stack.post("DocumentUploaded", new byte[0], ce("google.cloud.storage.object.v1.finalized", "e6"));
+    HttpResponse<String> noData =
+        stack.post("DocumentUploaded", new byte[0], ce("google.cloud.storage.object.v1.finalized", "e6"));
     assertEquals(200, noData.statusCode());
     assertEquals(records, stack.ledgerRecords(), "no ledger write for a malformed event");
 
@@ -132,7 +132,8 @@ class ValidationIT {
   }
 
   private static HttpResponse<String> postEvent(byte[] body) {
-    return stack.post("DocumentUploaded", body, ce("google.cloud.storage.object.v1.finalized", "direct-" + System.nanoTime()));
+    return stack.post("DocumentUploaded", body,
+        ce("google.cloud.storage.object.v1.finalized", "direct-" + System.nanoTime()));
   }
 
   private static Map<String, String> ce(String type, String id) {

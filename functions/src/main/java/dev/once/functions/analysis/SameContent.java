@@ -179,7 +179,9 @@ public final class SameContent {
   }
 
   /** Where the first document of some content stands, for its copies. */
-  private enum HolderState { ANALYSED, IN_FLIGHT, WAITING, PASSES }
+  private enum HolderState {
+    ANALYSED, IN_FLIGHT, WAITING, PASSES
+  }
 
   /** @param why for a holder that passes its claim on: why (refused, given up, abandoned) */
   private record Holder(HolderState state, Instant heldUntil, String why) {
@@ -202,8 +204,9 @@ public final class SameContent {
       if (finished.isPresent()) {
         return switch (finished.get()) {
           case Outcome.Rejected rejected -> Holder.passes(rejected.gaveUp() ? "given up" : "refused");
-          case Outcome.Duplicate done when done.recorded(AnalyseResult.CODEC).orElseThrow() instanceof AnalyseResult.Queued
-              -> holderInBatch(first);
+          case Outcome.Duplicate done when done.recorded(AnalyseResult.CODEC)
+              .orElseThrow() instanceof AnalyseResult.Queued ->
+            holderInBatch(first);
           default -> Holder.ANALYSED;
         };
       }

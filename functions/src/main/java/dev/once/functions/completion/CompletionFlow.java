@@ -79,6 +79,7 @@ public final class CompletionFlow {
    * the documents; never larger.
    */
   static final int CHUNK = chunkSize(Integer.getInteger(CHUNK_PROPERTY));
+
   static int chunkSize(Integer asked) {
     return asked == null ? 100 : Math.max(1, Math.min(100, asked));
   }
@@ -95,7 +96,8 @@ public final class CompletionFlow {
   private final UnattributedCost unattributed;
 
   /** @param maxAttempts the most jobs a document is run in before it is given up ({@code ONCE_MAX_ATTEMPTS}) */
-  public CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records, Supplier<RecordQueries> queries,
+  public CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records,
+      Supplier<RecordQueries> queries,
       Supplier<Gatherings> gatherings, ResultPublication publication, int maxAttempts, InstantSource clock) {
     this.once = once;
     this.batchJobs = batchJobs;
@@ -199,7 +201,7 @@ public final class CompletionFlow {
    * in order, up to the first not done.
    */
   private void leftToAnotherHolder(IdempotencyKey jobKey) throws Refusal {
-    for (int chunk = 0; ; chunk++) {
+    for (int chunk = 0;; chunk++) {
       IdempotencyKey chunkKey = chunkKey(jobKey, chunk);
       for (String effect : List.of(Effects.COMPLETE, Effects.PUBLISH)) {
         Optional<LedgerRecord> record = once.record(chunkKey, effect);
@@ -208,7 +210,8 @@ public final class CompletionFlow {
         }
         if (record.get().state() != RecordState.DONE) {
           if (record.get().leaseLive()) {
-            throw Refusal.notPerformed("chunk " + chunk + " of " + jobKey.value() + " is held by another process", null);
+            throw Refusal.notPerformed("chunk " + chunk + " of " + jobKey.value() + " is held by another process",
+                null);
           }
           return;
         }

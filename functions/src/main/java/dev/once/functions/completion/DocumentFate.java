@@ -63,7 +63,8 @@ public final class DocumentFate {
     long cost = records.get().costMicroUsd(analysis, true).orElse(document.reservation().microUsd());
     return new DocumentResult(ResultMessage.analysed(key, document.source(), analysis, job, document.run()),
         records.get().analysed(key, document.source(), analysis, job, document.run())
-            .and(document.reservation().settle(cost)), cost, analysis.model(), answered.match(), null);
+            .and(document.reservation().settle(cost)),
+        cost, analysis.model(), answered.match(), null);
   }
 
   private DocumentResult unmatched(String job, RecordQueries.Submitted document, BatchAnswers.Unmatched unmatched,
@@ -82,7 +83,8 @@ public final class DocumentFate {
       long cost = billed.flatMap(analysis -> records.get().costMicroUsd(analysis, true)).orElse(0L);
       return new DocumentResult(ResultMessage.jobFailed(key, job, reason, document.run()),
           records.get().jobFailed(key, job, reason)
-              .and(bill).and(billed.isPresent() ? document.reservation().settle(cost) : document.reservation().release()),
+              .and(bill)
+              .and(billed.isPresent() ? document.reservation().settle(cost) : document.reservation().release()),
           cost, billed.map(Analysis::model).orElse(null), null, ChunkResult.Count.GAVE_UP);
     }
     if (billed.isPresent()) {

@@ -4,7 +4,6 @@ import dev.once.gemini.BatchAnswers;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.ResultMessage;
 
-
 /**
  * One document's share of a batch job's completion: its result summary to publish (null: it goes into another job),
  * its writes, what its answer cost (0 without one) and which model gave it, how its answer was matched (null: none

@@ -12,7 +12,8 @@ import java.util.Map;
  *
  * @param model the model of the last answer that cost something (null: none did, and {@code costMicroUsd} is 0)
  */
-public record JobCompletion(String job, String state, int chunks, int documents, int givenUp, Map<String, Integer> matched,
+public record JobCompletion(String job, String state, int chunks, int documents, int givenUp,
+    Map<String, Integer> matched,
     Map<ChunkResult.Count, Integer> counts, long costMicroUsd, String model) {
   private static final String JOB = "job";
   private static final String STATE = "state";

@@ -30,7 +30,8 @@ public final class StrayJobs {
   private final Supplier<Gatherings> gatherings;
   private final Log log;
 
-  public StrayJobs(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, Supplier<Gatherings> gatherings, Log log) {
+  public StrayJobs(Supplier<BatchJobs> batchJobs, Supplier<RecordQueries> queries, Supplier<Gatherings> gatherings,
+      Log log) {
     this.batchJobs = batchJobs;
     this.queries = queries;
     this.gatherings = gatherings;

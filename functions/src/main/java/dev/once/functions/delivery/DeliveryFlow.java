@@ -128,7 +128,7 @@ public final class DeliveryFlow {
     }
     StringBuilder cut = new StringBuilder();
     int bytes = 0;
-    for (int i = 0; i < value.length(); ) {
+    for (int i = 0; i < value.length();) {
       int codePoint = value.codePointAt(i);
       int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
       if (bytes + size > limit) {

@@ -175,8 +175,10 @@ public final class JobSubmission {
         // Too large, or refused for what one of them holds without saying which: smaller jobs, until one is alone.
         int bound = (inJob.size() + 1) / 2;
         for (RecordQueries.Submitted member : inJob) {
-          writes.add(records.get().requeued(member, "Gemini refused a job of " + inJob.size() + " documents holding it ("
-              + GeminiErrors.describe(lastRefusal) + "): it goes into a job of at most " + bound, member.reruns(), bound));
+          writes.add(records.get().requeued(member,
+              "Gemini refused a job of " + inJob.size() + " documents holding it ("
+                  + GeminiErrors.describe(lastRefusal) + "): it goes into a job of at most " + bound,
+              member.reruns(), bound));
         }
         inJob.clear();
         return null;

@@ -12,7 +12,7 @@ public record Submission(String gathering, Optional<String> job, int documents) 
   static final ResultCodec<Submission> CODEC = new ResultCodec<>() {
     public Map<String, Object> encode(Submission made) {
       return made.job().<Map<String, Object>>map(
-              job -> Map.of("gathering", made.gathering(), "job", job, "documents", made.documents()))
+          job -> Map.of("gathering", made.gathering(), "job", job, "documents", made.documents()))
           .orElseGet(() -> Map.of("gathering", made.gathering(), "documents", made.documents()));
     }
 

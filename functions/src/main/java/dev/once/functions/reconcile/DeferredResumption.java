@@ -82,7 +82,8 @@ public final class DeferredResumption {
         }
       } catch (RuntimeException e) {
         summary.failed++;
-        EventLog.record(log, ReconcileFlow.FUNCTION, deferred.documentKey().value(), Effects.ANALYSE, OutcomeLabel.FAILED, 0,
+        EventLog.record(log, ReconcileFlow.FUNCTION, deferred.documentKey().value(), Effects.ANALYSE,
+            OutcomeLabel.FAILED, 0,
             EventLog.elapsedMs(started), Map.of("error", String.valueOf(e), "resumed", true));
       }
     }

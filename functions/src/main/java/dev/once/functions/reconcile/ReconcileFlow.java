@@ -55,7 +55,8 @@ public final class ReconcileFlow {
    * @param pendingPerRun how many of this pipeline's submitted documents a run looks up itself
    * @param resumePerRun how many deferred documents a run resumes at most
    */
-  public record Limits(int pageSize, int maxPages, Duration runTime, Duration maxAge, int pendingPerRun, int resumePerRun) {
+  public record Limits(int pageSize, int maxPages, Duration runTime, Duration maxAge, int pendingPerRun,
+      int resumePerRun) {
     /**
      * A deployed run: 50 jobs a page, 20 pages, 2 minutes, well inside the reconciler's timeout; 100 waiting documents
      * looked up when the listing did not show their jobs (a random slice), 100 deferred ones resumed, oldest first.

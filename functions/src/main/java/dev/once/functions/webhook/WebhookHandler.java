@@ -56,7 +56,8 @@ public final class WebhookHandler {
   private final CompletionHandoff handoff;
   private final Log log;
 
-  public WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed, CompletionHandoff handoff,
+  public WebhookHandler(String function, WebhookSignatures signatures, CompletedJobs completed,
+      CompletionHandoff handoff,
       Log log) {
     this.function = function;
     this.signatures = signatures;

@@ -68,7 +68,6 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
             (Instant) fields.get("deferredAt"))));
   }
 
-
   /** The budget's line per reservation, not read here. */
   private static final Log QUIET = Log.to(new PrintStream(OutputStream.nullOutputStream()));
 
@@ -84,7 +83,6 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     return new DocumentSource("inbox", "invoice-" + n + ".pdf", 17, "application/pdf", PDF.length, "bWQ" + n, null,
         true);
   }
-
 
   private DaySpend spend(String day) {
     return new SpendCounters(ledger).read(LocalDate.parse(day));

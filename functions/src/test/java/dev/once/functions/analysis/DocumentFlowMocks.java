@@ -65,7 +65,8 @@ public abstract class DocumentFlowMocks {
     Once once = new Once(over);
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
-        () -> analyzer, () -> submitter, new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), mode, 1024,
+        () -> analyzer, () -> submitter,
+        new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), mode, 1024,
         new DocumentFlow.PaidCalls(Duration.ofSeconds(60), 3));
   }
 

@@ -9,7 +9,6 @@ import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
-import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
@@ -134,10 +133,12 @@ class DocumentFlowTest extends DocumentFlowMocks {
     verify(analyzer, times(3)).analyse(any(), anyString());
     Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("failed", analysis.get("status"));
-    assertEquals("gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
+    assertEquals(
+        "gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
         analysis.get("reason"));
     assertEquals(analysis.get("reason"), gaveUp.details().get("reason"), "the log line says why");
-    assertEquals(1L, gaveUp.details().get(EventCounts.GIVEN_UP), "given up, counted once: by the delivery that gave up");
+    assertEquals(1L, gaveUp.details().get(EventCounts.GIVEN_UP),
+        "given up, counted once: by the delivery that gave up");
     assertNull(again.details().get(EventCounts.GIVEN_UP), "a later delivery counts it no more");
     assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty());
     verify(publisher, times(1)).publish(eq(TOPIC), org.mockito.ArgumentMatchers.argThat(
@@ -204,7 +205,8 @@ class DocumentFlowTest extends DocumentFlowMocks {
   void theSameGeneration_withOtherContent_isAConflict_andNotAnalysedAgain() throws Exception {
     DocumentFlow flow = flow(DocumentFlow.Mode.BATCH);
     handle(flow, INVOICE);
-    DocumentSource forged = new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "b3RoZXI=", null);
+    DocumentSource forged =
+        new DocumentSource("inbox", "invoice.pdf", 17, "application/pdf", PDF.length, "b3RoZXI=", null);
 
     Report report = handle(flow, forged);
 

@@ -3,7 +3,6 @@ package dev.once.functions.analysis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.mockito.ArgumentMatchers.any;
-import static org.mockito.ArgumentMatchers.anyList;
 import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
@@ -45,8 +44,9 @@ import org.mockito.ArgumentCaptor;
  * mode the pipeline runs in when the re-run comes: run 1 in sync, run 2 in batch; and the other way round.
  */
 class RerunAcrossModesTest extends DocumentFlowMocks {
-  private static final DocumentSource DOCUMENT = new DocumentSource("inbox", "rerun.pdf", 7, "application/pdf", 16, null,
-      null);
+  private static final DocumentSource DOCUMENT =
+      new DocumentSource("inbox", "rerun.pdf", 7, "application/pdf", 16, null,
+          null);
   private static final IdempotencyKey KEY = DocumentFlow.key(DOCUMENT);
   private static final String JOB = "batches/rerun-job";
   private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite", Map.of("total", 1.0), null,

@@ -99,7 +99,8 @@ class SameContentTest extends DocumentFlowMocks {
         "the log line names the first, hashed");
     assertTrue(!renamed.details().containsValue(key(FIRST).value()), "and not by its name: " + renamed.details());
     verify(analyzer, times(1)).analyse(any(), anyString());
-    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(Records.BILLING).keySet()), "one bill");
+    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(Records.BILLING).keySet()),
+        "one bill");
     for (DocumentSource copy : List.of(RENAMED, NEW_GENERATION)) {
       Map<String, Object> analysis = ledger.document(Records.ANALYSES, key(copy).documentId()).orElseThrow();
       assertEquals("duplicate", analysis.get("status"));

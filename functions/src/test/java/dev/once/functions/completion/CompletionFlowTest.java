@@ -74,7 +74,8 @@ class CompletionFlowTest {
   private static final String JOB = "batches/job-1";
   private static final IdempotencyKey JOB_KEY = GeminiCompletionKeys.ofName(JOB);
   private static final IdempotencyKey DOCUMENT = IdempotencyKey.of("gcs:inbox/a.pdf#1");
-  private static final DocumentSource SOURCE = new DocumentSource("inbox", "a.pdf", 1, "application/pdf", 9, null, null);
+  private static final DocumentSource SOURCE =
+      new DocumentSource("inbox", "a.pdf", 1, "application/pdf", 9, null, null);
 
   private final InMemoryLedger ledger = new InMemoryLedger();
   private final BatchJobs batchJobs = mock(BatchJobs.class);
@@ -109,7 +110,8 @@ class CompletionFlowTest {
   void aSucceededJob_isCompletedOnce_billingAndPublishingItsDocument_andTheRepeatCostsNoGeminiCall() {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
+    when(queries.submittedTo(JOB))
+        .thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(DOCUMENT.value()),
         Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("total", 3.0), null, new Usage(100, 10, 110))),
         Optional.empty())));
@@ -248,7 +250,8 @@ class CompletionFlowTest {
     BatchJob succeeded = job(JobState.Known.JOB_STATE_SUCCEEDED);
     IdempotencyKey stranger = IdempotencyKey.of("gcs:inbox/other.pdf#9");
     when(batchJobs.find(JOB)).thenReturn(Optional.of(succeeded));
-    when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
+    when(queries.submittedTo(JOB))
+        .thenReturn(List.of(new RecordQueries.Submitted(DOCUMENT, SOURCE, Reservation.NONE, null)));
     when(batchJobs.results(succeeded)).thenReturn(List.of(new BatchResult(Optional.of(stranger.value()),
         Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of(), null, new Usage(1, 1, 2))), Optional.empty())));
 
@@ -343,7 +346,8 @@ class CompletionFlowTest {
     String reference = JobNames.reference(gathering, member.documentKey().documentId());
     return new BatchResult(withKey ? Optional.of(member.documentKey().value()) : Optional.empty(),
         Optional.of(reference), Optional.of(new Analysis("gemini-3.5-flash-lite", Map.of("invoiceNumber",
-            member.source().name(), "documentReference", reference), null, new Usage(10, 1, 11))), Optional.empty());
+            member.source().name(), "documentReference", reference), null, new Usage(10, 1, 11))),
+        Optional.empty());
   }
 
   private Map<String, Object> analysis(RecordQueries.Submitted member) {
@@ -437,7 +441,8 @@ class CompletionFlowTest {
   void aRetryableErrorForOneRequest_runsItsDocumentAgain_countedAgainstTheCap() {
     BatchError internal = new BatchError(13, null, "An internal error has occurred. Please retry");
     List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> List.of(
-        BatchResult.failed(Optional.of(all.get(0).documentKey().value()), internal), answer(GATHERING, all.get(1), true)));
+        BatchResult.failed(Optional.of(all.get(0).documentKey().value()), internal),
+        answer(GATHERING, all.get(1), true)));
 
     Report report = flow.complete(GATHERED_KEY);
 
@@ -458,7 +463,8 @@ class CompletionFlowTest {
     List<RecordQueries.Submitted> members = gathered(3, JobState.Known.JOB_STATE_SUCCEEDED, null, all -> all.stream()
         .map(m -> new BatchResult(Optional.of(m.documentKey().value()), Optional.empty(), Optional.of(new Analysis(
             "gemini-3.5-flash-lite", Map.of("invoiceNumber", m.source().name()), null, new Usage(10, 1, 11))),
-            Optional.empty())).toList());
+            Optional.empty()))
+        .toList());
     List<String> ids = members.stream().map(m -> m.documentKey().documentId()).toList();
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, GATHERED_JOB, ids,
         Map.of(), null, false, null));
@@ -586,7 +592,8 @@ class CompletionFlowTest {
     IdempotencyKey key = member.documentKey();
     Map<String, Object> bill = ledger.document(Records.BILLING,
         IdempotencyKey.of(key.value() + "#" + GATHERED_JOB).documentId()).orElseThrow();
-    assertEquals(List.of(true, cost, key.value()), List.of(bill.get("unused"), bill.get("costMicroUsd"), bill.get("key")));
+    assertEquals(List.of(true, cost, key.value()),
+        List.of(bill.get("unused"), bill.get("costMicroUsd"), bill.get("key")));
     Map<String, Object> analysis = analysis(member);
     assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
     assertEquals(null, analysis.get("reservation"), "settled: the next job reserves anew");
@@ -611,8 +618,10 @@ class CompletionFlowTest {
     Map<String, Object> given = analysis(member);
     assertEquals("failed", given.get("status"));
     String reason = String.valueOf(given.get("reason"));
-    assertTrue(reason.startsWith("gave up after 3 batch jobs") && reason.contains("answers billed to it: batches/earlier")
-        && reason.contains("batches/gathered-2: the answer filed under its key names no document reference"), reason);
+    assertTrue(
+        reason.startsWith("gave up after 3 batch jobs") && reason.contains("answers billed to it: batches/earlier")
+            && reason.contains("batches/gathered-2: the answer filed under its key names no document reference"),
+        reason);
     assertTrue(ledger.document(Records.BILLING, IdempotencyKey.of(key.value() + "#batches/gathered-2").documentId())
         .isPresent(), "its last answer billed too");
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
@@ -624,7 +633,8 @@ class CompletionFlowTest {
    */
   @Test
   void aJobWhoseResponsesFileIsGone_sendsItsDocumentsIntoAnotherJob_insteadOfRetryingForEver() {
-    List<RecordQueries.Submitted> members = gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, "files/in", all -> List.of());
+    List<RecordQueries.Submitted> members =
+        gathered(2, JobState.Known.JOB_STATE_SUCCEEDED, "files/in", all -> List.of());
     when(batchJobs.results(any())).thenThrow(new AnswersGone("its responses file files/out cannot be read:"
         + " Gemini answered 404 NOT_FOUND: File not found", null));
 
@@ -634,7 +644,8 @@ class CompletionFlowTest {
     for (RecordQueries.Submitted member : members) {
       assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis(member).get("status"),
           analysis(member).get(Records.RERUNS)));
-      assertTrue(String.valueOf(analysis(member).get("reason")).contains("its responses file files/out cannot be read"));
+      assertTrue(
+          String.valueOf(analysis(member).get("reason")).contains("its responses file files/out cannot be read"));
     }
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
 
@@ -662,7 +673,8 @@ class CompletionFlowTest {
     List<RecordQueries.Submitted> members = gathered(4, JobState.Known.JOB_STATE_FAILED, null, all -> List.of());
     BatchJob failed = BatchJob.builder().name(GATHERED_JOB).displayName(JobNames.gatheringName(GATHERING))
         .state(new JobState(JobState.Known.JOB_STATE_FAILED)).error(JobError.builder().code(3)
-            .message("Request contains an invalid argument.").build()).build();
+            .message("Request contains an invalid argument.").build())
+        .build();
     when(batchJobs.find(GATHERED_JOB)).thenReturn(Optional.of(failed));
     when(batchJobs.failure(any())).thenReturn(Optional.of(new BatchError(3, null,
         "Request contains an invalid argument.")));

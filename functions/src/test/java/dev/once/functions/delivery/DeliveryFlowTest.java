@@ -42,7 +42,8 @@ class DeliveryFlowTest {
   private final FakeEndpoint endpoint = FakeEndpoint.start();
   private final MessagePublisher publisher = mock(MessagePublisher.class);
   private final IdempotentPost notifier = IdempotentPost.to(endpoint.uri("/hook")).withTimeout(Duration.ofSeconds(5));
-  private final DeliveryFlow flow = new DeliveryFlow(new Once(ledger), () -> notifier, () -> publisher, () -> DEAD_LETTER);
+  private final DeliveryFlow flow =
+      new DeliveryFlow(new Once(ledger), () -> notifier, () -> publisher, () -> DEAD_LETTER);
 
   @AfterEach
   void stop() {
@@ -109,7 +110,8 @@ class DeliveryFlowTest {
   void copiesOfAResult_underNewMessageIds_getByteIdenticalBodies() throws Exception {
     PubSubMessage copy = new PubSubMessage("43", RESULT.data(), RESULT.attributes());
 
-    assertArrayEquals(DeliveryFlow.body(DeliveryFlow.key(RESULT), RESULT), DeliveryFlow.body(DeliveryFlow.key(copy), copy));
+    assertArrayEquals(DeliveryFlow.body(DeliveryFlow.key(RESULT), RESULT),
+        DeliveryFlow.body(DeliveryFlow.key(copy), copy));
   }
 
   /**

@@ -88,7 +88,8 @@ class BatchSubmitterTest {
         StandardCharsets.UTF_8)));
     Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
-        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
+        () -> batchJobs,
+        new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now);
     when(reader.read(any(), any(Long.class))).thenReturn(PDF);
     when(queries.gatheredIn(GATHERING)).thenReturn(members);
@@ -328,7 +329,8 @@ class BatchSubmitterTest {
         });
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
-    assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(), "nothing recorded while the refusal is unpublished");
+    assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(),
+        "nothing recorded while the refusal is unpublished");
     verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
@@ -482,7 +484,8 @@ class BatchSubmitterTest {
   @Test
   void aJobRefusedAsTooLargeInlined_isMadeFromAnInputFile_andNoMemberIsRefused() {
     when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.INLINED_WHEN_SMALL), any()))
-        .thenThrow(new ApiException(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit: 20971520 bytes."));
+        .thenThrow(
+            new ApiException(400, "INVALID_ARGUMENT", "Request payload size exceeds the limit: 20971520 bytes."));
     when(batchJobs.submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any())).thenReturn(JOB);
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
@@ -514,8 +517,10 @@ class BatchSubmitterTest {
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     assertLoggedRefusal("Request Entity Too Large");
-    assertEquals(2, submitter.dueJob(List.of(new RecordQueries.Queued("d0", 10, now, 2, 0), queued(1, 10, Duration.ZERO),
-        queued(2, 10, Duration.ZERO))).size(), "the next job holding it takes at most 2");
+    assertEquals(2,
+        submitter.dueJob(List.of(new RecordQueries.Queued("d0", 10, now, 2, 0), queued(1, 10, Duration.ZERO),
+            queued(2, 10, Duration.ZERO))).size(),
+        "the next job holding it takes at most 2");
   }
 
   /**
@@ -593,7 +598,8 @@ class BatchSubmitterTest {
     when(estimator.ceiling(true)).thenReturn(OptionalLong.empty());
     when(estimator.microUsd(any(), anyString(), eq(true))).thenReturn(60_000L);
     BatchSubmitter budgeted = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
-        () -> batchJobs, new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
+        () -> batchJobs,
+        new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
         new BatchSubmitter.Limits(3, 100, Duration.ofMinutes(5), 90, Duration.ofSeconds(60), 1 << 20), () -> now,
         budget, () -> estimator);
     when(batchJobs.submit(eq(GATHERING), anyList(), any(), any())).thenReturn(JOB);

@@ -139,7 +139,8 @@ class BatchWebhookHandlerTest {
   /** A 400 would be retried for 24 hours and count toward disabling the webhook: the same bytes cannot get better. */
   @ParameterizedTest
   @ValueSource(strings = {"{not json", "[1,2]", "\"text\"", "{\"data\":{\"id\":\"batches/job-1\"}}",
-      "{\"type\":\"batch.succeeded\",\"data\":{}}", "{\"type\":\"batch.failed\",\"data\":{\"id\":\"batches/../../etc\"}}"})
+      "{\"type\":\"batch.succeeded\",\"data\":{}}",
+      "{\"type\":\"batch.failed\",\"data\":{\"id\":\"batches/../../etc\"}}"})
   void aSignedDeliveryThatCannotBeRead_isLoggedAndAcknowledgedAsIgnored(String body) throws Exception {
     Answer answer = deliver(body);
 

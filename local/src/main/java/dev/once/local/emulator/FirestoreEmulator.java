@@ -128,7 +128,8 @@ public final class FirestoreEmulator extends Emulator {
       HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
       if (response.statusCode() != 200) {
         throw new IllegalStateException(
-            "Firestore emulator " + method + " " + path + " answered " + response.statusCode() + ": " + response.body());
+            "Firestore emulator " + method + " " + path + " answered " + response.statusCode() + ": "
+                + response.body());
       }
     } catch (IOException e) {
       throw new IllegalStateException("Firestore emulator " + method + " " + path + " failed", e);

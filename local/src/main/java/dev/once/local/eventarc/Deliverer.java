@@ -51,7 +51,7 @@ final class Deliverer implements AutoCloseable {
   private DeliveryResult.Outcome run(CloudEvent event, URI target) {
     Instant first = Instant.now();
     String last = "";
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       counters.increment("attempts");
       if (attempt > 1) {
         counters.increment("retries");

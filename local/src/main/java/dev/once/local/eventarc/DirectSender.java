@@ -114,7 +114,7 @@ public final class DirectSender {
       throws InterruptedException {
     Instant first = Instant.now();
     String last = "";
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       URI target = targets.get((index + attempt - 1) % targets.size());
       try {
         int status = http.send(BinaryMode.request(event, target, requestTimeout),

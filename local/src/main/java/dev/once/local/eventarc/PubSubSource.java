@@ -150,7 +150,8 @@ public final class PubSubSource implements AutoCloseable {
 
   /** The CloudEvent Eventarc makes of a message it pulled ({@link PubSubEvents}, given the message's fields). */
   static CloudEvent event(PubsubMessage message, String subscription, String topic) {
-    Instant published = Instant.ofEpochSecond(message.getPublishTime().getSeconds(), message.getPublishTime().getNanos());
+    Instant published =
+        Instant.ofEpochSecond(message.getPublishTime().getSeconds(), message.getPublishTime().getNanos());
     return PubSubEvents.messagePublished(message.getMessageId(), message.getAttributesMap(),
         message.getData().toByteArray(), message.getOrderingKey(), published, subscription, topic);
   }

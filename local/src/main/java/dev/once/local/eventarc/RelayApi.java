@@ -95,7 +95,6 @@ final class RelayApi extends ApiHandler {
     }
   }
 
-
   private static void accepted(Request request) {
     Responses.json(request.exchange(), 202, Json.object());
   }

@@ -393,7 +393,8 @@ final class BatchJobs {
 
   private static BatchState requireTerminal(BatchState state) {
     if (!state.isTerminal()) {
-      throw new IllegalArgumentException("a batch can only end as SUCCEEDED, FAILED, CANCELLED or EXPIRED, not " + state);
+      throw new IllegalArgumentException(
+          "a batch can only end as SUCCEEDED, FAILED, CANCELLED or EXPIRED, not " + state);
     }
     return state;
   }

@@ -45,7 +45,8 @@ record BatchRequest(String displayName, List<JsonNode> inlinedRequests, byte[] i
     long count;
     if (requests != null) {
       if (!requests.isArray() || requests.isEmpty()) {
-        throw invalid("* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
+        throw invalid(
+            "* BatchGenerateContentRequest.batch.input_config.requests.requests: requests must not be empty\n");
       }
       inlined = new ArrayList<>();
       long inlineBytes = 0;

@@ -84,7 +84,8 @@ final class ContentGenerator {
     }
     usage.put("totalTokenCount", prompt + answerTokens + thoughts);
     ArrayNode details = usage.putArray("promptTokensDetails");
-    promptTokens.forEach((modality, count) -> details.addObject().put("modality", modality.name()).put("tokenCount", count));
+    promptTokens
+        .forEach((modality, count) -> details.addObject().put("modality", modality.name()).put("tokenCount", count));
     if (thoughts > 0) {
       usage.put("thoughtsTokenCount", thoughts);
     }
@@ -122,9 +123,11 @@ final class ContentGenerator {
     if (level != null) {
       level = level.toUpperCase(Locale.ROOT);
       if (!model.thinkingLevels().isEmpty() && !model.thinkingLevels().contains(level)) {
-        throw HttpError.badRequest("invalid", "'" + level.toLowerCase(Locale.ROOT) + "' is not a supported thinking level"
-            + " for this model. Allowed values are: " + String.join(", ",
-                model.thinkingLevels().stream().map(l -> l.toLowerCase(Locale.ROOT)).toList()) + ".");
+        throw HttpError.badRequest("invalid",
+            "'" + level.toLowerCase(Locale.ROOT) + "' is not a supported thinking level"
+                + " for this model. Allowed values are: " + String.join(", ",
+                    model.thinkingLevels().stream().map(l -> l.toLowerCase(Locale.ROOT)).toList())
+                + ".");
       }
     }
     if (behaviour.thinkingTokens() > 0) {
@@ -167,7 +170,7 @@ final class ContentGenerator {
   private static String truncate(String text, int bytes) {
     StringBuilder kept = new StringBuilder();
     int used = 0;
-    for (int i = 0; i < text.length(); ) {
+    for (int i = 0; i < text.length();) {
       int codePoint = text.codePointAt(i);
       int size = new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8).length;
       if (used + size > bytes) {
@@ -181,7 +184,8 @@ final class ContentGenerator {
   }
 
   private static String answer(JsonNode config, JsonNode request, long seed) {
-    JsonNode schema = config.has("responseJsonSchema") ? config.get("responseJsonSchema") : config.get("responseSchema");
+    JsonNode schema =
+        config.has("responseJsonSchema") ? config.get("responseJsonSchema") : config.get("responseSchema");
     String mimeType = config.path("responseMimeType").asText("text/plain");
     if (schema != null && schema.isObject()) {
       JsonNode value = SchemaFaker.fake(schema, seed);
@@ -193,7 +197,8 @@ final class ContentGenerator {
       }
       return Json.text(value);
     }
-    String summary = "stand-in answer " + HexFormat.of().toHexDigits(seed).substring(0, 8) + " to: " + promptPreview(request);
+    String summary =
+        "stand-in answer " + HexFormat.of().toHexDigits(seed).substring(0, 8) + " to: " + promptPreview(request);
     if (mimeType.equals("application/json")) {
       ObjectNode json = Json.object();
       json.put("text", summary);
@@ -270,12 +275,14 @@ final class ContentGenerator {
       throw HttpError.badRequest("invalid", "Invalid value at '" + where + "': expected a Content object.");
     }
     JsonNode role = content.get("role");
-    if (role != null && !role.isNull() && !(role.isTextual() && (role.asText().isEmpty() || ROLES.contains(role.asText())))) {
+    if (role != null && !role.isNull()
+        && !(role.isTextual() && (role.asText().isEmpty() || ROLES.contains(role.asText())))) {
       throw HttpError.badRequest("invalid", "Please use a valid role: user, model.");
     }
     JsonNode parts = content.get("parts");
     if (parts == null || !parts.isArray() || parts.isEmpty()) {
-      throw HttpError.badRequest("invalid", "* GenerateContentRequest." + where + ".parts: contents.parts must not be empty.\n");
+      throw HttpError.badRequest("invalid",
+          "* GenerateContentRequest." + where + ".parts: contents.parts must not be empty.\n");
     }
     for (int p = 0; p < parts.size(); p++) {
       countPart(parts.get(p), where + ".parts[" + p + "]", tokens, generation, resolution);
@@ -296,9 +303,11 @@ final class ContentGenerator {
     }
     if (part.has("text")) {
       if (!part.get("text").isTextual()) {
-        throw HttpError.badRequest("invalid", "Invalid value at '" + where + ".text' (TYPE_STRING), " + part.get("text"));
+        throw HttpError.badRequest("invalid",
+            "Invalid value at '" + where + ".text' (TYPE_STRING), " + part.get("text"));
       }
-      add(tokens, Modality.TEXT, Math.max(1, ceilDiv(part.get("text").asText().getBytes(StandardCharsets.UTF_8).length, 4)));
+      add(tokens, Modality.TEXT,
+          Math.max(1, ceilDiv(part.get("text").asText().getBytes(StandardCharsets.UTF_8).length, 4)));
     }
     if (part.has("inlineData")) {
       JsonNode inline = part.get("inlineData");

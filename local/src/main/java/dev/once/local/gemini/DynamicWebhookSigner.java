@@ -137,7 +137,8 @@ public final class DynamicWebhookSigner {
   /** Any claims, signed as {@link #jwt(URI, String, Instant, byte[])} signs: tests make hostile tokens with it. */
   public String jwt(JWTClaimsSet claims) {
     SignedJWT jwt = new SignedJWT(
-        new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(keys().rsa().getKeyID()).type(JOSEObjectType.JWT).build(), claims);
+        new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(keys().rsa().getKeyID()).type(JOSEObjectType.JWT).build(),
+        claims);
     try {
       jwt.sign(new RSASSASigner(keys().rsa()));
     } catch (JOSEException e) {

@@ -204,7 +204,8 @@ final class GeminiApi extends ApiHandler {
           + " call this API.");
     }
     if (apiKey != null && !apiKey.equals(key)) {
-      throw new HttpError(400, "INVALID_ARGUMENT", "API_KEY_INVALID", "API key not valid. Please pass a valid API key.");
+      throw new HttpError(400, "INVALID_ARGUMENT", "API_KEY_INVALID",
+          "API key not valid. Please pass a valid API key.");
     }
   }
 

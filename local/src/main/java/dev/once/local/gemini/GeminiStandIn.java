@@ -61,8 +61,10 @@ public final class GeminiStandIn implements StandIn {
     /** Webhooks are tried 5 times, from 200 ms apart up to 30 s, each waiting 10 s for its answer. */
     public static Options defaults() {
       return new Options(0, null, null, List.of(), null, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UPLOAD_BYTES,
-          DEFAULT_MAX_STORED_BYTES, WebhookMode.NORMAL, true, new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
-              Duration.ofSeconds(30), 2.0), Duration.ofSeconds(10));
+          DEFAULT_MAX_STORED_BYTES, WebhookMode.NORMAL, true,
+          new RetryPolicy(5, Duration.ofHours(1), Duration.ofMillis(200),
+              Duration.ofSeconds(30), 2.0),
+          Duration.ofSeconds(10));
     }
 
     public Options withPort(int value) {
@@ -129,7 +131,8 @@ public final class GeminiStandIn implements StandIn {
     public Options withWebhookRetries(int maxAttempts, Duration initialBackoff) {
       return new Options(port, apiKey, webhookSecret, webhookUrls, tick, maxRequestBytes, maxUploadBytes,
           maxStoredBytes, webhookMode, jobUrisReplaceGlobal, webhookRetry.withMaxAttempts(maxAttempts)
-              .withBackoff(initialBackoff, webhookRetry.maxBackoff()), webhookTimeout);
+              .withBackoff(initialBackoff, webhookRetry.maxBackoff()),
+          webhookTimeout);
     }
   }
 

@@ -114,7 +114,7 @@ final class SchemaFaker {
     if (ordering != null && ordering.isArray()) {
       ordering.forEach(p -> order.add(p.asText()));
     }
-    for (Iterator<String> it = properties.fieldNames(); it.hasNext(); ) {
+    for (Iterator<String> it = properties.fieldNames(); it.hasNext();) {
       String field = it.next();
       if (!order.contains(field)) {
         order.add(field);

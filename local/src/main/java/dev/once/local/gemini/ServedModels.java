@@ -70,10 +70,11 @@ final class ServedModels {
             : node.hasNonNull("routedTo") ? Stage.ROUTED : Stage.SERVED;
         List<String> levels = new ArrayList<>();
         node.path("thinkingLevels").forEach(level -> levels.add(level.asText()));
-        served.models.put(node.path("name").asText(), new Model(node.path("name").asText(), node.path("version").asText(),
-            node.path("displayName").asText(), node.path("generation").asInt(3), stage,
-            node.path("routedTo").asText(null), node.path("suggested").asText(null),
-            node.path("defaultThinkingLevel").asText(null), List.copyOf(levels)));
+        served.models.put(node.path("name").asText(),
+            new Model(node.path("name").asText(), node.path("version").asText(),
+                node.path("displayName").asText(), node.path("generation").asInt(3), stage,
+                node.path("routedTo").asText(null), node.path("suggested").asText(null),
+                node.path("defaultThinkingLevel").asText(null), List.copyOf(levels)));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("could not read " + RESOURCE, e);
@@ -89,7 +90,8 @@ final class ServedModels {
   Model answering(String id, String version, String method) {
     Model model = models.get(id);
     if (model == null) {
-      throw HttpError.notFound("models/" + id + " is not found for API version " + version + ", or is not supported for "
+      throw HttpError.notFound("models/" + id + " is not found for API version " + version
+          + ", or is not supported for "
           + method + ". Call ModelService.ListModels to see the list of available models and their supported methods.");
     }
     return switch (model.stage()) {

@@ -90,7 +90,7 @@ final class WebhookSender implements AutoCloseable {
 
   private void deliver(String id, String type, String batchName, Target target, byte[] body) {
     Instant first = Instant.now();
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       Instant now = Instant.now();
       HttpRequest request = HttpRequest.newBuilder(target.uri())
           .timeout(timeout)

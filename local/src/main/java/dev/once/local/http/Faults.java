@@ -37,7 +37,8 @@ public final class Faults {
   /** The next {@code count} API requests answer {@code status} (e.g. 429 or 503) instead of being served. */
   public void failNext(int count, int status) {
     if (count < 0 || status < 400 || status > 599) {
-      throw new IllegalArgumentException("count must be >= 0 and status an HTTP error code, got " + count + ", " + status);
+      throw new IllegalArgumentException(
+          "count must be >= 0 and status an HTTP error code, got " + count + ", " + status);
     }
     this.status = status;
     remaining.set(count);

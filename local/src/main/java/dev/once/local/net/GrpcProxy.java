@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class GrpcProxy implements AutoCloseable {
   private static final Duration UPSTREAM_HANG_GUARD = Bounds.PATIENT;
+
   /** Which calls may lose their answer, and how. */
   public interface Faults {
     /** Whether calls of {@code method} (its full name) are watched; they must be unary. */

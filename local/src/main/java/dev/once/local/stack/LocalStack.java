@@ -210,7 +210,8 @@ public final class LocalStack implements AutoCloseable {
       all.put("GOOGLE_CLOUD_PROJECT", project);
       all.put("FIRESTORE_EMULATOR_HOST", sharedEmulators ? FirestoreEmulator.shared().hostPort()
           : ports.hostPort(Part.FIRESTORE));
-      all.put("PUBSUB_EMULATOR_HOST", sharedEmulators ? PubSubEmulator.shared().hostPort() : ports.hostPort(Part.PUBSUB));
+      all.put("PUBSUB_EMULATOR_HOST",
+          sharedEmulators ? PubSubEmulator.shared().hostPort() : ports.hostPort(Part.PUBSUB));
       all.put("STORAGE_EMULATOR_HOST", ports.url(Part.STORAGE));
       if (geminiApiKey != null) {
         all.put("GEMINI_API_KEY", geminiApiKey);
@@ -331,8 +332,9 @@ public final class LocalStack implements AutoCloseable {
           .<CompletableFuture<?>>map(function -> async(function.title(), () -> startFunction(function))).toList();
       first.addAll(functionStarts);
       // The relay needs its subscription and should find the functions listening.
-      first.add(CompletableFuture.allOf(topics, CompletableFuture.allOf(functionStarts.toArray(CompletableFuture[]::new)))
-          .thenRunAsync(() -> run("the Eventarc relay", this::startRelay), starter));
+      first.add(
+          CompletableFuture.allOf(topics, CompletableFuture.allOf(functionStarts.toArray(CompletableFuture[]::new)))
+              .thenRunAsync(() -> run("the Eventarc relay", this::startRelay), starter));
     }
     awaitAll(first);
   }

@@ -30,7 +30,8 @@ public final class GcloudStorage {
     /** This result if the command succeeded, else a failure naming the command and holding its stderr. */
     public Result orThrow() {
       if (!ok()) {
-        throw new IllegalStateException(String.join(" ", command) + " failed (exit " + exitCode + "): " + stderr.strip());
+        throw new IllegalStateException(
+            String.join(" ", command) + " failed (exit " + exitCode + "): " + stderr.strip());
       }
       return this;
     }

@@ -39,7 +39,7 @@ public final class HttpNotificationForwarder implements ObjectFinalizeListener {
         .build();
     Instant first = Instant.now();
     String last;
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
         if (status / 100 == 2) {

@@ -29,7 +29,8 @@ final class Notifier implements AutoCloseable {
     return t;
   });
   // Eventarc storage event ids are decimal strings (they are Pub/Sub message ids underneath).
-  private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000_000L, 9_000_000_000_000L));
+  private final AtomicLong nextId =
+      new AtomicLong(ThreadLocalRandom.current().nextLong(1_000_000_000_000L, 9_000_000_000_000L));
   private final Counters counters;
   private volatile boolean twice;
   private volatile boolean withheld;

@@ -137,7 +137,7 @@ final class StorageApi extends ApiHandler {
             delete(request, bucket, name);
             return;
           }
-          default -> { }
+          default -> {}
         }
       }
     }
@@ -185,7 +185,8 @@ final class StorageApi extends ApiHandler {
     headers.set("x-goog-generation", Long.toString(found.generation()));
     headers.set("x-goog-metageneration", Long.toString(found.metageneration()));
     headers.set("x-goog-stored-content-length", Long.toString(found.size()));
-    headers.set("x-goog-stored-content-encoding", found.contentEncoding() == null ? "identity" : found.contentEncoding());
+    headers.set("x-goog-stored-content-encoding",
+        found.contentEncoding() == null ? "identity" : found.contentEncoding());
     headers.set("x-goog-storage-class", "STANDARD");
     headers.add("x-goog-hash", "crc32c=" + found.crc32c());
     headers.add("x-goog-hash", "md5=" + found.md5Hash());

@@ -133,7 +133,8 @@ class EventarcRelayTest {
     assertEquals("application/json", event.getDataContentType());
     assertTrue(event.getTime() != null);
     StorageObjectData.Builder data = StorageObjectData.newBuilder();
-    JsonFormat.parser().ignoringUnknownFields().merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8), data);
+    JsonFormat.parser().ignoringUnknownFields().merge(new String(event.getData().toBytes(), StandardCharsets.UTF_8),
+        data);
     assertEquals(bucket, data.getBucket());
     assertEquals("in/doc.pdf", data.getName());
     assertEquals(blob.getGeneration().longValue(), data.getGeneration());
@@ -172,7 +173,7 @@ class EventarcRelayTest {
       String bucket = "remote-" + NAMES.incrementAndGet();
       HttpResponse<String> upload = HttpClient.newHttpClient().send(
           HttpRequest.newBuilder(URI.create(remote.baseUrl()
-                  + "/upload/storage/v1/b/" + bucket + "/o?uploadType=media&name=doc.txt"))
+              + "/upload/storage/v1/b/" + bucket + "/o?uploadType=media&name=doc.txt"))
               .timeout(Duration.ofSeconds(10)).header("Content-Type", "text/plain")
               .POST(HttpRequest.BodyPublishers.ofString("hello")).build(),
           HttpResponse.BodyHandlers.ofString());
@@ -228,12 +229,14 @@ class EventarcRelayTest {
     JsonNode data = JSON.readTree(event.getData().toBytes());
     JsonNode message = data.path("message");
     assertEquals("projects/" + PROJECT + "/subscriptions/" + subscription, data.path("subscription").asText());
-    assertEquals("hello", new String(Base64.getDecoder().decode(message.path("data").asText()), StandardCharsets.UTF_8));
+    assertEquals("hello",
+        new String(Base64.getDecoder().decode(message.path("data").asText()), StandardCharsets.UTF_8));
     assertEquals(messageId, message.path("messageId").asText());
     assertEquals(messageId, message.path("message_id").asText());
     assertEquals(message.path("publishTime"), message.path("publish_time"));
     assertEquals(event.getTime().toInstant(), Instant.parse(message.path("publishTime").asText()));
-    assertEquals(!attributes.isEmpty(), message.has("attributes"), "attributes only when the message has some: " + data);
+    assertEquals(!attributes.isEmpty(), message.has("attributes"),
+        "attributes only when the message has some: " + data);
     attributes.forEach((name, value) -> assertEquals(value, message.path("attributes").path(name).asText()));
     assertFalse(message.has("orderingKey"), "no ordering key was set");
   }
@@ -287,7 +290,8 @@ class EventarcRelayTest {
   @Test
   void anEventWithoutARoute_isCountedAsUnrouted() throws Exception {
     long before = relay.counters().get("unrouted");
-    assertEquals(DeliveryResult.Outcome.UNROUTED, relay.publish(synthetic("test.nobody.listens")).get(5, TimeUnit.SECONDS));
+    assertEquals(DeliveryResult.Outcome.UNROUTED,
+        relay.publish(synthetic("test.nobody.listens")).get(5, TimeUnit.SECONDS));
     assertEquals(before + 1, relay.counters().get("unrouted"));
   }
 
@@ -295,7 +299,8 @@ class EventarcRelayTest {
   @Test
   void aPubSubTrigger_getsTheMessagesOfItsTopicOnly() throws Exception {
     try (EventarcRelay triggers = EventarcRelay.start(EventarcRelay.Options.defaults().withRetry(FAST))) {
-      triggers.routeTopic("projects/p/topics/results", recording).routeTopic("projects/p/topics/completions", alwaysFails);
+      triggers.routeTopic("projects/p/topics/results", recording).routeTopic("projects/p/topics/completions",
+          alwaysFails);
 
       assertEquals(DeliveryResult.Outcome.DELIVERED,
           triggers.publish(published("projects/p/topics/results")).get(20, TimeUnit.SECONDS));

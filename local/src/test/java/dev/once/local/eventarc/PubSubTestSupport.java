@@ -36,7 +36,7 @@ final class PubSubTestSupport implements AutoCloseable {
 
   void createTopicAndSubscription(String project, String topic, String subscription) throws Exception {
     try (TopicAdminClient topics = TopicAdminClient.create(TopicAdminSettings.newBuilder()
-            .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build());
+        .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build());
         SubscriptionAdminClient subscriptions = SubscriptionAdminClient.create(SubscriptionAdminSettings.newBuilder()
             .setTransportChannelProvider(channels).setCredentialsProvider(NoCredentialsProvider.create()).build())) {
       topics.createTopic(TopicName.of(project, topic));

@@ -167,7 +167,8 @@ class GeminiAmbiguousFailureTest {
           client.files.upload("{\"key\":\"a\",\"request\":{\"contents\":[{\"parts\":[{\"text\":\"a\"}]}]}}\n"
               .getBytes(StandardCharsets.UTF_8),
               UploadFileConfig.builder().mimeType("application/jsonl").build())
-              .name().orElseThrow()).build(), CreateBatchJobConfig.builder().displayName("file").build())
+              .name().orElseThrow())
+          .build(), CreateBatchJobConfig.builder().displayName("file").build())
           .name().orElseThrow();
       standIn.completeAll();
 
@@ -221,12 +222,12 @@ class GeminiAmbiguousFailureTest {
   void adminEndpoint_armsTheSameFaults_andCountersShowThem() throws Exception {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     HttpResponse<String> armed = http.send(HttpRequest.newBuilder(URI.create(standIn.baseUrl()
-            + "/_admin/ambiguous?operation=generateContent&count=2&failure=reset"))
+        + "/_admin/ambiguous?operation=generateContent&count=2&failure=reset"))
         .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.noBody()).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(200, armed.statusCode(), armed.body());
     HttpRequest generate = HttpRequest.newBuilder(URI.create(standIn.baseUrl()
-            + "/v1beta/models/" + MODEL + ":generateContent"))
+        + "/v1beta/models/" + MODEL + ":generateContent"))
         .timeout(Duration.ofSeconds(5)).header("x-goog-api-key", "k").header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString("{\"contents\":[{\"parts\":[{\"text\":\"hi\"}]}]}")).build();
 
@@ -241,7 +242,7 @@ class GeminiAmbiguousFailureTest {
     assertEquals(2, Json.parseTrusted(counters).get("generateContent.ambiguous").asLong());
 
     HttpResponse<String> unknown = http.send(HttpRequest.newBuilder(URI.create(standIn.baseUrl()
-            + "/_admin/ambiguous?operation=batches.create&count=1&failure=reset"))
+        + "/_admin/ambiguous?operation=batches.create&count=1&failure=reset"))
         .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.noBody()).build(),
         HttpResponse.BodyHandlers.ofString());
     assertEquals(400, unknown.statusCode());

@@ -133,7 +133,8 @@ class GeminiBadInputTest {
         + "{\"requests\":[{\"request\":" + VALID + "}]}}}}"), 400, "INVALID_ARGUMENT");
     assertError(post(batch, "right-key",
         "{\"batch\":{\"displayName\":\"x\",\"inputConfig\":{\"requests\":{\"requests\":[{\"request\":" + VALID
-            + "}]}},\"webhookConfig\":{\"uris\":[\"not a url\"]}}}"), 400, "INVALID_ARGUMENT");
+            + "}]}},\"webhookConfig\":{\"uris\":[\"not a url\"]}}}"),
+        400, "INVALID_ARGUMENT");
     assertError(get("/v1beta/batches?pageToken=%25%25%25"), 400, "INVALID_ARGUMENT");
     assertError(get("/v1beta/batches?pageSize=-1"), 400, "INVALID_ARGUMENT");
   }

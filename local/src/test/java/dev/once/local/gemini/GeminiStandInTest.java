@@ -98,7 +98,8 @@ class GeminiStandInTest {
         .properties(Map.of(
             "title", Schema.builder().type(Type.Known.STRING).build(),
             "pages", Schema.builder().type(Type.Known.INTEGER).minimum(1.0).maximum(500.0).build(),
-            "category", Schema.builder().type(Type.Known.STRING).enum_(List.of("invoice", "letter", "contract")).build(),
+            "category",
+            Schema.builder().type(Type.Known.STRING).enum_(List.of("invoice", "letter", "contract")).build(),
             "confidence", Schema.builder().type(Type.Known.NUMBER).minimum(0.0).maximum(1.0).build(),
             "reviewed", Schema.builder().type(Type.Known.BOOLEAN).build(),
             "tags", Schema.builder().type(Type.Known.ARRAY).minItems(1L).maxItems(4L)
@@ -107,7 +108,8 @@ class GeminiStandInTest {
                 .items(Schema.builder().type(Type.Known.OBJECT).properties(Map.of(
                     "name", Schema.builder().type(Type.Known.STRING).build(),
                     "role", Schema.builder().type(Type.Known.STRING).enum_(List.of("buyer", "seller")).build()))
-                    .required(List.of("name", "role")).build()).build()))
+                    .required(List.of("name", "role")).build())
+                .build()))
         .required(List.of("title", "pages", "category", "confidence", "reviewed", "tags", "parties"))
         .build();
   }
@@ -159,7 +161,8 @@ class GeminiStandInTest {
             "lines", Map.of("type", "array", "minItems", 3, "items", Map.of("$ref", "#/$defs/line"))),
         "required", List.of("summary", "amount", "lines"),
         "$defs", Map.of("line", Map.of("type", "object", "properties",
-            Map.of("sku", Map.of("type", "string", "format", "uuid"), "qty", Map.of("type", "integer", "minimum", 1)))));
+            Map.of("sku", Map.of("type", "string", "format", "uuid"), "qty",
+                Map.of("type", "integer", "minimum", 1)))));
     GenerateContentConfig config = GenerateContentConfig.builder().responseMimeType("application/json")
         .responseJsonSchema(schema).build();
 
@@ -244,13 +247,16 @@ class GeminiStandInTest {
     standIn.dynamicSignature(DynamicSignature.JWT); // Google's documented format; v1a is the default
     String hook = "/hook-" + System.nanoTime();
     BatchJob created = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-            InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
-            InlinedRequest.builder().contents(prompt("second document", null)).metadata(Map.of("key", "doc-2"))
-                .config(GenerateContentConfig.builder().responseMimeType("application/json")
-                    .responseSchema(documentSchema()).build()).build())
-        .build(), CreateBatchJobConfig.builder().displayName("nightly")
-        .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString())
-            .userMetadata(Map.of("tenant", "t-7")).build()).build());
+        InlinedRequest.builder().contents(prompt("first document", null)).metadata(Map.of("key", "doc-1")).build(),
+        InlinedRequest.builder().contents(prompt("second document", null)).metadata(Map.of("key", "doc-2"))
+            .config(GenerateContentConfig.builder().responseMimeType("application/json")
+                .responseSchema(documentSchema()).build())
+            .build())
+        .build(),
+        CreateBatchJobConfig.builder().displayName("nightly")
+            .webhookConfig(WebhookConfig.builder().uris(receiver.url(hook).toString())
+                .userMetadata(Map.of("tenant", "t-7")).build())
+            .build());
 
     String name = created.name().orElseThrow();
     assertTrue(name.startsWith("batches/"), name);
@@ -275,7 +281,8 @@ class GeminiStandInTest {
     assertEquals("doc-2", responses.get(1).metadata().orElseThrow().get("key"));
     assertTrue(responses.get(0).response().orElseThrow().text().contains("first document"));
     assertMatchesDocumentSchema(Json.parseTrusted(responses.get(1).response().orElseThrow().text()));
-    assertTrue(responses.get(1).response().orElseThrow().usageMetadata().orElseThrow().totalTokenCount().orElseThrow() > 0);
+    assertTrue(
+        responses.get(1).response().orElseThrow().usageMetadata().orElseThrow().totalTokenCount().orElseThrow() > 0);
 
     Receiver.Received webhook = Await.value(Bounds.CALL,
         () -> receiver.receivedOn(hook).stream().findFirst(), "the batch.succeeded webhook");
@@ -310,9 +317,10 @@ class GeminiStandInTest {
         Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String job = toFresh.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(prompt("v1a", null)).build()).build(),
+          InlinedRequest.builder().contents(prompt("v1a", null)).build()).build(),
           CreateBatchJobConfig.builder().displayName("v1a").webhookConfig(WebhookConfig.builder()
-              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+              .uris(hooks.url("/own").toString()).build()).build())
+          .name().orElseThrow();
       fresh.finish(job, null);
 
       Receiver.Received own = Await.value(Bounds.CALL,
@@ -332,9 +340,10 @@ class GeminiStandInTest {
         Client toBoth = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(both.baseUrl())
             .retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String job = toBoth.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
+          InlinedRequest.builder().contents(prompt("both", null)).build()).build(),
           CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
-              .uris(hooks.url("/own").toString()).build()).build()).name().orElseThrow();
+              .uris(hooks.url("/own").toString()).build()).build())
+          .name().orElseThrow();
       both.dynamicSignature(DynamicSignature.JWT);
       both.finish(job, null);
 
@@ -370,7 +379,8 @@ class GeminiStandInTest {
         running.add(toFresh.batches.create(MODEL, source, config).name().orElseThrow());
       }
 
-      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, source, config));
+      ClientException refused =
+          assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, source, config));
 
       assertEquals(429, refused.code());
       assertEquals("RESOURCE_EXHAUSTED", refused.status());
@@ -385,7 +395,7 @@ class GeminiStandInTest {
   @Test
   void inlineRequestsOverTwentyMegabytes_areRefused_evenWhenTheBodyLimitIsRaised() {
     try (GeminiStandIn fresh = GeminiStandIn.start(GeminiStandIn.Options.defaults()
-            .withMaxRequestBytes(64L * 1024 * 1024));
+        .withMaxRequestBytes(64L * 1024 * 1024));
         Client toFresh = Client.builder().apiKey("k").httpOptions(HttpOptions.builder().baseUrl(fresh.baseUrl())
             .timeout(60_000).retryOptions(HttpRetryOptions.builder().attempts(1).build()).build()).build()) {
       String half = "x".repeat(11 * 1024 * 1024);
@@ -394,7 +404,8 @@ class GeminiStandInTest {
           InlinedRequest.builder().contents(prompt(half, null)).build()).build();
       CreateBatchJobConfig config = CreateBatchJobConfig.builder().displayName("too large").build();
 
-      ClientException refused = assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, tooLarge, config));
+      ClientException refused =
+          assertThrows(ClientException.class, () -> toFresh.batches.create(MODEL, tooLarge, config));
 
       assertEquals(400, refused.code());
       assertEquals("INVALID_ARGUMENT", refused.status());
@@ -411,12 +422,12 @@ class GeminiStandInTest {
   @Test
   void batchesList_showsNoInlinedResponses_whichOnlyGettingTheJobReturns() {
     String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-            InlinedRequest.builder().contents(prompt("listed", null)).build()).build(),
+        InlinedRequest.builder().contents(prompt("listed", null)).build()).build(),
         CreateBatchJobConfig.builder().displayName("listed").build()).name().orElseThrow();
     standIn.finish(job, BatchState.SUCCEEDED);
 
     BatchJob listed = StreamSupport.stream(
-            client.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build()).spliterator(), false)
+        client.batches.list(ListBatchJobsConfig.builder().pageSize(1000).build()).spliterator(), false)
         .filter(j -> j.name().orElseThrow().equals(job)).findFirst().orElseThrow();
 
     assertEquals(JobState.Known.JOB_STATE_SUCCEEDED, listed.state().orElseThrow().knownEnum());
@@ -493,9 +504,10 @@ class GeminiStandInTest {
     Instant lateEnded = null;
     for (var entry : modes.entrySet()) {
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
+          InlinedRequest.builder().contents(prompt("mode", null)).build()).build(),
           CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
-              .uris(receiver.url(entry.getKey()).toString()).build()).build()).name().orElseThrow();
+              .uris(receiver.url(entry.getKey()).toString()).build()).build())
+          .name().orElseThrow();
       standIn.webhookMode(job, entry.getValue());
       if (entry.getKey().equals(late)) {
         lateEnded = Instant.now();
@@ -525,9 +537,10 @@ class GeminiStandInTest {
     try (Receiver flaky = Receiver.start()) {
       flaky.answerNext(503);
       String job = client.batches.create(MODEL, BatchJobSource.builder().inlinedRequests(
-              InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
+          InlinedRequest.builder().contents(prompt("retry", null)).build()).build(),
           CreateBatchJobConfig.builder().displayName("hooked").webhookConfig(WebhookConfig.builder()
-              .uris(flaky.url("/hook").toString()).build()).build()).name().orElseThrow();
+              .uris(flaky.url("/hook").toString()).build()).build())
+          .name().orElseThrow();
       standIn.finish(job, null);
 
       Await.until(Bounds.CALL, () -> flaky.receivedOn("/hook").size() == 2, "a retried webhook");

@@ -92,7 +92,8 @@ class TcpProxyTest {
     PubSubEmulator emulator = PubSubEmulator.shared();
     String topic = "projects/p/topics/dropped-" + System.nanoTime();
     String subscription = "projects/p/subscriptions/dropped-" + System.nanoTime();
-    try (PubSubAdmin admin = new PubSubAdmin(emulator.hostPort()); TcpProxy proxy = TcpProxy.start(emulator.hostPort())) {
+    try (PubSubAdmin admin = new PubSubAdmin(emulator.hostPort());
+        TcpProxy proxy = TcpProxy.start(emulator.hostPort())) {
       admin.createTopic(topic);
       admin.createSubscription(subscription, topic);
       proxy.dropAnswersOfNext(1);

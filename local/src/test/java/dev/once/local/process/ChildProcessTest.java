@@ -28,13 +28,14 @@ class ChildProcessTest {
 
   @BeforeEach
   void occupyTheDefaultExecutor() {
-    IntStream.range(0, Math.max(1, ForkJoinPool.getCommonPoolParallelism())).forEach(i -> CompletableFuture.runAsync(() -> {
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }));
+    IntStream.range(0, Math.max(1, ForkJoinPool.getCommonPoolParallelism()))
+        .forEach(i -> CompletableFuture.runAsync(() -> {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }));
   }
 
   @AfterEach

@@ -41,6 +41,7 @@ class PortsTest {
   void twoPartsOnOnePort_isRefusedNamingBoth() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> Ports.fromEnvironment(Map.of("ONCE_NOTIFY_PORT", "9300")));
-    assertTrue(e.getMessage().contains("ONCE_RELAY_PORT") && e.getMessage().contains("ONCE_NOTIFY_PORT"), e.getMessage());
+    assertTrue(e.getMessage().contains("ONCE_RELAY_PORT") && e.getMessage().contains("ONCE_NOTIFY_PORT"),
+        e.getMessage());
   }
 }

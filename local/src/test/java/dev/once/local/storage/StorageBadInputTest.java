@@ -35,7 +35,8 @@ class StorageBadInputTest {
       throws Exception {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(standIn.baseUrl() + path))
         .timeout(Duration.ofSeconds(10))
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
+        .method(method,
+            body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     if (contentType != null) {
       request.header("Content-Type", contentType);
     }
@@ -87,7 +88,8 @@ class StorageBadInputTest {
 
   @Test
   void invalidNames_are400() throws Exception {
-    assertError(send("POST", "/upload/storage/v1/b/UPPER/o?uploadType=media&name=a", "text/plain", "x".getBytes()), 400);
+    assertError(send("POST", "/upload/storage/v1/b/UPPER/o?uploadType=media&name=a", "text/plain", "x".getBytes()),
+        400);
     assertError(send("POST", "/upload/storage/v1/b/bucket-x/o?uploadType=media&name=..", "text/plain",
         "x".getBytes()), 400);
     // The JDK server refuses a malformed URL before any handler runs (as Google's front end does): still a 400.

@@ -73,7 +73,7 @@ class StorageClientsTest {
     random.nextBytes(large);
     return List.of(
         new Step("clients/" + client + "/factura ñ 1.txt", Mode.SIMPLE, "text/plain",
-            Map.of("source", client), "hello from " .concat(client).getBytes(StandardCharsets.UTF_8)),
+            Map.of("source", client), "hello from ".concat(client).getBytes(StandardCharsets.UTF_8)),
         new Step("clients/" + client + "/invoice.pdf", Mode.RESUMABLE, "application/pdf", Map.of(), large),
         new Step("clients/" + client + "/chunked.bin", Mode.CHUNKED, "application/octet-stream",
             Map.of("chunks", "3"), large));
@@ -82,7 +82,8 @@ class StorageClientsTest {
   @Test
   void javaClient_uploadsSimplyAndResumably_readsMetadataDownloadsAndLists() throws Exception {
     List<Step> plan = plan("java");
-    try (Storage gcs = StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
+    try (Storage gcs =
+        StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
       List<Seen> seen = new ArrayList<>();
       for (Step step : plan) {
         BlobInfo info = BlobInfo.newBuilder(BUCKET, step.name()).setContentType(step.contentType())
@@ -158,7 +159,8 @@ class StorageClientsTest {
           Files.readAllBytes(output.resolve(o.path("downloaded").asText()))));
     }
     Map<String, Long> listing = new TreeMap<>();
-    report.path("listing").forEach(f -> listing.put(f.path("name").asText(), Long.parseLong(f.path("generation").asText())));
+    report.path("listing")
+        .forEach(f -> listing.put(f.path("name").asText(), Long.parseLong(f.path("generation").asText())));
     assertMatchesTheStandIn(plan, seen, listing);
   }
 
@@ -224,8 +226,10 @@ class StorageClientsTest {
     assertTrue(staleRemove.stderr().contains("HTTPError 412"), staleRemove.stderr());
     assertEquals(1, standIn.notifications().stream().filter(n -> n.name().equals(plan.get(1).name())).count(),
         "the refused copy wrote nothing");
-    try (Storage gcs = StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
-      assertEquals(live, gcs.get(BlobId.of(BUCKET, plan.get(1).name())).getGeneration(), "the refused rm removed nothing");
+    try (Storage gcs =
+        StorageStandInTest.client(standIn.endpoint(), RetrySettings.newBuilder().setMaxAttempts(1).build())) {
+      assertEquals(live, gcs.get(BlobId.of(BUCKET, plan.get(1).name())).getGeneration(),
+          "the refused rm removed nothing");
       gcloud.run("rm", "--if-generation-match=" + live, pdf).orThrow();
       assertNull(gcs.get(BlobId.of(BUCKET, plan.get(1).name())), "rm at the live generation removed it");
     }
@@ -236,7 +240,8 @@ class StorageClientsTest {
    * chunked step from stdin (gcloud streams that in chunks); the generation gcloud reports.
    */
   private static long gcloudUpload(GcloudStorage gcloud, Step step, Path file) throws IOException {
-    List<String> args = new ArrayList<>(List.of("cp", "--print-created-message", "--content-type=" + step.contentType()));
+    List<String> args =
+        new ArrayList<>(List.of("cp", "--print-created-message", "--content-type=" + step.contentType()));
     if (!step.metadata().isEmpty()) {
       args.add("--custom-metadata=" + String.join(",", step.metadata().entrySet().stream()
           .map(e -> e.getKey() + "=" + e.getValue()).toList()));

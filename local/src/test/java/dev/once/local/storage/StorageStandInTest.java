@@ -110,11 +110,13 @@ class StorageStandInTest {
     long generation = storage.create(BlobInfo.newBuilder(bucket, "doc").build(), bytes("one")).getGeneration();
 
     StorageException wrongMatch = assertThrows(StorageException.class, () -> storage.create(
-        BlobInfo.newBuilder(bucket, "doc").build(), bytes("two"), Storage.BlobTargetOption.generationMatch(generation + 1)));
+        BlobInfo.newBuilder(bucket, "doc").build(), bytes("two"),
+        Storage.BlobTargetOption.generationMatch(generation + 1)));
     StorageException notNew = assertThrows(StorageException.class, () -> storage.create(
         BlobInfo.newBuilder(bucket, "doc").build(), bytes("two"), Storage.BlobTargetOption.doesNotExist()));
     StorageException sameGeneration = assertThrows(StorageException.class, () -> storage.create(
-        BlobInfo.newBuilder(bucket, "doc", generation).build(), bytes("two"), Storage.BlobTargetOption.generationNotMatch()));
+        BlobInfo.newBuilder(bucket, "doc", generation).build(), bytes("two"),
+        Storage.BlobTargetOption.generationNotMatch()));
 
     assertEquals(412, wrongMatch.getCode());
     assertEquals(412, notNew.getCode());
@@ -236,7 +238,8 @@ class StorageStandInTest {
     byte[] data = new byte[700_000];
     new Random(11).nextBytes(data);
 
-    try (WriteChannel writer = storage.writer(BlobInfo.newBuilder(bucket, "chunked").setContentType("text/plain").build())) {
+    try (WriteChannel writer =
+        storage.writer(BlobInfo.newBuilder(bucket, "chunked").setContentType("text/plain").build())) {
       writer.setChunkSize(256 * 1024);
       ByteBuffer source = ByteBuffer.wrap(data);
       while (source.hasRemaining()) {

@@ -110,7 +110,8 @@ public final class Demo {
       for (Samples.Sample sample : Samples.all(folder)) {
         String name = folder + sample.fileName();
         Blob blob = client.upload(name, sample.contentType(), sample.content());
-        uploads.add(new Upload(sample, name, StorageObjectKeys.of(blob.getBucket(), blob.getName(), blob.getGeneration())));
+        uploads.add(
+            new Upload(sample, name, StorageObjectKeys.of(blob.getBucket(), blob.getName(), blob.getGeneration())));
       }
     } finally {
       client.post(Part.STORAGE, "/_admin/notify-twice?enabled=false");

@@ -81,7 +81,8 @@ class EvaluationTest {
     deliveries.put("e1", List.of(new Observation.Delivery("DELIVERED", 1), new Observation.Delivery("DELIVERED", 2)));
     deliveries.put("m1", List.of(new Observation.Delivery("DELIVERED", 1), new Observation.Delivery("DELIVERED", 1)));
     Map<IdempotencyKey, Observation.Analysis> analyses = Map.of(
-        A.key(), new Observation.Analysis("analysed", null, null), B.key(), new Observation.Analysis("analysed", null, null));
+        A.key(), new Observation.Analysis("analysed", null, null), B.key(),
+        new Observation.Analysis("analysed", null, null));
     return new Observation(Map.of(A.name(), List.of("e1", "e2"), B.name(), List.of("e3", "e4")), deliveries, 0,
         analyses, messages, notified, Map.of(), JSON.createObjectNode().put("generateContent", geminiCalls));
   }

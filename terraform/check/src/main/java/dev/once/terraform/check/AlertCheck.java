@@ -24,7 +24,8 @@ public final class AlertCheck implements Check {
   public static final int MINIMUM = 10;
   /** Outcomes no alert may count: they say nothing about the pipeline's health. */
   public static final Map<String, String> NOISE = Map.of(
-      "unauthenticated", "requests to the public webhook refused before authentication: anyone on the internet can make them",
+      "unauthenticated",
+      "requests to the public webhook refused before authentication: anyone on the internet can make them",
       "relisted", "the reconciler listing a job it completed before: not a platform redelivery");
 
   private static final String OUTCOMES = "outcomes";
@@ -54,7 +55,8 @@ public final class AlertCheck implements Check {
           }
         }
         if (condition.has("condition_threshold") || condition.has("condition_monitoring_query_language")) {
-          findings.add(new Finding(policy.file(), policy.address(), "uses a condition other than PromQL, which this check cannot read.",
+          findings.add(new Finding(policy.file(), policy.address(),
+              "uses a condition other than PromQL, which this check cannot read.",
               "write it as condition_prometheus_query_language."));
         }
       }
@@ -63,7 +65,8 @@ public final class AlertCheck implements Check {
     String where = policies.isEmpty() ? "observability.tf" : policies.get(0).file();
     if (always < MINIMUM) {
       findings.add(new Finding(where, "google_monitoring_alert_policy", "only " + always
-          + " alert policies exist whatever the variables; at least " + MINIMUM + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters, the oldest queued document, the oldest batch job, documents given up, a model Google no longer serves, a model Google answers with another).",
+          + " alert policies exist whatever the variables; at least " + MINIMUM
+          + " are needed (duplicate and rejected shares, failed outcomes, trigger backlog, dead letters, the oldest queued document, the oldest batch job, documents given up, a model Google no longer serves, a model Google answers with another).",
           "add the missing alerts."));
     }
     require(queries, ref -> ref.logMetric() && ref.name().equals("gemini_model_unavailable"), where,
@@ -74,13 +77,15 @@ public final class AlertCheck implements Check {
         "no alert fires on failed outcomes: a revoked Gemini key would fail every document for a day in silence.",
         "add an alert on ${local.promql_prefix}outcomes{outcome=\"failed\"}.", findings);
     require(queries, ref -> ref.name().equals("pubsub_googleapis_com:subscription_oldest_unacked_message_age")
-            && ref.matchers().containsKey("subscription_id"), where,
+        && ref.matchers().containsKey("subscription_id"), where,
         "no alert watches the oldest unacked event of the trigger subscriptions: events retried for hours page no one.",
-        "add an alert on pubsub_googleapis_com:subscription_oldest_unacked_message_age of the trigger subscriptions.", findings);
+        "add an alert on pubsub_googleapis_com:subscription_oldest_unacked_message_age of the trigger subscriptions.",
+        findings);
     require(queries, ref -> ref.name().equals("pubsub_googleapis_com:subscription_num_undelivered_messages")
-            && ref.matchers().containsKey("subscription_id"), where,
+        && ref.matchers().containsKey("subscription_id"), where,
         "no alert watches the dead-letter subscription: dead letters would wait unseen until they expire.",
-        "add an alert on pubsub_googleapis_com:subscription_num_undelivered_messages of the dead-letter subscription.", findings);
+        "add an alert on pubsub_googleapis_com:subscription_num_undelivered_messages of the dead-letter subscription.",
+        findings);
     require(queries, ref -> ref.logMetric() && ref.name().startsWith("batch_oldest_queued_seconds"), where,
         "no alert watches the oldest queued document's wait: a full cap on jobs in flight or a failing reconciler holds"
             + " a month-end burst in the queue in silence.",
@@ -98,7 +103,9 @@ public final class AlertCheck implements Check {
           for (var noise : NOISE.entrySet()) {
             if (counts(ref.matchers().get("outcome"), noise.getKey())) {
               findings.add(new Finding(query.file(), query.where(), "counts " + noise.getKey() + " outcomes ("
-                  + noise.getValue() + ").", "match outcome=\"…\" exactly, or exclude it: outcome!~\"" + String.join("|", NOISE.keySet()) + "\"."));
+                  + noise.getValue() + ").",
+                  "match outcome=\"…\" exactly, or exclude it: outcome!~\"" + String.join("|", NOISE.keySet())
+                      + "\"."));
             }
           }
         }

@@ -34,18 +34,21 @@ public final class DashboardCheck implements Check {
       queries.addAll(Monitoring.dashboardQueries(config, dashboard));
     }
     Map<String, Predicate<String>> charts = new LinkedHashMap<>();
-    charts.put("outcomes per function and effect", q -> names(q, "outcomes") && Monitoring.groupingLabels(q).containsAll(List.of("function", "effect")));
+    charts.put("outcomes per function and effect",
+        q -> names(q, "outcomes") && Monitoring.groupingLabels(q).containsAll(List.of("function", "effect")));
     charts.put("the duplicate rate", q -> Monitoring.metricsIn(q).stream().anyMatch(r -> r.name().equals("outcomes")
         && r.matchers().containsKey("outcome") && "duplicate".equals(r.matchers().get("outcome").value())));
     charts.put("latency", q -> names(q, "latency_bucket"));
     charts.put("Gemini spend", q -> names(q, "gemini_spend_sum"));
     charts.put("the share of the day's budget", q -> names(q, "budget_share_bucket"));
     charts.put("dead-letter depth", q -> names(q, "pubsub_googleapis_com:subscription_num_undelivered_messages"));
-    charts.put("the oldest unacked event of the trigger subscriptions", q -> names(q, "pubsub_googleapis_com:subscription_oldest_unacked_message_age"));
+    charts.put("the oldest unacked event of the trigger subscriptions",
+        q -> names(q, "pubsub_googleapis_com:subscription_oldest_unacked_message_age"));
     charts.put("the documents completed per hour", q -> names(q, "documents_finished_sum"));
     for (String key : Monitoring.logMetrics(config).keySet()) {
       if (key.startsWith("reconciler_")) {
-        charts.put("the reconciler's " + key.substring("reconciler_".length()), q -> names(q, key + "_sum") || names(q, key));
+        charts.put("the reconciler's " + key.substring("reconciler_".length()),
+            q -> names(q, key + "_sum") || names(q, key));
       }
       if (key.startsWith("batch_")) {
         charts.put("the batch gauge " + key.substring("batch_".length()), q -> names(q, key + "_sum") || names(q, key));

@@ -32,17 +32,20 @@ public final class DeadLetterCheck implements Check {
           .filter(DeadLetterCheck::appliesDeadLetter)
           .toList();
       if (appliers.isEmpty()) {
-        findings.add(new Finding(function.file(), function.address(), "has an event trigger whose subscription gets no dead-letter policy:"
-            + " an event that fails for a day is dropped.", "add it to the for_each of terraform_data.trigger_dead_letter (pubsub.tf),"
-            + " whose local-exec runs " + String.join(", ", COMMAND_PARTS) + "."));
+        findings.add(new Finding(function.file(), function.address(),
+            "has an event trigger whose subscription gets no dead-letter policy:"
+                + " an event that fails for a day is dropped.",
+            "add it to the for_each of terraform_data.trigger_dead_letter (pubsub.tf),"
+                + " whose local-exec runs " + String.join(", ", COMMAND_PARTS) + "."));
       }
     }
     boolean agentPublishes = config.resources("google_pubsub_topic_iam_member").stream()
         .anyMatch(b -> config.literal(b.body().path("role")).equals(Optional.of("roles/pubsub.publisher"))
             && pubsubAgent(config).map(a -> b.body().path("member").asText().contains(a)).orElse(false));
     if (!agentPublishes) {
-      findings.add(new Finding("pubsub.tf", "google_pubsub_topic_iam_member", "the Pub/Sub service agent may not publish to the dead-letter topic,"
-          + " so dead-lettering fails and the event is retried until it expires.",
+      findings.add(new Finding("pubsub.tf", "google_pubsub_topic_iam_member",
+          "the Pub/Sub service agent may not publish to the dead-letter topic,"
+              + " so dead-lettering fails and the event is retried until it expires.",
           "grant roles/pubsub.publisher on the dead-letter topic to google_project_service_identity.pubsub."));
     }
     return findings;

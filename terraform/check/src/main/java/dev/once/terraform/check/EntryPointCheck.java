@@ -50,7 +50,8 @@ public final class EntryPointCheck implements Check {
         Optional<String> retry = config.literal(trigger.path("retry_policy"));
         if (!retry.equals(Optional.of(RETRY))) {
           findings.add(new Finding(function.file(), function.address(), "has retry_policy " + retry.orElse("(unset)")
-              + ", but " + entryPoint.get() + " throws to have an event redelivered (in-flight claim, transient failure).",
+              + ", but " + entryPoint.get()
+              + " throws to have an event redelivered (in-flight claim, transient failure).",
               "set event_trigger.retry_policy = \"" + RETRY + "\"."));
         }
       }
@@ -64,7 +65,8 @@ public final class EntryPointCheck implements Check {
       type = Class.forName(entryPoint, false, functions);
     } catch (ClassNotFoundException | LinkageError e) {
       findings.add(new Finding(function.file(), function.address(), "entry_point " + entryPoint
-          + " names no class of the functions module.", "use the class name of an entry point in functions/src/main/java (dev.once.functions.*)."));
+          + " names no class of the functions module.",
+          "use the class name of an entry point in functions/src/main/java (dev.once.functions.*)."));
       return;
     }
     Class<?> needed = event ? CloudEventsFunction.class : HttpFunction.class;
@@ -86,7 +88,8 @@ public final class EntryPointCheck implements Check {
     }
     if (!instantiable) {
       findings.add(new Finding(function.file(), function.address(), entryPoint
-          + " cannot be instantiated by the Functions Framework.", "make it a public concrete class with a public no-argument constructor."));
+          + " cannot be instantiated by the Functions Framework.",
+          "make it a public concrete class with a public no-argument constructor."));
     }
   }
 }

@@ -94,11 +94,12 @@ public final class EnvironmentCheck implements Check {
       JsonNode service = function.nested("service_config");
       JsonNode plain = service.path("environment_variables");
       if (!plain.isMissingNode() && !plain.isObject()) {
-        findings.add(new Finding(function.file(), function.address(), "service_config.environment_variables is computed ("
-            + plain.asText() + "), so the check cannot see which variables it sets.",
+        findings.add(new Finding(function.file(), function.address(),
+            "service_config.environment_variables is computed ("
+                + plain.asText() + "), so the check cannot see which variables it sets.",
             "write it as a literal map { NAME = value, … } (values may be expressions)."));
       }
-      for (Iterator<String> names = plain.fieldNames(); names.hasNext(); ) {
+      for (Iterator<String> names = plain.fieldNames(); names.hasNext();) {
         String name = names.next();
         checkName(function, name, false, findings);
         setAnywhere.add(name);
@@ -106,7 +107,8 @@ public final class EnvironmentCheck implements Check {
       for (JsonNode secret : TerraformConfig.asList(service.path("secret_environment_variables"))) {
         String name = config.literal(secret.path("key")).orElse("");
         if (name.isEmpty()) {
-          findings.add(new Finding(function.file(), function.address(), "has a secret_environment_variables block without a literal key.",
+          findings.add(new Finding(function.file(), function.address(),
+              "has a secret_environment_variables block without a literal key.",
               "set key to the variable name, e.g. \"GEMINI_API_KEY\"."));
           continue;
         }
@@ -120,13 +122,15 @@ public final class EnvironmentCheck implements Check {
       if (!setAnywhere.contains(name) && !localOnly.containsKey(name) && !defaulted.containsKey(name)) {
         findings.add(new Finding(where, "google_cloudfunctions2_function.*", name
             + " is read by the code (" + name + ": " + setting.getValue() + ") but no function sets it.",
-            "set it in the environment_variables" + (isSecret(name) ? " (secret_environment_variables: it is a secret)" : "")
+            "set it in the environment_variables"
+                + (isSecret(name) ? " (secret_environment_variables: it is a secret)" : "")
                 + " of each function that reads it; if only local runs need it, add it to EnvironmentCheck.LOCAL_ONLY,"
                 + " or if the code's default suits every deployment, to EnvironmentCheck.DEFAULTED_WHEN_DEPLOYED, with the reason."));
       }
     }
     for (Block version : config.resources("google_secret_manager_secret_version")) {
-      findings.add(new Finding(version.file(), version.address(), "puts a secret value into Terraform (a version's secret_data is stored in the state).",
+      findings.add(new Finding(version.file(), version.address(),
+          "puts a secret value into Terraform (a version's secret_data is stored in the state).",
           "delete it and add versions with `gcloud secrets versions add SECRET --data-file=-` (docs/DEPLOY.md: first deploy)."));
     }
     return findings;
@@ -150,8 +154,9 @@ public final class EnvironmentCheck implements Check {
   private void checkLists(List<Finding> findings) {
     for (String name : localOnly.keySet()) {
       if (!settings.containsKey(name)) {
-        findings.add(new Finding("EnvironmentCheck.java", "LOCAL_ONLY", name + " is listed but the code no longer reads it.",
-            "remove it from the list."));
+        findings.add(
+            new Finding("EnvironmentCheck.java", "LOCAL_ONLY", name + " is listed but the code no longer reads it.",
+                "remove it from the list."));
       }
     }
     for (String name : defaulted.keySet()) {

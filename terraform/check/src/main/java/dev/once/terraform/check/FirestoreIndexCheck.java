@@ -49,7 +49,8 @@ public final class FirestoreIndexCheck implements Check {
   /** A single-field override in Terraform. {@code indexes} empty: exempted. */
   private record FieldOverride(String collection, String field, Set<String> indexes, Block block, String address) {
     boolean exempts(Use needed) {
-      return !indexes.contains(needed == Use.DESCENDING ? "DESCENDING" : needed == Use.ARRAY ? "CONTAINS" : "ASCENDING");
+      return !indexes
+          .contains(needed == Use.DESCENDING ? "DESCENDING" : needed == Use.ARRAY ? "CONTAINS" : "ASCENDING");
     }
   }
 
@@ -67,8 +68,9 @@ public final class FirestoreIndexCheck implements Check {
   public List<Finding> findings(TerraformConfig config) {
     List<Finding> findings = new ArrayList<>(sourceProblems);
     for (var unresolved : use.unresolved()) {
-      findings.add(new Finding(file(unresolved.where()), line(unresolved.where()), "opens a Firestore collection the check cannot name: "
-          + unresolved.expression() + ", so its indexes are not checked.",
+      findings.add(new Finding(file(unresolved.where()), line(unresolved.where()),
+          "opens a Firestore collection the check cannot name: "
+              + unresolved.expression() + ", so its indexes are not checked.",
           "name the collection with a string literal or a static final String constant (directly, or through a variable, field or parameter in the same file)."));
     }
     List<FieldOverride> overrides = overrides(config, findings);
@@ -84,31 +86,37 @@ public final class FirestoreIndexCheck implements Check {
               && o.exempts(term.use())) {
             findings.add(new Finding(o.block().file(), o.address(), "exempts " + o.collection() + "." + o.field()
                 + " from " + (o.indexes().isEmpty() ? "indexing" : "this index") + ", but " + need.query().where()
-                + " queries " + describe(need.query()) + ", which needs the single-field index on " + term.field() + ".",
+                + " queries " + describe(need.query()) + ", which needs the single-field index on " + term.field()
+                + ".",
                 "stop exempting " + o.field() + " (remove it from the list), or change the query."));
           }
         }
       }
       if (!need.composite().isEmpty() && composites.stream().noneMatch(c -> matches(c, need))) {
-        String where = config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
+        String where =
+            config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
         findings.add(new Finding(where, "google_firestore_index", need.query().where() + " queries "
             + describe(need.query()) + ", which needs a composite index (" + String.join(", ", need.composite())
             + ") on " + need.query().collection() + "; none is declared, so Firestore refuses the query.",
-            "add a google_firestore_index with collection \"" + need.query().collection() + "\" and those fields, in that order."));
+            "add a google_firestore_index with collection \"" + need.query().collection()
+                + "\" and those fields, in that order."));
       }
     }
     for (int i = 0; i < composites.size(); i++) {
       Composite composite = composites.get(i);
-      composites.subList(0, i).stream().filter(composite::sameIndexAs).findFirst().ifPresent(first ->
-          findings.add(new Finding(composite.block().file(), composite.block().address(), "declares the same index as "
-              + first.block().address() + " (" + composite.collection() + ": " + String.join(", ", composite.fields())
-              + "): Firestore refuses the second create (409, the index already exists), so a first apply fails.",
+      composites.subList(0, i).stream().filter(composite::sameIndexAs).findFirst()
+          .ifPresent(first -> findings.add(new Finding(composite.block().file(), composite.block().address(),
+              "declares the same index as "
+                  + first.block().address() + " (" + composite.collection() + ": "
+                  + String.join(", ", composite.fields())
+                  + "): Firestore refuses the second create (409, the index already exists), so a first apply fails.",
               "delete one of them.")));
     }
     for (Composite composite : composites) {
       if (needs.stream().noneMatch(n -> !n.composite().isEmpty() && matches(composite, n))) {
-        findings.add(new Finding(composite.block().file(), composite.block().address(), "indexes " + composite.collection()
-            + " (" + String.join(", ", composite.fields()) + "), which no query of the code needs.",
+        findings.add(new Finding(composite.block().file(), composite.block().address(),
+            "indexes " + composite.collection()
+                + " (" + String.join(", ", composite.fields()) + "), which no query of the code needs.",
             "delete it (every write to " + composite.collection() + " pays for it)."));
       }
     }
@@ -117,13 +125,14 @@ public final class FirestoreIndexCheck implements Check {
   }
 
   /** Fields written but neither queried nor exempted; exemptions of fields nobody writes. */
-  private void checkWrittenFields(List<FieldOverride> overrides, Map<String, Set<String>> queried, List<Finding> findings,
+  private void checkWrittenFields(List<FieldOverride> overrides, Map<String, Set<String>> queried,
+      List<Finding> findings,
       TerraformConfig config) {
     for (Writer writer : use.writers()) {
       for (String field : writer.fields()) {
-        boolean decided = writer.collections().stream().anyMatch(c ->
-            queried.getOrDefault(c, Set.of()).contains(field)
-                || overrides.stream().anyMatch(o -> o.collection().equals(c) && o.field().equals(field) && o.indexes().isEmpty()));
+        boolean decided = writer.collections().stream().anyMatch(c -> queried.getOrDefault(c, Set.of()).contains(field)
+            || overrides.stream()
+                .anyMatch(o -> o.collection().equals(c) && o.field().equals(field) && o.indexes().isEmpty()));
         if (!decided) {
           String collections = String.join(" or ", writer.collections());
           Optional<FieldOverride> sibling = overrides.stream().filter(o -> writer.collections().contains(o.collection())
@@ -132,7 +141,8 @@ public final class FirestoreIndexCheck implements Check {
               + ") and no query needs it, but it is not exempted from indexing: Firestore indexes it on every write,"
               + " and an increasing value caps the collection at about 500 writes per second.",
               "add \"" + field + "\" to the exempted fields of its collection"
-                  + sibling.map(o -> " (" + o.block().address() + " in " + o.block().file() + ")").orElse(" in firestore.tf")
+                  + sibling.map(o -> " (" + o.block().address() + " in " + o.block().file() + ")")
+                      .orElse(" in firestore.tf")
                   + ", or query it."));
         }
       }
@@ -143,7 +153,8 @@ public final class FirestoreIndexCheck implements Check {
       if (o.indexes().isEmpty() && !written) {
         findings.add(new Finding(o.block().file(), o.address(), "exempts " + o.collection() + "." + o.field()
             + ", which the code never writes" + (use.collections().contains(o.collection()) ? "" : " (no code uses "
-                + o.collection() + " at all)") + ".", "delete it, or correct the name."));
+                + o.collection() + " at all)")
+            + ".", "delete it, or correct the name."));
       }
     }
   }
@@ -171,7 +182,8 @@ public final class FirestoreIndexCheck implements Check {
       }
     }
     for (Term term : query.terms()) {
-      if ((term.use() == Use.ASCENDING || term.use() == Use.DESCENDING) && !term.field().equals(FirestoreUse.DOCUMENT_ID)) {
+      if ((term.use() == Use.ASCENDING || term.use() == Use.DESCENDING)
+          && !term.field().equals(FirestoreUse.DOCUMENT_ID)) {
         if (seen.add(term.field())) {
           others.add(term);
         } else {
@@ -186,7 +198,8 @@ public final class FirestoreIndexCheck implements Check {
       return new Need(query, others, List.of());
     }
     List<String> composite = new ArrayList<>();
-    equalities.stream().map(t -> t.field() + (t.use() == Use.ARRAY ? " CONTAINS" : " ASCENDING")).distinct().forEach(composite::add);
+    equalities.stream().map(t -> t.field() + (t.use() == Use.ARRAY ? " CONTAINS" : " ASCENDING")).distinct()
+        .forEach(composite::add);
     others.forEach(t -> composite.add(t.field() + " " + t.use().name()));
     return new Need(query, List.of(), composite);
   }
@@ -200,7 +213,8 @@ public final class FirestoreIndexCheck implements Check {
         .anyMatch(t -> (t.use() == Use.EQUALITY || t.use() == Use.ARRAY) && f.startsWith(t.field() + " "))).count();
     int n = (int) equalities;
     return Set.copyOf(index.fields().subList(0, n)).equals(Set.copyOf(need.composite().subList(0, n)))
-        && index.fields().subList(n, index.fields().size()).equals(need.composite().subList(n, need.composite().size()));
+        && index.fields().subList(n, index.fields().size())
+            .equals(need.composite().subList(n, need.composite().size()));
   }
 
   private static String describe(Query query) {
@@ -236,7 +250,8 @@ public final class FirestoreIndexCheck implements Check {
         config.literal(block.body().path("field")).ifPresent(fields::add);
       }
       if (collection.isEmpty() || fields.isEmpty()) {
-        findings.add(new Finding(block.file(), block.address(), "configures a field whose collection or name the check cannot read.",
+        findings.add(new Finding(block.file(), block.address(),
+            "configures a field whose collection or name the check cannot read.",
             "write collection as a literal (or a local with a literal value) and field as a literal or each.value of a literal toset([...])."));
         continue;
       }
@@ -259,7 +274,8 @@ public final class FirestoreIndexCheck implements Check {
             + (field.has("array_config") ? "CONTAINS" : field.path("order").asText("ASCENDING"))));
       }
       if (collection.isEmpty() || fields.isEmpty()) {
-        findings.add(new Finding(block.file(), block.address(), "declares an index whose collection or fields the check cannot read.",
+        findings.add(new Finding(block.file(), block.address(),
+            "declares an index whose collection or fields the check cannot read.",
             "write collection and each fields block's field_path and order as literals."));
         continue;
       }

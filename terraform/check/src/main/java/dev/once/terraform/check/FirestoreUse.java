@@ -129,8 +129,9 @@ public final class FirestoreUse {
       }
     }
     boolean writes = source.unit().findAll(MethodCallExpr.class).stream()
-        .anyMatch(c -> WRITE_METHODS.contains(c.getNameAsString()) && c.getScope().isPresent() && c.getArguments().size() >= 1
-            || isDocumentWrite(c));
+        .anyMatch(
+            c -> WRITE_METHODS.contains(c.getNameAsString()) && c.getScope().isPresent() && c.getArguments().size() >= 1
+                || isDocumentWrite(c));
     if (writes && !opened.isEmpty()) {
       writers.add(new Writer(source.path(), opened, writtenFields(source)));
     }
@@ -141,7 +142,8 @@ public final class FirestoreUse {
    * {@code set}, {@code create}), which names its collection as the first argument.
    */
   private static boolean isDocumentWrite(MethodCallExpr call) {
-    return DOCUMENT_WRITES.contains(call.getNameAsString()) && call.getArguments().size() == 3 && call.getScope().isPresent();
+    return DOCUMENT_WRITES.contains(call.getNameAsString()) && call.getArguments().size() == 3
+        && call.getScope().isPresent();
   }
 
   /**
@@ -159,7 +161,8 @@ public final class FirestoreUse {
    */
   private static boolean isDocumentWritesAdapter(Source source) {
     return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
-        .anyMatch(type -> type.getImplementedTypes().stream().anyMatch(t -> t.getNameAsString().equals("DocumentWrites")));
+        .anyMatch(
+            type -> type.getImplementedTypes().stream().anyMatch(t -> t.getNameAsString().equals("DocumentWrites")));
   }
 
   private static boolean isCollectionCall(MethodCallExpr call) {
@@ -215,7 +218,8 @@ public final class FirestoreUse {
         terms.addAll(termsOf(source, call).reversed());
       }
       call.getScope().ifPresent(scope -> walkDown(source, scope, terms, collections, depth + 1));
-    } else if (expression instanceof NameExpr || expression instanceof FieldAccessExpr f && f.getScope() instanceof ThisExpr) {
+    } else if (expression instanceof NameExpr
+        || expression instanceof FieldAccessExpr f && f.getScope() instanceof ThisExpr) {
       for (Expression value : valuesOf(source, expression, depth + 1)) {
         walkDown(source, value, terms, collections, depth + 1);
       }
@@ -227,7 +231,8 @@ public final class FirestoreUse {
     String name = call.getNameAsString();
     if (name.equals("orderBy")) {
       boolean descending = call.getArguments().size() > 1 && call.getArgument(1).toString().endsWith("DESCENDING");
-      fieldOf(source, call.getArgument(0)).ifPresent(f -> terms.add(new Term(f, descending ? Use.DESCENDING : Use.ASCENDING)));
+      fieldOf(source, call.getArgument(0))
+          .ifPresent(f -> terms.add(new Term(f, descending ? Use.DESCENDING : Use.ASCENDING)));
     } else if (name.equals("where") && call.getArguments().size() == 1) {
       // where(Filter.equalTo(…)), where(Filter.and(…)): every condition inside counts
       for (MethodCallExpr filter : call.getArgument(0).findAll(MethodCallExpr.class)) {
@@ -391,7 +396,8 @@ public final class FirestoreUse {
       List<Expression> args = call.getArguments();
       int first = switch (name) {
         case "put", "entry" -> args.size() == 2 ? 0 : -1;
-        case "of" -> call.getScope().map(s -> s.toString().equals("Map")).orElse(false) && args.size() % 2 == 0 ? 0 : -1;
+        case "of" ->
+          call.getScope().map(s -> s.toString().equals("Map")).orElse(false) && args.size() % 2 == 0 ? 0 : -1;
         case "update" -> firstString(source, args);
         default -> -1;
       };

@@ -35,13 +35,16 @@ public final class FreshProjectCheck implements Check {
       }
       agentRefs.add(identity.get().address());
       if (!identity.get().body().path("provider").asText().contains("google-beta")) {
-        findings.add(new Finding(identity.get().file(), identity.get().address(), "does not use the google-beta provider, which is where google_project_service_identity lives.",
+        findings.add(new Finding(identity.get().file(), identity.get().address(),
+            "does not use the google-beta provider, which is where google_project_service_identity lives.",
             "set provider = google-beta."));
       }
     }
-    List<Block> storageAgent = config.typed("data").stream().filter(b -> b.type().equals("google_storage_project_service_account")).toList();
+    List<Block> storageAgent =
+        config.typed("data").stream().filter(b -> b.type().equals("google_storage_project_service_account")).toList();
     if (storageAgent.isEmpty()) {
-      findings.add(new Finding(where, "data.google_storage_project_service_account", "the Cloud Storage service agent is never looked up, which is what creates it.",
+      findings.add(new Finding(where, "data.google_storage_project_service_account",
+          "the Cloud Storage service agent is never looked up, which is what creates it.",
           "add data \"google_storage_project_service_account\" and grant it roles/pubsub.publisher."));
     } else {
       agentRefs.add(storageAgent.get(0).address());
@@ -62,14 +65,17 @@ public final class FreshProjectCheck implements Check {
       }
     }
     if (eventarc.isPresent() && !eventarcRole) {
-      findings.add(new Finding(where, eventarc.get(), "is not granted roles/eventarc.serviceAgent, so triggers fail with \"Permission denied while using the Eventarc Service Agent\".",
+      findings.add(new Finding(where, eventarc.get(),
+          "is not granted roles/eventarc.serviceAgent, so triggers fail with \"Permission denied while using the Eventarc Service Agent\".",
           "add a google_project_iam_member with that role for its email."));
     }
     List<Block> sleeps = config.resources("time_sleep").stream()
-        .filter(s -> agentRefs.size() == AGENTS.size() + 1 && agentRefs.stream().allMatch(a -> waitsOn(config, s, a, grants)))
+        .filter(s -> agentRefs.size() == AGENTS.size() + 1
+            && agentRefs.stream().allMatch(a -> waitsOn(config, s, a, grants)))
         .toList();
     if (sleeps.isEmpty()) {
-      findings.add(new Finding(where, "time_sleep", "nothing waits for the service agents' roles to propagate before the triggers are created.",
+      findings.add(new Finding(where, "time_sleep",
+          "nothing waits for the service agents' roles to propagate before the triggers are created.",
           "add a time_sleep whose triggers (or depends_on) name each agent's grant, and make the event-triggered functions depend on it."));
     }
     for (Block function : config.resources("google_cloudfunctions2_function")) {
@@ -79,7 +85,8 @@ public final class FreshProjectCheck implements Check {
       }
       boolean waits = sleeps.stream().anyMatch(s -> dependsOn(function, s.address()));
       if (!waits && !sleeps.isEmpty()) {
-        findings.add(new Finding(function.file(), function.address(), "has an event trigger but does not wait for the service agents (" + sleeps.get(0).address() + ").",
+        findings.add(new Finding(function.file(), function.address(),
+            "has an event trigger but does not wait for the service agents (" + sleeps.get(0).address() + ").",
             "add " + sleeps.get(0).address() + " to its depends_on."));
       }
     }
@@ -106,8 +113,9 @@ public final class FreshProjectCheck implements Check {
         continue;
       }
       if (!provider.body().path("user_project_override").asBoolean(false) || !provider.body().has("billing_project")) {
-        findings.add(new Finding(provider.file(), "provider." + provider.name(), "bills no quota project: with user credentials,"
-            + " Firebase Rules and Billing Budgets calls are refused (\"requires a quota project\").",
+        findings.add(new Finding(provider.file(), "provider." + provider.name(),
+            "bills no quota project: with user credentials,"
+                + " Firebase Rules and Billing Budgets calls are refused (\"requires a quota project\").",
             "set user_project_override = true and billing_project = var.project_id."));
       }
     }
@@ -129,7 +137,8 @@ public final class FreshProjectCheck implements Check {
         .filter(r -> r.path().size() > 2 && r.path().get(0).equals("resource") && r.path().get(1).equals("time_sleep")
             && r.path().get(2).equals(sleep.name()))
         .map(TerraformConfig.Reference::ref)
-        .anyMatch(ref -> ref.startsWith(agent) || grants.stream().filter(g -> grantOf(config, g, agent)).anyMatch(ref::startsWith));
+        .anyMatch(ref -> ref.startsWith(agent)
+            || grants.stream().filter(g -> grantOf(config, g, agent)).anyMatch(ref::startsWith));
   }
 
   private static boolean grantOf(TerraformConfig config, String grant, String agent) {

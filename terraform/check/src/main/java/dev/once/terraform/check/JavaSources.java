@@ -111,8 +111,9 @@ public final class JavaSources {
           if (result.isSuccessful() && result.getResult().isPresent()) {
             sources.add(new Source(path, result.getResult().get()));
           } else {
-            problems.add(new Finding(path, "(whole file)", "does not parse as Java 21, so its Firestore use is not checked: "
-                + result.getProblems(), "fix the syntax (the compiler says the same)."));
+            problems.add(
+                new Finding(path, "(whole file)", "does not parse as Java 21, so its Firestore use is not checked: "
+                    + result.getProblems(), "fix the syntax (the compiler says the same)."));
           }
         }
       } catch (IOException e) {

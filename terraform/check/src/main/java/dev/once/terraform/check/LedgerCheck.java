@@ -58,20 +58,23 @@ public final class LedgerCheck implements Check {
       Optional<String> database = config.literal(field.body().path("database"));
       if (database.isPresent() && !database.get().equals(DEFAULT_DATABASE)) {
         findings.add(new Finding(field.file(), field.address(), "configures database " + database.get()
-            + ", but the code opens the (default) database.", "use database = \"(default)\" (or the default database resource's name)."));
+            + ", but the code opens the (default) database.",
+            "use database = \"(default)\" (or the default database resource's name)."));
       }
       if (!field.body().has("ttl_config")) {
         continue;
       }
       if (fieldCollection.isEmpty() || fieldName.isEmpty()) {
-        findings.add(new Finding(field.file(), field.address(), "has a TTL policy whose collection or field is computed.",
+        findings.add(new Finding(field.file(), field.address(),
+            "has a TTL policy whose collection or field is computed.",
             "write collection and field as literals or locals with literal values, so the check can compare them."));
       } else if (fieldCollection.get().equals(collection) && fieldName.get().equals(ttlField)) {
         ledgerTtl++;
       } else if (fieldCollection.get().equals(markers) && fieldName.get().equals(markerTtlField)) {
         markerTtl++;
       } else if (!recordTtls.contains(fieldCollection.get() + "." + fieldName.get())) {
-        findings.add(new Finding(field.file(), field.address(), "puts a TTL policy on " + fieldCollection.get() + "." + fieldName.get()
+        findings.add(new Finding(field.file(), field.address(), "puts a TTL policy on " + fieldCollection.get() + "."
+            + fieldName.get()
             + ", but the ledger writes its expiry to " + collection + "." + ttlField
             + " (OnceSetting.ONCE_COLLECTION default, FirestoreLedger.EXPIRE_AT), and the spending guard its markers' to "
             + markers + "." + markerTtlField + " (SpendCounters.EXPIRE_AT).",
@@ -79,27 +82,32 @@ public final class LedgerCheck implements Check {
       }
     }
     if (ledgerTtl == 0) {
-      String where = config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
+      String where =
+          config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
       findings.add(new Finding(where, "google_firestore_field", "no TTL policy on " + collection + "." + ttlField
           + ": finished ledger records would be kept forever.",
-          "add a google_firestore_field with collection \"" + collection + "\", field \"" + ttlField + "\" and ttl_config {}."));
+          "add a google_firestore_field with collection \"" + collection + "\", field \"" + ttlField
+              + "\" and ttl_config {}."));
     }
     if (markerTtl == 0) {
-      String where = config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
+      String where =
+          config.resources("google_firestore_field").stream().map(Block::file).findFirst().orElse("firestore.tf");
       findings.add(new Finding(where, "google_firestore_field", "no TTL policy on " + markers + "." + markerTtlField
           + ": the spending guard's markers (one per reservation and per step-back) would be kept forever.",
           "add a google_firestore_field with collection \"" + markers + "\", field \"" + markerTtlField
               + "\" and ttl_config {}."));
     }
     for (Block function : config.resources("google_cloudfunctions2_function")) {
-      var value = function.nested("service_config").path("environment_variables").path(OnceSetting.ONCE_COLLECTION.name());
+      var value =
+          function.nested("service_config").path("environment_variables").path(OnceSetting.ONCE_COLLECTION.name());
       if (value.isMissingNode()) {
         continue;
       }
       Optional<String> set = config.literal(value);
       if (!set.equals(Optional.of(collection))) {
-        findings.add(new Finding(function.file(), function.address(), "sets ONCE_COLLECTION to " + set.orElse(value.asText())
-            + ", but the TTL policy and the code's default are on " + collection + ".",
+        findings.add(new Finding(function.file(), function.address(),
+            "sets ONCE_COLLECTION to " + set.orElse(value.asText())
+                + ", but the TTL policy and the code's default are on " + collection + ".",
             "set ONCE_COLLECTION = local.ledger_collection (\"" + collection + "\")."));
       }
     }
@@ -107,7 +115,8 @@ public final class LedgerCheck implements Check {
       Optional<String> name = config.literal(database.body().path("name"));
       if (!name.equals(Optional.of(DEFAULT_DATABASE))) {
         findings.add(new Finding(database.file(), database.address(), "creates database " + name.orElse("(computed)")
-            + ", but the code opens the (default) database (FirestoreClients names none).", "set name = \"(default)\"."));
+            + ", but the code opens the (default) database (FirestoreClients names none).",
+            "set name = \"(default)\"."));
       }
     }
     return findings;

@@ -106,10 +106,11 @@ final class Monitoring {
 
   private static void collect(TerraformConfig config, Block dashboard, JsonNode node, List<QueryText> out) {
     if (node.isObject()) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
         var field = it.next();
         if (field.getKey().equals("prometheusQuery")) {
-          out.add(new QueryText(dashboard.address(), dashboard.file(), resolveLocal(config, field.getValue().asText())));
+          out.add(
+              new QueryText(dashboard.address(), dashboard.file(), resolveLocal(config, field.getValue().asText())));
         } else {
           collect(config, dashboard, field.getValue(), out);
         }
@@ -189,9 +190,11 @@ final class Monitoring {
     if (forEach.isMissingNode()) {
       return Collections.singletonList(null);
     }
-    Matcher conditional = Pattern.compile("^\\$\\{.*\\?\\s*\\{\\}\\s*:\\s*(local\\.[A-Za-z0-9_]+)\\}$").matcher(forEach.asText());
+    Matcher conditional =
+        Pattern.compile("^\\$\\{.*\\?\\s*\\{\\}\\s*:\\s*(local\\.[A-Za-z0-9_]+)\\}$").matcher(forEach.asText());
     JsonNode keysOf = conditional.matches() ? config.locals().stream()
-        .filter(l -> ("local." + l.name()).equals(conditional.group(1))).findFirst().map(Block::body).orElse(forEach) : forEach;
+        .filter(l -> ("local." + l.name()).equals(conditional.group(1))).findFirst().map(Block::body).orElse(forEach)
+        : forEach;
     return ReferenceCheck.forEachKeys(config, keysOf).map(keys -> List.copyOf(keys)).orElse(List.of());
   }
 

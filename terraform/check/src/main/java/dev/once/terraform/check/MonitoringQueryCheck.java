@@ -29,8 +29,10 @@ import java.util.regex.Pattern;
 public final class MonitoringQueryCheck implements Check {
   /** Google's metrics the queries may use, with their labels (resource labels included). */
   static final Map<String, Set<String>> PLATFORM_METRICS = Map.of(
-      "pubsub_googleapis_com:subscription_oldest_unacked_message_age", Set.of("subscription_id", "project_id", "monitored_resource"),
-      "pubsub_googleapis_com:subscription_num_undelivered_messages", Set.of("subscription_id", "project_id", "monitored_resource"));
+      "pubsub_googleapis_com:subscription_oldest_unacked_message_age",
+      Set.of("subscription_id", "project_id", "monitored_resource"),
+      "pubsub_googleapis_com:subscription_num_undelivered_messages",
+      Set.of("subscription_id", "project_id", "monitored_resource"));
   /** Labels of the cloud_run_revision resource the log-based metrics are written against, and PromQL's own. */
   static final Set<String> RESOURCE_LABELS = Set.of("monitored_resource", "project_id", "service_name", "revision_name",
       "location", "configuration_name");
@@ -44,7 +46,8 @@ public final class MonitoringQueryCheck implements Check {
   public static final Map<String, String> PENDING_LOG_CONTRACT = Map.of();
 
   private static final Pattern LABEL_FIELD = Pattern.compile("(?<![.\\w])labels\\.(\"?)([A-Za-z_][A-Za-z0-9_]*)\\1");
-  private static final Pattern LABEL_VALUE = Pattern.compile("(?<![.\\w])labels\\.(\"?)([A-Za-z_][A-Za-z0-9_]*)\\1\\s*=\\s*\"([^\"]*)\"");
+  private static final Pattern LABEL_VALUE =
+      Pattern.compile("(?<![.\\w])labels\\.(\"?)([A-Za-z_][A-Za-z0-9_]*)\\1\\s*=\\s*\"([^\"]*)\"");
   private static final Pattern PAYLOAD_FIELD = Pattern.compile("\\bjsonPayload\\.([A-Za-z_][A-Za-z0-9_.]*)");
   private static final Pattern PAYLOAD_VALUE = Pattern.compile("\\bjsonPayload\\.message\\s*=\\s*\"([^\"]*)\"");
   private static final Pattern PLAIN_ALTERNATIVES = Pattern.compile("[a-z_-]+(\\|[a-z_-]+)*");
@@ -81,11 +84,13 @@ public final class MonitoringQueryCheck implements Check {
     for (String name : pending.keySet()) {
       if (codeStrings.contains(name)) {
         findings.add(new Finding("MonitoringQueryCheck.java", "PENDING_LOG_CONTRACT", "\"" + name
-            + "\" is written by the code now, so it is no longer pending.", "delete it from MonitoringQueryCheck.PENDING_LOG_CONTRACT."));
+            + "\" is written by the code now, so it is no longer pending.",
+            "delete it from MonitoringQueryCheck.PENDING_LOG_CONTRACT."));
       }
     }
     for (Block misnamed : Monitoring.misnamedMetrics(config)) {
-      findings.add(new Finding(misnamed.file(), misnamed.address(), "is not named \"${local.metric_prefix}_KEY\", so no query can name it through local.promql_prefix.",
+      findings.add(new Finding(misnamed.file(), misnamed.address(),
+          "is not named \"${local.metric_prefix}_KEY\", so no query can name it through local.promql_prefix.",
           "name it \"${local.metric_prefix}_KEY\" with a literal KEY (or ${each.key})."));
     }
     Map<String, LogMetric> metrics = Monitoring.logMetrics(config);
@@ -140,18 +145,23 @@ public final class MonitoringQueryCheck implements Check {
     for (MetricRef ref : refs) {
       Set<String> labels = labelsOf(ref, metrics);
       if (labels == null) {
-        findings.add(new Finding(query.file(), query.where(), "names " + (ref.logMetric() ? Monitoring.PROMQL_PREFIX : "")
-            + ref.name() + ", which " + (ref.logMetric() ? "no google_logging_metric of this configuration defines"
-                : "is not one of the platform metrics this check knows (MonitoringQueryCheck.PLATFORM_METRICS)") + ".",
-            ref.logMetric() ? "define the metric in observability.tf, or correct the name (a distribution's series end in _bucket, _sum, _count)."
+        findings.add(new Finding(
+            query.file(), query.where(), "names " + (ref.logMetric() ? Monitoring.PROMQL_PREFIX : "")
+                + ref.name() + ", which " + (ref.logMetric() ? "no google_logging_metric of this configuration defines"
+                    : "is not one of the platform metrics this check knows (MonitoringQueryCheck.PLATFORM_METRICS)")
+                + ".",
+            ref.logMetric()
+                ? "define the metric in observability.tf, or correct the name (a distribution's series end in _bucket, _sum, _count)."
                 : "correct the name, or add the metric and its labels to PLATFORM_METRICS after checking Google's metrics list."));
         continue;
       }
       known.addAll(labels);
       for (var matcher : ref.matchers().entrySet()) {
         if (!labels.contains(matcher.getKey()) && !RESOURCE_LABELS.contains(matcher.getKey())) {
-          findings.add(new Finding(query.file(), query.where(), "matches label " + matcher.getKey() + " of " + ref.name()
-              + ", which that metric does not have (it has " + labels + ").", "match a label the metric extracts."));
+          findings.add(new Finding(query.file(), query.where(),
+              "matches label " + matcher.getKey() + " of " + ref.name()
+                  + ", which that metric does not have (it has " + labels + ").",
+              "match a label the metric extracts."));
         }
         checkValue(query, matcher.getKey(), matcher.getValue(), findings);
       }
@@ -195,7 +205,8 @@ public final class MonitoringQueryCheck implements Check {
     for (String value : match.value().split("\\|")) {
       if (!written(value)) {
         findings.add(new Finding(query.file(), query.where(), "matches " + label + " " + match.op() + " \"" + value
-            + "\", a value the code never logs.", "use a value the code writes (Outcome labels, Effects, function names)."));
+            + "\", a value the code never logs.",
+            "use a value the code writes (Outcome labels, Effects, function names)."));
       }
     }
   }

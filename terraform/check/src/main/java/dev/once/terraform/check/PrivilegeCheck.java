@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * publish to none of ours: its grant excludes a tag value that every topic here carries (agents.tf says why a tag).
  */
 public final class PrivilegeCheck implements Check {
-  private static final Pattern FUNCTION_KEY = Pattern.compile("google_service_account\\.function\\[\"?([a-z_]+|each\\.key)\"?\\]");
+  private static final Pattern FUNCTION_KEY =
+      Pattern.compile("google_service_account\\.function\\[\"?([a-z_]+|each\\.key)\"?\\]");
   private static final Pattern RESOURCE = Pattern.compile("\\$\\{(google_[a-z_]+)\\.([a-z_0-9]+)\\.[a-z_]+\\}");
   private static final Pattern TOSET = Pattern.compile("\"([a-z_]+)\"");
   private static final String VIEWER = "roles/datastore.viewer";
@@ -94,7 +95,7 @@ public final class PrivilegeCheck implements Check {
 
   private void checkEnvironment(Given given, List<Finding> findings) {
     JsonNode service = given.block().nested("service_config");
-    for (Iterator<String> names = service.path("environment_variables").fieldNames(); names.hasNext(); ) {
+    for (Iterator<String> names = service.path("environment_variables").fieldNames(); names.hasNext();) {
       String name = names.next();
       if (!given.needs().settings().contains(name) && !EnvironmentCheck.READ_BY_THE_RUNTIME.containsKey(name)) {
         findings.add(new Finding(given.block().file(), given.block().address(), "sets " + name + ", which "
@@ -105,7 +106,8 @@ public final class PrivilegeCheck implements Check {
     for (String secret : given.secretOf().values()) {
       if (!given.needs().secrets().contains(secret)) {
         findings.add(new Finding(given.block().file(), given.block().address(), "is given the secret " + secret
-            + ", which " + simple(given.needs()) + " never reads: a function that does not use a secret must not hold it.",
+            + ", which " + simple(given.needs())
+            + " never reads: a function that does not use a secret must not hold it.",
             "remove the secret_environment_variables block, and its secretAccessor grant (secrets.tf)."));
       }
     }
@@ -119,7 +121,8 @@ public final class PrivilegeCheck implements Check {
       Map<String, String> roles = rolesByFunction(config, grant, byKey.keySet());
       for (Map.Entry<String, String> role : roles.entrySet()) {
         Given given = byKey.get(role.getKey());
-        if (given != null && given.needs().firestore() == Needs.Firestore.READ && role.getValue().startsWith("roles/datastore.")
+        if (given != null && given.needs().firestore() == Needs.Firestore.READ
+            && role.getValue().startsWith("roles/datastore.")
             && !role.getValue().equals(VIEWER)) {
           findings.add(new Finding(grant.file(), grant.address(), "grants " + role.getValue() + " to " + role.getKey()
               + ", whose code only reads Firestore (" + simple(given.needs()) + ").",

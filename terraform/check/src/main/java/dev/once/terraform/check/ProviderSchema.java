@@ -69,7 +69,7 @@ public final class ProviderSchema {
 
   private static Map<String, Argument> arguments(JsonNode node) {
     Map<String, Argument> arguments = new LinkedHashMap<>();
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
       var entry = it.next();
       JsonNode a = entry.getValue();
       arguments.put(entry.getKey(), new Argument(a.path("required").asBoolean(false),

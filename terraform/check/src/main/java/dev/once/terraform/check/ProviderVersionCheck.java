@@ -24,7 +24,8 @@ public final class ProviderVersionCheck implements Check {
       "hashicorp/time", Set.of(0),
       "hashicorp/archive", Set.of(2));
 
-  private static final Pattern CONSTRAINT = Pattern.compile("\\s*(>=|<=|~>|!=|>|<|=)?\\s*v?(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?\\S*\\s*");
+  private static final Pattern CONSTRAINT =
+      Pattern.compile("\\s*(>=|<=|~>|!=|>|<|=)?\\s*v?(\\d+)(?:\\.(\\d+))?(?:\\.(\\d+))?\\S*\\s*");
   /** Far above any major a range could mean: "no upper bound". */
   private static final int UNBOUNDED = 1_000;
 
@@ -48,8 +49,9 @@ public final class ProviderVersionCheck implements Check {
       String where = "required_providers." + provider.name();
       Optional<int[]> admitted = admittedMajors(range);
       if (admitted.isEmpty()) {
-        findings.add(new Finding(provider.file(), where, "version \"" + range + "\" is not a range this check can read.",
-            "write it as \">= X.Y, < N.0\"."));
+        findings
+            .add(new Finding(provider.file(), where, "version \"" + range + "\" is not a range this check can read.",
+                "write it as \">= X.Y, < N.0\"."));
         continue;
       }
       int low = admitted.get()[0];
@@ -69,8 +71,9 @@ public final class ProviderVersionCheck implements Check {
       if (!unchecked.isEmpty()) {
         findings.add(new Finding(provider.file(), where, "version \"" + range + "\" admits " + source + " major "
             + unchecked + ", whose schema this configuration was not checked against (checked: " + new TreeSet<>(majors)
-            + ").", "cap the range below it, or check the .tf files against that major and add it to"
-            + " ProviderVersionCheck.CHECKED_MAJORS."));
+            + ").",
+            "cap the range below it, or check the .tf files against that major and add it to"
+                + " ProviderVersionCheck.CHECKED_MAJORS."));
       }
     }
     return findings;
@@ -105,7 +108,7 @@ public final class ProviderVersionCheck implements Check {
         }
         case "<" -> high = Math.min(high, onMajor ? major - 1 : major);
         case "<=" -> high = Math.min(high, major);
-        default -> { } // != narrows nothing a major bound needs
+        default -> {} // != narrows nothing a major bound needs
       }
     }
     return Optional.of(new int[] {low, high});

@@ -39,7 +39,8 @@ public final class PublicInvokerCheck implements Check {
       if (grant.type().startsWith("google_project_iam") || grant.type().startsWith("google_organization_iam")
           || grant.type().startsWith("google_folder_iam")) {
         findings.add(new Finding(grant.file(), grant.address(), "grants " + grant.body().path("role").asText()
-            + " to the public on the whole project or hierarchy.", "remove it; only the webhook's own service may be public."));
+            + " to the public on the whole project or hierarchy.",
+            "remove it; only the webhook's own service may be public."));
         continue;
       }
       Optional<String> target = target(grant.body());
@@ -48,14 +49,16 @@ public final class PublicInvokerCheck implements Check {
       if (entryPoint.equals(Optional.of(webhookEntryPoint))) {
         webhookPublic++;
       } else {
-        findings.add(new Finding(grant.file(), grant.address(), "makes " + entryPoint.orElse(target.orElse("its target"))
-            + " callable by anyone; only " + webhookEntryPoint + " may be public (it verifies signatures itself).",
+        findings.add(new Finding(grant.file(), grant.address(),
+            "makes " + entryPoint.orElse(target.orElse("its target"))
+                + " callable by anyone; only " + webhookEntryPoint + " may be public (it verifies signatures itself).",
             "grant run.invoker to the caller's service account instead (trigger or scheduler account)."));
       }
     }
     for (Block policy : config.typed("data")) {
       if (policy.type().equals("google_iam_policy") && grantsPublicInPolicy(policy.body())) {
-        findings.add(new Finding(policy.file(), policy.address(), "builds a policy with a public member, which this check cannot attribute.",
+        findings.add(new Finding(policy.file(), policy.address(),
+            "builds a policy with a public member, which this check cannot attribute.",
             "grant public access with a *_iam_member on the webhook's service only."));
       }
     }
@@ -110,6 +113,7 @@ public final class PublicInvokerCheck implements Check {
     if (!m.find()) {
       return Optional.empty();
     }
-    return config.resources("google_cloudfunctions2_function").stream().filter(f -> f.name().equals(m.group(1))).findFirst();
+    return config.resources("google_cloudfunctions2_function").stream().filter(f -> f.name().equals(m.group(1)))
+        .findFirst();
   }
 }

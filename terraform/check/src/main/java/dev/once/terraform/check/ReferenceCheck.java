@@ -75,7 +75,8 @@ public final class ReferenceCheck implements Check {
     String at = enclosingAddress(path);
     if (isProviderArgument(path)) {
       if (!config.requiredProviders().contains(root)) {
-        findings.add(new Finding(reference.file(), at, "uses provider \"" + root + "\", which required_providers does not declare.",
+        findings.add(new Finding(reference.file(), at,
+            "uses provider \"" + root + "\", which required_providers does not declare.",
             "add it to terraform { required_providers } in versions.tf, or use a declared provider."));
       }
       return;
@@ -148,7 +149,8 @@ public final class ReferenceCheck implements Check {
     Optional<Set<String>> keys = forEachKeys(config, target.body().path("for_each"));
     if (keys.isPresent() && !keys.get().contains(key)) {
       findings.add(new Finding(reference.file(), at, "refers to " + target.address() + "[\"" + key
-          + "\"], but its for_each has only " + keys.get() + ".", "use one of those keys, or add \"" + key + "\" to the for_each of " + target.address() + "."));
+          + "\"], but its for_each has only " + keys.get() + ".",
+          "use one of those keys, or add \"" + key + "\" to the for_each of " + target.address() + "."));
     }
   }
 

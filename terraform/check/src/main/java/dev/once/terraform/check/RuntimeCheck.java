@@ -35,7 +35,8 @@ public final class RuntimeCheck implements Check {
       Element plugin = (Element) plugins.item(i);
       if (text(plugin, "artifactId").equals(Optional.of("maven-compiler-plugin"))) {
         Optional<String> pluginRelease = text(plugin, "configuration", "release");
-        if (pluginRelease.isPresent() && !pluginRelease.get().startsWith("${") && !pluginRelease.get().equals(property)) {
+        if (pluginRelease.isPresent() && !pluginRelease.get().startsWith("${")
+            && !pluginRelease.get().equals(property)) {
           throw new IllegalStateException(pom + ": maven-compiler-plugin compiles for release " + pluginRelease.get()
               + " but maven.compiler.release is " + property + "; make them agree");
         }

@@ -57,7 +57,7 @@ public final class SchemaCheck implements Check {
             findings.add(new Finding(block.file(), block.address(), "is not a " + kind + " type of "
                 + schema.describe() + ": misspelled, removed, or not extracted yet.",
                 "correct the type; if it is one, add it to the schema: terraform/check/schema/generate.js"
-                + " --bridge-metadata (docs/DESIGN.md: the offline checks of terraform/)."));
+                    + " --bridge-metadata (docs/DESIGN.md: the offline checks of terraform/)."));
           } else {
             new Walk(block, kind, findings).level(block.body(), "", arguments.get());
           }
@@ -81,7 +81,7 @@ public final class SchemaCheck implements Check {
 
     void level(JsonNode body, String prefix, Map<String, Argument> arguments) {
       Set<String> present = new TreeSet<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext();) {
         var field = it.next();
         String name = field.getKey();
         if (prefix.isEmpty() && (kind.equals("resource") ? RESOURCE_META : DATA_META).contains(name)) {

@@ -49,9 +49,9 @@ public final class TerraformConfig {
     List<Block> blocks = new ArrayList<>();
     for (var file : new TreeMap<>(files).entrySet()) {
       JsonNode byType = file.getValue().path(kind);
-      for (Iterator<String> types = byType.fieldNames(); types.hasNext(); ) {
+      for (Iterator<String> types = byType.fieldNames(); types.hasNext();) {
         String type = types.next();
-        for (Iterator<String> names = byType.path(type).fieldNames(); names.hasNext(); ) {
+        for (Iterator<String> names = byType.path(type).fieldNames(); names.hasNext();) {
           String name = names.next();
           for (JsonNode body : asList(byType.path(type).path(name))) {
             blocks.add(new Block(kind, type, name, file.getKey(), body));
@@ -75,7 +75,7 @@ public final class TerraformConfig {
     List<Block> blocks = new ArrayList<>();
     for (var file : new TreeMap<>(files).entrySet()) {
       JsonNode byName = file.getValue().path(kind);
-      for (Iterator<String> names = byName.fieldNames(); names.hasNext(); ) {
+      for (Iterator<String> names = byName.fieldNames(); names.hasNext();) {
         String name = names.next();
         for (JsonNode body : asList(byName.path(name))) {
           blocks.add(new Block(kind, "", name, file.getKey(), body));
@@ -90,7 +90,7 @@ public final class TerraformConfig {
     List<Block> blocks = new ArrayList<>();
     for (var file : new TreeMap<>(files).entrySet()) {
       for (JsonNode localsBlock : asList(file.getValue().path("locals"))) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = localsBlock.fields(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = localsBlock.fields(); it.hasNext();) {
           var entry = it.next();
           blocks.add(new Block("local", "", entry.getKey(), file.getKey(), entry.getValue()));
         }

@@ -8,7 +8,6 @@ import dev.once.config.Setting;
 import dev.once.terraform.check.Trees.Copy;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +24,8 @@ class BrokenTreeTest {
 
   // --- parsing and references ---
 
-  private static final Copy UNCLOSED_BLOCK = Copy.replacing("scheduler.tf", "retry_count = 0\n  }", "retry_count = 0\n");
+  private static final Copy UNCLOSED_BLOCK =
+      Copy.replacing("scheduler.tf", "retry_count = 0\n  }", "retry_count = 0\n");
 
   @Test
   void aSyntaxError_isReportedWithItsFile() {
@@ -53,7 +53,8 @@ class BrokenTreeTest {
   }
 
   private static final Copy UNKNOWN_KEY = Copy.replacing("secrets.tf",
-      "google_service_account.function[\"gemini_webhook\"].member", "google_service_account.function[\"gemini_web_hook\"].member");
+      "google_service_account.function[\"gemini_webhook\"].member",
+      "google_service_account.function[\"gemini_web_hook\"].member");
 
   @Test
   void anUnknownForEachKey_isReported() {
@@ -66,7 +67,8 @@ class BrokenTreeTest {
 
   @Test
   void anUnusedVariable_isReported() {
-    assertOneFinding(new ReferenceCheck().findings(UNUSED_VARIABLE.config()), "extra.tf", "var.forgotten", "never used");
+    assertOneFinding(new ReferenceCheck().findings(UNUSED_VARIABLE.config()), "extra.tf", "var.forgotten",
+        "never used");
   }
 
   private static final Copy UNUSED_DATA = Copy.adding("extra.tf", "data \"google_client_config\" \"this\" {}\n");
@@ -108,7 +110,8 @@ class BrokenTreeTest {
     assertTrue(findings.get(0).toString().startsWith("functions.tf: google_cloudfunctions2_function.document_uploaded:"
         + " dev.once.functions.GeminiReconciler implements HttpFunction, but the function has an event_trigger"
         + " (CloudEvents), which needs CloudEventsFunction."), findings::toString);
-    assertTrue(findings.get(1).toString().contains("deploys dev.once.functions.GeminiReconciler a second time"), findings::toString);
+    assertTrue(findings.get(1).toString().contains("deploys dev.once.functions.GeminiReconciler a second time"),
+        findings::toString);
   }
 
   private static final Copy EVENT_FUNCTION_ON_HTTP = Copy.replacing("functions.tf",
@@ -165,7 +168,8 @@ class BrokenTreeTest {
   void aPendingSettingTheCodeReadsNow_mustLeaveTheList() {
     List<Finding> findings = new EnvironmentCheck(codeSettings(), Map.of(), EnvironmentCheck.LOCAL_ONLY, Map.of(),
         Map.of("GEMINI_DAILY_BUDGET_USD", "pending")).findings(Trees.real());
-    assertOneFinding(findings, "EnvironmentCheck.java", "PENDING_IN_CODE: GEMINI_DAILY_BUDGET_USD is read by the code now",
+    assertOneFinding(findings, "EnvironmentCheck.java",
+        "PENDING_IN_CODE: GEMINI_DAILY_BUDGET_USD is read by the code now",
         "delete it from EnvironmentCheck.PENDING_IN_CODE");
   }
 
@@ -178,7 +182,8 @@ class BrokenTreeTest {
     List<Finding> findings = new EnvironmentCheck(settings, Map.of(),
         EnvironmentCheck.LOCAL_ONLY, Map.of(), Map.of("GEMINI_DAILY_BUDGET_USD", "pending")).findings(Trees.real());
     assertEquals(2, findings.size(), findings::toString); // ONCE_BUDGET_TIMEZONE, set on two functions
-    assertTrue(findings.stream().allMatch(f -> f.toString().contains("sets ONCE_BUDGET_TIMEZONE, which the code never reads")),
+    assertTrue(
+        findings.stream().allMatch(f -> f.toString().contains("sets ONCE_BUDGET_TIMEZONE, which the code never reads")),
         findings::toString);
   }
 
@@ -209,7 +214,8 @@ class BrokenTreeTest {
   @Test
   void aSecretAsAPlainVariable_isReported() {
     assertOneFinding(EnvironmentCheck.forCode().findings(PLAIN_SECRET.config()), "functions.tf",
-        "google_cloudfunctions2_function.message_delivered", "sets the secret GEMINI_API_KEY as a plain environment variable");
+        "google_cloudfunctions2_function.message_delivered",
+        "sets the secret GEMINI_API_KEY as a plain environment variable");
   }
 
   private static final Copy SECRET_VERSION = Copy.adding("extra.tf", """
@@ -237,7 +243,8 @@ class BrokenTreeTest {
         Map.of("GEMINI_MODEL", "the code's model is right everywhere"), EnvironmentCheck.PENDING_IN_CODE)
         .findings(Trees.real());
     assertEquals(2, findings.size(), findings::toString);
-    assertTrue(findings.get(0).toString().contains("LOCAL_ONLY: GEMINI_BASE_URL is listed but the code no longer reads it"),
+    assertTrue(
+        findings.get(0).toString().contains("LOCAL_ONLY: GEMINI_BASE_URL is listed but the code no longer reads it"),
         findings::toString);
     assertTrue(findings.get(1).toString().contains("GEMINI_MODEL has no default in the code"), findings::toString);
   }
@@ -281,7 +288,8 @@ class BrokenTreeTest {
     List<Finding> findings = LedgerCheck.forCode().findings(TTL_ON_OTHER_FIELD.config());
     assertEquals(2, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().startsWith(
-        "firestore.tf: google_firestore_field.ledger_expire_at: puts a TTL policy on idempotency.expiresAt"), findings::toString);
+        "firestore.tf: google_firestore_field.ledger_expire_at: puts a TTL policy on idempotency.expiresAt"),
+        findings::toString);
     assertTrue(findings.get(1).toString().contains("no TTL policy on idempotency.expireAt"), findings::toString);
   }
 
@@ -293,7 +301,8 @@ class BrokenTreeTest {
     List<Finding> findings = LedgerCheck.forCode().findings(MARKER_TTL_ON_OTHER_FIELD.config());
     assertEquals(2, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().startsWith(
-        "firestore.tf: google_firestore_field.budget_expire_at: puts a TTL policy on budget.expiresAt"), findings::toString);
+        "firestore.tf: google_firestore_field.budget_expire_at: puts a TTL policy on budget.expiresAt"),
+        findings::toString);
     assertTrue(findings.get(1).toString().contains("no TTL policy on budget.expireAt: the spending guard's markers"),
         findings::toString);
   }
@@ -307,7 +316,8 @@ class BrokenTreeTest {
     // The TTL policy moved with the local, and so did ONCE_COLLECTION of all five functions.
     assertEquals(7, findings.size(), findings::toString);
     assertTrue(findings.get(0).toString().contains(
-        "puts a TTL policy on ledger.expireAt, but the ledger writes its expiry to idempotency.expireAt"), findings::toString);
+        "puts a TTL policy on ledger.expireAt, but the ledger writes its expiry to idempotency.expireAt"),
+        findings::toString);
     assertTrue(findings.get(2).toString().contains("sets ONCE_COLLECTION to ledger"), findings::toString);
   }
 

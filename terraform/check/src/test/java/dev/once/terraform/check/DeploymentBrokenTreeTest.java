@@ -24,8 +24,10 @@ class DeploymentBrokenTreeTest {
   @Test
   void aMissingEventarcAgent_isReported() {
     List<Finding> findings = new FreshProjectCheck().findings(NO_EVENTARC_AGENT.config());
-    assertTrue(findings.get(0).toString().startsWith("agents.tf: google_project_service_identity: the eventarc.googleapis.com"
-        + " service agent is not created"), findings::toString);
+    assertTrue(
+        findings.get(0).toString().startsWith("agents.tf: google_project_service_identity: the eventarc.googleapis.com"
+            + " service agent is not created"),
+        findings::toString);
     assertTrue(findings.stream().anyMatch(f -> f.problem().contains("nothing waits")), findings::toString);
   }
 
@@ -77,7 +79,8 @@ class DeploymentBrokenTreeTest {
   }
 
   private static final Copy PROJECT_READ_BEFORE_THE_APIS = Copy.replacing("observability.tf",
-      "project_id = var.project_id\n\n  depends_on = [google_project_service.apis]\n}", "project_id = var.project_id\n}");
+      "project_id = var.project_id\n\n  depends_on = [google_project_service.apis]\n}",
+      "project_id = var.project_id\n}");
 
   @Test
   void aDataSourceReadBeforeTheApisAreOn_isReported() {
@@ -146,7 +149,8 @@ class DeploymentBrokenTreeTest {
   @Test
   void aTriggerWithoutDeadLetterPolicy_isReported() {
     assertOneFinding(new DeadLetterCheck().findings(ONE_TRIGGER_WITHOUT_DEAD_LETTER.config()), "functions.tf",
-        "google_cloudfunctions2_function.document_uploaded", "gets no dead-letter policy", "terraform_data.trigger_dead_letter");
+        "google_cloudfunctions2_function.document_uploaded", "gets no dead-letter policy",
+        "terraform_data.trigger_dead_letter");
   }
 
   private static final Copy NO_SUBSCRIBER_GRANT = Copy.replacing("pubsub.tf",
@@ -216,8 +220,10 @@ class DeploymentBrokenTreeTest {
   void aShareAlertCountingUnauthenticatedCalls_isReported() {
     List<Finding> findings = new AlertCheck().findings(NOISY_SHARE.config());
     assertEquals(2, findings.size(), findings::toString); // the duplicate and the rejected instance
-    assertTrue(findings.get(0).toString().startsWith("observability.tf: google_monitoring_alert_policy.outcome_share[\"duplicate\"]:"
-        + " counts unauthenticated outcomes"), findings::toString);
+    assertTrue(findings.get(0).toString()
+        .startsWith("observability.tf: google_monitoring_alert_policy.outcome_share[\"duplicate\"]:"
+            + " counts unauthenticated outcomes"),
+        findings::toString);
   }
 
   private static final Copy TOO_FEW_ALERTS = Copy.replacing("observability.tf",
@@ -227,11 +233,13 @@ class DeploymentBrokenTreeTest {
   @Test
   void fewerThanTenAlertsWhateverTheVariables_isReported() {
     List<Finding> findings = new AlertCheck().findings(TOO_FEW_ALERTS.config());
-    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 9 alert policies exist")), findings::toString);
+    assertTrue(findings.stream().anyMatch(f -> f.problem().startsWith("only 9 alert policies exist")),
+        findings::toString);
   }
 
   private static final Copy NO_MODEL_ALERT = Copy.replacing("observability.tf",
-      "sum(increase(${local.promql_prefix}gemini_model_${each.key}{", "sum(increase(${local.promql_prefix}gemini_model_${each.key}_x{");
+      "sum(increase(${local.promql_prefix}gemini_model_${each.key}{",
+      "sum(increase(${local.promql_prefix}gemini_model_${each.key}_x{");
 
   @Test
   void noAlertOnAModelGoogleNoLongerServes_isReported() {
@@ -301,7 +309,8 @@ class DeploymentBrokenTreeTest {
   }
 
   private static final Copy DASHBOARD_WITHOUT_DEAD_LETTERS = Copy.replacing("dashboard.tf",
-      "sum(pubsub_googleapis_com:subscription_num_undelivered_messages{", "sum(pubsub_googleapis_com:subscription_oldest_unacked_message_age{");
+      "sum(pubsub_googleapis_com:subscription_num_undelivered_messages{",
+      "sum(pubsub_googleapis_com:subscription_oldest_unacked_message_age{");
 
   @Test
   void aDashboardWithoutDeadLetterDepth_isReported() {
@@ -317,7 +326,8 @@ class DeploymentBrokenTreeTest {
     List<Finding> findings = MonitoringQueryCheck.forCode(Trees.ROOT).findings(DASHBOARD_UNKNOWN_METRIC.config());
     assertEquals(2, findings.size(), findings::toString); // and its `by (model)` now groups by nothing known
     assertTrue(findings.get(0).toString().startsWith("dashboard.tf: google_monitoring_dashboard.once: names"
-        + " ${local.promql_prefix}gemini_cost_sum, which no google_logging_metric of this configuration defines"), findings::toString);
+        + " ${local.promql_prefix}gemini_cost_sum, which no google_logging_metric of this configuration defines"),
+        findings::toString);
   }
 
   private static final Copy DASHBOARD_UNKNOWN_LABEL = Copy.replacing("dashboard.tf",
@@ -325,7 +335,8 @@ class DeploymentBrokenTreeTest {
 
   @Test
   void aDashboardGroupingByALabelTheMetricLacks_isReported() {
-    assertOneFinding(MonitoringQueryCheck.forCode(Trees.ROOT).findings(DASHBOARD_UNKNOWN_LABEL.config()), "dashboard.tf",
+    assertOneFinding(MonitoringQueryCheck.forCode(Trees.ROOT).findings(DASHBOARD_UNKNOWN_LABEL.config()),
+        "dashboard.tf",
         "google_monitoring_dashboard.once", "groups by modelName");
   }
 
@@ -339,7 +350,8 @@ class DeploymentBrokenTreeTest {
   }
 
   private static final Copy UNLOGGED_FIELD = Copy.replacing("observability.tf",
-      "value_extractor = \"EXTRACT(jsonPayload.latencyMs)\"", "value_extractor = \"EXTRACT(jsonPayload.latencyMillis)\"");
+      "value_extractor = \"EXTRACT(jsonPayload.latencyMs)\"",
+      "value_extractor = \"EXTRACT(jsonPayload.latencyMillis)\"");
 
   @Test
   void aMetricReadingAFieldTheCodeNeverLogs_isReported() {

@@ -85,7 +85,8 @@ class FirestoreIndexBrokenTreeTest {
   @Test
   void aCompositeIndexNoQueryNeeds_isReported() {
     assertOneFinding(CODE.findings(UNNEEDED_COMPOSITE.config()), "extra.tf",
-        "google_firestore_index.by_status_and_model", "indexes analyses (status ASCENDING, model ASCENDING), which no query");
+        "google_firestore_index.by_status_and_model",
+        "indexes analyses (status ASCENDING, model ASCENDING), which no query");
   }
 
   private static final Copy SAME_COMPOSITE_TWICE = Copy.adding("extra.tf", """
@@ -107,7 +108,8 @@ class FirestoreIndexBrokenTreeTest {
   @Test
   void theSameCompositeIndexDeclaredTwice_isReported() {
     assertOneFinding(CODE.findings(SAME_COMPOSITE_TWICE.config()), "firestore.tf",
-        "google_firestore_index.analyses_status_deferred", "declares the same index as google_firestore_index.deferred_again");
+        "google_firestore_index.analyses_status_deferred",
+        "declares the same index as google_firestore_index.deferred_again");
   }
 
   /** The code tree with one more class in a module of its own. */
@@ -159,8 +161,10 @@ class FirestoreIndexBrokenTreeTest {
   @Test
   void aCompositeQueryWithoutItsIndex_isReported_andTheIndexSatisfiesIt(@TempDir Path root) throws IOException {
     FirestoreIndexCheck check = withClass(root, "extra", STUCK);
-    assertOneFinding(check.findings(Trees.real()), "firestore.tf", "extra/src/main/java/dev/once/extra/Stuck.java:14 queries"
-        + " idempotency where state ==, leaseExpiresAt <>", "needs a composite index (state ASCENDING, leaseExpiresAt ASCENDING)");
+    assertOneFinding(check.findings(Trees.real()), "firestore.tf",
+        "extra/src/main/java/dev/once/extra/Stuck.java:14 queries"
+            + " idempotency where state ==, leaseExpiresAt <>",
+        "needs a composite index (state ASCENDING, leaseExpiresAt ASCENDING)");
     // its fields keep their exemptions: the composite index serves the query on its own
     assertClean(check.findings(STUCK_INDEX.config()));
   }
@@ -178,8 +182,10 @@ class FirestoreIndexBrokenTreeTest {
         """);
     List<Finding> findings = check.findings(Trees.real());
     assertEquals(2, findings.size(), findings::toString); // the collection() call and the query on it
-    assertTrue(findings.get(0).toString().startsWith("extra/src/main/java/dev/once/extra/Stuck.java: line 5: opens a Firestore"
-        + " collection the check cannot name"), findings::toString);
+    assertTrue(
+        findings.get(0).toString().startsWith("extra/src/main/java/dev/once/extra/Stuck.java: line 5: opens a Firestore"
+            + " collection the check cannot name"),
+        findings::toString);
   }
 
   @Test
@@ -189,10 +195,13 @@ class FirestoreIndexBrokenTreeTest {
     Files.createDirectories(root.resolve("local/src/main/java"));
     Path file = root.resolve("cli/src/main/java/Stuck.java");
     Files.createDirectories(file.getParent());
-    Files.writeString(file, "class Stuck { Object q(Object db) { return db.collection(\"analyses\").whereEqualTo(\"status\", 1); } }");
+    Files.writeString(file,
+        "class Stuck { Object q(Object db) { return db.collection(\"analyses\").whereEqualTo(\"status\", 1); } }");
     JavaSources java = JavaSources.of(root);
-    assertEquals(List.of("cli/src/main/java/Stuck.java"), java.sources().stream().map(JavaSources.Source::path).toList());
+    assertEquals(List.of("cli/src/main/java/Stuck.java"),
+        java.sources().stream().map(JavaSources.Source::path).toList());
     assertEquals(4, java.problems().size(), java.problems()::toString); // bench, terraform/check, testing, wire: not here
-    assertTrue(java.problems().stream().allMatch(p -> p.problem().contains("is listed but pom.xml has no such module")));
+    assertTrue(
+        java.problems().stream().allMatch(p -> p.problem().contains("is listed but pom.xml has no such module")));
   }
 }

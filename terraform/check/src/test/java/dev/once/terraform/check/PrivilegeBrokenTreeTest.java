@@ -20,7 +20,8 @@ class PrivilegeBrokenTreeTest {
   @Test
   void thePublicWebhookGivenTheGeminiKey_isReported() {
     assertOneFinding(PrivilegeCheck.forCode().findings(WEBHOOK_WITH_THE_GEMINI_KEY.config()), "functions.tf",
-        "google_cloudfunctions2_function.gemini_webhook", "is given the secret GEMINI_API_KEY", "GeminiWebhook never reads");
+        "google_cloudfunctions2_function.gemini_webhook", "is given the secret GEMINI_API_KEY",
+        "GeminiWebhook never reads");
   }
 
   private static final Copy WEBHOOK_WRITES_FIRESTORE = Copy.replacing("iam.tf",
@@ -60,7 +61,8 @@ class PrivilegeBrokenTreeTest {
 
   @Test
   void aSettingTheFunctionDoesNotRead_isReported() {
-    assertOneFinding(PrivilegeCheck.forCode().findings(WEBHOOK_WITH_A_SETTING_IT_DOES_NOT_READ.config()), "functions.tf",
+    assertOneFinding(PrivilegeCheck.forCode().findings(WEBHOOK_WITH_A_SETTING_IT_DOES_NOT_READ.config()),
+        "functions.tf",
         "google_cloudfunctions2_function.gemini_webhook", "sets GEMINI_MODEL, which GeminiWebhook never reads");
   }
 

@@ -148,7 +148,8 @@ class SchemaBrokenTreeTest {
   @Test
   void aMissingRequiredArgumentOfARepeatedBlock_isReported() {
     assertOneFinding(CHECK.findings(NO_SECRET_VERSION.config()), "functions.tf",
-        "google_cloudfunctions2_function.document_uploaded", "lacks service_config.secret_environment_variables.version,");
+        "google_cloudfunctions2_function.document_uploaded",
+        "lacks service_config.secret_environment_variables.version,");
   }
 
   private static final Copy NO_LOCATION = Copy.replacing("storage.tf",
@@ -163,7 +164,8 @@ class SchemaBrokenTreeTest {
   // --- what is not a fault ---
 
   private static final Copy TIMEOUTS = Copy.replacing("pubsub.tf",
-      "name    = \"${var.name_prefix}-results\"", "name    = \"${var.name_prefix}-results\"\n  timeouts {\n    create = \"10m\"\n  }");
+      "name    = \"${var.name_prefix}-results\"",
+      "name    = \"${var.name_prefix}-results\"\n  timeouts {\n    create = \"10m\"\n  }");
 
   @Test
   void terraformsOwnTimeoutsBlock_isNotAFinding() {

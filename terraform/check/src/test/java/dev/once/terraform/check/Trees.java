@@ -151,7 +151,8 @@ final class Trees {
 
   static void assertClean(List<Finding> findings) {
     if (!findings.isEmpty()) {
-      fail(findings.size() + " finding(s):\n" + findings.stream().map(Finding::toString).collect(Collectors.joining("\n")));
+      fail(findings.size() + " finding(s):\n"
+          + findings.stream().map(Finding::toString).collect(Collectors.joining("\n")));
     }
   }
 
