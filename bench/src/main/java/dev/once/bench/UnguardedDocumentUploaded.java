@@ -30,7 +30,7 @@ public final class UnguardedDocumentUploaded implements CloudEventsFunction {
     byte[] content = clients.read(document, maxBytes);
     Analysis analysis = clients.analyzer().analyse(content, document.mimeType());
     ResultMessage result = ResultMessage.analysed(key, document, analysis, null);
-    clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(result)
+    clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(ResultMessage.CODEC.encode(result))
         .get(30, TimeUnit.SECONDS);
     clients.publisher().publish(topic, result.json(), Map.of("idempotency_key", key.value()));
   }

@@ -13,7 +13,7 @@ public final class Reads {
    * A hang guard: an operator waits at most this for an unresponsive Firestore. 30 s failed the tool's own end-to-end
    * tests when the emulator beside the test forks answered a read later, with nothing wrong.
    */
-  static final Duration TIMEOUT = Duration.ofMinutes(2);
+  public static final Duration TIMEOUT = Duration.ofMinutes(2);
 
   private Reads() {}
 

@@ -20,8 +20,9 @@ public sealed interface Outcome {
    */
   default <T> Optional<T> recorded(ResultCodec<T> codec) {
     return switch (this) {
-      case Processed processed -> Optional.of(codec.decode(processed.result()));
-      case Duplicate duplicate -> Optional.of(codec.decode(duplicate.result()));
+      // An effect that recorded no result reads back as no fields, as its duplicates do.
+      case Processed processed -> Optional.of(codec.decode(processed.result() == null ? Map.of() : processed.result()));
+      case Duplicate duplicate -> Optional.of(codec.decode(duplicate.result() == null ? Map.of() : duplicate.result()));
       default -> Optional.empty();
     };
   }

@@ -11,6 +11,7 @@ import com.google.cloud.firestore.SetOptions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -27,12 +28,20 @@ public final class FirestoreGatherings implements Gatherings {
   /** How a gathering's requests are made: {@link #REFERENCED}, each giving its document's reference. */
   private static final String REQUESTS = "requests";
   private static final String REFERENCED = "referenced";
+  /** The functions' deadline on each call: well inside their own timeouts. */
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private final Firestore db;
+  private final Duration timeout;
 
   public FirestoreGatherings(Firestore db) {
+    this(db, TIMEOUT);
+  }
+
+  /** @param timeout the most each call waits for Firestore (an operator's tool waits longer than a function) */
+  public FirestoreGatherings(Firestore db, Duration timeout) {
     this.db = db;
+    this.timeout = timeout;
   }
 
   @Override
@@ -146,14 +155,16 @@ public final class FirestoreGatherings implements Gatherings {
     return state(await(db.collection(COLLECTION).document(id).get(), "read the gathering " + id));
   }
 
-  @SuppressWarnings("unchecked")
   private static State state(DocumentSnapshot doc) {
     Object members = doc.get("members");
     Object refused = doc.get("refused");
     Timestamp notFound = doc.getTimestamp(NOT_FOUND_AT);
+    Map<String, String> reasons = new LinkedHashMap<>();
+    if (refused instanceof Map<?, ?> byId) {
+      byId.forEach((id, reason) -> reasons.put(String.valueOf(id), String.valueOf(reason)));
+    }
     return new State(doc.getString("state"), doc.getString("job"),
-        members instanceof List<?> ids ? List.copyOf((List<String>) ids) : null,
-        refused instanceof Map<?, ?> reasons ? Map.copyOf((Map<String, String>) reasons) : Map.of(),
+        members instanceof List<?> ids ? ids.stream().map(String::valueOf).toList() : null, Map.copyOf(reasons),
         doc.getString("inputFile"), REFERENCED.equals(doc.getString(REQUESTS)),
         notFound == null ? null : Instant.ofEpochSecond(notFound.getSeconds(), notFound.getNanos()));
   }
@@ -233,9 +244,9 @@ public final class FirestoreGatherings implements Gatherings {
     }
   }
 
-  private static <T> T await(Future<T> future, String what) {
+  private <T> T await(Future<T> future, String what) {
     try {
-      return future.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while trying to " + what, e);

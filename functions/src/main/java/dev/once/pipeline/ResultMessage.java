@@ -20,6 +20,8 @@ import java.util.Map;
  * what the analysis effect records as its outcome ({@link #CODEC}: the one place its field names are spelled), so a
  * redelivery can publish it without Gemini.
  *
+ * @param status the {@link DocumentStatus}'s value, kept as written: a status a later version wrote reads back and is
+ *     published again unchanged
  * @param source where the document was (null: a job's failure names no object)
  * @param run the run of the analysis (1; after an operator's deliberate re-run, that run's number, as {@code rerun})
  * @param invoice the headline the model wrote, each text bounded (null: not analysed)
@@ -29,7 +31,7 @@ import java.util.Map;
  * @param job the batch job's name (null: none)
  * @param duplicateOf the earlier document whose bytes this one has (null: none)
  */
-public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where source, int run,
+public record ResultMessage(IdempotencyKey key, String status, Where source, int run,
     Map<String, Object> invoice, List<String> truncated, String reason, String mode, String job,
     IdempotencyKey duplicateOf) {
 
@@ -77,7 +79,7 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
       String job, int run) {
     String mode = job == null ? "sync" : "batch";
     if (!analysis.succeeded()) {
-      return new ResultMessage(documentKey, DocumentStatus.FAILED, Where.of(source), run, null, List.of(),
+      return new ResultMessage(documentKey, DocumentStatus.FAILED.value(), Where.of(source), run, null, List.of(),
           reason(analysis.failure()), mode, job, null);
     }
     Map<String, Object> invoice = new LinkedHashMap<>();
@@ -94,7 +96,8 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
         invoice.put(field, value);
       }
     }
-    return new ResultMessage(documentKey, DocumentStatus.ANALYSED, Where.of(source), run, invoice, truncated, null,
+    return new ResultMessage(documentKey, DocumentStatus.ANALYSED.value(), Where.of(source), run, invoice, truncated,
+        null,
         mode, job, null);
   }
 
@@ -113,7 +116,8 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
    */
   public static ResultMessage duplicate(IdempotencyKey documentKey, DocumentSource source,
       IdempotencyKey original) {
-    return new ResultMessage(documentKey, DocumentStatus.DUPLICATE, Where.of(source), 1, null, List.of(), null, null,
+    return new ResultMessage(documentKey, DocumentStatus.DUPLICATE.value(), Where.of(source), 1, null, List.of(), null,
+        null,
         null, original);
   }
 
@@ -122,16 +126,22 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
   }
 
   public static ResultMessage jobFailed(IdempotencyKey documentKey, String job, String reason, int run) {
-    return new ResultMessage(documentKey, DocumentStatus.FAILED, null, run, null, List.of(), reason(reason), "batch",
+    return new ResultMessage(documentKey, DocumentStatus.FAILED.value(), null, run, null, List.of(), reason(reason),
+        "batch",
         job, null);
   }
 
   private static ResultMessage refusal(IdempotencyKey key, DocumentStatus status, DocumentSource source, String why) {
-    return new ResultMessage(key, status, Where.of(source), 1, null, List.of(), reason(why), null, null, null);
+    return new ResultMessage(key, status.value(), Where.of(source), 1, null, List.of(), reason(why), null, null, null);
   }
 
   private static String reason(String reason) {
     return ForeignText.cut(reason, MAX_REASON_CHARS);
+  }
+
+  /** Whether this result has {@code status}. */
+  public boolean is(DocumentStatus status) {
+    return status.is(this.status);
   }
 
   /** The same result, as run {@code run} of its analysis. */
@@ -156,7 +166,7 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
   private Map<String, Object> fields() {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("key", key.value());
-    fields.put("status", status.value());
+    fields.put("status", status);
     fields.put("analysisId", key.documentId());
     if (source != null) {
       Map<String, Object> where = new LinkedHashMap<>();
@@ -192,8 +202,10 @@ public record ResultMessage(IdempotencyKey key, DocumentStatus status, Where sou
 
   private static ResultMessage decode(Map<String, Object> fields) {
     IdempotencyKey key = IdempotencyKey.of(String.valueOf(fields.get("key")));
-    DocumentStatus status = DocumentStatus.of(fields.get("status")).orElseThrow(
-        () -> new IllegalArgumentException("a result of " + key.logHash() + " has no known status"));
+    String status = text(fields, "status");
+    if (status == null) {
+      throw new IllegalArgumentException("a result of " + key.logHash() + " has no status");
+    }
     Where source = fields.get("source") instanceof Map<?, ?> where
         ? new Where(String.valueOf(where.get("bucket")), String.valueOf(where.get("name")),
             where.get("generation") instanceof Number n ? n.longValue() : 0)

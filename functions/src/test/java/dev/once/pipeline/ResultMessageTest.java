@@ -2,6 +2,7 @@ package dev.once.pipeline;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
@@ -69,10 +70,28 @@ class ResultMessageTest {
   void failedAndRejectedSummaries_sayWhy() {
     ResultMessage failed = ResultMessage.analysed(KEY, SOURCE, new Analysis("m", Map.of(), "blocked", Usage.NONE),
         "batches/1");
-    assertEquals(DocumentStatus.FAILED, failed.status());
+    assertTrue(failed.is(DocumentStatus.FAILED));
     assertEquals("blocked", failed.reason());
-    assertEquals(DocumentStatus.REJECTED, ResultMessage.rejected(KEY, SOURCE, "empty").status());
+    assertTrue(ResultMessage.rejected(KEY, SOURCE, "empty").is(DocumentStatus.REJECTED));
     assertEquals("batch", ResultMessage.jobFailed(KEY, "batches/1", "expired").mode());
     assertEquals(Map.of("idempotency_key", KEY.value()), ResultMessage.attributes(KEY));
+  }
+
+  /**
+   * A result as Firestore hands it back, perhaps written by another version: whole numbers as {@code Long}, a status
+   * this version does not know, no {@code mode}. It reads back, and is published again as it was written.
+   */
+  @Test
+  void aResultWrittenByAnotherVersion_readsBack_andIsPublishedAsItWasWritten() {
+    Map<String, Object> stored = new LinkedHashMap<>();
+    stored.put("key", KEY.value());
+    stored.put("status", "quarantined");
+    stored.put("analysisId", KEY.documentId());
+    stored.put("source", Map.of("bucket", "inbox", "name", "a.pdf", "generation", 3L));
+    stored.put("invoice", Map.of("supplier", "ACME", "total", 120L));
+    stored.put("reason", "held for review");
+    ResultMessage read = ResultMessage.CODEC.decode(stored);
+    assertEquals("quarantined", read.status());
+    assertEquals(stored, ResultMessage.CODEC.encode(read)); // the same fields, so the same bytes published
   }
 }

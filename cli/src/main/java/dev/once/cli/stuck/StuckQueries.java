@@ -49,7 +49,7 @@ final class StuckQueries {
     this.db = target.db();
     this.target = target;
     this.ledger = target.ledger();
-    this.gatherings = new FirestoreGatherings(db);
+    this.gatherings = new FirestoreGatherings(db, Reads.TIMEOUT);
   }
 
   /** One page of claims still held: those whose lease ran out and those retried {@code attempts} times or more. */

@@ -78,7 +78,7 @@ public record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> ma
 
   /** Its documents given up for good, whatever the reason: the operators' given-up count. */
   int givenUp() {
-    return (int) summaries.stream().filter(summary -> summary.status() == DocumentStatus.FAILED).count();
+    return (int) summaries.stream().filter(summary -> summary.is(DocumentStatus.FAILED)).count();
   }
 
   int count(Count count) {

@@ -55,7 +55,7 @@ public record JobCompletion(String job, String state, int chunks, int documents,
       String model = fields.get(ChunkResult.MODEL) == null ? null : String.valueOf(fields.get(ChunkResult.MODEL));
       return new JobCompletion(text(fields.get(JOB)), text(fields.get(STATE)), whole(fields.get(CHUNKS)),
           whole(fields.get(ChunkResult.DOCUMENTS)), whole(fields.get(EventCounts.GIVEN_UP)), matched, counts,
-          model == null ? 0 : whole(fields.get(ChunkResult.COST)), model);
+          model == null ? 0 : fields.get(ChunkResult.COST) instanceof Number n ? n.longValue() : 0, model);
     }
   };
 
