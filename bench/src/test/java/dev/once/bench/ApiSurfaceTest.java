@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ApiSurfaceTest {
   static final int BUDGET = 60;
   static final Set<String> EXPORTED = Set.of("dev.once.budget", "dev.once.config", "dev.once.entry",
-      "dev.once.firestore", "dev.once.guard", "dev.once.http", "dev.once.key", "dev.once.ledger", "dev.once.observe");
+      "dev.once.firestore", "dev.once.guard", "dev.once.http", "dev.once.key", "dev.once.ledger", "dev.once.ledger.spi",
+      "dev.once.observe");
   /** The store (once-firestore): the one place a Google Cloud client's types may be named. */
   static final Set<String> STORE = Set.of("dev.once.firestore", "dev.once.internal.firestore");
   /** The library's modules: once-core, then the store built on it. */

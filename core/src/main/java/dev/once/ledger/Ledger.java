@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * One record per (key, effect), recording who may run the effect, every try at it, and whether it ran: what
- * {@code Once} calls. Its rules are written once, over a store ({@link RecordStore}, the contract a store
+ * {@code Once} calls. Its rules are written once, over a store ({@link dev.once.ledger.spi.RecordStore}, the contract a store
  * implements): {@link Ledgers#over} builds a ledger over any store; {@code FirestoreLedger} is the one to deploy,
  * once-testing's {@code InMemoryLedger} has the same rules in memory (its {@code LedgerContract} runs against any
  * store). Implement this interface only to decorate a ledger ({@link ForwardingLedger}).

@@ -4,6 +4,7 @@ import dev.once.config.Lazy;
 import dev.once.internal.ledger.LedgerStateMachine;
 import dev.once.internal.ledger.RecordLayout;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.spi.RecordStore;
 import java.util.function.Supplier;
 
 /** Ledgers built from a store, lazily, and the record id every store keeps a record under. */

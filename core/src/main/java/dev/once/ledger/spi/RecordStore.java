@@ -1,5 +1,8 @@
-package dev.once.ledger;
+package dev.once.ledger.spi;
 
+import dev.once.ledger.DocumentWrites;
+import dev.once.ledger.RecordFields;
+import dev.once.ledger.SideWrites;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +11,7 @@ import java.util.function.Function;
 
 /**
  * The store contract: all a store implements for the ledger, whose rules are written once above it
- * ({@link Ledgers#over}). Records addressed by id (their fields as {@link RecordFields} names them, times as
+ * ({@link dev.once.ledger.Ledgers#over}). Records addressed by id (their fields as {@link RecordFields} names them, times as
  * {@link Instant}s, {@link DocumentWrites#serverTime()} and {@link DocumentWrites#increment} resolved by the store),
  * documents beside them, and the store's clock. A store only knows how to read, write atomically under a
  * precondition, run a one-record transaction and tell its time: a Redis or Spanner store is these five operations,
