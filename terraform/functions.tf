@@ -2,7 +2,7 @@
 # Entry points, runtime and environment are literal here so the offline check (terraform/check) can compare them
 # with the code: each entry point must be a class of the right kind, every setting the code reads must be set here
 # (or be one of the few local-only ones), and nothing may be set that the code does not read; nor may a function get
-# a setting, a secret or a role beyond what its own code uses (dev.once.functions.Needs, terraform/check PrivilegeCheck).
+# a setting, a secret or a role beyond what its own code uses (dev.once.functions.FunctionNeeds, terraform/check PrivilegeCheck).
 #
 # Who reads what (besides GOOGLE_CLOUD_PROJECT and the ledger settings ONCE_*, which every function reads):
 #   DocumentUploaded   Storage, Gemini (GEMINI_API_KEY, GEMINI_MODEL, ANALYSIS_MODE, GEMINI_WEBHOOK_URL), RESULTS_TOPIC

@@ -42,7 +42,7 @@
 #
 # Firestore has no per-collection IAM: datastore.user on the project is the narrowest role that reads and writes
 # documents (it cannot change indexes, rules or the database), datastore.viewer the narrowest that reads them. Each
-# function gets the one its code needs (dev.once.functions.Needs; terraform/check's PrivilegeCheck compares).
+# function gets the one its code needs (dev.once.functions.FunctionNeeds; terraform/check's PrivilegeCheck compares).
 
 locals {
   functions = {

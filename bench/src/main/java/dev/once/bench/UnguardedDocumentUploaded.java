@@ -6,7 +6,7 @@ import dev.once.gemini.Analysis;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.PipelineSetting;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultMessage;
 import io.cloudevents.CloudEvent;
 import java.util.Map;
@@ -30,7 +30,8 @@ public final class UnguardedDocumentUploaded implements CloudEventsFunction {
     byte[] content = clients.read(document, maxBytes);
     Analysis analysis = clients.analyzer().analyse(content, document.mimeType());
     ResultMessage result = ResultMessage.analysed(key, document, analysis, null);
-    clients.firestore().collection(Records.ANALYSES).document(key.documentId()).set(ResultMessage.CODEC.encode(result))
+    clients.firestore().collection(RecordWrites.ANALYSES).document(key.documentId())
+        .set(ResultMessage.CODEC.encode(result))
         .get(30, TimeUnit.SECONDS);
     clients.publisher().publish(topic, result.json(), Map.of("idempotency_key", key.value()));
   }

@@ -57,7 +57,7 @@ class PackageDirectionTest {
       throws IOException {
     SourceTree.write(tree, "dev/once/gemini/A.java", """
         package dev.once.gemini;
-        import dev.once.pipeline.Records;
+        import dev.once.pipeline.RecordWrites;
         /** Not {@link dev.once.functions.Wiring}. */
         final class A { Object b = dev.once.functions.Wiring.class; }
         """);
@@ -76,13 +76,13 @@ class PackageDirectionTest {
         package dev.once.functions;
         import dev.once.functions.reconcile.ReconcileFlow;
         import dev.once.gemini.Analysis;
-        import dev.once.pipeline.Records;
+        import dev.once.pipeline.RecordWrites;
         final class D {}
         """);
     SourceTree.write(tree, "dev/once/functions/gathering/G.java", """
         package dev.once.functions.gathering;
         import dev.once.functions.Wiring;
-        import dev.once.pipeline.Records;
+        import dev.once.pipeline.RecordWrites;
         final class G { Object d = dev.once.functions.analysis.DocumentFlow.class; }
         """);
     SourceTree.write(tree, "dev/once/functions/reconcile/R.java", """

@@ -2,7 +2,7 @@ package dev.once.cli;
 
 import dev.once.firestore.FirestoreLedger;
 import dev.once.guard.Once;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 
 /**
  * The stored field names the tool queries and counts by. The ledger's are {@link FirestoreLedger}'s record layout
@@ -18,10 +18,10 @@ public final class Fields {
   public static final String UPDATED_AT = "updatedAt";
   public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
 
-  /** Analyses ({@link Records}), and the spending guard's status and time (not written yet by {@link Records}). */
+  /** Analyses ({@link RecordWrites}), and the spending guard's status and time (not written yet by {@link RecordWrites}). */
   public static final String STATUS = "status";
   public static final String DEFERRED_AT = "deferredAt";
-  /** Batch mode: an analysis's place in the queue and its gathering ({@link Records}). */
+  /** Batch mode: an analysis's place in the queue and its gathering ({@link RecordWrites}). */
   public static final String QUEUED_AT = "queuedAt";
   public static final String BATCH = "batch";
   /** Batch mode: a gathering's times, job and size ({@link dev.once.pipeline.Gatherings}). */

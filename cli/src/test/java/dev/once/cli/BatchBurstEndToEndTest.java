@@ -30,7 +30,7 @@ import dev.once.local.stack.Topology;
 import dev.once.pipeline.BatchGauges;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.run.Mode;
 import dev.once.run.RunConfig;
 import dev.once.run.RunLock;
@@ -177,7 +177,7 @@ class BatchBurstEndToEndTest {
   }
 
   private long count(String status) {
-    return read(db.collection(Records.ANALYSES).whereEqualTo("status", status).get()).size();
+    return read(db.collection(RecordWrites.ANALYSES).whereEqualTo("status", status).get()).size();
   }
 
   /** Gatherings sealed whose submission's try is over (its claim released with Gemini's refusal): nothing moves. */
@@ -203,7 +203,8 @@ class BatchBurstEndToEndTest {
   /** Every document the pipeline keeps, with its update time: what a write would change. */
   private Map<String, Object> snapshot() {
     Map<String, Object> all = new TreeMap<>();
-    for (String collection : List.of(Records.ANALYSES, Gatherings.COLLECTION, "idempotency", Records.BILLING)) {
+    for (String collection : List.of(RecordWrites.ANALYSES, Gatherings.COLLECTION, "idempotency",
+        RecordWrites.BILLING)) {
       for (QueryDocumentSnapshot doc : read(db.collection(collection).get())) {
         all.put(collection + "/" + doc.getId(), doc.getUpdateTime());
       }

@@ -31,7 +31,7 @@ import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.run.Mode;
 import dev.once.run.RunConfig;
 import dev.once.run.RunLock;
@@ -264,10 +264,10 @@ class OperatorEndToEndTest {
         .orElse(false), "the re-run's result notified");
 
     assertEquals(calls + 1, stack.gemini().count("generateContent"), "Gemini called exactly once more");
-    List<QueryDocumentSnapshot> bills = db.collection(Records.BILLING)
+    List<QueryDocumentSnapshot> bills = db.collection(RecordWrites.BILLING)
         .whereEqualTo("key", key.value()).get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments();
     assertEquals(2, bills.size(), "both bills kept");
-    assertEquals(1, bills.stream().filter(b -> Long.valueOf(2).equals(b.getLong(Records.RERUN))).count(),
+    assertEquals(1, bills.stream().filter(b -> Long.valueOf(2).equals(b.getLong(RecordWrites.RERUN))).count(),
         "the re-run's bill, of its own");
     List<PubsubMessage> results = pubsub.pull(Topology.subscription(RunConfig.PROJECT,
         Topology.RESULTS_TAP));
@@ -337,7 +337,7 @@ class OperatorEndToEndTest {
     for (String effect : List.of(Effects.ANALYSE, Effects.PUBLISH, Effects.NOTIFY)) {
       records.put(effect, ledger.lookup(key, effect));
     }
-    int bills = db.collection(Records.BILLING).whereEqualTo("key", key.value()).get()
+    int bills = db.collection(RecordWrites.BILLING).whereEqualTo("key", key.value()).get()
         .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).size();
     long notifications = 0;
     for (JsonNode n : JSON.readTree(get(ports.url(Part.NOTIFY) + "/_admin/received"))) {

@@ -33,7 +33,7 @@ import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.PipelineSetting;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.Topics;
 import java.time.InstantSource;
 import java.util.function.Supplier;
@@ -53,7 +53,7 @@ public final class Clients {
   public final Ledger ledger;
   public final Once once;
   final Lazy<PriceTable> prices;
-  public final Lazy<Records> records;
+  public final Lazy<RecordWrites> records;
   public final Lazy<RecordQueries> queries;
   public final Lazy<Gatherings> gatherings;
   public final Lazy<Storage> storage;
@@ -84,7 +84,7 @@ public final class Clients {
     this.once = Once.over(ledger, settings).loggingTo(log);
     this.models = new ModelWatch(log);
     this.prices = Lazy.of(() -> PriceTable.fromSettings(settings));
-    this.records = Lazy.of(() -> new Records(prices.get(), PipelineSettings.recordsRetention(settings),
+    this.records = Lazy.of(() -> new RecordWrites(prices.get(), PipelineSettings.recordsRetention(settings),
         InstantSource.system()));
     this.queries = Lazy.of(() -> new FirestoreRecordQueries(firestore.get()));
     this.gatherings = Lazy.of(() -> new FirestoreGatherings(firestore.get()));

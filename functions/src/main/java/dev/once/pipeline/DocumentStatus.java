@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Where a document stands: the {@code status} of its analysis ({@link Records}) and of the result published for it,
+ * Where a document stands: the {@code status} of its analysis ({@link RecordWrites}) and of the result published for it,
  * stored as {@link #value()}. One type, so a status misspelt in a query or a comparison is a compile error, not a
  * count that silently finds nothing.
  */

@@ -25,7 +25,7 @@ public final class FirestoreBatchGauges implements BatchGauges {
   public Reading read() {
     long queued = count(DocumentStatus.QUEUED);
     long gathered = count(DocumentStatus.GATHERED);
-    QuerySnapshot oldest = FirestoreRecordQueries.await(db.collection(Records.ANALYSES)
+    QuerySnapshot oldest = FirestoreRecordQueries.await(db.collection(RecordWrites.ANALYSES)
         .whereEqualTo("status", DocumentStatus.QUEUED.value()).orderBy("queuedAt").limit(1).get(),
         "the oldest queued document");
     Instant oldestQueuedAt = oldest.isEmpty() ? null : instant(oldest.getDocuments().get(0).getTimestamp("queuedAt"));
@@ -53,8 +53,10 @@ public final class FirestoreBatchGauges implements BatchGauges {
   }
 
   private long count(DocumentStatus status) {
-    return FirestoreRecordQueries.await(db.collection(Records.ANALYSES).whereEqualTo("status", status.value()).count()
-        .get(), "the " + status.value() + " documents").getCount();
+    return FirestoreRecordQueries
+        .await(db.collection(RecordWrites.ANALYSES).whereEqualTo("status", status.value()).count()
+            .get(), "the " + status.value() + " documents")
+        .getCount();
   }
 
   private static Instant instant(Timestamp t) {

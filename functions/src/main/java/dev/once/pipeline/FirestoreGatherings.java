@@ -100,7 +100,7 @@ public final class FirestoreGatherings implements Gatherings {
 
   /** The update that moves a queued document into the gathering, conditional on the update time it was read at. */
   private Future<?> join(String id, RecordQueries.Queued document) {
-    return db.collection(Records.ANALYSES).document(document.documentId()).update(Map.of(
+    return db.collection(RecordWrites.ANALYSES).document(document.documentId()).update(Map.of(
         "status", DocumentStatus.GATHERED.value(), "batch", id, "updatedAt", FieldValue.serverTimestamp()),
         Precondition.updatedAt(document.updateTime()));
   }
@@ -113,7 +113,7 @@ public final class FirestoreGatherings implements Gatherings {
     } catch (IllegalStateException e) {
       // Failed its precondition (taken, or this very write resent after it landed), or failed outright: the document
       // says which.
-      return id.equals(await(db.collection(Records.ANALYSES).document(document.documentId()).get(),
+      return id.equals(await(db.collection(RecordWrites.ANALYSES).document(document.documentId()).get(),
           "read a gathered document").getString("batch"));
     }
   }
@@ -227,7 +227,7 @@ public final class FirestoreGatherings implements Gatherings {
 
   @Override
   public Future<?> markSubmitted(String documentId, String job, Timestamp readAt) {
-    return db.collection(Records.ANALYSES).document(documentId).update(Map.of(
+    return db.collection(RecordWrites.ANALYSES).document(documentId).update(Map.of(
         "status", DocumentStatus.SUBMITTED.value(), "job", job, "updatedAt", FieldValue.serverTimestamp()),
         Precondition.updatedAt(readAt));
   }
@@ -235,8 +235,11 @@ public final class FirestoreGatherings implements Gatherings {
   @Override
   public boolean requeue(String documentId, Timestamp readAt) {
     try {
-      await(db.collection(Records.ANALYSES).document(documentId).update(Map.of("status", DocumentStatus.QUEUED.value(),
-          "batch", FieldValue.delete(), "updatedAt", FieldValue.serverTimestamp()), Precondition.updatedAt(readAt)),
+      await(
+          db.collection(RecordWrites.ANALYSES).document(documentId)
+              .update(Map.of("status", DocumentStatus.QUEUED.value(),
+                  "batch", FieldValue.delete(), "updatedAt", FieldValue.serverTimestamp()),
+                  Precondition.updatedAt(readAt)),
           "put a document back in the queue");
       return true;
     } catch (IllegalStateException e) {

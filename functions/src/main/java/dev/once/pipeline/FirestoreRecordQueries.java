@@ -43,7 +43,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
   @Override
   public Optional<AnalysisState> analysis(String documentId) {
     try {
-      var snapshot = db.collection(Records.ANALYSES).document(documentId).get()
+      var snapshot = db.collection(RecordWrites.ANALYSES).document(documentId).get()
           .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
       String key = snapshot.exists() ? snapshot.getString("key") : null;
       return key == null ? Optional.empty()
@@ -67,7 +67,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
       if (key != null) {
         found.add(new Submitted(IdempotencyKey.of(key), DocumentSource.fromMap(doc.get("source")),
             Reservation.fromMap(doc.get("reservation")), doc.getString("batch"), doc.getUpdateTime(), reruns(doc),
-            instant(doc.getTimestamp("queuedAt")), tries(doc.get(Records.TRIES)), run(doc)));
+            instant(doc.getTimestamp("queuedAt")), tries(doc.get(RecordWrites.TRIES)), run(doc)));
       }
     }
     return found;
@@ -80,14 +80,14 @@ public final class FirestoreRecordQueries implements RecordQueries {
 
   /** The analyses that name {@code job}: the one query both ask, on the one index. */
   private Query ofJob(String job) {
-    return db.collection(Records.ANALYSES).whereEqualTo("job", job);
+    return db.collection(RecordWrites.ANALYSES).whereEqualTo("job", job);
   }
 
   /** A query on the analyses' {@code batch} field. */
   @Override
   public List<Submitted> gatheredIn(String gathering) {
     List<Submitted> found = new ArrayList<>();
-    for (QueryDocumentSnapshot doc : read(db.collection(Records.ANALYSES).whereEqualTo("batch", gathering)
+    for (QueryDocumentSnapshot doc : read(db.collection(RecordWrites.ANALYSES).whereEqualTo("batch", gathering)
         .limit(MAX_DOCUMENTS_PER_JOB), "the documents of the gathering " + gathering)) {
       submitted(doc, gathering).ifPresent(found::add);
     }
@@ -99,7 +99,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
     List<Submitted> found = new ArrayList<>();
     for (int from = 0; from < documentIds.size(); from += READ_BY_ID) {
       DocumentReference[] refs = documentIds.subList(from, Math.min(documentIds.size(), from + READ_BY_ID)).stream()
-          .map(id -> db.collection(Records.ANALYSES).document(id)).toArray(DocumentReference[]::new);
+          .map(id -> db.collection(RecordWrites.ANALYSES).document(id)).toArray(DocumentReference[]::new);
       for (DocumentSnapshot doc : await(db.getAll(refs), "the analyses of " + job)) {
         String status = doc.getString("status");
         boolean gathered = gathering != null && gathering.equals(doc.getString("batch"))
@@ -121,17 +121,17 @@ public final class FirestoreRecordQueries implements RecordQueries {
     }
     return Optional.of(new Submitted(IdempotencyKey.of(key), source, Reservation.fromMap(doc.get("reservation")),
         gathering, doc.getUpdateTime(), reruns(doc), instant(doc.getTimestamp("queuedAt")),
-        tries(doc.get(Records.TRIES)), run(doc)));
+        tries(doc.get(RecordWrites.TRIES)), run(doc)));
   }
 
   /** Which run of its analysis the document is in: 1, or the {@code rerun} its analysis says. */
   private static int run(DocumentSnapshot doc) {
-    Long run = doc.getLong(Records.RERUN);
+    Long run = doc.getLong(RecordWrites.RERUN);
     return run == null ? 1 : run.intValue();
   }
 
   private static int reruns(DocumentSnapshot doc) {
-    Long reruns = doc.getLong(Records.RERUNS);
+    Long reruns = doc.getLong(RecordWrites.RERUNS);
     return reruns == null ? 0 : reruns.intValue();
   }
 
@@ -155,13 +155,13 @@ public final class FirestoreRecordQueries implements RecordQueries {
   @Override
   public List<Queued> queued(int limit) {
     List<Queued> found = new ArrayList<>();
-    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value())
+    Query oldestFirst = db.collection(RecordWrites.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value())
         .orderBy("queuedAt").limit(limit);
     for (QueryDocumentSnapshot doc : read(oldestFirst, "the queued documents")) {
       Instant queuedAt = instant(doc.getTimestamp("queuedAt"));
       Long size = doc.getLong("size");
       if (queuedAt != null && size != null) {
-        Long jobLimit = doc.getLong(Records.JOB_LIMIT);
+        Long jobLimit = doc.getLong(RecordWrites.JOB_LIMIT);
         found.add(new Queued(doc.getId(), size, queuedAt, jobLimit == null ? 0 : jobLimit.intValue(), reruns(doc),
             doc.getUpdateTime()));
       }
@@ -173,7 +173,8 @@ public final class FirestoreRecordQueries implements RecordQueries {
   @Override
   public long queuedCount(int limit) {
     try {
-      return db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value()).limit(limit).count()
+      return db.collection(RecordWrites.ANALYSES).whereEqualTo("status", DocumentStatus.QUEUED.value()).limit(limit)
+          .count()
           .get()
           .get(QUERY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).getCount();
     } catch (InterruptedException e) {
@@ -196,7 +197,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
 
   /** Up to {@code limit} analyses of this status, in document-id order from {@code startAtId}, wrapping around. */
   private List<QueryDocumentSnapshot> scan(DocumentStatus status, int limit, String startAtId, String what) {
-    Query withStatus = db.collection(Records.ANALYSES).whereEqualTo("status", status.value())
+    Query withStatus = db.collection(RecordWrites.ANALYSES).whereEqualTo("status", status.value())
         .orderBy(FieldPath.documentId());
     List<QueryDocumentSnapshot> found = new ArrayList<>(read(withStatus.startAt(startAtId).limit(limit), what)
         .getDocuments());
@@ -213,7 +214,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
   @Override
   public List<Deferred> deferred(int limit) {
     List<Deferred> found = new ArrayList<>();
-    Query oldestFirst = db.collection(Records.ANALYSES).whereEqualTo("status", DocumentStatus.DEFERRED.value())
+    Query oldestFirst = db.collection(RecordWrites.ANALYSES).whereEqualTo("status", DocumentStatus.DEFERRED.value())
         .orderBy("deferredAt").limit(limit);
     for (QueryDocumentSnapshot doc : read(oldestFirst, "the deferred documents")) {
       String key = doc.getString("key");
@@ -268,7 +269,7 @@ public final class FirestoreRecordQueries implements RecordQueries {
     }
   }
 
-  /** The tries an analysis lists ({@link Records#requeuedAfterUnusedAnswer}), oldest first, each as a line of a give-up's reason. */
+  /** The tries an analysis lists ({@link RecordWrites#requeuedAfterUnusedAnswer}), oldest first, each as a line of a give-up's reason. */
   private static List<String> tries(Object stored) {
     if (!(stored instanceof Map<?, ?> slots)) {
       return List.of();

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What the pipeline reads back of its own documents ({@link Records}): every query it runs, bounded. Firestore answers
+ * What the pipeline reads back of its own documents ({@link RecordWrites}): every query it runs, bounded. Firestore answers
  * them in {@link FirestoreRecordQueries}; the flows' unit tests give a mock.
  */
 public interface RecordQueries {

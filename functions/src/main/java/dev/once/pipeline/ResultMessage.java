@@ -176,7 +176,7 @@ public record ResultMessage(IdempotencyKey key, String status, Where source, int
       fields.put("source", where);
     }
     if (run > 1) {
-      fields.put(Records.RERUN, (long) run);
+      fields.put(RecordWrites.RERUN, (long) run);
     }
     if (invoice != null) {
       fields.put("invoice", invoice);
@@ -210,7 +210,7 @@ public record ResultMessage(IdempotencyKey key, String status, Where source, int
         ? new Where(String.valueOf(where.get("bucket")), String.valueOf(where.get("name")),
             where.get("generation") instanceof Number n ? n.longValue() : 0)
         : null;
-    int run = fields.get(Records.RERUN) instanceof Number n ? Math.max(1, n.intValue()) : 1;
+    int run = fields.get(RecordWrites.RERUN) instanceof Number n ? Math.max(1, n.intValue()) : 1;
     Map<String, Object> invoice = null;
     if (fields.get("invoice") instanceof Map<?, ?> headline) {
       invoice = new LinkedHashMap<>();

@@ -32,7 +32,7 @@ import dev.once.pipeline.FirestoreRecordQueries;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -85,7 +85,7 @@ class BatchLostDocumentTest {
       jobs.add(requests.stream().map(request -> request.documentKey().value()).toList());
       return BatchJob.builder().name("batches/job-" + jobs.size()).build();
     });
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> new FirestoreRecordQueries(db), () -> records,
         () -> reader, () -> batchJobs,
         new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
@@ -96,9 +96,11 @@ class BatchLostDocumentTest {
   private static IdempotencyKey queued(String name) throws Exception {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + name + "#1");
     DocumentSource source = new DocumentSource("inbox", name, 1, "application/pdf", PDF.length, null, null);
-    db.collection(Records.ANALYSES).document(key.documentId()).set(Map.of("key", key.value(), "status", QUEUED.value(),
-        "mode", "batch", "source", source.toMap(), "size", (long) PDF.length,
-        "queuedAt", FieldValue.serverTimestamp(), "updatedAt", FieldValue.serverTimestamp())).get();
+    db.collection(RecordWrites.ANALYSES).document(key.documentId())
+        .set(Map.of("key", key.value(), "status", QUEUED.value(),
+            "mode", "batch", "source", source.toMap(), "size", (long) PDF.length,
+            "queuedAt", FieldValue.serverTimestamp(), "updatedAt", FieldValue.serverTimestamp()))
+        .get();
     return key;
   }
 
@@ -114,7 +116,7 @@ class BatchLostDocumentTest {
   }
 
   private static DocumentSnapshot analysis(IdempotencyKey key) throws Exception {
-    return db.collection(Records.ANALYSES).document(key.documentId()).get().get();
+    return db.collection(RecordWrites.ANALYSES).document(key.documentId()).get().get();
   }
 
   @Test

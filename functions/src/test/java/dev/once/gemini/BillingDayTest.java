@@ -6,7 +6,7 @@ import com.google.genai.Client;
 import dev.once.local.gemini.GeminiStandIn;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.observe.Log;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.testing.ManualClock;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -39,7 +39,7 @@ class BillingDayTest {
     ManualClock clock = new ManualClock(Instant.parse("2026-12-31T20:00:00Z"));
     InvoiceAnalyzer analyzer = new InvoiceAnalyzer(client, "gemini-3.8-flash", quiet, clock);
     // Records price at the analysis's own time: this clock stands still elsewhere, to show it is not the one used.
-    Records records = new Records(PriceTable.builtIn(), Optional.empty(), new ManualClock(Instant.EPOCH));
+    RecordWrites records = new RecordWrites(PriceTable.builtIn(), Optional.empty(), new ManualClock(Instant.EPOCH));
     byte[] invoice = InvoicePdf.of("NY-1");
 
     Analysis eve = analyzer.analyse(invoice, "application/pdf");

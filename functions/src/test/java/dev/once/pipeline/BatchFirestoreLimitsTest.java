@@ -88,7 +88,7 @@ class BatchFirestoreLimitsTest {
   void theWorstChunkOfACompletion_isOneCommitFirestoreTakes() {
     Once once = new Once(new FirestoreLedger(db,
         LedgerOptions.defaults()));
-    Records records = new Records(PriceTable.builtIn());
+    RecordWrites records = new RecordWrites(PriceTable.builtIn());
     Map<String, Object> hostile = new LinkedHashMap<>();
     for (String field : List.of("supplier", "invoiceNumber", "issueDate", "dueDate", "currency")) {
       hostile.put(field, "€".repeat(20_000));

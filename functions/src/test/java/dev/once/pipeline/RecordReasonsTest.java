@@ -11,13 +11,13 @@ class RecordReasonsTest {
   @Test
   void aLongReason_isCutAtTheBound_neverBetweenTheHalvesOfACharacter() {
     // The first half of a pair where the cut falls (index MAX_TEXT_CHARS - 1).
-    String reason = "x".repeat(Records.MAX_TEXT_CHARS - 1) + "\uD83D\uDE00".repeat(50);
+    String reason = "x".repeat(RecordWrites.MAX_TEXT_CHARS - 1) + "\uD83D\uDE00".repeat(50);
 
-    String kept = Records.bounded(reason);
+    String kept = RecordWrites.bounded(reason);
 
-    assertEquals("x".repeat(Records.MAX_TEXT_CHARS - 1) + "…", kept);
+    assertEquals("x".repeat(RecordWrites.MAX_TEXT_CHARS - 1) + "…", kept);
     assertTrue(kept.codePoints().noneMatch(c -> Character.isSurrogate((char) c)), "no half character");
-    assertEquals("\uD83D\uDE00 short", Records.bounded("\uD83D\uDE00 short"), "a short reason is kept whole");
-    assertNull(Records.bounded(null));
+    assertEquals("\uD83D\uDE00 short", RecordWrites.bounded("\uD83D\uDE00 short"), "a short reason is kept whole");
+    assertNull(RecordWrites.bounded(null));
   }
 }

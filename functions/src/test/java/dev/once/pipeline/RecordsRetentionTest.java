@@ -32,18 +32,22 @@ class RecordsRetentionTest {
   @Test
   void analysesAndBills_carryExpireAt_onlyWithARetention() {
     InMemoryLedger kept = new InMemoryLedger();
-    kept.commit(new Records(prices).analysed(KEY, SOURCE, ANALYSED, null));
-    assertFalse(kept.document(Records.ANALYSES, KEY.documentId()).orElseThrow().containsKey(Records.EXPIRE_AT));
-    assertFalse(kept.document(Records.BILLING, KEY.documentId()).orElseThrow().containsKey(Records.EXPIRE_AT));
+    kept.commit(new RecordWrites(prices).analysed(KEY, SOURCE, ANALYSED, null));
+    assertFalse(
+        kept.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow().containsKey(RecordWrites.EXPIRE_AT));
+    assertFalse(
+        kept.document(RecordWrites.BILLING, KEY.documentId()).orElseThrow().containsKey(RecordWrites.EXPIRE_AT));
 
     InMemoryLedger expiring = new InMemoryLedger();
-    Records records = new Records(prices, Optional.of(Duration.ofDays(90)), InstantSource.fixed(NOW));
+    RecordWrites records = new RecordWrites(prices, Optional.of(Duration.ofDays(90)), InstantSource.fixed(NOW));
     expiring.commit(records.analysed(KEY, SOURCE, ANALYSED, null));
     Instant expected = NOW.plus(Duration.ofDays(90));
-    assertEquals(expected, expiring.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get(Records.EXPIRE_AT));
-    assertEquals(expected, expiring.document(Records.BILLING, KEY.documentId()).orElseThrow().get(Records.EXPIRE_AT));
+    assertEquals(expected,
+        expiring.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow().get(RecordWrites.EXPIRE_AT));
+    assertEquals(expected,
+        expiring.document(RecordWrites.BILLING, KEY.documentId()).orElseThrow().get(RecordWrites.EXPIRE_AT));
     expiring.commit(records.rejected(IdempotencyKey.of("gcs:inbox/b.txt#1"), SOURCE, "type"));
-    assertEquals(expected, expiring.document(Records.ANALYSES, IdempotencyKey.of("gcs:inbox/b.txt#1").documentId())
-        .orElseThrow().get(Records.EXPIRE_AT));
+    assertEquals(expected, expiring.document(RecordWrites.ANALYSES, IdempotencyKey.of("gcs:inbox/b.txt#1").documentId())
+        .orElseThrow().get(RecordWrites.EXPIRE_AT));
   }
 }

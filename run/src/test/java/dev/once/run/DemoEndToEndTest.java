@@ -19,7 +19,7 @@ import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.run.demo.Demo;
 import dev.once.run.demo.DemoReport;
 import java.nio.file.Path;
@@ -90,8 +90,8 @@ class DemoEndToEndTest {
     int billed = 0;
     for (Blob blob : uploads) {
       String key = "gcs:" + blob.getBucket() + "/" + blob.getName() + "#" + blob.getGeneration();
-      List<QueryDocumentSnapshot> analyses = byKey(Records.ANALYSES, key);
-      List<QueryDocumentSnapshot> bills = byKey(Records.BILLING, key);
+      List<QueryDocumentSnapshot> analyses = byKey(RecordWrites.ANALYSES, key);
+      List<QueryDocumentSnapshot> bills = byKey(RecordWrites.BILLING, key);
       assertEquals(1, analyses.size(), "one analysis for " + key);
       String status = analyses.get(0).getString("status");
       assertTrue(FINAL.contains(status), key + " ended " + status);

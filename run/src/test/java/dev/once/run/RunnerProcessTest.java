@@ -19,7 +19,7 @@ import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
 import dev.once.local.storage.GcloudStorage;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -186,7 +186,7 @@ class RunnerProcessTest {
 
   private static List<QueryDocumentSnapshot> analyses(Firestore db, String key) {
     try {
-      return db.collection(Records.ANALYSES).whereEqualTo("key", key).get()
+      return db.collection(RecordWrites.ANALYSES).whereEqualTo("key", key).get()
           .get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS)
           .getDocuments();
     } catch (Exception e) {

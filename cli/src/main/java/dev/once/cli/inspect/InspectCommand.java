@@ -10,7 +10,7 @@ import dev.once.ledger.Call;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,7 +171,7 @@ public final class InspectCommand implements Callable<Integer> {
     }
 
     private void printAnalysis(DocumentSnapshot analysis) {
-      out.println("analysis  " + Records.ANALYSES + "/" + analysis.getId());
+      out.println("analysis  " + RecordWrites.ANALYSES + "/" + analysis.getId());
       out.println("  status " + Values.text(analysis.get("status")) + ", mode " + Values.text(analysis.get("mode"))
           + ", model " + Values.text(analysis.get("model")) + asked(analysis) + ", job "
           + Values.text(analysis.get("job"))
@@ -195,15 +195,16 @@ public final class InspectCommand implements Callable<Integer> {
         out.println("billing   none");
       }
       for (QueryDocumentSnapshot bill : bills) {
-        out.println("billing   " + Records.BILLING + "/" + bill.getId());
+        out.println("billing   " + RecordWrites.BILLING + "/" + bill.getId());
         out.println("  model " + Values.text(bill.get("model")) + asked(bill) + ", tokens "
             + Values.text(bill.get("totalTokens"))
             + " (" + Values.text(bill.get("promptTokens")) + " in, " + Values.text(bill.get("outputTokens")) + " out)"
             + ", cost " + Values.text(bill.get("costMicroUsd")) + " µUSD" + (Boolean.TRUE.equals(bill.get("batch"))
                 ? " (batch price)" : "")
             + ", billed " + Values.text(bill.get("billedAt"))
-            + (bill.get(Records.RERUN) == null ? "" : ", run " + Values.text(bill.get(Records.RERUN)) + " (invalidated"
-                + " on purpose)"));
+            + (bill.get(RecordWrites.RERUN) == null ? ""
+                : ", run " + Values.text(bill.get(RecordWrites.RERUN)) + " (invalidated"
+                    + " on purpose)"));
       }
     }
 
@@ -252,8 +253,9 @@ public final class InspectCommand implements Callable<Integer> {
      * run", not a bill doubled; two bills of one run are.
      */
     private static String verdict(List<QueryDocumentSnapshot> bills, int runs) {
-      long distinctRuns = bills.stream().map(b -> b.get(Records.RERUN) == null ? 1L : ((Number) b.get(Records.RERUN))
-          .longValue()).distinct().count();
+      long distinctRuns =
+          bills.stream().map(b -> b.get(RecordWrites.RERUN) == null ? 1L : ((Number) b.get(RecordWrites.RERUN))
+              .longValue()).distinct().count();
       if (bills.size() > 1 && distinctRuns == bills.size() && bills.size() <= runs) {
         return "billed once per run (" + bills.size() + " runs, " + (bills.size() - 1) + " on purpose: once"
             + " invalidate)";

@@ -10,7 +10,7 @@ import dev.once.firestore.FirestoreLedger;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +45,7 @@ public final class KeyRecords {
    */
   public List<IdempotencyKey> byLogHash(String hash) {
     List<IdempotencyKey> keys = new ArrayList<>();
-    for (QueryDocumentSnapshot analysis : Reads.await(db.collection(Records.ANALYSES)
+    for (QueryDocumentSnapshot analysis : Reads.await(db.collection(RecordWrites.ANALYSES)
         .whereGreaterThanOrEqualTo(FieldPath.documentId(), hash).whereLessThan(FieldPath.documentId(), hash + "g")
         .limit(10).get(), "the analyses of key hash " + hash).getDocuments()) {
       String key = analysis.getString("key");
@@ -58,20 +58,20 @@ public final class KeyRecords {
 
   /** {@code analyses/{id}} of a document key. */
   public Optional<DocumentSnapshot> analysis(IdempotencyKey key) {
-    DocumentSnapshot snapshot = Reads.await(db.collection(Records.ANALYSES).document(key.documentId()).get(),
-        Records.ANALYSES + "/" + key.documentId());
+    DocumentSnapshot snapshot = Reads.await(db.collection(RecordWrites.ANALYSES).document(key.documentId()).get(),
+        RecordWrites.ANALYSES + "/" + key.documentId());
     return snapshot.exists() ? Optional.of(snapshot) : Optional.empty();
   }
 
   /** By the {@code key} field, not the id: a second entry under another id would show up too. */
   public List<QueryDocumentSnapshot> billing(IdempotencyKey key) {
-    return new ArrayList<>(Reads.await(db.collection(Records.BILLING).whereEqualTo("key", key.value()).get(),
-        Records.BILLING + " of " + key).getDocuments());
+    return new ArrayList<>(Reads.await(db.collection(RecordWrites.BILLING).whereEqualTo("key", key.value()).get(),
+        RecordWrites.BILLING + " of " + key).getDocuments());
   }
 
   /** The analyses of a batch job's documents (up to 100). */
   public List<QueryDocumentSnapshot> jobDocuments(String job) {
-    return new ArrayList<>(Reads.await(db.collection(Records.ANALYSES).whereEqualTo("job", job).limit(100).get(),
+    return new ArrayList<>(Reads.await(db.collection(RecordWrites.ANALYSES).whereEqualTo("job", job).limit(100).get(),
         "the analyses of " + job).getDocuments());
   }
 }

@@ -14,7 +14,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -179,8 +179,9 @@ public final class InvalidateCommand implements Callable<Integer> {
    * rides with it through its next job, billed apart and published under KEY/rerun-N.
    */
   private static Optional<String> notRerunnable(Context.Target target, IdempotencyKey documentKey, String effect) {
-    DocumentSnapshot analysis = Reads.await(target.db().collection(Records.ANALYSES).document(documentKey.documentId())
-        .get(), "the analysis of " + documentKey);
+    DocumentSnapshot analysis =
+        Reads.await(target.db().collection(RecordWrites.ANALYSES).document(documentKey.documentId())
+            .get(), "the analysis of " + documentKey);
     if (!analysis.exists()) {
       return Optional.empty();
     }

@@ -16,7 +16,7 @@ import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.HttpsOnly;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.Topics;
 import dev.once.wire.eventarc.CloudEvent;
 import java.io.PrintWriter;
@@ -171,7 +171,7 @@ public final class RedriveCommand implements Callable<Integer> {
     if (status.isEmpty() || read.ledger(key).containsKey(Effects.ANALYSE)) {
       return Optional.empty();
     }
-    return Optional.of(location + " is " + status.get() + " (" + Records.ANALYSES + "/" + key.documentId()
+    return Optional.of(location + " is " + status.get() + " (" + RecordWrites.ANALYSES + "/" + key.documentId()
         + ") but its ledger record has expired (ONCE_RETENTION_DAYS): a re-drive would analyse, bill, publish and"
         + " notify it again; --force to do that anyway");
   }

@@ -16,7 +16,7 @@ import dev.once.ledger.RecordState;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -95,7 +95,7 @@ final class LedgerCounts {
   }
 
   private static Counts withDeferred(Firestore db, Counts counts, Instant cutoff) {
-    long deferred = Reads.await(db.collection(Records.ANALYSES)
+    long deferred = Reads.await(db.collection(RecordWrites.ANALYSES)
         .whereEqualTo(Fields.STATUS, DocumentStatus.DEFERRED.value())
         .whereGreaterThanOrEqualTo(Fields.DEFERRED_AT, timestamp(cutoff)).count().get(), "the deferred documents")
         .getCount();

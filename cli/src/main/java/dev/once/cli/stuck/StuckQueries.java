@@ -17,7 +17,7 @@ import dev.once.ledger.RecordState;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.FirestoreGatherings;
 import dev.once.pipeline.Gatherings;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +83,7 @@ final class StuckQueries {
   }
 
   Documents submittedBefore(Instant cutoff, Cursor after, int limit) {
-    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.SUBMITTED.value())
+    Query old = db.collection(RecordWrites.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.SUBMITTED.value())
         .whereLessThan(Fields.UPDATED_AT, timestamp(cutoff)).orderBy(Fields.UPDATED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents still submitted");
@@ -91,7 +91,7 @@ final class StuckQueries {
   }
 
   Documents queuedBefore(Instant cutoff, Cursor after, int limit) {
-    Query old = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.QUEUED.value())
+    Query old = db.collection(RecordWrites.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.QUEUED.value())
         .whereLessThan(Fields.QUEUED_AT, timestamp(cutoff)).orderBy(Fields.QUEUED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? old : old.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the documents queued");
@@ -126,7 +126,7 @@ final class StuckQueries {
 
   /** How many documents a gathering holds (assigned to it), counted: its members are not read. */
   long gatheredInto(String gathering) {
-    return Reads.await(db.collection(Records.ANALYSES).whereEqualTo(Fields.BATCH, gathering).count().get(),
+    return Reads.await(db.collection(RecordWrites.ANALYSES).whereEqualTo(Fields.BATCH, gathering).count().get(),
         "the documents of gathering " + gathering).getCount();
   }
 
@@ -136,7 +136,7 @@ final class StuckQueries {
   }
 
   Documents deferred(Cursor after, int limit) {
-    Query deferred = db.collection(Records.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.DEFERRED.value())
+    Query deferred = db.collection(RecordWrites.ANALYSES).whereEqualTo(Fields.STATUS, DocumentStatus.DEFERRED.value())
         .orderBy(Fields.DEFERRED_AT).orderBy(FieldPath.documentId());
     Query page = after == null ? deferred : deferred.startAfter(timestamp(after.orderedAt()), after.id());
     QuerySnapshot snapshot = Reads.await(page.limit(limit).get(), "the deferred documents");

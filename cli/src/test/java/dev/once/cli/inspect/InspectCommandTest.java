@@ -15,7 +15,7 @@ import dev.once.ledger.ClaimResult;
 import dev.once.ledger.SideWrites;
 import dev.once.local.emulator.FreePort;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,10 +44,11 @@ class InspectCommandTest {
     done(key, Effects.ANALYSE, Map.of("mode", "sync"));
     done(key, Effects.PUBLISH, Map.of("messageId", "1"));
     done(key, Effects.NOTIFY, Map.of("status", 200));
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "analysed",
+    CliFirestore.put(RecordWrites.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "analysed",
         "mode", "sync", "model", "gemini-3.5-flash-lite"));
-    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
-        "totalTokens", 400, "costMicroUsd", 322));
+    CliFirestore.put(RecordWrites.BILLING, key.documentId(),
+        Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
+            "totalTokens", 400, "costMicroUsd", 322));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", "gs://inbox/invoice.pdf#1796008827123000");
 
@@ -66,7 +67,7 @@ class InspectCommandTest {
     IdempotencyKey other = IdempotencyKey.of("gcs:inbox/John Doe.pdf#1796008827123000");
     for (IdempotencyKey k : List.of(key, other)) {
       done(k, Effects.ANALYSE, Map.of("mode", "sync"));
-      CliFirestore.put(Records.ANALYSES, k.documentId(),
+      CliFirestore.put(RecordWrites.ANALYSES, k.documentId(),
           Map.of("key", k.value(), "status", "analysed", "mode", "sync"));
     }
 
@@ -92,8 +93,9 @@ class InspectCommandTest {
         SideWrites.NONE);
     ledger.release(claim(key, Effects.ANALYSE), "SocketTimeoutException: Read timed out", true, SideWrites.NONE);
     done(key, Effects.ANALYSE, Map.of("mode", "sync"));
-    CliFirestore.put(Records.BILLING, key.documentId(), Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
-        "totalTokens", 400, "costMicroUsd", 322));
+    CliFirestore.put(RecordWrites.BILLING, key.documentId(),
+        Map.of("key", key.value(), "model", "gemini-3.5-flash-lite",
+            "totalTokens", 400, "costMicroUsd", 322));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());
 
@@ -118,7 +120,7 @@ class InspectCommandTest {
     claim(key, Effects.ANALYSE); // taken over: a live lease, attempt 2, the last error kept
     // Fixed ids make a second bill impossible for the pipeline; inspect must still show one if it is there.
     for (String id : List.of(key.documentId(), "a-second-writer")) {
-      CliFirestore.put(Records.BILLING, id, Map.of("key", key.value(), "model", "m", "totalTokens", 1));
+      CliFirestore.put(RecordWrites.BILLING, id, Map.of("key", key.value(), "model", "m", "totalTokens", 1));
     }
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect", key.value());
@@ -136,9 +138,9 @@ class InspectCommandTest {
     IdempotencyKey jobKey = GeminiCompletionKeys.ofName(job);
     done(jobKey, Effects.COMPLETE, Map.of("documents", 1));
     IdempotencyKey document = IdempotencyKey.of("gcs:inbox/batch.pdf#3");
-    CliFirestore.put(Records.ANALYSES, document.documentId(), Map.of("key", document.value(), "status", "analysed",
+    CliFirestore.put(RecordWrites.ANALYSES, document.documentId(), Map.of("key", document.value(), "status", "analysed",
         "mode", "batch", "job", job));
-    CliFirestore.put(Records.BILLING, document.documentId(), Map.of("key", document.value(), "batch", true));
+    CliFirestore.put(RecordWrites.BILLING, document.documentId(), Map.of("key", document.value(), "batch", true));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "inspect",
         " https://generativelanguage.googleapis.com/v1beta/" + job + "/ ");

@@ -18,7 +18,7 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +45,7 @@ class InvalidateCommandTest {
   private void analysedAndPublished(IdempotencyKey key, Map<String, Object> analysis) {
     ledger.complete(claim(key, Effects.ANALYSE), Map.of("status", "analysed"), SideWrites.NONE);
     ledger.complete(claim(key, Effects.PUBLISH), Map.of("messageId", "1"), SideWrites.NONE);
-    CliFirestore.put(Records.ANALYSES, key.documentId(), analysis);
+    CliFirestore.put(RecordWrites.ANALYSES, key.documentId(), analysis);
   }
 
   private LedgerRecord record(IdempotencyKey key, String effect) {

@@ -27,7 +27,7 @@ import dev.once.local.http.Receiver;
 import dev.once.local.storage.StorageStandIn;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.wire.eventarc.CloudEvent;
 import dev.once.wire.storage.ObjectFinalized;
 import java.net.URI;
@@ -114,7 +114,7 @@ class RedriveCommandTest {
   @Test
   void aFinishedDocumentWhoseLedgerRecordExpired_isRefused_unlessForced() {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/" + invoice.getName() + "#" + invoice.getGeneration());
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", ANALYSED.value(),
+    CliFirestore.put(RecordWrites.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", ANALYSED.value(),
         "mode", "sync"));
 
     OnceRunner.Result refused =
@@ -139,7 +139,7 @@ class RedriveCommandTest {
     FirestoreLedger ledger = CliFirestore.ledger();
     ledger.complete(((ClaimResult.Acquired) ledger.claim(key, Effects.ANALYSE, "fp")).claim(), Map.of("mode", "sync"),
         SideWrites.NONE);
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", REJECTED.value()));
+    CliFirestore.put(RecordWrites.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", REJECTED.value()));
 
     OnceRunner.Result result =
         OnceRunner.run(env(), "--yes", "redrive", object(), "--to", function.url("/").toString());

@@ -20,7 +20,7 @@ import dev.once.observe.Log;
 import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.run.RunLock;
 import dev.once.run.StackInfo;
 import java.io.ByteArrayOutputStream;
@@ -66,11 +66,12 @@ class StatsCommandTest {
     CliFirestore.put("idempotency", "old-record", Map.of("key", "gcs:inbox/old.pdf#1", "effect", Effects.ANALYSE,
         "state", "DONE", "updatedAt", CliFirestore.ago(3 * 3600)));
     for (int i = 0; i < 2; i++) {
-      CliFirestore.put(Records.ANALYSES, "deferred-" + i, Map.of("key", "gcs:inbox/d" + i + ".pdf#1",
+      CliFirestore.put(RecordWrites.ANALYSES, "deferred-" + i, Map.of("key", "gcs:inbox/d" + i + ".pdf#1",
           "status", "deferred", "deferredAt", CliFirestore.ago(60)));
     }
-    CliFirestore.put(Records.ANALYSES, "deferred-long-ago", Map.of("key", "gcs:inbox/e.pdf#1", "status", "deferred",
-        "deferredAt", CliFirestore.ago(3 * 3600)));
+    CliFirestore.put(RecordWrites.ANALYSES, "deferred-long-ago",
+        Map.of("key", "gcs:inbox/e.pdf#1", "status", "deferred",
+            "deferredAt", CliFirestore.ago(3 * 3600)));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");
 
@@ -95,10 +96,11 @@ class StatsCommandTest {
   void fromTheLedger_theBatchQueueAndTheJobsByStateAreCounted() {
     ledger.complete(claim("gcs:inbox/q.pdf#1", Effects.ANALYSE), Map.of(), SideWrites.NONE);
     for (int i = 0; i < 3; i++) {
-      CliFirestore.put(Records.ANALYSES, "queued-" + i, Map.of("key", "gcs:inbox/q" + i + ".pdf#1", "status", "queued",
-          "queuedAt", CliFirestore.ago(600 + i)));
+      CliFirestore.put(RecordWrites.ANALYSES, "queued-" + i,
+          Map.of("key", "gcs:inbox/q" + i + ".pdf#1", "status", "queued",
+              "queuedAt", CliFirestore.ago(600 + i)));
     }
-    CliFirestore.put(Records.ANALYSES, "gathered-0", Map.of("key", "gcs:inbox/g.pdf#1", "status", "gathered"));
+    CliFirestore.put(RecordWrites.ANALYSES, "gathered-0", Map.of("key", "gcs:inbox/g.pdf#1", "status", "gathered"));
     CliFirestore.put(Gatherings.COLLECTION, "open", Map.of("state", "open", "inFlight", true,
         "openedAt", CliFirestore.ago(5)));
     CliFirestore.put(Gatherings.COLLECTION, "sealed", Map.of("state", "open", "inFlight", true,
@@ -144,7 +146,7 @@ class StatsCommandTest {
     IdempotencyKey key = IdempotencyKey.of("gcs:inbox/big.pdf#1");
     ledger.release(claim(key.value(), Effects.ANALYSE), Once.DEFERRED + "the day's budget is spent",
         false, SideWrites.NONE);
-    CliFirestore.put(Records.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "deferred",
+    CliFirestore.put(RecordWrites.ANALYSES, key.documentId(), Map.of("key", key.value(), "status", "deferred",
         "deferredAt", CliFirestore.ago(60)));
 
     OnceRunner.Result result = OnceRunner.run(CliFirestore.env(), "stats", "--since", "1h");

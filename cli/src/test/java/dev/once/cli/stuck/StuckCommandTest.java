@@ -18,7 +18,7 @@ import dev.once.ledger.ClaimResult;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -53,7 +53,7 @@ class StuckCommandTest {
     Map<String, Object> fields = new HashMap<>(more);
     fields.put("key", key);
     fields.put("status", status);
-    CliFirestore.put(Records.ANALYSES, IdempotencyKey.of(key).documentId(), fields);
+    CliFirestore.put(RecordWrites.ANALYSES, IdempotencyKey.of(key).documentId(), fields);
   }
 
   @Test

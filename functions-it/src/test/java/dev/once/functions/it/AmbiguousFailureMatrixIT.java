@@ -17,7 +17,7 @@ import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
 import dev.once.pipeline.MessagePublisher;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -257,7 +257,7 @@ class AmbiguousFailureMatrixIT {
     assertOutcomes(tally, sync, "failed", 0);
     for (String key : keys) {
       assertEquals(Collections.nCopies(MAX_TRIES, "failed"), sync.outcomes(key, "analyse"), key);
-      String reason = sync.withKeys(Records.ANALYSES, List.of(key)).get(0).getString("reason");
+      String reason = sync.withKeys(RecordWrites.ANALYSES, List.of(key)).get(0).getString("reason");
       assertTrue(reason.startsWith("gave up after 5 tries that may have run"), reason);
     }
   }
@@ -660,7 +660,7 @@ class AmbiguousFailureMatrixIT {
     for (MatrixTally.Document document : tally.documents()) {
       assertEquals(1, document.jobs(), "one batch job for " + document.key());
     }
-    Map<String, Long> perJob = batch.withKeys(Records.ANALYSES, tally.documents().stream()
+    Map<String, Long> perJob = batch.withKeys(RecordWrites.ANALYSES, tally.documents().stream()
         .map(MatrixTally.Document::key).toList()).stream()
         .collect(Collectors.groupingBy(a -> a.getString("job"), Collectors.counting()));
     assertEquals(Collections.nCopies(JOBS, (long) JOB_DOCUMENTS), List.copyOf(perJob.values()),

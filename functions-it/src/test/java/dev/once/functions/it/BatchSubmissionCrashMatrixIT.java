@@ -13,7 +13,7 @@ import dev.once.local.emulator.FirestoreEmulator;
 import dev.once.local.http.AmbiguousFailure;
 import dev.once.local.http.RetryPolicy;
 import dev.once.pipeline.DocumentStatus;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -101,7 +101,7 @@ class BatchSubmissionCrashMatrixIT {
 
     List<String> keys = new ArrayList<>(IntStream.range(0, JOB_DOCUMENTS - 1).mapToObj(i -> matrix.upload(cell, i))
         .toList());
-    Await.until(PER_POINT, () -> matrix.stack.relayIdle() && matrix.withKeys(Records.ANALYSES, keys).stream()
+    Await.until(PER_POINT, () -> matrix.stack.relayIdle() && matrix.withKeys(RecordWrites.ANALYSES, keys).stream()
         .filter(a -> DocumentStatus.QUEUED.is(a.getString("status"))).count() == keys.size(), "four queued");
     int heldBefore = firestore.failed(AmbiguousFailure.late(HELD_COMMIT));
     if (external) {

@@ -18,7 +18,7 @@ import dev.once.ledger.DocumentWrites;
 import dev.once.local.samples.InvoicePdf;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.ByteArrayOutputStream;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -45,7 +45,7 @@ final class FileBatchJobs {
    * {@code perJob} requests each, one input line per document keyed by its key; returns key → job.
    */
   static Map<String, String> submit(MatrixStack matrix, String cell, int perJob) {
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     Map<String, String> jobs = new LinkedHashMap<>();
     WriteBatch submissions = matrix.stack.db.batch();
     for (int first = 0; first < MatrixStack.DOCUMENTS; first += perJob) {
@@ -106,7 +106,7 @@ final class FileBatchJobs {
 
       private Map<String, Object> resolved(String collection, Map<String, Object> fields) {
         Map<String, Object> resolved = FileBatchJobs.resolved(fields);
-        if (collection.equals(Records.ANALYSES)) {
+        if (collection.equals(RecordWrites.ANALYSES)) {
           resolved.put("batch", gathering);
         }
         return resolved;

@@ -9,7 +9,7 @@ import dev.once.local.Await;
 import dev.once.local.Bounds;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -45,7 +45,7 @@ final class GatheredJobs {
   Map<String, QueryDocumentSnapshot> analyses(List<String> keys) {
     try {
       Map<String, QueryDocumentSnapshot> byKey = new HashMap<>();
-      for (QueryDocumentSnapshot analysis : stack.db.collection(Records.ANALYSES).whereIn("key", List.copyOf(keys))
+      for (QueryDocumentSnapshot analysis : stack.db.collection(RecordWrites.ANALYSES).whereIn("key", List.copyOf(keys))
           .get().get(Bounds.CALL.toSeconds(), TimeUnit.SECONDS).getDocuments()) {
         byKey.put(analysis.getString("key"), analysis);
       }

@@ -19,7 +19,7 @@ import dev.once.local.Bounds;
 import dev.once.local.emulator.PubSubEmulator;
 import dev.once.local.gemini.BatchState;
 import dev.once.local.samples.InvoicePdf;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -138,7 +138,7 @@ final class MatrixStack implements AutoCloseable {
         reconciled[0] = Instant.now();
         stack.reconcileIfUp();
       }
-      for (QueryDocumentSnapshot analysis : withKeys(Records.ANALYSES, keys)) {
+      for (QueryDocumentSnapshot analysis : withKeys(RecordWrites.ANALYSES, keys)) {
         if (analysis.getString("job") != null) {
           jobs.put(analysis.getString("key"), analysis.getString("job"));
         }
@@ -150,7 +150,7 @@ final class MatrixStack implements AutoCloseable {
 
   /** The ledger keys of the submissions of the gatherings these documents joined ({@code batch:{id}}). */
   List<String> submissionsOf(List<String> keys) {
-    return withKeys(Records.ANALYSES, keys).stream().map(analysis -> "batch:" + analysis.getString("batch"))
+    return withKeys(RecordWrites.ANALYSES, keys).stream().map(analysis -> "batch:" + analysis.getString("batch"))
         .distinct().toList();
   }
 
@@ -209,11 +209,11 @@ final class MatrixStack implements AutoCloseable {
    * as possibly billed (the matrix checks they are all the stand-in carried out); in batch mode the jobs made for it.
    */
   List<MatrixTally.Document> measure(List<String> keys, boolean batchMode) {
-    List<QueryDocumentSnapshot> analyses = withKeys(Records.ANALYSES, keys);
+    List<QueryDocumentSnapshot> analyses = withKeys(RecordWrites.ANALYSES, keys);
     Map<String, Long> analysisCount = countByKey(analyses);
     Map<String, String> statuses = analyses.stream()
         .collect(Collectors.toMap(d -> d.getString("key"), d -> d.getString("status"), (a, b) -> a + "," + b));
-    Map<String, Long> bills = countByKey(withKeys(Records.BILLING, keys));
+    Map<String, Long> bills = countByKey(withKeys(RecordWrites.BILLING, keys));
     Map<String, Long> jobs = batchMode ? jobsByDocument() : Map.of();
     List<PubsubMessage> published = stack.published();
     List<MatrixTally.Document> documents = new ArrayList<>();
@@ -243,7 +243,7 @@ final class MatrixStack implements AutoCloseable {
       JobNames.documentId(job).ifPresent(id -> jobs.merge(id, 1L, Long::sum));
       JobNames.gatheringId(job).ifPresent(id -> byGathering.merge(id, 1L, Long::sum));
     }
-    for (QueryDocumentSnapshot analysis : stack.documents(Records.ANALYSES)) {
+    for (QueryDocumentSnapshot analysis : stack.documents(RecordWrites.ANALYSES)) {
       String gathering = analysis.getString("batch");
       if (gathering != null && byGathering.containsKey(gathering)) {
         jobs.merge(analysis.getId(), byGathering.get(gathering), Long::sum);

@@ -4,7 +4,7 @@ import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.DocumentSource;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -17,11 +17,11 @@ public final class DocumentChecks {
   static final Set<String> ACCEPTED_TYPES =
       Set.of("application/pdf", "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif");
 
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Supplier<DocumentReader> reader;
   private final long maxBytes;
 
-  DocumentChecks(Supplier<Records> records, Supplier<DocumentReader> reader, long maxBytes) {
+  DocumentChecks(Supplier<RecordWrites> records, Supplier<DocumentReader> reader, long maxBytes) {
     this.records = records;
     this.reader = reader;
     this.maxBytes = maxBytes;

@@ -22,7 +22,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.EventCounts;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultPublication;
 import java.time.Duration;
@@ -61,7 +61,7 @@ public final class DocumentFlow {
   public record PaidCalls(Duration timeout, int maxTries) {}
 
   private final Once once;
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Supplier<InvoiceAnalyzer> analyzer;
   private final Supplier<BatchSubmitter> submitter;
   private final ResultPublication publication;
@@ -71,7 +71,7 @@ public final class DocumentFlow {
   private final DocumentChecks checks;
   private final DocumentReservations reservations;
 
-  public DocumentFlow(Once once, Supplier<Records> records, Supplier<RecordQueries> queries, Budget budget,
+  public DocumentFlow(Once once, Supplier<RecordWrites> records, Supplier<RecordQueries> queries, Budget budget,
       Supplier<CostEstimator> estimator, Supplier<DocumentReader> reader, Supplier<InvoiceAnalyzer> analyzer,
       Supplier<BatchSubmitter> submitter, ResultPublication publication, Mode mode, long maxBytes, PaidCalls paid) {
     this.once = once;

@@ -8,7 +8,7 @@ import dev.once.guard.Refusal;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Instant;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
@@ -20,10 +20,10 @@ import java.util.function.Supplier;
 public final class DocumentReservations {
   private final Budget budget;
   private final Supplier<CostEstimator> estimator;
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Supplier<RecordQueries> queries;
 
-  DocumentReservations(Budget budget, Supplier<CostEstimator> estimator, Supplier<Records> records,
+  DocumentReservations(Budget budget, Supplier<CostEstimator> estimator, Supplier<RecordWrites> records,
       Supplier<RecordQueries> queries) {
     this.budget = budget;
     this.estimator = estimator;

@@ -12,7 +12,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -67,7 +67,7 @@ public final class SameContent {
    *   <li>being analysed right now (its claim held): in flight ({@link Refusal#inFlight}), released uncounted and
    *       redelivered;
    *   <li>not analysed yet (released after a failure and to be redelivered, deferred, or in batch mode queued,
-   *       gathered or submitted): this one waits ({@link Waiting}), deferred ({@link Records#waiting}, nothing
+   *       gathered or submitted): this one waits ({@link Waiting}), deferred ({@link RecordWrites#waiting}, nothing
    *       reserved or published), and the reconciler resumes it;
    *   <li>refused, given up, its job failed without an answer, or abandoned (released more than {@link
    *       #ABANDONED_AFTER} ago): the claim is passed on ({@link Once#pass}) and taken by this copy, which is analysed

@@ -22,7 +22,7 @@ import dev.once.pipeline.Effects;
 import dev.once.pipeline.EventCounts;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultPublication;
 import java.time.InstantSource;
@@ -96,7 +96,7 @@ public final class CompletionFlow {
   private final UnattributedCost unattributed;
 
   /** @param maxAttempts the most jobs a document is run in before it is given up ({@code ONCE_MAX_ATTEMPTS}) */
-  public CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<Records> records,
+  public CompletionFlow(Once once, Supplier<BatchJobs> batchJobs, Supplier<RecordWrites> records,
       Supplier<RecordQueries> queries,
       Supplier<Gatherings> gatherings, ResultPublication publication, int maxAttempts, InstantSource clock) {
     this.once = once;

@@ -6,7 +6,7 @@ import dev.once.gemini.BatchResult;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultMessage;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +21,11 @@ import java.util.function.Supplier;
  * ever billed or published here.
  */
 public final class DocumentFate {
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final int maxAttempts;
 
   /** @param maxAttempts the most jobs a document is run in before it is given up ({@code ONCE_MAX_ATTEMPTS}) */
-  DocumentFate(Supplier<Records> records, int maxAttempts) {
+  DocumentFate(Supplier<RecordWrites> records, int maxAttempts) {
     this.records = records;
     this.maxAttempts = maxAttempts;
   }

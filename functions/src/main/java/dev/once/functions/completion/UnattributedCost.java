@@ -8,7 +8,7 @@ import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,10 +20,10 @@ import java.util.function.Supplier;
  * cost its completion logs.
  */
 public final class UnattributedCost {
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Log log;
 
-  UnattributedCost(Supplier<Records> records, Log log) {
+  UnattributedCost(Supplier<RecordWrites> records, Log log) {
     this.records = records;
     this.log = log;
   }

@@ -8,7 +8,7 @@ import dev.once.guard.Outcome;
 import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -70,7 +70,7 @@ public final class BatchSubmitter {
 
   /** Without a spending guard: every member's job is made without reserving. */
   public BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
-      Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
+      Supplier<RecordWrites> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
       ResultPublication publication, Limits limits, InstantSource clock) {
     this(once, gatherings, queries, records, reader, batchJobs, publication, limits, clock, Budget.NONE, () -> null);
   }
@@ -80,7 +80,7 @@ public final class BatchSubmitter {
    *     that could not be used), as its first queueing did
    */
   public BatchSubmitter(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
-      Supplier<Records> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
+      Supplier<RecordWrites> records, Supplier<DocumentReader> reader, Supplier<BatchJobs> batchJobs,
       ResultPublication publication, Limits limits, InstantSource clock, Budget budget,
       Supplier<CostEstimator> estimator) {
     this.once = once;

@@ -8,7 +8,7 @@ import dev.once.guard.Refusal;
 import dev.once.ledger.SideWrites;
 import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
@@ -18,13 +18,13 @@ import java.util.function.Supplier;
  * grown past the bound, empty); under a daily budget, a member holding no reservation reserves again or waits.
  */
 public final class JobRequests {
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Supplier<DocumentReader> reader;
   private final long maxDocumentBytes;
   private final Budget budget;
   private final Supplier<CostEstimator> estimator;
 
-  JobRequests(Supplier<Records> records, Supplier<DocumentReader> reader, long maxDocumentBytes, Budget budget,
+  JobRequests(Supplier<RecordWrites> records, Supplier<DocumentReader> reader, long maxDocumentBytes, Budget budget,
       Supplier<CostEstimator> estimator) {
     this.records = records;
     this.reader = reader;

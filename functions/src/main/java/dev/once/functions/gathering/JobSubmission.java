@@ -17,7 +17,7 @@ import dev.once.ledger.SideWrites;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultMessage;
 import dev.once.pipeline.ResultPublication;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ public final class JobSubmission {
   private final Once once;
   private final Supplier<Gatherings> gatherings;
   private final Supplier<RecordQueries> queries;
-  private final Supplier<Records> records;
+  private final Supplier<RecordWrites> records;
   private final Supplier<BatchJobs> batchJobs;
   private final ResultPublication publication;
   private final BatchSubmitter.Limits limits;
@@ -62,7 +62,7 @@ public final class JobSubmission {
 
   /** @param jobRequests reads each member into its request (or why it is refused) */
   JobSubmission(Once once, Supplier<Gatherings> gatherings, Supplier<RecordQueries> queries,
-      Supplier<Records> records, JobRequests jobRequests, Supplier<BatchJobs> batchJobs,
+      Supplier<RecordWrites> records, JobRequests jobRequests, Supplier<BatchJobs> batchJobs,
       ResultPublication publication, BatchSubmitter.Limits limits) {
     this.once = once;
     this.gatherings = gatherings;

@@ -160,7 +160,7 @@ public final class ReconcileFlow {
   }
 
   /**
-   * The waiting documents' jobs the listing did not show (a random slice of them, see Records). One read of
+   * The waiting documents' jobs the listing did not show (a random slice of them, see RecordWrites). One read of
    * the job's completion record says what to do: held by another process → left to it; begun before (by a holder
    * that failed or crashed) → the completion flow, which claims before it looks the job up, so a webhook retried
    * at this moment does not look too; never begun → the job's state first: a running job costs the read and one

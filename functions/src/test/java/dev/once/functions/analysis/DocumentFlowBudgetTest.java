@@ -32,7 +32,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -62,7 +62,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     when(estimator.microUsd(PDF, "application/pdf", true)).thenReturn(ESTIMATE / 2);
     when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
     // What the analysis says, read from the in-memory store as RecordQueries reads it from Firestore.
-    when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(Records.ANALYSES, call.getArgument(0))
+    when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(RecordWrites.ANALYSES, call.getArgument(0))
         .map(fields -> new RecordQueries.AnalysisState(IdempotencyKey.of((String) fields.get("key")),
             DocumentStatus.of(fields.get("status")).orElse(null), (String) fields.get("job"),
             (Instant) fields.get("deferredAt"))));
@@ -89,7 +89,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
   }
 
   private Map<String, Object> analysis(DocumentSource document) {
-    return ledger.document(Records.ANALYSES, DocumentFlow.key(document).documentId()).orElseThrow();
+    return ledger.document(RecordWrites.ANALYSES, DocumentFlow.key(document).documentId()).orElseThrow();
   }
 
   @Test
@@ -99,7 +99,7 @@ class DocumentFlowBudgetTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
     assertEquals(COST, report.details().get("costMicroUsd"));
     assertEquals(new DaySpend(LocalDate.parse("2026-11-30"), COST, 0), spend("2026-11-30"));
-    assertEquals(COST, ledger.document(Records.BILLING, DocumentFlow.key(document(1)).documentId()).orElseThrow()
+    assertEquals(COST, ledger.document(RecordWrites.BILLING, DocumentFlow.key(document(1)).documentId()).orElseThrow()
         .get("costMicroUsd"), "the counters and the bill agree");
   }
 

@@ -21,7 +21,7 @@ import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import dev.once.testing.InMemoryLedger;
 import java.nio.charset.StandardCharsets;
@@ -63,7 +63,7 @@ public abstract class DocumentFlowMocks {
   /** The same over {@code over} (this world's ledger, or a wrapper of it): another instance, with a cache of its own. */
   DocumentFlow flow(DocumentFlow.Mode mode, Budget budget, Ledger over) {
     Once once = new Once(over);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     return new DocumentFlow(once, () -> records, () -> queries, budget, () -> estimator, () -> reader,
         () -> analyzer, () -> submitter,
         new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), mode, 1024,

@@ -29,7 +29,7 @@ import dev.once.observe.OutcomeLabel;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.EventCounts;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -65,9 +65,9 @@ class DocumentFlowTest extends DocumentFlowMocks {
     verify(reader, times(1)).read(any(), any(Long.class));
     verify(analyzer, times(1)).analyse(any(), anyString());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(KEY.value()));
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("analysed", analysis.get("status"));
-    Map<String, Object> bill = ledger.document(Records.BILLING, KEY.documentId()).orElseThrow();
+    Map<String, Object> bill = ledger.document(RecordWrites.BILLING, KEY.documentId()).orElseThrow();
     assertEquals(400L, bill.get("totalTokens"));
     assertEquals(340L, bill.get("costMicroUsd"), "300 in at 0.30 + 100 out at 2.50 per million");
     assertEquals(340L, first.details().get("costMicroUsd"), "the processed line carries the cost");
@@ -90,7 +90,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     verify(analyzer, never()).analyse(any(), anyString());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
     assertEquals("rejected",
-        ledger.document(Records.ANALYSES, DocumentFlow.key(text).documentId()).orElseThrow().get("status"));
+        ledger.document(RecordWrites.ANALYSES, DocumentFlow.key(text).documentId()).orElseThrow().get("status"));
   }
 
   @Test
@@ -106,7 +106,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertInstanceOf(ServerException.class, refused.getCause());
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
     assertEquals(0, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().spent(), "a 503 before generation bills nothing");
-    assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty(), "nothing billed for the failure");
+    assertTrue(ledger.document(RecordWrites.BILLING, KEY.documentId()).isEmpty(), "nothing billed for the failure");
     Report retried = handle(flow, INVOICE);
 
     assertEquals(OutcomeLabel.PROCESSED, retried.outcome());
@@ -131,7 +131,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(Map.of(Effects.ANALYSE, "failed", Effects.PUBLISH, "processed"), gaveUp.effects());
     assertEquals(OutcomeLabel.DUPLICATE, again.outcome());
     verify(analyzer, times(3)).analyse(any(), anyString());
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("failed", analysis.get("status"));
     assertEquals(
         "gave up after 3 tries that may have run: UncheckedIOException: java.net.SocketTimeoutException: timeout",
@@ -140,7 +140,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(1L, gaveUp.details().get(EventCounts.GIVEN_UP),
         "given up, counted once: by the delivery that gave up");
     assertNull(again.details().get(EventCounts.GIVEN_UP), "a later delivery counts it no more");
-    assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isEmpty());
+    assertTrue(ledger.document(RecordWrites.BILLING, KEY.documentId()).isEmpty());
     verify(publisher, times(1)).publish(eq(TOPIC), org.mockito.ArgumentMatchers.argThat(
         data -> new String(data, StandardCharsets.UTF_8).contains("\"status\":\"failed\"")), anyMap());
   }
@@ -156,7 +156,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
       assertEquals(Refusal.Kind.NOT_PERFORMED, assertThrows(Refusal.class, () -> handle(flow, INVOICE)).kind());
     }
     assertEquals(RecordState.CLAIMED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
-    assertTrue(ledger.document(Records.ANALYSES, KEY.documentId()).isEmpty(), "not rejected");
+    assertTrue(ledger.document(RecordWrites.ANALYSES, KEY.documentId()).isEmpty(), "not rejected");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
@@ -187,7 +187,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.DUPLICATE, second.outcome());
     verify(submitter, times(1)).submitIfDue();
     verify(publisher, never()).publish(anyString(), any(), anyMap());
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow();
     assertEquals("queued", analysis.get("status"));
     assertEquals((long) PDF.length, analysis.get("size"));
     assertTrue(analysis.containsKey("queuedAt"));
@@ -198,7 +198,7 @@ class DocumentFlowTest extends DocumentFlowMocks {
     when(submitter.submitIfDue()).thenThrow(new IllegalStateException("Firestore unavailable"));
 
     assertEquals(OutcomeLabel.PROCESSED, handle(flow(DocumentFlow.Mode.BATCH), INVOICE).outcome());
-    assertEquals("queued", ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get("status"));
+    assertEquals("queued", ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow().get("status"));
   }
 
   @Test

@@ -31,7 +31,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +57,7 @@ class RerunAcrossModesTest extends DocumentFlowMocks {
 
   private CompletionFlow completion() {
     Once once = new Once(ledger);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     return new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
         new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), 3, () -> now);
   }
@@ -65,8 +65,8 @@ class RerunAcrossModesTest extends DocumentFlowMocks {
   /** A one-document job answering the document, as its submission recorded it (run and reservation included). */
   private void jobAnswers(Analysis analysis) {
     BatchJob job = BatchJob.builder().name(JOB).state(new JobState(JobState.Known.JOB_STATE_SUCCEEDED)).build();
-    Map<String, Object> queued = ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow();
-    int run = queued.get(Records.RERUN) instanceof Number n ? n.intValue() : 1;
+    Map<String, Object> queued = ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow();
+    int run = queued.get(RecordWrites.RERUN) instanceof Number n ? n.intValue() : 1;
     when(batchJobs.find(JOB)).thenReturn(Optional.of(job));
     when(queries.submittedTo(JOB)).thenReturn(List.of(new RecordQueries.Submitted(KEY, DOCUMENT, Reservation.NONE,
         null, null, 0, null, List.of(), run)));
@@ -85,20 +85,20 @@ class RerunAcrossModesTest extends DocumentFlowMocks {
   void aSyncAnalysis_runAgainInBatchMode_keepsItsFirstBill_andIsPublishedAsRunTwo() {
     when(analyzer.analyse(any(), anyString())).thenReturn(ANALYSED);
     handle(flow(DocumentFlow.Mode.SYNC, Budget.NONE), DOCUMENT);
-    assertEquals(false, ledger.document(Records.BILLING, KEY.documentId()).orElseThrow().get("batch"));
+    assertEquals(false, ledger.document(RecordWrites.BILLING, KEY.documentId()).orElseThrow().get("batch"));
 
     ledger.invalidate(KEY, Effects.ANALYSE, 1, "alice", "a new model");
     ledger.invalidate(KEY, Effects.PUBLISH, 1, "alice", "a new model");
     handle(flow(DocumentFlow.Mode.BATCH, Budget.NONE), DOCUMENT);
-    assertEquals(2L, ledger.document(Records.ANALYSES, KEY.documentId()).orElseThrow().get(Records.RERUN),
+    assertEquals(2L, ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow().get(RecordWrites.RERUN),
         "queued as run 2");
     jobAnswers(ANALYSED);
     completion().complete(GeminiCompletionKeys.ofName(JOB));
 
-    assertEquals(false, ledger.document(Records.BILLING, KEY.documentId()).orElseThrow().get("batch"),
+    assertEquals(false, ledger.document(RecordWrites.BILLING, KEY.documentId()).orElseThrow().get("batch"),
         "run 1's bill kept");
-    Map<String, Object> second = ledger.document(Records.BILLING, KEY.rerun(2).documentId()).orElseThrow();
-    assertEquals(List.of(true, 2L), List.of(second.get("batch"), second.get(Records.RERUN)));
+    Map<String, Object> second = ledger.document(RecordWrites.BILLING, KEY.rerun(2).documentId()).orElseThrow();
+    assertEquals(List.of(true, 2L), List.of(second.get("batch"), second.get(RecordWrites.RERUN)));
     assertEquals(List.of(KEY.value(), KEY.rerun(2).value()), publishedKeys(), "a new result for the receiver");
     assertEquals(RecordState.DONE, ledger.lookup(KEY, Effects.PUBLISH).orElseThrow().state(),
         "the document's publish record, moved by the invalidation, finished by the re-run");
@@ -114,8 +114,8 @@ class RerunAcrossModesTest extends DocumentFlowMocks {
     when(analyzer.analyse(any(), anyString())).thenReturn(ANALYSED);
     handle(flow(DocumentFlow.Mode.SYNC, Budget.NONE), DOCUMENT);
 
-    assertTrue(ledger.document(Records.BILLING, KEY.documentId()).isPresent(), "run 1's bill kept");
-    assertEquals(false, ledger.document(Records.BILLING, KEY.rerun(2).documentId()).orElseThrow().get("batch"));
+    assertTrue(ledger.document(RecordWrites.BILLING, KEY.documentId()).isPresent(), "run 1's bill kept");
+    assertEquals(false, ledger.document(RecordWrites.BILLING, KEY.rerun(2).documentId()).orElseThrow().get("batch"));
     assertEquals(List.of(KEY.value(), KEY.rerun(2).value()), publishedKeys());
     verify(publisher, times(2)).publish(anyString(), any(), anyMap());
   }

@@ -37,7 +37,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.DocumentStatus;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,12 +66,12 @@ class SameContentTest extends DocumentFlowMocks {
   private static final Analysis ANALYSED = new Analysis("gemini-3.5-flash-lite",
       Map.of("supplier", "ACME", "total", 12.5), null, new Usage(300, 100, 400));
 
-  private final Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+  private final RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
 
   /** What the analyses say, read from the in-memory store as RecordQueries reads them from Firestore. */
   @BeforeEach
   void analysesReadBack() {
-    when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(Records.ANALYSES, call.getArgument(0))
+    when(queries.analysis(anyString())).thenAnswer(call -> ledger.document(RecordWrites.ANALYSES, call.getArgument(0))
         .map(fields -> new RecordQueries.AnalysisState(IdempotencyKey.of((String) fields.get("key")),
             DocumentStatus.of(fields.get("status")).orElse(null), (String) fields.get("job"),
             (Instant) fields.get("deferredAt"), fields.get("model") != null)));
@@ -99,10 +99,10 @@ class SameContentTest extends DocumentFlowMocks {
         "the log line names the first, hashed");
     assertTrue(!renamed.details().containsValue(key(FIRST).value()), "and not by its name: " + renamed.details());
     verify(analyzer, times(1)).analyse(any(), anyString());
-    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(Records.BILLING).keySet()),
+    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(RecordWrites.BILLING).keySet()),
         "one bill");
     for (DocumentSource copy : List.of(RENAMED, NEW_GENERATION)) {
-      Map<String, Object> analysis = ledger.document(Records.ANALYSES, key(copy).documentId()).orElseThrow();
+      Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, key(copy).documentId()).orElseThrow();
       assertEquals("duplicate", analysis.get("status"));
       assertEquals(key(FIRST).value(), analysis.get("duplicateOf"));
     }
@@ -139,7 +139,7 @@ class SameContentTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.PROCESSED, resumed.outcome(), resumed.toString());
     assertEquals("duplicate", status(RENAMED));
     assertEquals("duplicate", published(1).get(key(RENAMED).value()).path("status").asText());
-    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(Records.BILLING).keySet()),
+    assertEquals(List.of(key(FIRST).documentId()), List.copyOf(ledger.collection(RecordWrites.BILLING).keySet()),
         "the first one's bill only");
   }
 
@@ -201,7 +201,7 @@ class SameContentTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.PROCESSED, again.outcome(), again.toString());
     assertEquals("failed", status(FIRST));
     assertEquals("analysed", status(NEW_GENERATION));
-    assertTrue(ledger.document(Records.BILLING, key(NEW_GENERATION).documentId()).isPresent(), "billed");
+    assertTrue(ledger.document(RecordWrites.BILLING, key(NEW_GENERATION).documentId()).isPresent(), "billed");
     Map<String, JsonNode> published = published(2);
     assertEquals("failed", published.get(key(FIRST).value()).path("status").asText());
     assertEquals("analysed", published.get(key(NEW_GENERATION).value()).path("status").asText());
@@ -228,7 +228,7 @@ class SameContentTest extends DocumentFlowMocks {
     assertEquals(OutcomeLabel.DEFERRED, waiting.outcome(), waiting.toString());
     assertEquals(OutcomeLabel.PROCESSED, resumed.outcome(), resumed.toString());
     assertEquals("analysed", status(RENAMED));
-    assertTrue(ledger.document(Records.BILLING, key(RENAMED).documentId()).isPresent(), "billed");
+    assertTrue(ledger.document(RecordWrites.BILLING, key(RENAMED).documentId()).isPresent(), "billed");
     verify(analyzer, times(2)).analyse(any(), anyString()); // the first's 503, and the copy's analysis
     assertEquals("analysed", published(2).get(key(RENAMED).value()).path("status").asText());
   }
@@ -265,9 +265,10 @@ class SameContentTest extends DocumentFlowMocks {
     assertEquals("analysed", status(NEW_GENERATION));
     assertEquals("duplicate", status(RENAMED));
     assertEquals(key(NEW_GENERATION).value(),
-        ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("duplicateOf"));
+        ledger.document(RecordWrites.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("duplicateOf"));
     verify(analyzer, times(2)).analyse(any(), anyString()); // the first's 503, and one copy's analysis
-    assertEquals(List.of(key(NEW_GENERATION).documentId()), List.copyOf(ledger.collection(Records.BILLING).keySet()));
+    assertEquals(List.of(key(NEW_GENERATION).documentId()),
+        List.copyOf(ledger.collection(RecordWrites.BILLING).keySet()));
   }
 
   /**
@@ -304,8 +305,8 @@ class SameContentTest extends DocumentFlowMocks {
     Report resumed = resume(flow, RENAMED);
 
     assertEquals(OutcomeLabel.DEFERRED, resumed.outcome(), resumed.toString());
-    assertEquals(key(FIRST).value(), ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow()
-        .get(Records.WAITING_FOR));
+    assertEquals(key(FIRST).value(), ledger.document(RecordWrites.ANALYSES, key(RENAMED).documentId()).orElseThrow()
+        .get(RecordWrites.WAITING_FOR));
     verify(analyzer, times(1)).analyse(any(), anyString());
   }
 
@@ -336,10 +337,10 @@ class SameContentTest extends DocumentFlowMocks {
     handle(flow, asked);
 
     String status = mode == DocumentFlow.Mode.SYNC ? "analysed" : "queued";
-    assertEquals(status, ledger.document(Records.ANALYSES, key(asked).documentId()).orElseThrow().get("status"));
+    assertEquals(status, ledger.document(RecordWrites.ANALYSES, key(asked).documentId()).orElseThrow().get("status"));
     if (mode == DocumentFlow.Mode.SYNC) {
       verify(analyzer, times(2)).analyse(any(), anyString());
-      assertEquals(2, ledger.collection(Records.BILLING).size());
+      assertEquals(2, ledger.collection(RecordWrites.BILLING).size());
     }
   }
 
@@ -388,7 +389,8 @@ class SameContentTest extends DocumentFlowMocks {
 
     ledger.complete(held, Map.of("document", key(FIRST).value()), SideWrites.NONE);
     assertEquals(OutcomeLabel.PROCESSED, handle(flow, RENAMED).outcome());
-    assertEquals("duplicate", ledger.document(Records.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("status"));
+    assertEquals("duplicate",
+        ledger.document(RecordWrites.ANALYSES, key(RENAMED).documentId()).orElseThrow().get("status"));
     verify(analyzer, times(0)).analyse(any(), anyString());
   }
 
@@ -406,13 +408,13 @@ class SameContentTest extends DocumentFlowMocks {
 
   /** What the reconciler does with a deferred document: resume it as its analysis recorded it. */
   private Report resume(DocumentFlow flow, DocumentSource document) {
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, key(document).documentId()).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, key(document).documentId()).orElseThrow();
     assertEquals("deferred", analysis.get("status"), "resumed as deferred: " + analysis);
     return flow.resume(new RecordQueries.Deferred(key(document), document, now));
   }
 
   private String status(DocumentSource document) {
-    return (String) ledger.document(Records.ANALYSES, key(document).documentId()).orElseThrow().get("status");
+    return (String) ledger.document(RecordWrites.ANALYSES, key(document).documentId()).orElseThrow().get("status");
   }
 
   private static IdempotencyKey key(DocumentSource document) {

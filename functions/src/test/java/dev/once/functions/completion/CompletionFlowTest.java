@@ -50,7 +50,7 @@ import dev.once.pipeline.EventCounts;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import dev.once.testing.InMemoryLedger;
 import dev.once.testing.ManualClock;
@@ -87,7 +87,7 @@ class CompletionFlowTest {
 
   CompletionFlowTest() {
     Once once = new Once(ledger);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     flow = new CompletionFlow(once, () -> batchJobs, () -> records, () -> queries, () -> gatherings,
         new ResultPublication(once, () -> publisher, () -> TOPIC, TestSignatures.RESULTS), MAX_ATTEMPTS, clock);
     when(publisher.publish(eq(TOPIC), any(), anyMap())).thenReturn("m-1");
@@ -127,8 +127,8 @@ class CompletionFlowTest {
     verify(batchJobs, times(1)).find(JOB);
     verify(batchJobs, times(1)).results(any());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
-    assertEquals("analysed", ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
-    assertEquals(true, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("batch"));
+    assertEquals("analysed", ledger.document(RecordWrites.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+    assertEquals(true, ledger.document(RecordWrites.BILLING, DOCUMENT.documentId()).orElseThrow().get("batch"));
   }
 
   @Test
@@ -145,7 +145,7 @@ class CompletionFlowTest {
     Report report = flow.complete(JOB_KEY);
 
     long bill = 28; // (100 × 0.30 + 10 × 2.50) / 2, rounded
-    assertEquals(bill, ledger.document(Records.BILLING, DOCUMENT.documentId()).orElseThrow().get("costMicroUsd"));
+    assertEquals(bill, ledger.document(RecordWrites.BILLING, DOCUMENT.documentId()).orElseThrow().get("costMicroUsd"));
     assertEquals(new DaySpend(reserved.day(), bill, 0), new SpendCounters(ledger).read(reserved.day()));
     assertEquals(bill, report.details().get("costMicroUsd"), "the complete line carries the job's cost");
   }
@@ -162,8 +162,8 @@ class CompletionFlowTest {
 
     assertEquals(new DaySpend(reserved.day(), 0, 10_000), new SpendCounters(ledger).read(reserved.day()),
         "kept for the job that answers it");
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
-    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(RecordWrites.RERUNS)));
     assertEquals(1, report.details().get("rerun"));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
@@ -175,7 +175,7 @@ class CompletionFlowTest {
     assertThrows(CompletionFlow.NotFinished.class, () -> flow.complete(JOB_KEY));
 
     verify(queries, never()).submittedTo(anyString());
-    assertTrue(ledger.collection(Records.ANALYSES).isEmpty());
+    assertTrue(ledger.collection(RecordWrites.ANALYSES).isEmpty());
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
@@ -194,11 +194,11 @@ class CompletionFlowTest {
     assertEquals(1L, report.details().get(EventCounts.GIVEN_UP), "its document given up, on the complete line");
 
     verify(batchJobs, times(1)).results(any());
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, DOCUMENT.documentId()).orElseThrow();
     assertEquals("failed", analysis.get("status"));
     assertEquals("gave up after 3 batch jobs gave it no answer that could be matched to it: the batch job " + JOB
         + " ended JOB_STATE_EXPIRED; no answer of the job names it", analysis.get("reason"));
-    assertTrue(ledger.collection(Records.BILLING).isEmpty());
+    assertTrue(ledger.collection(RecordWrites.BILLING).isEmpty());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(DOCUMENT.value()));
   }
 
@@ -241,7 +241,7 @@ class CompletionFlowTest {
     assertEquals(OutcomeLabel.REJECTED, flow.complete(JOB_KEY).outcome());
 
     verify(batchJobs, never()).results(any());
-    assertTrue(ledger.collection(Records.BILLING).isEmpty());
+    assertTrue(ledger.collection(RecordWrites.BILLING).isEmpty());
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
 
@@ -257,9 +257,9 @@ class CompletionFlowTest {
 
     flow.complete(JOB_KEY);
 
-    assertTrue(ledger.document(Records.BILLING, stranger.documentId()).isEmpty(), "the stranger is not billed");
-    assertTrue(ledger.document(Records.ANALYSES, stranger.documentId()).isEmpty());
-    Map<String, Object> own = ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow();
+    assertTrue(ledger.document(RecordWrites.BILLING, stranger.documentId()).isEmpty(), "the stranger is not billed");
+    assertTrue(ledger.document(RecordWrites.ANALYSES, stranger.documentId()).isEmpty());
+    Map<String, Object> own = ledger.document(RecordWrites.ANALYSES, DOCUMENT.documentId()).orElseThrow();
     assertEquals(QUEUED.value(), own.get("status"), "the job's own document got no answer: it goes into another job");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
@@ -308,9 +308,9 @@ class CompletionFlowTest {
       IdempotencyKey key = members.get(i).documentKey();
       int expected = i >= 100 && i < 156 ? 2 : 1; // sent again: the second chunk up to its failing wave (8 at once)
       verify(publisher, times(expected)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
-      assertEquals("analysed", ledger.document(Records.ANALYSES, key.documentId()).orElseThrow().get("status"));
+      assertEquals("analysed", ledger.document(RecordWrites.ANALYSES, key.documentId()).orElseThrow().get("status"));
     }
-    assertEquals(250, ledger.collection(Records.BILLING).size(), "each billed once");
+    assertEquals(250, ledger.collection(RecordWrites.BILLING).size(), "each billed once");
     assertEquals(false, ledger.document(Gatherings.COLLECTION, gathering).orElseThrow().get("inFlight"));
     verify(batchJobs, never()).deleteInput(any()); // an inlined job: no input file to delete
   }
@@ -351,7 +351,7 @@ class CompletionFlowTest {
   }
 
   private Map<String, Object> analysis(RecordQueries.Submitted member) {
-    return ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
+    return ledger.document(RecordWrites.ANALYSES, member.documentKey().documentId()).orElseThrow();
   }
 
   @SuppressWarnings("unchecked")
@@ -360,7 +360,7 @@ class CompletionFlowTest {
     assertEquals("analysed", analysis.get("status"), member.documentKey().value());
     assertEquals(member.source().name(), ((Map<String, Object>) analysis.get("invoice")).get("invoiceNumber"),
         "its own answer");
-    assertTrue(ledger.document(Records.BILLING, member.documentKey().documentId()).isPresent());
+    assertTrue(ledger.document(RecordWrites.BILLING, member.documentKey().documentId()).isPresent());
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(member.documentKey().value()));
   }
 
@@ -423,7 +423,7 @@ class CompletionFlowTest {
 
     assertAnalysedWithItsOwnAnswer(members.get(1));
     assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis(members.get(0)).get("status"),
-        analysis(members.get(0)).get(Records.RERUNS)), "run again, not failed");
+        analysis(members.get(0)).get(RecordWrites.RERUNS)), "run again, not failed");
     assertEquals(Map.of("reference_misfiled", 1), report.details().get("matched"));
     verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(members.get(0).documentKey().value()));
   }
@@ -447,9 +447,10 @@ class CompletionFlowTest {
     Report report = flow.complete(GATHERED_KEY);
 
     Map<String, Object> retried = analysis(members.get(0));
-    assertEquals(List.of(QUEUED.value(), 1L), List.of(retried.get("status"), retried.get(Records.RERUNS)));
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(retried.get("status"), retried.get(RecordWrites.RERUNS)));
     assertTrue(String.valueOf(retried.get("reason")).contains("13 INTERNAL"), String.valueOf(retried.get("reason")));
-    assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty(), "not billed");
+    assertTrue(ledger.document(RecordWrites.BILLING, members.get(0).documentKey().documentId()).isEmpty(),
+        "not billed");
     assertEquals(1, report.details().get("rerun"));
     verify(publisher, never()).publish(eq(TOPIC), any(), TestSignatures.keyed(members.get(0).documentKey().value()));
   }
@@ -490,7 +491,7 @@ class CompletionFlowTest {
     assertEquals("failed", refused.get("status"));
     assertEquals("Gemini refused its request: Gemini answered its request 3 INVALID_ARGUMENT: Unable to process input"
         + " image", refused.get("reason"));
-    assertTrue(ledger.document(Records.BILLING, members.get(0).documentKey().documentId()).isEmpty());
+    assertTrue(ledger.document(RecordWrites.BILLING, members.get(0).documentKey().documentId()).isEmpty());
     members.subList(1, 3).forEach(this::assertAnalysedWithItsOwnAnswer);
   }
 
@@ -563,7 +564,8 @@ class CompletionFlowTest {
     when(batchJobs.find(JOB)).thenReturn(Optional.of(early.toBuilder()
         .endTime(Instant.now().minus(FinishedJobs.ANSWERS_GRACE).minusSeconds(60)).build()));
     assertEquals(OutcomeLabel.PROCESSED, flow.complete(JOB_KEY).outcome());
-    assertEquals(QUEUED.value(), ledger.document(Records.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
+    assertEquals(QUEUED.value(),
+        ledger.document(RecordWrites.ANALYSES, DOCUMENT.documentId()).orElseThrow().get("status"));
   }
 
   /**
@@ -590,12 +592,12 @@ class CompletionFlowTest {
 
     long cost = Math.round((100 * 0.30 + 16_384 * 2.50) / 2);
     IdempotencyKey key = member.documentKey();
-    Map<String, Object> bill = ledger.document(Records.BILLING,
+    Map<String, Object> bill = ledger.document(RecordWrites.BILLING,
         IdempotencyKey.of(key.value() + "#" + GATHERED_JOB).documentId()).orElseThrow();
     assertEquals(List.of(true, cost, key.value()),
         List.of(bill.get("unused"), bill.get("costMicroUsd"), bill.get("key")));
     Map<String, Object> analysis = analysis(member);
-    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)));
+    assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(RecordWrites.RERUNS)));
     assertEquals(null, analysis.get("reservation"), "settled: the next job reserves anew");
     assertEquals(new DaySpend(reserved.day(), cost, 0), new SpendCounters(ledger).read(reserved.day()));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
@@ -622,8 +624,10 @@ class CompletionFlowTest {
         reason.startsWith("gave up after 3 batch jobs") && reason.contains("answers billed to it: batches/earlier")
             && reason.contains("batches/gathered-2: the answer filed under its key names no document reference"),
         reason);
-    assertTrue(ledger.document(Records.BILLING, IdempotencyKey.of(key.value() + "#batches/gathered-2").documentId())
-        .isPresent(), "its last answer billed too");
+    assertTrue(
+        ledger.document(RecordWrites.BILLING, IdempotencyKey.of(key.value() + "#batches/gathered-2").documentId())
+            .isPresent(),
+        "its last answer billed too");
     verify(publisher, times(1)).publish(eq(TOPIC), any(), TestSignatures.keyed(key.value()));
   }
 
@@ -643,7 +647,7 @@ class CompletionFlowTest {
     assertEquals(OutcomeLabel.PROCESSED, report.outcome());
     for (RecordQueries.Submitted member : members) {
       assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis(member).get("status"),
-          analysis(member).get(Records.RERUNS)));
+          analysis(member).get(RecordWrites.RERUNS)));
       assertTrue(
           String.valueOf(analysis(member).get("reason")).contains("its responses file files/out cannot be read"));
     }
@@ -683,8 +687,8 @@ class CompletionFlowTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = analysis(member);
-      assertEquals(List.of(QUEUED.value(), 0L, 2L), List.of(analysis.get("status"), analysis.get(Records.RERUNS),
-          analysis.get(Records.JOB_LIMIT)), member.documentKey().value());
+      assertEquals(List.of(QUEUED.value(), 0L, 2L), List.of(analysis.get("status"), analysis.get(RecordWrites.RERUNS),
+          analysis.get(RecordWrites.JOB_LIMIT)), member.documentKey().value());
     }
     assertEquals(4, report.details().get("rerun"));
 
@@ -694,7 +698,7 @@ class CompletionFlowTest {
     when(gatherings.state(GATHERING)).thenReturn(new Gatherings.State(Gatherings.SUBMITTED, "batches/gathered-4",
         List.of(members.get(0).documentKey().documentId()), Map.of(), null, true, null));
     flow.complete(alone);
-    assertEquals(1L, analysis(members.get(0)).get(Records.RERUNS), "alone, its failure counts");
+    assertEquals(1L, analysis(members.get(0)).get(RecordWrites.RERUNS), "alone, its failure counts");
   }
 
   /** A job that FAILED in an outage (13 INTERNAL, read from its operation) is not split: each member's try counts. */
@@ -708,9 +712,9 @@ class CompletionFlowTest {
 
     for (RecordQueries.Submitted member : members) {
       Map<String, Object> analysis = analysis(member);
-      assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(Records.RERUNS)),
+      assertEquals(List.of(QUEUED.value(), 1L), List.of(analysis.get("status"), analysis.get(RecordWrites.RERUNS)),
           member.documentKey().value());
-      assertEquals(null, analysis.get(Records.JOB_LIMIT) instanceof Long limit && limit > 0 ? limit : null,
+      assertEquals(null, analysis.get(RecordWrites.JOB_LIMIT) instanceof Long limit && limit > 0 ? limit : null,
           "no bound on its next job");
     }
   }

@@ -38,7 +38,7 @@ import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Gatherings;
 import dev.once.pipeline.MessagePublisher;
 import dev.once.pipeline.RecordQueries;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.pipeline.ResultPublication;
 import dev.once.testing.InMemoryLedger;
 import java.io.ByteArrayOutputStream;
@@ -86,7 +86,7 @@ class BatchSubmitterTest {
   BatchSubmitterTest() throws Exception {
     Once once = new Once(ledger).loggingTo(Log.to(new PrintStream(logged, true,
         StandardCharsets.UTF_8)));
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     submitter = new BatchSubmitter(once, () -> gatherings, () -> queries, () -> records, () -> reader,
         () -> batchJobs,
         new ResultPublication(once, () -> publisher, () -> "projects/p/topics/r", TestSignatures.RESULTS),
@@ -139,7 +139,7 @@ class BatchSubmitterTest {
     order.verify(gatherings).seal(GATHERING, members.stream().map(m -> m.documentKey().documentId()).toList());
     order.verify(batchJobs).submit(eq(GATHERING), anyList(), any(), any());
     order.verify(gatherings).markSubmitted("batches/job-1", members);
-    assertTrue(ledger.collection(Records.ANALYSES).isEmpty(), "the documents are not in the submission's commit");
+    assertTrue(ledger.collection(RecordWrites.ANALYSES).isEmpty(), "the documents are not in the submission's commit");
     Map<String, Object> gathering = ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow();
     assertEquals(List.of(Gatherings.SUBMITTED, "batches/job-1", 3),
         List.of(gathering.get("state"), gathering.get("job"), gathering.get("documents")));
@@ -274,7 +274,7 @@ class BatchSubmitterTest {
     }
     verify(batchJobs, times(12)).submit(eq(GATHERING), any(), any(), any());
     verify(batchJobs, times(11)).findGathered(GATHERING);
-    assertTrue(ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId()).isEmpty(),
+    assertTrue(ledger.document(RecordWrites.ANALYSES, members.get(0).documentKey().documentId()).isEmpty(),
         "no document failed");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
   }
@@ -304,7 +304,7 @@ class BatchSubmitterTest {
 
     assertEquals(2, sent.get(0).size());
     assertEquals("rejected",
-        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+        ledger.document(RecordWrites.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
     verify(publisher, times(1)).publish(anyString(), any(),
         TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(publisher, times(1)).publish(anyString(), any(), anyMap());
@@ -324,18 +324,19 @@ class BatchSubmitterTest {
     when(publisher.publish(anyString(), any(), anyMap()))
         .thenThrow(new IllegalStateException("Pub/Sub unavailable"))
         .thenAnswer(call -> {
-          statusWhenPublished.add(ledger.document(Records.ANALYSES, refused).map(d -> d.get("status")).orElse("none"));
+          statusWhenPublished
+              .add(ledger.document(RecordWrites.ANALYSES, refused).map(d -> d.get("status")).orElse("none"));
           return "m-2";
         });
 
     assertThrows(RuntimeException.class, () -> submitter.submit(GATHERING));
-    assertTrue(ledger.document(Records.ANALYSES, refused).isEmpty(),
+    assertTrue(ledger.document(RecordWrites.ANALYSES, refused).isEmpty(),
         "nothing recorded while the refusal is unpublished");
     verify(batchJobs, never()).submit(anyString(), anyList(), any(), any());
 
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
     assertEquals(List.of("none"), statusWhenPublished, "published before the commit recorded the refusal");
-    assertEquals("rejected", ledger.document(Records.ANALYSES, refused).orElseThrow().get("status"));
+    assertEquals("rejected", ledger.document(RecordWrites.ANALYSES, refused).orElseThrow().get("status"));
     verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), any(), any());
     verify(publisher, times(2)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
   }
@@ -473,7 +474,7 @@ class BatchSubmitterTest {
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
     assertEquals(2, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("documents"));
     assertEquals("rejected",
-        ledger.document(Records.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
+        ledger.document(RecordWrites.ANALYSES, members.get(1).documentKey().documentId()).orElseThrow().get("status"));
     verify(publisher, times(1)).publish(anyString(), any(), anyMap());
   }
 
@@ -492,7 +493,7 @@ class BatchSubmitterTest {
 
     verify(batchJobs, times(1)).submit(eq(GATHERING), anyList(), eq(BatchJobs.Input.FILE), any());
     verify(gatherings).markSubmitted("batches/job-1", members);
-    assertTrue(ledger.collection(Records.ANALYSES).isEmpty(), "no member refused");
+    assertTrue(ledger.collection(RecordWrites.ANALYSES).isEmpty(), "no member refused");
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     assertLoggedRefusal("Request payload size exceeds the limit: 20971520 bytes.");
   }
@@ -510,9 +511,12 @@ class BatchSubmitterTest {
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
     for (RecordQueries.Submitted member : members) {
-      Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
-      assertEquals(List.of(QUEUED.value(), 2L, 0L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT),
-          analysis.get(Records.RERUNS)), "queued again for a job of at most 2, no try counted");
+      Map<String, Object> analysis =
+          ledger.document(RecordWrites.ANALYSES, member.documentKey().documentId()).orElseThrow();
+      assertEquals(List.of(QUEUED.value(), 2L, 0L),
+          List.of(analysis.get("status"), analysis.get(RecordWrites.JOB_LIMIT),
+              analysis.get(RecordWrites.RERUNS)),
+          "queued again for a job of at most 2, no try counted");
     }
     assertEquals(false, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("inFlight"));
     verify(publisher, never()).publish(anyString(), any(), anyMap());
@@ -546,14 +550,14 @@ class BatchSubmitterTest {
     assertEquals(List.of(members.get(0).documentKey(), members.get(2).documentKey()),
         sent.get(1).stream().map(BatchJobs.Request::documentKey).toList());
     String refusedId = members.get(1).documentKey().documentId();
-    Map<String, Object> analysis = ledger.document(Records.ANALYSES, refusedId).orElseThrow();
+    Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, refusedId).orElseThrow();
     assertEquals("rejected", analysis.get("status"));
     verify(publisher, times(1)).publish(anyString(), any(), TestSignatures.keyed(members.get(1).documentKey().value()));
     verify(gatherings).markSubmitted("batches/job-1", List.of(members.get(0), members.get(2)));
     verify(gatherings).refuse(GATHERING, Map.of(refusedId, JobRequests.Refused.BY_GEMINI));
     String reason = String.valueOf(analysis.get("reason"));
     assertTrue(reason.contains("Unable to process input image")
-        && reason.length() <= Records.MAX_TEXT_CHARS + 1, reason.length() + " chars");
+        && reason.length() <= RecordWrites.MAX_TEXT_CHARS + 1, reason.length() + " chars");
   }
 
   /**
@@ -591,7 +595,7 @@ class BatchSubmitterTest {
   @Test
   void aMemberRunAgainWithoutAReservation_reservesForItsNextJob_orWaitsInTheQueueForTheBudget() {
     Once once = new Once(ledger);
-    Records records = new Records(PriceTable.fromSettings(Settings.of(Map.of())));
+    RecordWrites records = new RecordWrites(PriceTable.fromSettings(Settings.of(Map.of())));
     DailyBudget budget = new DailyBudget(ledger, 100_000, ZoneOffset.UTC,
         Log.to(new PrintStream(OutputStream.nullOutputStream())), "gemini budget");
     CostEstimator estimator = mock(CostEstimator.class);
@@ -609,15 +613,15 @@ class BatchSubmitterTest {
     org.mockito.ArgumentCaptor<List<BatchJobs.Request>> requests = org.mockito.ArgumentCaptor.forClass(List.class);
     verify(batchJobs).submit(eq(GATHERING), requests.capture(), any(), any());
     assertEquals(1, requests.getValue().size(), "the day takes one estimate of 60,000 of its 100,000");
-    Map<String, Object> first = ledger.document(Records.ANALYSES, members.get(0).documentKey().documentId())
+    Map<String, Object> first = ledger.document(RecordWrites.ANALYSES, members.get(0).documentKey().documentId())
         .orElseThrow();
     assertEquals(60_000L, ((Map<?, ?>) first.get("reservation")).get("microUsd"), "reserved, for its completion");
     for (RecordQueries.Submitted waiting : members.subList(1, 3)) {
-      Map<String, Object> analysis = ledger.document(Records.ANALYSES, waiting.documentKey().documentId())
+      Map<String, Object> analysis = ledger.document(RecordWrites.ANALYSES, waiting.documentKey().documentId())
           .orElseThrow();
       assertEquals(QUEUED.value(), analysis.get("status"));
       assertTrue(String.valueOf(analysis.get("reason")).startsWith("waiting for the day's budget"));
-      assertEquals(0L, analysis.get(Records.RERUNS), "not counted as a try");
+      assertEquals(0L, analysis.get(RecordWrites.RERUNS), "not counted as a try");
     }
   }
 
@@ -633,8 +637,9 @@ class BatchSubmitterTest {
     assertInstanceOf(Outcome.Processed.class, submitter.submit(GATHERING));
 
     for (RecordQueries.Submitted member : members) {
-      Map<String, Object> analysis = ledger.document(Records.ANALYSES, member.documentKey().documentId()).orElseThrow();
-      assertEquals(List.of(QUEUED.value(), 2L), List.of(analysis.get("status"), analysis.get(Records.JOB_LIMIT)));
+      Map<String, Object> analysis =
+          ledger.document(RecordWrites.ANALYSES, member.documentKey().documentId()).orElseThrow();
+      assertEquals(List.of(QUEUED.value(), 2L), List.of(analysis.get("status"), analysis.get(RecordWrites.JOB_LIMIT)));
     }
     verify(publisher, never()).publish(anyString(), any(), anyMap());
     assertEquals(Gatherings.DONE, ledger.document(Gatherings.COLLECTION, GATHERING).orElseThrow().get("state"));

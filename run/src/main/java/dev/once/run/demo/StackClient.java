@@ -26,7 +26,7 @@ import dev.once.local.emulator.PubSubAdmin;
 import dev.once.local.stack.Part;
 import dev.once.local.stack.Ports;
 import dev.once.local.stack.Topology;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import dev.once.run.StackInfo;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -81,20 +81,20 @@ final class StackClient implements StoredState, AutoCloseable {
 
   /** The analysis document of a document key (fixed id), if written. */
   Optional<DocumentSnapshot> analysis(IdempotencyKey key) {
-    DocumentSnapshot snapshot = await(db.collection(Records.ANALYSES).document(key.documentId()).get());
+    DocumentSnapshot snapshot = await(db.collection(RecordWrites.ANALYSES).document(key.documentId()).get());
     return snapshot.exists() ? Optional.of(snapshot) : Optional.empty();
   }
 
   /** Every billing entry for a key, by its {@code key} field, not its id: two entries would both be found. */
   @Override
   public int billingEntries(IdempotencyKey key) {
-    QuerySnapshot entries = await(db.collection(Records.BILLING).whereEqualTo("key", key.value()).get());
+    QuerySnapshot entries = await(db.collection(RecordWrites.BILLING).whereEqualTo("key", key.value()).get());
     return entries.size();
   }
 
   @Override
   public long costMicroUsd(IdempotencyKey key) {
-    DocumentSnapshot bill = await(db.collection(Records.BILLING).document(key.documentId()).get());
+    DocumentSnapshot bill = await(db.collection(RecordWrites.BILLING).document(key.documentId()).get());
     Long cost = bill.exists() ? bill.getLong("costMicroUsd") : null;
     return cost == null ? 0 : cost;
   }
@@ -112,7 +112,7 @@ final class StackClient implements StoredState, AutoCloseable {
   /** Every analysis for a key, by its {@code key} field. */
   @Override
   public int analyses(IdempotencyKey key) {
-    return await(db.collection(Records.ANALYSES).whereEqualTo("key", key.value()).get()).size();
+    return await(db.collection(RecordWrites.ANALYSES).whereEqualTo("key", key.value()).get()).size();
   }
 
   /** What the results tap holds now (pulled and acknowledged: the caller keeps it). */

@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * The main Java sources of the modules that run against a real Google project, parsed: every module the parent pom
  * lists except those that never do ({@link #NOT_AGAINST_GOOGLE}). A new module is read without any change here, and
  * a class moving between modules changes nothing. Also indexes the {@code static final String} constants (an
- * interface's {@code String} fields included) by class and name, so that checks can resolve {@code Records.ANALYSES}
+ * interface's {@code String} fields included) by class and name, so that checks can resolve {@code RecordWrites.ANALYSES}
  * or {@code FirestoreLedger.STATE} to their text.
  */
 public final class JavaSources {

@@ -3,7 +3,7 @@ package dev.once.terraform.check;
 import dev.once.budget.SpendCounters;
 import dev.once.config.OnceSetting;
 import dev.once.firestore.FirestoreLedger;
-import dev.once.pipeline.Records;
+import dev.once.pipeline.RecordWrites;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -43,8 +43,8 @@ public final class LedgerCheck implements Check {
   public static LedgerCheck forCode() {
     return new LedgerCheck(OnceSetting.ONCE_COLLECTION.defaultValue(), FirestoreLedger.EXPIRE_AT,
         SpendCounters.COLLECTION, SpendCounters.EXPIRE_AT,
-        Set.of(Records.ANALYSES + "." + Records.EXPIRE_AT,
-            Records.BILLING + "." + Records.EXPIRE_AT));
+        Set.of(RecordWrites.ANALYSES + "." + RecordWrites.EXPIRE_AT,
+            RecordWrites.BILLING + "." + RecordWrites.EXPIRE_AT));
   }
 
   @Override

@@ -1,7 +1,7 @@
 package dev.once.terraform.check;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.once.functions.Needs;
+import dev.once.functions.FunctionNeeds;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Least privilege: no function gets more than its own code uses ({@link Needs}, which says, for each entry point, the
+ * Least privilege: no function gets more than its own code uses ({@link FunctionNeeds}, which says, for each entry point, the
  * settings and secrets it reads, whether it writes Firestore, the topics it publishes to and whether it reads the
  * inbox). Each function's environment and secrets must be among its needs; its Firestore role is datastore.viewer
  * when it only reads; a secret is readable (secretAccessor) only by the functions that read it; a topic's publisher
@@ -35,19 +35,19 @@ public final class PrivilegeCheck implements Check {
       "^!\\s*resource\\.matchTagId\\('\\$\\{google_tags_tag_key\\.[a-z_0-9]+\\.id\\}',"
           + " '\\$\\{google_tags_tag_value\\.([a-z_0-9]+)\\.id\\}'\\)$");
 
-  private final Map<String, Needs.Function> needs;
+  private final Map<String, FunctionNeeds.Function> needs;
 
-  public PrivilegeCheck(Map<String, Needs.Function> needs) {
+  public PrivilegeCheck(Map<String, FunctionNeeds.Function> needs) {
     this.needs = Map.copyOf(needs);
   }
 
   /** Against the code as it is. */
   public static PrivilegeCheck forCode() {
-    return new PrivilegeCheck(Needs.all());
+    return new PrivilegeCheck(FunctionNeeds.all());
   }
 
   /** What one function block is given. */
-  private record Given(Block block, String key, Needs.Function needs, Map<String, String> secretOf,
+  private record Given(Block block, String key, FunctionNeeds.Function needs, Map<String, String> secretOf,
       Set<String> topicsPublished) {}
 
   @Override
@@ -56,7 +56,7 @@ public final class PrivilegeCheck implements Check {
     Map<String, Given> byKey = new HashMap<>();
     for (Map.Entry<String, Block> function : config.functionsByEntryPoint().entrySet()) {
       Block block = function.getValue();
-      Needs.Function need = needs.get(function.getKey());
+      FunctionNeeds.Function need = needs.get(function.getKey());
       if (need == null) {
         continue; // EntryPointCheck reports an entry point that is not a function of the code
       }
@@ -79,7 +79,7 @@ public final class PrivilegeCheck implements Check {
     return findings;
   }
 
-  private static Given given(Block block, String key, Needs.Function need) {
+  private static Given given(Block block, String key, FunctionNeeds.Function need) {
     JsonNode service = block.nested("service_config");
     Map<String, String> secretOf = new HashMap<>();
     for (JsonNode secret : TerraformConfig.asList(service.path("secret_environment_variables"))) {
@@ -99,7 +99,7 @@ public final class PrivilegeCheck implements Check {
       String name = names.next();
       if (!given.needs().settings().contains(name) && !EnvironmentCheck.READ_BY_THE_RUNTIME.containsKey(name)) {
         findings.add(new Finding(given.block().file(), given.block().address(), "sets " + name + ", which "
-            + simple(given.needs()) + " never reads (dev.once.functions.Needs).",
+            + simple(given.needs()) + " never reads (dev.once.functions.FunctionNeeds).",
             "remove it from this function; set it only on the functions that read it."));
       }
     }
@@ -121,7 +121,7 @@ public final class PrivilegeCheck implements Check {
       Map<String, String> roles = rolesByFunction(config, grant, byKey.keySet());
       for (Map.Entry<String, String> role : roles.entrySet()) {
         Given given = byKey.get(role.getKey());
-        if (given != null && given.needs().firestore() == Needs.Firestore.READ
+        if (given != null && given.needs().firestore() == FunctionNeeds.Firestore.READ
             && role.getValue().startsWith("roles/datastore.")
             && !role.getValue().equals(VIEWER)) {
           findings.add(new Finding(grant.file(), grant.address(), "grants " + role.getValue() + " to " + role.getKey()
@@ -283,7 +283,7 @@ public final class PrivilegeCheck implements Check {
     return matcher.find() ? Optional.of(matcher.group(2)) : Optional.empty();
   }
 
-  private static String simple(Needs.Function function) {
+  private static String simple(FunctionNeeds.Function function) {
     return function.entryPoint().substring(function.entryPoint().lastIndexOf('.') + 1);
   }
 }

@@ -6,7 +6,7 @@ import dev.once.terraform.check.Trees.Copy;
 import org.junit.jupiter.api.Test;
 
 /**
- * PrivilegeCheck catches a function given more than its code uses (dev.once.functions.Needs): planted in a copy of
+ * PrivilegeCheck catches a function given more than its code uses (dev.once.functions.FunctionNeeds): planted in a copy of
  * terraform/, each fault is one finding that names the file, the grant or function, and what to do.
  */
 class PrivilegeBrokenTreeTest {

@@ -13,12 +13,12 @@ import java.util.stream.Stream;
 
 /**
  * What each function's handler uses, and so all a deployment may give it: the settings it reads (each function reads
- * its settings when it starts, {@link Wiring}; {@code NeedsTest} starts each with these alone and every other setting
+ * its settings when it starts, {@link Wiring}; {@code FunctionNeedsTest} starts each with these alone and every other setting
  * invalid), which of them are secrets, whether it writes Firestore or only reads it, the topics it publishes to, and
  * whether it reads the inbox. terraform/check's PrivilegeCheck fails when a function's environment, secrets or roles
  * exceed this.
  */
-public final class Needs {
+public final class FunctionNeeds {
   /** Firestore access: the webhook reads one record a delivery; the others claim, complete and record. */
   public enum Firestore {
     READ, READ_WRITE
@@ -71,7 +71,7 @@ public final class Needs {
         GEMINI, RESULTS, ANALYSIS);
   }
 
-  private Needs() {}
+  private FunctionNeeds() {}
 
   @SafeVarargs
   private static void add(Class<?> entryPoint, Firestore firestore, List<Setting> publishesTo, boolean readsInbox,

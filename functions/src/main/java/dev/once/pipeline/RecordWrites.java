@@ -24,7 +24,7 @@ import java.util.Optional;
  * terraform/check's index check reads the fields a file writes against the collections that file opens (a bill and
  * an analysis share their model, usage and rerouting fields).
  */
-public final class Records {
+public final class RecordWrites {
   public static final String ANALYSES = "analyses";
   public static final String BILLING = "billing";
 
@@ -51,12 +51,12 @@ public final class Records {
   private final InstantSource clock;
 
   /** Records kept until deleted. */
-  public Records(PriceTable prices) {
+  public RecordWrites(PriceTable prices) {
     this(prices, Optional.empty(), InstantSource.system());
   }
 
   /** @param retention how long an analysis or a bill is kept after its last write; empty: kept */
-  public Records(PriceTable prices, Optional<Duration> retention, InstantSource clock) {
+  public RecordWrites(PriceTable prices, Optional<Duration> retention, InstantSource clock) {
     this.prices = prices;
     this.retention = retention;
     this.clock = clock;

@@ -14,11 +14,11 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link Needs} is what each function reads: started with those settings alone, and every other pipeline setting set
+ * {@link FunctionNeeds} is what each function reads: started with those settings alone, and every other pipeline setting set
  * to a value its parser refuses, each function starts (it reads its settings at start, so one read outside its needs
  * would fail it). The webhook's needs hold no Gemini key and no results topic, and its Firestore access is a read.
  */
-class NeedsTest {
+class FunctionNeedsTest {
   private static final Map<String, Function<Clients, Object>> FUNCTIONS = Map.of(
       DocumentUploaded.class.getName(), DocumentUploaded::new, MessageDelivered.class.getName(), MessageDelivered::new,
       GeminiWebhook.class.getName(), GeminiWebhook::new, BatchCompleted.class.getName(), BatchCompleted::new,
@@ -36,8 +36,8 @@ class NeedsTest {
 
   @Test
   void everyFunction_startsWithItsNeedsAlone_andEveryOtherSettingInvalid() {
-    assertEquals(FUNCTIONS.keySet(), Needs.all().keySet());
-    for (Needs.Function needs : Needs.all().values()) {
+    assertEquals(FUNCTIONS.keySet(), FunctionNeeds.all().keySet());
+    for (FunctionNeeds.Function needs : FunctionNeeds.all().values()) {
       Map<String, String> env = new HashMap<>();
       for (Setting setting : PipelineSetting.values()) {
         String name = setting.name();
@@ -61,11 +61,11 @@ class NeedsTest {
 
   @Test
   void thePublicWebhook_needsNoGeminiKeyNoResultsTopic_andOnlyReadsFirestore() {
-    Needs.Function webhook = Needs.all().get(GeminiWebhook.class.getName());
+    FunctionNeeds.Function webhook = FunctionNeeds.all().get(GeminiWebhook.class.getName());
     for (String withheld : Set.of("GEMINI_API_KEY", "RESULTS_TOPIC", "RESULTS_SIGNING_KEY", "NOTIFY_SIGNING_SECRET")) {
       assertFalse(webhook.settings().contains(withheld), withheld);
     }
-    assertEquals(Needs.Firestore.READ, webhook.firestore());
+    assertEquals(FunctionNeeds.Firestore.READ, webhook.firestore());
     assertEquals(Set.of("GEMINI_WEBHOOK_SECRET"), webhook.secrets());
     assertFalse(webhook.readsInbox());
   }
