@@ -20,9 +20,8 @@ public sealed interface Outcome {
    */
   default <T> Optional<T> recorded(ResultCodec<T> codec) {
     return switch (this) {
-      // An effect that recorded no result reads back as no fields, as its duplicates do.
-      case Processed processed -> Optional.of(codec.decode(processed.result() == null ? Map.of() : processed.result()));
-      case Duplicate duplicate -> Optional.of(codec.decode(duplicate.result() == null ? Map.of() : duplicate.result()));
+      case Processed processed -> Optional.of(codec.decode(processed.result()));
+      case Duplicate duplicate -> Optional.of(codec.decode(duplicate.result()));
       default -> Optional.empty();
     };
   }
@@ -52,7 +51,8 @@ public sealed interface Outcome {
     private final Optional<Held> next;
 
     Processed(Map<String, Object> result, int attempts, Optional<Held> next) {
-      this.result = result;
+      // No result is recorded as no fields (RecordLayout): this delivery answers as its duplicates will.
+      this.result = result == null ? Map.of() : result;
       this.attempts = attempts;
       this.next = next;
     }

@@ -2,10 +2,7 @@ package dev.once.gemini;
 
 import com.google.genai.types.BatchJob;
 import dev.once.key.IdempotencyKey;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.once.key.Sha256;
 import java.util.Optional;
 
 /**
@@ -36,13 +33,7 @@ public final class JobNames {
    * it differs from job to job, so an answer from an earlier job of the same document never matches.
    */
   public static String reference(String gatheringId, String documentId) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest((gatheringId + "/" + documentId).getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JDK has SHA-256", e);
-    }
+    return Sha256.hex(gatheringId + "/" + documentId).substring(0, 16);
   }
 
   public static String gatheringName(String gatheringId) {

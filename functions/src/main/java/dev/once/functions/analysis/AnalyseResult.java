@@ -10,7 +10,7 @@ import java.util.Optional;
  * versions: the job made for it alone), not an analysis, which comes with the job's completion; otherwise the
  * document's result to publish (a sync analysis, a copy of earlier bytes, in either mode).
  */
-public sealed interface AnalyseResult {
+sealed interface AnalyseResult {
   /** Queued (or, as an older version recorded it, submitted alone): its result comes with its job's completion. */
   record Queued() implements AnalyseResult {}
 

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * What the pipeline takes of an upload, checked before any paid call: a type Gemini reads, a size within the limit
  * and not empty, by what the event says and then by the generation read. A refusal is permanent, and recorded.
  */
-public final class DocumentChecks {
+final class DocumentChecks {
   /** PDF and the image types Gemini reads. */
   static final Set<String> ACCEPTED_TYPES =
       Set.of("application/pdf", "image/png", "image/jpeg", "image/webp", "image/heic", "image/heif");

@@ -138,7 +138,7 @@ public final class DocumentFlow {
           ? ResultMessage.gaveUp(key, document, rejected.reason())
           : ResultMessage.rejected(key, document, rejected.reason());
       // Recorded (a queued document has nothing to publish yet), or not done: in flight, a conflict, deferred.
-      default -> analysed.recorded(AnalyseResult.CODEC).flatMap(AnalyseResult::toPublish).orElse(null);
+      default -> toPublish(analysed).orElse(null);
     };
     if (analysed instanceof Outcome.Deferred deferred) {
       report = report.with("reason", deferred.reason());
@@ -174,9 +174,12 @@ public final class DocumentFlow {
 
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
   private static boolean needsPublishing(Outcome analysed) {
-    return analysed instanceof Outcome.Rejected
-        || analysed instanceof Outcome.Duplicate duplicate
-            && duplicate.recorded(AnalyseResult.CODEC).orElseThrow() instanceof AnalyseResult.ToPublish;
+    return analysed instanceof Outcome.Rejected || toPublish(analysed).isPresent();
+  }
+
+  /** The result an analysis recorded to publish: none for a queued document, or one not recorded done. */
+  private static Optional<ResultMessage> toPublish(Outcome analysed) {
+    return analysed.recorded(AnalyseResult.CODEC).flatMap(AnalyseResult::toPublish);
   }
 
   /**

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * A document's paid call against the day's budget: its estimated cost set aside before the call (settled to the bill
  * by the commit that records the answer, released by a refusal before any work), or the document deferred.
  */
-public final class DocumentReservations {
+final class DocumentReservations {
   private final Budget budget;
   private final Supplier<CostEstimator> estimator;
   private final Supplier<RecordWrites> records;

@@ -7,7 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** One document's paid call, and what its log line says of it: {@code costMicroUsd}, {@code model}. */
-public final class PaidCall {
+final class PaidCall {
   final IdempotencyKey key;
   final DocumentSource document;
   final Instant deferredSince;

@@ -24,7 +24,7 @@ import java.util.function.Supplier;
  * document of those bytes stands: what decides if this one is analysed, completed as a copy, or waits. The content's
  * claim ({@link Effects#CONTENT}) names the first document; DocumentFlow acts on the verdict.
  */
-public final class SameContent {
+final class SameContent {
   /**
    * A first copy whose try was released this long ago, and is not deferred, was abandoned: Eventarc retries a delivery
    * for a day. A copy then takes the content's claim over (a dead letter re-driven later finds that copy first).

@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * @param model the model of the last answer that cost something (null: none did)
  */
-public record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> matched, Map<Count, Integer> counts,
+record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> matched, Map<Count, Integer> counts,
     long costMicroUsd, String model) {
 
   /** What a chunk counts, by its name in the record and the completion's log line. */
@@ -38,7 +38,7 @@ public record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> ma
   static final String COST = "costMicroUsd";
   static final String MODEL = "model";
 
-  public ChunkResult {
+  ChunkResult {
     summaries = List.copyOf(summaries);
     matched = Map.copyOf(matched);
     counts = Map.copyOf(counts);
@@ -99,13 +99,50 @@ public record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> ma
   private Map<String, Object> toMap() {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put(DOCUMENTS, summaries.stream().map(ResultMessage.CODEC::encode).toList());
+    putTallies(map, matched, counts, costMicroUsd, model);
+    return map;
+  }
+
+  /**
+   * What a chunk's record and its job's record both keep, written the same way: how the answers were matched, the
+   * counts, and, when an answer cost something, the cost and the model.
+   */
+  static void putTallies(Map<String, Object> map, Map<String, Integer> matched, Map<Count, Integer> counts, long cost,
+      String model) {
     map.put(MATCHED, matched);
     counts.forEach((count, n) -> map.put(count.field, n));
     if (model != null) {
-      map.put(COST, costMicroUsd);
+      map.put(COST, cost);
       map.put(MODEL, model);
     }
-    return map;
+  }
+
+  static Map<String, Integer> readMatched(Map<String, Object> map) {
+    Map<String, Integer> matched = new LinkedHashMap<>();
+    if (map.get(MATCHED) instanceof Map<?, ?> byHow) {
+      byHow.forEach((how, n) -> matched.put(String.valueOf(how), n instanceof Number number ? number.intValue() : 0));
+    }
+    return matched;
+  }
+
+  static Map<Count, Integer> readCounts(Map<String, Object> map) {
+    Map<Count, Integer> counts = new LinkedHashMap<>();
+    for (Count count : Count.values()) {
+      if (map.get(count.field) instanceof Number n) {
+        counts.put(count, n.intValue());
+      }
+    }
+    return counts;
+  }
+
+  /** The model of the last answer that cost something (null: none did). */
+  static String readModel(Map<String, Object> map) {
+    return map.get(MODEL) == null ? null : String.valueOf(map.get(MODEL));
+  }
+
+  /** What the answers cost: 0 unless a model is named. */
+  static long readCost(Map<String, Object> map) {
+    return readModel(map) != null && map.get(COST) instanceof Number n ? n.longValue() : 0;
   }
 
   private static ChunkResult fromMap(Map<String, Object> map) {
@@ -119,18 +156,6 @@ public record ChunkResult(List<ResultMessage> summaries, Map<String, Integer> ma
         }
       }
     }
-    Map<String, Integer> matched = new LinkedHashMap<>();
-    if (map.get(MATCHED) instanceof Map<?, ?> byHow) {
-      byHow.forEach((how, n) -> matched.put(String.valueOf(how), n instanceof Number number ? number.intValue() : 0));
-    }
-    Map<Count, Integer> counts = new LinkedHashMap<>();
-    for (Count count : Count.values()) {
-      if (map.get(count.field) instanceof Number n) {
-        counts.put(count, n.intValue());
-      }
-    }
-    String model = map.get(MODEL) == null ? null : String.valueOf(map.get(MODEL));
-    long cost = model != null && map.get(COST) instanceof Number n ? n.longValue() : 0;
-    return new ChunkResult(summaries, matched, counts, cost, model);
+    return new ChunkResult(summaries, readMatched(map), readCounts(map), readCost(map), readModel(map));
   }
 }

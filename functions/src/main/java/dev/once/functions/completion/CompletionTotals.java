@@ -7,7 +7,7 @@ import java.util.Map;
 /**
  * What the chunks of a batch job's completion did, added up into the job's completion record.
  */
-public final class CompletionTotals {
+final class CompletionTotals {
   private long cost;
   private String model;
   private int documents;

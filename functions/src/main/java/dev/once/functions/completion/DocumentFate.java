@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * is given up (failed, saying why and what each billed try returned). Only a document whose analysis names this job is
  * ever billed or published here.
  */
-public final class DocumentFate {
+final class DocumentFate {
   private final Supplier<RecordWrites> records;
   private final int maxAttempts;
 

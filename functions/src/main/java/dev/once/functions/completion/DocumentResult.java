@@ -9,7 +9,7 @@ import dev.once.pipeline.ResultMessage;
  * its writes, what its answer cost (0 without one) and which model gave it, how its answer was matched (null: none
  * was), and what the chunk counts it as (null: nothing).
  */
-public record DocumentResult(ResultMessage summary, SideWrites writes, long costMicroUsd, String model,
+record DocumentResult(ResultMessage summary, SideWrites writes, long costMicroUsd, String model,
     BatchAnswers.Match match, ChunkResult.Count count) {
 
   /** A document that got no answer to bill. */

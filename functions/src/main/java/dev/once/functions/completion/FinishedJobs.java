@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * agrees for an hour, a succeeded job whose output is not there yet, a failure for what the requests hold told from
  * an outage's, and answers whose responses file is gone.
  */
-public final class FinishedJobs {
+final class FinishedJobs {
   /** How long a gathered job Gemini says it does not have is looked for before its documents run again. */
   static final Duration NOT_FOUND_GRACE = Duration.ofHours(1);
   /**

@@ -2,7 +2,6 @@ package dev.once.functions.completion;
 
 import dev.once.ledger.ResultCodec;
 import dev.once.pipeline.EventCounts;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -12,16 +11,16 @@ import java.util.Map;
  *
  * @param model the model of the last answer that cost something (null: none did, and {@code costMicroUsd} is 0)
  */
-public record JobCompletion(String job, String state, int chunks, int documents, int givenUp,
+record JobCompletion(String job, String state, int chunks, int documents, int givenUp,
     Map<String, Integer> matched,
     Map<ChunkResult.Count, Integer> counts, long costMicroUsd, String model) {
   private static final String JOB = "job";
   private static final String STATE = "state";
   private static final String CHUNKS = "chunks";
 
-  public JobCompletion {
+  JobCompletion {
     matched = Map.copyOf(matched);
-    counts = counts.isEmpty() ? Map.of() : Map.copyOf(new EnumMap<>(counts));
+    counts = Map.copyOf(counts);
   }
 
   static final ResultCodec<JobCompletion> CODEC = new ResultCodec<>() {
@@ -32,30 +31,15 @@ public record JobCompletion(String job, String state, int chunks, int documents,
       map.put(CHUNKS, done.chunks());
       map.put(ChunkResult.DOCUMENTS, done.documents());
       map.put(EventCounts.GIVEN_UP, done.givenUp());
-      map.put(ChunkResult.MATCHED, done.matched());
-      done.counts().forEach((count, n) -> map.put(count.field, n));
-      if (done.model() != null) {
-        map.put(ChunkResult.COST, done.costMicroUsd());
-        map.put(ChunkResult.MODEL, done.model());
-      }
+      ChunkResult.putTallies(map, done.matched(), done.counts(), done.costMicroUsd(), done.model());
       return map;
     }
 
     public JobCompletion decode(Map<String, Object> fields) {
-      Map<String, Integer> matched = new LinkedHashMap<>();
-      if (fields.get(ChunkResult.MATCHED) instanceof Map<?, ?> byHow) {
-        byHow.forEach((how, n) -> matched.put(String.valueOf(how), whole(n)));
-      }
-      Map<ChunkResult.Count, Integer> counts = new EnumMap<>(ChunkResult.Count.class);
-      for (ChunkResult.Count count : ChunkResult.Count.values()) {
-        if (fields.get(count.field) instanceof Number n) {
-          counts.put(count, n.intValue());
-        }
-      }
-      String model = fields.get(ChunkResult.MODEL) == null ? null : String.valueOf(fields.get(ChunkResult.MODEL));
       return new JobCompletion(text(fields.get(JOB)), text(fields.get(STATE)), whole(fields.get(CHUNKS)),
-          whole(fields.get(ChunkResult.DOCUMENTS)), whole(fields.get(EventCounts.GIVEN_UP)), matched, counts,
-          model == null ? 0 : fields.get(ChunkResult.COST) instanceof Number n ? n.longValue() : 0, model);
+          whole(fields.get(ChunkResult.DOCUMENTS)), whole(fields.get(EventCounts.GIVEN_UP)),
+          ChunkResult.readMatched(fields), ChunkResult.readCounts(fields), ChunkResult.readCost(fields),
+          ChunkResult.readModel(fields));
     }
   };
 
@@ -67,8 +51,7 @@ public record JobCompletion(String job, String state, int chunks, int documents,
       details.put(ChunkResult.MODEL, model);
     }
     details.put(ChunkResult.MATCHED, matched);
-    for (ChunkResult.Count count : new ChunkResult.Count[] {ChunkResult.Count.RERUN, ChunkResult.Count.GAVE_UP,
-        ChunkResult.Count.REFUSED, ChunkResult.Count.UNATTRIBUTED}) {
+    for (ChunkResult.Count count : ChunkResult.Count.values()) {
       if (counts.containsKey(count)) {
         details.put(count.field, counts.get(count));
       }

@@ -21,7 +21,7 @@ import java.util.function.Supplier;
  * @param inputFile the input file the job was made from (null: inlined requests)
  * @param rules how its answers are matched, which depends on the version that made it
  */
-public record JobMembers(String name, String gathering, List<String> ids, List<RecordQueries.Submitted> read,
+record JobMembers(String name, String gathering, List<String> ids, List<RecordQueries.Submitted> read,
     String inputFile, BatchAnswers.Rules rules) {
 
   int size() {

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * commit: on the gathering, in the day's spend (on the day and counter of a reservation of the chunk), and in the
  * cost its completion logs.
  */
-public final class UnattributedCost {
+final class UnattributedCost {
   private final Supplier<RecordWrites> records;
   private final Log log;
 

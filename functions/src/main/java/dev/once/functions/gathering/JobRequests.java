@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  * A gathering's members as its job's requests: each read from Cloud Storage, or refused before the job is made (gone,
  * grown past the bound, empty); under a daily budget, a member holding no reservation reserves again or waits.
  */
-public final class JobRequests {
+final class JobRequests {
   private final Supplier<RecordWrites> records;
   private final Supplier<DocumentReader> reader;
   private final long maxDocumentBytes;

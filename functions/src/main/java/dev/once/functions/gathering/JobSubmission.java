@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  * refuses that document. Documents run again after a job gave them no answer that could be matched go in a job made
  * from an input file, and a document back in the queue makes a job due at once.
  */
-public final class JobSubmission {
+final class JobSubmission {
   /** The key prefix of a gathering's submission in the ledger. */
   static final String KEY_PREFIX = "batch:";
 

@@ -8,7 +8,7 @@ import java.util.Optional;
  * What a gathering's submission records: the job made for it (none: its documents went elsewhere, or all were
  * refused) and how many documents it holds.
  */
-public record Submission(String gathering, Optional<String> job, int documents) {
+record Submission(String gathering, Optional<String> job, int documents) {
   static final ResultCodec<Submission> CODEC = new ResultCodec<>() {
     public Map<String, Object> encode(Submission made) {
       return made.job().<Map<String, Object>>map(

@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /**
  * The reconciler's last pass: documents deferred for want of the day's budget, resumed while the budget takes them.
  */
-public final class DeferredResumption {
+final class DeferredResumption {
   private final Supplier<RecordQueries> queries;
   private final Supplier<DocumentFlow> documents;
   private final Budget spending;
