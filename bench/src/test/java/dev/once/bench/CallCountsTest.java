@@ -49,14 +49,14 @@ class CallCountsTest {
   }
 
   @Test
-  void aSyncFirstDelivery_isOneReadAndFourCommits_theContentClaimOneWrite() {
+  void aSyncFirstDelivery_isOneReadAndThreeCommits_theContentClaimedWithTheAnalysis() {
     Function<DocumentSource, Report> sync = flow("sync");
     assertEquals("processed", sync.apply(upload()).outcome().label());
 
     FirestoreCalls.Snapshot spent = count(sync, upload(), "processed");
 
     assertEquals(1, spent.reads(), "the pre-check of publish: " + spent);
-    assertEquals(List.of("create idempotency[analyse]", "create idempotency[content]",
+    assertEquals(List.of("create idempotency[analyse] + create idempotency[content]",
         "update-if-unchanged idempotency[analyse] + create idempotency[publish] + merge analyses + set billing",
         "update-if-unchanged idempotency[publish]"), spent.commits());
     assertEquals(new FirestoreCalls.Billed(1, 7, 0, 3), spent.documents(), "as Firestore bills them: " + spent);
@@ -64,14 +64,14 @@ class CallCountsTest {
   }
 
   @Test
-  void aBatchFirstDelivery_isTwoReadsAndThreeCommits_theDueCheckACount() {
+  void aBatchFirstDelivery_isTwoReadsAndTwoCommits_theDueCheckACount() {
     Function<DocumentSource, Report> batch = flow("batch");
     assertEquals("processed", batch.apply(upload()).outcome().label());
 
     FirestoreCalls.Snapshot spent = count(batch, upload(), "processed");
 
     assertEquals(2, spent.reads(), "the pre-check of analyse, and the due check's count: " + spent);
-    assertEquals(List.of("create idempotency[analyse]", "create idempotency[content]",
+    assertEquals(List.of("create idempotency[analyse] + create idempotency[content]",
         "update-if-unchanged idempotency[analyse] + set analyses"), spent.commits());
     assertEquals(new FirestoreCalls.Billed(2, 4, 0, 2), spent.documents(), "as Firestore bills them: " + spent);
     assertEquals(Map.of(), spent.others(), "no transaction: " + spent);

@@ -7,9 +7,11 @@ import java.time.Duration;
 /** The delivery that holds the claim, as its effect sees it: which try this is, and its lease. */
 public final class Attempt {
   private final LeaseRenewal renewal;
+  private final boolean settledAlongside;
 
-  Attempt(LeaseRenewal renewal) {
+  Attempt(LeaseRenewal renewal, boolean settledAlongside) {
     this.renewal = renewal;
+    this.settledAlongside = settledAlongside;
   }
 
   public IdempotencyKey key() {
@@ -51,6 +53,14 @@ public final class Attempt {
    */
   public IdempotencyKey downstreamKey() {
     return key().rerun(generation());
+  }
+
+  /**
+   * Whether this try's claim created its policy's {@link Policy#settling settlement} record in the same commit: true
+   * only for a first claim that did; false when the policy has none, the record existed, or the claim was taken over.
+   */
+  public boolean settledAlongside() {
+    return settledAlongside;
   }
 
   /** The fencing token this delivery holds the claim with. */

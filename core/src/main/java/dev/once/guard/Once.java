@@ -18,6 +18,8 @@ import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.Ledgers;
 import dev.once.ledger.RecordState;
 import dev.once.ledger.ResultCodec;
+import dev.once.ledger.SettledClaim;
+import dev.once.ledger.Settlement;
 import dev.once.ledger.SideWrites;
 import dev.once.observe.Log;
 import java.time.Duration;
@@ -182,9 +184,22 @@ public final class Once {
     if (known.isPresent()) {
       return answer(key, effect, known.get());
     }
-    ClaimResult claimed = ledger.claim(key, effect, policy.claimOptions(maxAttempts));
+    Settlement alongside = policy.alongside();
+    ClaimResult claimed;
+    boolean settledAlongside = false;
+    if (alongside == null) {
+      claimed = ledger.claim(key, effect, policy.claimOptions(maxAttempts));
+    } else {
+      SettledClaim both = ledger.claimAndSettle(key, effect, policy.claimOptions(maxAttempts), alongside);
+      claimed = both.claim();
+      settledAlongside = both.settled();
+      if (settledAlongside) {
+        settled.put(Ledgers.recordId(alongside.key(), alongside.effect()),
+            new ClaimResult.AlreadyDone(alongside.outcome(), 1, null), null, false);
+      }
+    }
     if (claimed instanceof ClaimResult.Acquired acquired) {
-      return perform(acquired.claim(), policy, action);
+      return perform(acquired.claim(), policy, action, settledAlongside);
     }
     return answer(key, effect, remember(id, claimed));
   }
@@ -207,7 +222,7 @@ public final class Once {
       return new Processed(result, 1, Optional.empty());
     }
     if (found.get() instanceof ClaimResult.Acquired acquired) {
-      return perform(acquired.claim(), Policy.DEFAULT, attempt -> Completion.of(result));
+      return perform(acquired.claim(), Policy.DEFAULT, attempt -> Completion.of(result), false);
     }
     return answer(key, effect, remember(id, found.get()));
   }
@@ -219,7 +234,7 @@ public final class Once {
 
   /** Runs {@code action} on the claim an earlier completion took for it ({@link Processed#next()}). */
   public Outcome runHeld(Held held, Effect action) {
-    return perform(held.claim(), Policy.DEFAULT, action);
+    return perform(held.claim(), Policy.DEFAULT, action, false);
   }
 
   /** What a refusal does to the claim it was thrown under (see {@link Refusal}). */
@@ -271,7 +286,7 @@ public final class Once {
     };
   }
 
-  private Outcome perform(Claim claim, Policy policy, Effect action) {
+  private Outcome perform(Claim claim, Policy policy, Effect action, boolean settledAlongside) {
     if (claim.exhausted()) {
       return giveUp(claim, policy);
     }
@@ -279,7 +294,7 @@ public final class Once {
     LISTENERS.forEach(listener -> listener.claimed(claim.key(), claim.effect()));
     Completion completion;
     try {
-      completion = action.perform(new Attempt(renewal));
+      completion = action.perform(new Attempt(renewal, settledAlongside));
     } catch (Refusal refusal) {
       return refused(renewal.stop(), policy, refusal);
     } catch (Exception failure) {

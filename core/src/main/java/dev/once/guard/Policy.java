@@ -1,7 +1,10 @@
 package dev.once.guard;
 
+import dev.once.key.IdempotencyKey;
 import dev.once.ledger.ClaimOptions;
 import dev.once.ledger.NextClaim;
+import dev.once.ledger.ResultCodec;
+import dev.once.ledger.Settlement;
 import dev.once.ledger.SideWrites;
 import java.time.Duration;
 import java.util.function.Function;
@@ -18,7 +21,7 @@ import java.util.function.Function;
  */
 public final class Policy {
   /** No fingerprint, no cap, the ledger's lease, nothing that follows. */
-  public static final Policy DEFAULT = new Policy(null, 0, reason -> SideWrites.NONE, null, null);
+  public static final Policy DEFAULT = new Policy(null, 0, reason -> SideWrites.NONE, null, null, null);
   /** {@link #maxAttempts()} of a policy capped at the guard's ONCE_MAX_ATTEMPTS ({@link Once#maxAttempts()}). */
   static final int GUARDS_CAP = -1;
 
@@ -27,14 +30,16 @@ public final class Policy {
   private final Function<String, SideWrites> onGiveUp;
   private final Duration lease;
   private final String then;
+  private final Settlement alongside;
 
   private Policy(String fingerprint, int maxAttempts, Function<String, SideWrites> onGiveUp, Duration lease,
-      String then) {
+      String then, Settlement alongside) {
     this.fingerprint = fingerprint;
     this.maxAttempts = maxAttempts;
     this.onGiveUp = onGiveUp;
     this.lease = lease;
     this.then = then;
+    this.alongside = alongside;
   }
 
   public static Policy fingerprint(String fingerprint) {
@@ -52,7 +57,7 @@ public final class Policy {
 
   /** The same policy, comparing payloads by {@code value}: the same key with another fingerprint is a conflict. */
   public Policy withFingerprint(String value) {
-    return new Policy(value, maxAttempts, onGiveUp, lease, then);
+    return new Policy(value, maxAttempts, onGiveUp, lease, then, alongside);
   }
 
   /**
@@ -63,17 +68,17 @@ public final class Policy {
     if (tries < 1) {
       throw new IllegalArgumentException("a cap allows at least one try, got " + tries);
     }
-    return new Policy(fingerprint, tries, giveUp, lease, then);
+    return new Policy(fingerprint, tries, giveUp, lease, then, alongside);
   }
 
   /** {@link #capped} at the guard's cap, ONCE_MAX_ATTEMPTS ({@link Once#maxAttempts()}; 5 unless set). */
   public Policy cappedAtMaxAttempts(Function<String, SideWrites> giveUp) {
-    return new Policy(fingerprint, GUARDS_CAP, giveUp, lease, then);
+    return new Policy(fingerprint, GUARDS_CAP, giveUp, lease, then, alongside);
   }
 
   /** A lease long enough for the effect's own bound (a paid call's timeout), when that is longer than the ledger's. */
   public Policy leaseAtLeast(Duration value) {
-    return new Policy(fingerprint, maxAttempts, onGiveUp, value, then);
+    return new Policy(fingerprint, maxAttempts, onGiveUp, value, then, alongside);
   }
 
   /**
@@ -82,7 +87,18 @@ public final class Policy {
    * {@link Outcome.Processed#next}, to run with {@link Once#runHeld}.
    */
   public Policy then(String effect) {
-    return new Policy(fingerprint, maxAttempts, onGiveUp, lease, effect);
+    return new Policy(fingerprint, maxAttempts, onGiveUp, lease, effect, alongside);
+  }
+
+  /**
+   * Another key's record to create done with {@code result} in the commit of this effect's first claim
+   * ({@link dev.once.ledger.Ledger#claimAndSettle}): one commit fewer than {@link Once#settle} inside the effect.
+   * The effect learns from {@link Attempt#settledAlongside()} whether that commit created it; when not (the record
+   * existed, or the claim was taken over or answered otherwise), it settles it itself if it still must.
+   */
+  public <T> Policy settling(IdempotencyKey key, String effect, ResultCodec<T> codec, T result) {
+    return new Policy(fingerprint, maxAttempts, onGiveUp, lease, then,
+        new Settlement(key, effect, codec.encode(result)));
   }
 
   /** The payload's fingerprint, or null when payloads are not compared. */
@@ -110,6 +126,11 @@ public final class Policy {
     return then;
   }
 
+  /** The record created done with the first claim, or null. */
+  public Settlement alongside() {
+    return alongside;
+  }
+
   ClaimOptions claimOptions(int guardsCap) {
     return new ClaimOptions(fingerprint, lease, maxAttempts == GUARDS_CAP ? guardsCap : maxAttempts);
   }
@@ -121,6 +142,6 @@ public final class Policy {
   @Override
   public String toString() {
     return "Policy[fingerprint=" + fingerprint + ", maxAttempts=" + maxAttempts + ", lease=" + lease + ", then=" + then
-        + "]";
+        + ", alongside=" + (alongside == null ? null : alongside.effect()) + "]";
   }
 }

@@ -44,6 +44,11 @@ public class ForwardingLedger implements Ledger {
   }
 
   @Override
+  public SettledClaim claimAndSettle(IdempotencyKey key, String effect, ClaimOptions options, Settlement alongside) {
+    return delegate().claimAndSettle(key, effect, options, alongside);
+  }
+
+  @Override
   public Claim renew(Claim claim, Duration lease) {
     return delegate().renew(claim, lease);
   }

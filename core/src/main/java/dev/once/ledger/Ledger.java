@@ -41,6 +41,15 @@ public interface Ledger {
   Optional<ClaimResult> settle(IdempotencyKey key, String effect, Map<String, Object> outcome);
 
   /**
+   * {@link #claim} and {@link #settle} of {@code alongside} (another key's record, created done) in one commit: a
+   * document's analysis claimed, and its content claimed naming that document, with one write call. When the claim's
+   * record exists, nothing is created and the claim is judged as {@link #claim} judges it (a takeover included); when
+   * only the settlement's exists, the claim is made alone. {@link SettledClaim#settled()} says whether this call (or
+   * its create, resent after its answer was lost) created the settlement's record.
+   */
+  SettledClaim claimAndSettle(IdempotencyKey key, String effect, ClaimOptions options, Settlement alongside);
+
+  /**
    * Extends the lease to {@code lease} from now (the store's time), only while {@code claim}'s holder holds it:
    * the claim as it now stands. Throws {@link LeaseLost}.
    */

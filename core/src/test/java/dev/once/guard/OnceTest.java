@@ -85,6 +85,28 @@ class OnceTest {
   }
 
   @Test
+  void aPolicySettlingAnotherRecord_createsItWithTheClaim_andTellsTheEffectWhetherItDid() {
+    IdempotencyKey shared = IdempotencyKey.of("content:shared");
+    IdempotencyKey other = IdempotencyKey.of("pubsub:5678");
+    List<Boolean> told = new ArrayList<>();
+    Once.Effect effect = attempt -> {
+      told.add(attempt.settledAlongside());
+      return Completion.of(Map.of());
+    };
+
+    once.run(KEY, "pay", Policy.DEFAULT.settling(shared, "content", Receipt.CODEC, new Receipt(KEY.value(), 1)),
+        effect);
+    once.run(other, "pay", Policy.DEFAULT.settling(shared, "content", Receipt.CODEC, new Receipt(other.value(), 2)),
+        effect);
+
+    assertEquals(List.of(true, false), told, "the second found the record the first created");
+    assertEquals(new Receipt(KEY.value(), 1),
+        ledger.lookup(shared, "content").orElseThrow().outcome(Receipt.CODEC).orElseThrow());
+    assertEquals(new Receipt(KEY.value(), 1), once.settle(shared, "content", Receipt.CODEC,
+        new Receipt(other.value(), 2)).recorded(Receipt.CODEC).orElseThrow(), "a settle finds it settled");
+  }
+
+  @Test
   void typedResult_isRecordedAsItsCodecEncodesIt_andDecodedForEveryDuplicate() {
     Receipt paid = new Receipt("r-1", 1250);
     Outcome first = once.run(KEY, "pay", attempt -> Completion.of(Receipt.CODEC, paid));

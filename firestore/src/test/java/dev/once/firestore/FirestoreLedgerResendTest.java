@@ -14,6 +14,8 @@ import dev.once.ledger.LedgerOptions;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.SettledClaim;
+import dev.once.ledger.Settlement;
 import dev.once.ledger.SideWrites;
 import io.grpc.Status;
 import java.time.Duration;
@@ -158,6 +160,25 @@ class FirestoreLedgerResendTest {
 
       assertEquals(lost == Status.Code.UNAVAILABLE ? 2 : 1, commits() - before, lost + ": the create, and its resend");
       assertEquals(Map.of("document", "a"), record("content").outcome());
+    }
+  }
+
+  @Test
+  void aClaimAndSettleWhoseAnswerIsLost_isResent_andBothRecordsAreTheCallersOwn() {
+    IdempotencyKey content = IdempotencyKey.of("content:inbox/application/pdf/ab12");
+    for (Status.Code lost : List.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED)) {
+      TestFirestore.clear();
+      int before = commits();
+      faults.loseNext(COMMIT, 1, lost);
+
+      SettledClaim both = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS,
+          new Settlement(content, "content", Map.of("document", KEY.value())));
+
+      assertEquals(lost == Status.Code.UNAVAILABLE ? 2 : 1, commits() - before,
+          lost + ": one commit for both records, and the client's resend of it");
+      assertTrue(both.settled(), lost + ": this call's own settlement, not another's");
+      assertFirstClaim(acquired(both.claim()));
+      assertEquals(Map.of("document", KEY.value()), ledger.lookup(content, "content").orElseThrow().outcome());
     }
   }
 

@@ -23,6 +23,8 @@ import dev.once.ledger.Ledger;
 import dev.once.ledger.LedgerRecord;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.SettledClaim;
+import dev.once.ledger.Settlement;
 import dev.once.ledger.SideWrites;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -192,6 +194,68 @@ public abstract class LedgerContract {
     LedgerRecord passed = ledger.lookup(KEY, "content").orElseThrow();
     assertEquals(Map.of("document", "b"), passed.outcome());
     assertEquals(Map.of("document", "a"), passed.history().get(0).outcome());
+  }
+
+  private static final IdempotencyKey CONTENT_KEY = IdempotencyKey.of("content:inbox/application/pdf/ab12");
+
+  private static Settlement naming(String document) {
+    return new Settlement(CONTENT_KEY, "content", Map.of("document", document));
+  }
+
+  @Test
+  public void claimAndSettle_createsTheClaimAndTheSettledRecord_together() {
+    Ledger ledger = ledger();
+    SettledClaim both = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS, naming(KEY.value()));
+
+    assertTrue(both.settled(), "this call created the settlement's record");
+    Claim claim = acquired(both.claim());
+    assertEquals(1, claim.token());
+    LedgerRecord claimed = ledger.lookup(KEY, EFFECT).orElseThrow();
+    assertEquals(RecordState.CLAIMED, claimed.state());
+    assertTrue(claimed.leaseLive());
+    LedgerRecord settled = ledger.lookup(CONTENT_KEY, "content").orElseThrow();
+    assertEquals(RecordState.DONE, settled.state());
+    assertEquals(Map.of("document", KEY.value()), settled.outcome());
+    assertEquals(0, settled.spent(), "nothing ran that could have been paid for");
+    assertTrue(settled.expireAt() != null && settled.expireAt().isAfter(settled.readTime()), "retention set");
+    ledger.complete(claim, Map.of("n", 1L), SideWrites.NONE);
+    assertEquals(RecordState.DONE, ledger.lookup(KEY, EFFECT).orElseThrow().state(), "completed by its holder");
+  }
+
+  @Test
+  public void claimAndSettle_whenTheSettlementsRecordExists_claimsAlone_andLeavesThatRecordAsItWas() {
+    Ledger ledger = ledger();
+    assertEquals(Optional.empty(), ledger.settle(CONTENT_KEY, "content", Map.of("document", "gcs:inbox/a.pdf#1")));
+
+    SettledClaim both = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS, naming(KEY.value()));
+
+    assertFalse(both.settled());
+    assertEquals(1, acquired(both.claim()).token(), "claimed all the same");
+    assertEquals(Map.of("document", "gcs:inbox/a.pdf#1"), ledger.lookup(CONTENT_KEY, "content").orElseThrow().outcome(),
+        "the first record stands");
+  }
+
+  @Test
+  public void claimAndSettle_whenTheClaimsRecordExists_settlesNothing_andJudgesTheClaimAsAClaimDoes() {
+    Ledger ledger = ledger(SHORT_LEASE);
+    Claim first = acquired(ledger.claim(KEY, EFFECT));
+
+    SettledClaim busy = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS, naming("b"));
+    assertInstanceOf(Busy.class, busy.claim());
+    assertFalse(busy.settled());
+    assertEquals(Optional.empty(), ledger.lookup(CONTENT_KEY, "content"), "nothing settled beside a held claim");
+
+    passTime(SHORT_LEASE.plusMillis(100));
+    SettledClaim taken = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS, naming("c"));
+    assertFalse(taken.settled(), "a takeover settles nothing");
+    assertEquals(first.token() + 1, acquired(taken.claim()).token());
+    assertEquals(Optional.empty(), ledger.lookup(CONTENT_KEY, "content"));
+    ledger.complete(acquired(taken.claim()), Map.of("n", 1L), SideWrites.NONE);
+
+    SettledClaim done = ledger.claimAndSettle(KEY, EFFECT, ClaimOptions.DEFAULTS, naming("d"));
+    assertEquals(Map.of("n", 1L), assertInstanceOf(AlreadyDone.class, done.claim()).outcome());
+    assertFalse(done.settled());
+    assertEquals(Optional.empty(), ledger.lookup(CONTENT_KEY, "content"));
   }
 
   @Test

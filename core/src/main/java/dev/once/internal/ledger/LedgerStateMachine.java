@@ -21,6 +21,8 @@ import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.NextClaim;
 import dev.once.ledger.RecordFields;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.SettledClaim;
+import dev.once.ledger.Settlement;
 import dev.once.ledger.SideWrites;
 import dev.once.ledger.spi.RecordStore;
 import dev.once.ledger.spi.RecordStore.Decision;
@@ -44,6 +46,9 @@ import java.util.function.Predicate;
  *       it is read once: {@code DONE} → duplicate, {@code REJECTED} → rejected, {@code CLAIMED} with a live lease →
  *       busy, {@code CLAIMED} with an expired lease → takeover. A record whose fingerprint differs from the offered
  *       one is a conflict, whatever its state.
+ *   <li><b>Claim and settle</b> is the same create and a settled record's create in one commit; when that commit
+ *       finds a record existing, the claim's record is read once: present, it is judged as above (nothing settled);
+ *       absent, the settlement's record was there, and the claim is made alone.
  *   <li><b>Takeover</b> runs in a transaction that re-reads the record and increments {@code token} and
  *       {@code attempts}; the new lease starts at the transaction's read time.
  *   <li><b>Fencing</b>: complete, reject, renew and release succeed only for the current holder.
@@ -123,6 +128,52 @@ public final class LedgerStateMachine implements Ledger {
       // The record vanished between our create and our read (TTL deletion): create again.
     }
     throw new LedgerUnavailable("the ledger record " + id + " kept appearing and vanishing", null);
+  }
+
+  @Override
+  public SettledClaim claimAndSettle(IdempotencyKey key, String effect, ClaimOptions claimOptions,
+      Settlement alongside) {
+    return surfaced(() -> claimSettlingOrJudge(key, effect, claimOptions, alongside));
+  }
+
+  private SettledClaim claimSettlingOrJudge(IdempotencyKey key, String effect, ClaimOptions claimOptions,
+      Settlement alongside) {
+    String id = RecordLayout.recordId(key, effect);
+    if (store.time().isEmpty()) {
+      Snapshot existing = store.read(id);
+      if (existing.exists()) {
+        return new SettledClaim(judge(id, RecordLayout.record(existing), claimOptions), false);
+      }
+    }
+    Instant now = now();
+    Duration lease = claimOptions.leaseOr(options.lease());
+    String nonce = RecordLayout.nonce();
+    try {
+      Instant writtenAt = store.commit(List.of(
+          RecordLayout.newClaim(id, key, effect, claimOptions, now, now.plus(lease), now.plus(options.retention()),
+              nonce),
+          RecordLayout.newSettled(RecordLayout.recordId(alongside.key(), alongside.effect()), alongside.key(),
+              alongside.effect(), alongside.outcome(), now, now.plus(options.retention()), nonce)),
+          SideWrites.NONE).get(0);
+      return new SettledClaim(new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, writtenAt)), true);
+    } catch (RuntimeException e) {
+      // As for a claim; but EXISTS may be the settlement's record, when the claim's is absent.
+      boolean exists = e instanceof Refused refused
+          && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
+      Snapshot snapshot = fencing.readAfter(id, e, exists);
+      if (RecordLayout.bears(snapshot, nonce)) {
+        return new SettledClaim(
+            new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, snapshot.updateTime())), true);
+      }
+      if (snapshot.exists()) {
+        return new SettledClaim(judge(id, RecordLayout.record(snapshot), claimOptions), false);
+      }
+      if (!exists) {
+        throw e;
+      }
+    }
+    // The settlement's record exists (or the claim's vanished since): the claim alone.
+    return new SettledClaim(claimOrJudge(key, effect, claimOptions), false);
   }
 
   @Override

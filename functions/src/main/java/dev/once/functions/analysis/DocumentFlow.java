@@ -118,7 +118,7 @@ public final class DocumentFlow {
     PaidCall call = new PaidCall(key, document, deferredSince);
     Outcome analysed = analysedBefore
         ? earlier.get()
-        : once.run(key, Effects.ANALYSE, policy(key, document),
+        : once.run(key, Effects.ANALYSE, claimPolicy(call),
             attempt -> sync ? analyse(attempt, call) : queue(attempt, call));
     Report report = Report.of(key, Effects.ANALYSE, analysed);
     if (analysed instanceof Outcome.Rejected rejected) {
@@ -172,6 +172,16 @@ public final class DocumentFlow {
     return mode == Mode.SYNC ? policy.then(Effects.PUBLISH) : policy;
   }
 
+  /**
+   * The analysis's policy, the document read first: when its bytes are valid, the claim's commit also claims its
+   * content naming it ({@link SameContent#claimingContent}), one commit fewer for the first copy of new bytes.
+   */
+  private Policy claimPolicy(PaidCall call) {
+    Policy policy = policy(call.key, call.document);
+    byte[] content = call.readBeforeClaim(checks);
+    return content == null ? policy : SameContent.claimingContent(policy, call.key, call.document, content);
+  }
+
   /** A finished analysis still to be published: a refusal, or an analysis made in sync mode. */
   private static boolean needsPublishing(Outcome analysed) {
     return analysed instanceof Outcome.Rejected || toPublish(analysed).isPresent();
@@ -199,8 +209,8 @@ public final class DocumentFlow {
   private Completion analyse(Attempt attempt, PaidCall call) throws Refusal {
     IdempotencyKey key = call.key;
     DocumentSource document = call.document;
-    byte[] content = checks.readValid(key, document);
-    Optional<Completion> copy = copyOfEarlier(call, content);
+    byte[] content = call.content(checks);
+    Optional<Completion> copy = copyOfEarlier(call, content, attempt.settledAlongside());
     if (copy.isPresent()) {
       return copy.get();
     }
@@ -232,8 +242,8 @@ public final class DocumentFlow {
    * that completes its claim; {@link BatchSubmitter} gathers it into a job with others. Nothing here is paid for.
    */
   private Completion queue(Attempt attempt, PaidCall call) throws Refusal {
-    byte[] content = checks.readValid(call.key, call.document);
-    Optional<Completion> copy = copyOfEarlier(call, content);
+    byte[] content = call.content(checks);
+    Optional<Completion> copy = copyOfEarlier(call, content, attempt.settledAlongside());
     if (copy.isPresent()) {
       return copy.get();
     }
@@ -246,8 +256,9 @@ public final class DocumentFlow {
    * This document's completion as a copy of the same bytes uploaded before ({@link SameContent}); empty when it is
    * the one to analyse. A copy waiting for the first is deferred, nothing reserved or published.
    */
-  private Optional<Completion> copyOfEarlier(PaidCall call, byte[] content) throws Refusal {
-    return switch (sameContent.judge(call.key, call.document, call.document.mimeType(), content)) {
+  private Optional<Completion> copyOfEarlier(PaidCall call, byte[] content, boolean claimedWithAnalysis)
+      throws Refusal {
+    return switch (sameContent.judge(call.key, call.document, content, claimedWithAnalysis)) {
       case SameContent.First first -> Optional.empty();
       case SameContent.CopyOfAnalysed copy -> {
         call.details.put("duplicateOfHash", copy.first().logHash()); // the log line names keys by hash (EventLog)

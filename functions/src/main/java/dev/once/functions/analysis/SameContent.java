@@ -2,6 +2,7 @@ package dev.once.functions.analysis;
 
 import dev.once.guard.Once;
 import dev.once.guard.Outcome;
+import dev.once.guard.Policy;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
 import dev.once.ledger.LedgerRecord;
@@ -74,13 +75,15 @@ final class SameContent {
    *       as the first; of copies racing for it one takes it and the others are its copies.
    * </ul>
    * {@link First} when this document is the one to analyse, or its upload asked for a re-analysis ({@link
-   * DocumentSource#REANALYSE}).
+   * DocumentSource#REANALYSE}), or {@code claimedWithAnalysis}: the commit that claimed its analysis created the
+   * content's claim naming it ({@link #claimingContent}).
    */
-  Verdict judge(IdempotencyKey key, DocumentSource document, String mimeType, byte[] content) throws Refusal {
-    if (document.reanalyse()) {
+  Verdict judge(IdempotencyKey key, DocumentSource document, byte[] content, boolean claimedWithAnalysis)
+      throws Refusal {
+    if (document.reanalyse() || claimedWithAnalysis) {
       return FIRST;
     }
-    IdempotencyKey contentKey = ContentKeys.of(document.bucket(), mimeType, content);
+    IdempotencyKey contentKey = contentKey(document, content);
     IdempotencyKey first = holderOf(claim(contentKey, key));
     for (int passes = 0; first != null && !first.equals(key); passes++) {
       Holder holder = holder(first);
@@ -104,6 +107,21 @@ final class SameContent {
       }
     }
     return FIRST;
+  }
+
+  /**
+   * {@code policy}, claiming the content for this document in the commit that claims its analysis
+   * ({@link Policy#settling}): the first delivery of new bytes then writes its two claims in one commit, and
+   * {@link #judge} (told the commit created the content's claim) has nothing to write. A document that asks for a
+   * re-analysis claims nothing of its bytes.
+   */
+  static Policy claimingContent(Policy policy, IdempotencyKey key, DocumentSource document, byte[] content) {
+    return document.reanalyse() ? policy
+        : policy.settling(contentKey(document, content), Effects.CONTENT, FirstCopy.CODEC, new FirstCopy(key));
+  }
+
+  private static IdempotencyKey contentKey(DocumentSource document, byte[] content) {
+    return ContentKeys.of(document.bucket(), document.mimeType(), content);
   }
 
   /** Claims the content for this document: recorded done naming it in one write, or the outcome naming the first. */

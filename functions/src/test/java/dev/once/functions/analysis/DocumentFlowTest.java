@@ -24,8 +24,16 @@ import dev.once.gemini.Analysis;
 import dev.once.gemini.Usage;
 import dev.once.guard.Refusal;
 import dev.once.key.IdempotencyKey;
+import dev.once.ledger.ClaimOptions;
+import dev.once.ledger.ClaimResult;
+import dev.once.ledger.ForwardingLedger;
+import dev.once.ledger.Ledger;
 import dev.once.ledger.RecordState;
+import dev.once.ledger.SettledClaim;
+import dev.once.ledger.Settlement;
 import dev.once.observe.OutcomeLabel;
+import dev.once.pipeline.ContentKeys;
+import dev.once.pipeline.DocumentReader;
 import dev.once.pipeline.DocumentSource;
 import dev.once.pipeline.Effects;
 import dev.once.pipeline.EventCounts;
@@ -33,7 +41,10 @@ import dev.once.pipeline.RecordWrites;
 import java.io.UncheckedIOException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,6 +88,62 @@ class DocumentFlowTest extends DocumentFlowMocks {
     assertNull(second.details().get(EventCounts.DOCUMENTS), "a duplicate finishes nothing");
     verifyNoInteractions(estimator, queries);
     assertTrue(ledger.collection("budget").isEmpty(), "without a budget nothing is estimated, read or written");
+  }
+
+  @Test
+  void theFirstCopyOfItsBytes_claimsItsContentWithItsAnalysis_readingTheDocumentOnce() throws Exception {
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+    List<String> writes = new ArrayList<>();
+    Ledger counting = new ForwardingLedger(ledger) {
+      @Override
+      public SettledClaim claimAndSettle(IdempotencyKey key, String effect, ClaimOptions options,
+          Settlement alongside) {
+        writes.add("claim " + effect + " + settle " + alongside.effect());
+        return super.claimAndSettle(key, effect, options, alongside);
+      }
+
+      @Override
+      public Optional<ClaimResult> settle(IdempotencyKey key, String effect, Map<String, Object> outcome) {
+        writes.add("settle " + effect);
+        return super.settle(key, effect, outcome);
+      }
+    };
+
+    assertEquals(OutcomeLabel.PROCESSED,
+        handle(flow(DocumentFlow.Mode.SYNC, Budget.NONE, counting), INVOICE).outcome());
+
+    assertEquals(List.of("claim analyse + settle content"), writes, "one commit claims both");
+    verify(reader, times(1)).read(any(), any(Long.class));
+    assertEquals(Map.of("document", KEY.value()),
+        ledger.lookup(ContentKeys.of("inbox", "application/pdf", PDF), Effects.CONTENT).orElseThrow().outcome());
+  }
+
+  @Test
+  void aDocumentUnreadableBeforeItsClaim_isReadAgainUnderIt_andItsContentClaimedThen() throws Exception {
+    when(reader.read(any(), any(Long.class))).thenThrow(new IllegalStateException("storage: 503")).thenReturn(PDF);
+    when(analyzer.analyse(PDF, "application/pdf")).thenReturn(ANALYSED);
+
+    Report report = handle(flow(DocumentFlow.Mode.SYNC), INVOICE);
+
+    assertEquals(OutcomeLabel.PROCESSED, report.outcome(), report.toString());
+    assertEquals(1, report.attempts(), "the failed read came before any claim");
+    verify(reader, times(2)).read(any(), any(Long.class));
+    verify(analyzer, times(1)).analyse(any(), anyString());
+    assertEquals(Map.of("document", KEY.value()),
+        ledger.lookup(ContentKeys.of("inbox", "application/pdf", PDF), Effects.CONTENT).orElseThrow().outcome());
+  }
+
+  @Test
+  void aDocumentGoneBeforeItsClaim_isRefusedUnderIt_withoutReadingItAgain() throws Exception {
+    when(reader.read(any(), any(Long.class))).thenThrow(new DocumentReader.Gone("generation 17 no longer exists"));
+
+    Report report = handle(flow(DocumentFlow.Mode.SYNC), INVOICE);
+
+    assertEquals(OutcomeLabel.REJECTED, report.outcome());
+    verify(reader, times(1)).read(any(), any(Long.class));
+    assertEquals(RecordState.REJECTED, ledger.lookup(KEY, Effects.ANALYSE).orElseThrow().state());
+    assertEquals("rejected", ledger.document(RecordWrites.ANALYSES, KEY.documentId()).orElseThrow().get("status"));
+    verify(publisher, times(1)).publish(eq(TOPIC), any(), anyMap());
   }
 
   @Test
