@@ -56,6 +56,12 @@ class SyncPipelineIT {
 
     // The same Pub/Sub message (same message id) and the same finalize event, each delivered again four times
     // at once from parallel senders.
+    // The first delivery read the document; the bucket's second notification did too if it raced the first (a
+    // delivery past the pre-check reads the document before its claim, to claim its content in the same commit).
+    long downloadsBeforeRedeliveries = stack.storage.counters().get("objects.download");
+    long firstReads = downloadsBeforeRedeliveries - downloadsBefore;
+    assertTrue(firstReads == 1 || firstReads == 2, "read by the first delivery, and at most by its racing twin: "
+        + firstReads);
     CloudEvent message = stack.lastEvent(CloudEvent.PUBSUB_PUBLISHED, key);
     CloudEvent finalize = stack.lastEvent(CloudEvent.STORAGE_FINALIZED, blob.getName());
     List<CompletableFuture<DeliveryResult.Outcome>> again = new ArrayList<>();
@@ -93,8 +99,8 @@ class SyncPipelineIT {
     assertEquals("analysed", JSON.readTree(notifications.get(0).body()).path("result").path("status").asText());
 
     assertEquals(1, stack.gemini.count("generateContent") - geminiCallsBefore, "one Gemini call");
-    assertEquals(1, stack.storage.counters().get("objects.download") - downloadsBefore,
-        "duplicates read nothing from Storage");
+    assertEquals(downloadsBeforeRedeliveries, stack.storage.counters().get("objects.download"),
+        "duplicates after the first delivery read nothing from Storage");
   }
 
   /**
