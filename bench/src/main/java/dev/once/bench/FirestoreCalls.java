@@ -9,8 +9,10 @@ import com.google.firestore.v1.CommitRequest;
 import com.google.firestore.v1.CommitResponse;
 import com.google.firestore.v1.Document;
 import com.google.firestore.v1.Precondition;
+import com.google.firestore.v1.RunAggregationQueryRequest;
 import com.google.firestore.v1.RunAggregationQueryResponse;
 import com.google.firestore.v1.RunQueryResponse;
+import com.google.firestore.v1.StructuredAggregationQuery;
 import com.google.firestore.v1.Write;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -129,6 +131,8 @@ final class FirestoreCalls implements ClientInterceptor {
     }
     return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
       private CommitRequest commit;
+      /** An aggregation that counts: its count is the index entries it read; one that only sums bills one read. */
+      private boolean counts;
       private long returned;
       private boolean minimumBilled;
 
@@ -138,7 +142,7 @@ final class FirestoreCalls implements ClientInterceptor {
           // Counted before the client hears of it: its future may complete on a message, before the call closes.
           @Override
           public void onMessage(A message) {
-            long read = billedReads(message);
+            long read = billedReads(message, counts);
             returned += read;
             settle(read, message instanceof CommitResponse ? commit : null);
             // The query's last answer: the client may complete its future on it, before the call closes, so an empty
@@ -170,6 +174,10 @@ final class FirestoreCalls implements ClientInterceptor {
 
       @Override
       public void sendMessage(Q message) {
+        if (message instanceof RunAggregationQueryRequest request) {
+          counts = request.getStructuredAggregationQuery().getAggregationsList().stream()
+              .allMatch(StructuredAggregationQuery.Aggregation::hasCount);
+        }
         if (message instanceof CommitRequest request) {
           commit = request;
           String description = describe(request);
@@ -182,16 +190,19 @@ final class FirestoreCalls implements ClientInterceptor {
     };
   }
 
-  /** The reads one answer of a read call is billed: documents got (found or missing) or returned, index batches. */
-  private static long billedReads(Object message) {
+  /**
+   * The reads one answer of a read call is billed: documents got (found or missing) or returned; for an aggregation,
+   * a read per 1,000 index entries, told by its count ({@code counts}), else one (the sums of a few documents).
+   */
+  private static long billedReads(Object message, boolean counts) {
     return switch (message) {
       case BatchGetDocumentsResponse got -> got.hasFound() || got.hasMissing() ? 1 : 0;
       case Document doc -> 1; // GetDocument
       case RunQueryResponse query -> query.hasDocument() ? 1 : 0;
-      case RunAggregationQueryResponse aggregation -> aggregation.hasResult()
-          ? aggregation.getResult().getAggregateFieldsMap().values().stream()
-              .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1)
-          : 0;
+      case RunAggregationQueryResponse aggregation when aggregation.hasResult() && counts ->
+        aggregation.getResult().getAggregateFieldsMap().values().stream()
+            .mapToLong(v -> Math.max(1, (v.getIntegerValue() + 999) / 1000)).max().orElse(1);
+      case RunAggregationQueryResponse aggregation -> aggregation.hasResult() ? 1 : 0;
       default -> 0;
     };
   }

@@ -77,6 +77,26 @@ class CallCountsTest {
     assertEquals(Map.of(), spent.others(), "no transaction: " + spent);
   }
 
+  /**
+   * With a daily budget (Terraform's default), far from the day's edge: the guard's reservation adds one commit (its
+   * increment and marker) and one sum of the day's counters, billed one read, not the 16 documents it adds up.
+   */
+  @Test
+  void aSyncFirstDeliveryWithADailyBudget_addsOneCommitAndOneBilledRead() {
+    Function<DocumentSource, Report> guarded = flow("sync", Map.of("GEMINI_DAILY_BUDGET_USD", "1000"));
+    assertEquals("processed", guarded.apply(upload()).outcome().label());
+
+    FirestoreCalls.Snapshot spent = count(guarded, upload(), "processed");
+
+    assertEquals(2, spent.reads(), "the pre-check of publish, and the day's sum after the reservation: " + spent);
+    assertEquals(List.of("create idempotency[analyse] + create idempotency[content]",
+        "merge budget + create budget",
+        "update-if-unchanged idempotency[analyse] + create idempotency[publish] + merge analyses + set billing"
+            + " + merge budget",
+        "update-if-unchanged idempotency[publish]"), spent.commits());
+    assertEquals(2, spent.documents().reads(), "the sum billed one read: " + spent);
+  }
+
   @Test
   void aMessagesFirstDelivery_isTwoCommits_andNoRead() {
     Benchmarks.Delivery delivery = wired("sync").deliveryFlow();

@@ -3,6 +3,7 @@ package dev.once.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.google.cloud.Timestamp;
+import com.google.cloud.firestore.AggregateField;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Precondition;
@@ -61,7 +62,7 @@ class FirestoreCallsTest {
 
   /**
    * Billed by the document, not by the call: a commit of two writes is two, a query of two documents two reads, an
-   * empty query and a count one each, a missing document one; a commit refused by its precondition nothing; a
+   * empty query, a count and a sum one each, a missing document one; a commit refused by its precondition nothing; a
    * document written with an expiry is a delete to come.
    */
   @Test
@@ -70,12 +71,14 @@ class FirestoreCallsTest {
     FirestoreCalls.Snapshot before = calls.snapshot();
 
     var batch = db.batch();
-    batch.set(other.document("a"), Map.of("n", 1L));
+    batch.set(other.document("a"), Map.of("n", 5_000_000L));
     batch.set(other.document("b"), Map.of("n", 2L, FirestoreCalls.EXPIRE_AT, Timestamp.now()));
     var written = batch.commit().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.whereEqualTo("n", 99L).get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     other.count().get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    // a sum of large values over two documents (the budget's): one read, not one per unit summed
+    other.orderBy("n").aggregate(AggregateField.sum("n")).get().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     db.getAll(other.document("missing")).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     try {
       other.document("a").update(Map.of("n", 3L), Precondition.updatedAt(Timestamp.ofTimeSecondsAndNanos(1, 0)))
@@ -87,7 +90,7 @@ class FirestoreCallsTest {
 
     FirestoreCalls.Billed billed = calls.snapshot().since(before).documents();
     assertEquals(2, written.size());
-    assertEquals(new FirestoreCalls.Billed(5, 2, 1, 1), billed,
-        "2 written (1 to expire), 2 + 1 + 1 + 1 read, 1 deleted, the refused update nothing");
+    assertEquals(new FirestoreCalls.Billed(6, 2, 1, 1), billed,
+        "2 written (1 to expire), 2 + 1 + 1 + 1 + 1 read, 1 deleted, the refused update nothing");
   }
 }

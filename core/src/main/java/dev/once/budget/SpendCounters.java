@@ -18,7 +18,7 @@ import java.util.Map;
  * {@code spentMicroUsd} and {@code reservedMicroUsd}, changed only by atomic increments. Firestore sustains about one
  * write a second on one document; a call writes its counter twice (reserve, settle), and calls spread over the counters
  * by their key, so the day takes about {@value #SHARDS} / 2 calls a second sustained, and bursts far beyond. Reading the
- * day is one call for all of them ({@value #SHARDS} document reads). Also what an operator's tool reads. A commit
+ * day is one call for all of them, an aggregation (one read billed). Also what an operator's tool reads. A commit
  * outside the ledger's fenced ones (a reservation, its step-back) creates a marker beside the counters
  * ({@link #commitOnce}), so that, resent by the store's client after its answer was lost, it is not added twice.
  */
@@ -48,15 +48,10 @@ public final class SpendCounters {
     return LocalDate.ofInstant(ledger.now(), zone);
   }
 
-  /** The day's spend: one read of its counters. */
+  /** The day's spend: its counters summed in one read ({@link Ledger#sum}: on Firestore one billed read, not 16). */
   public DaySpend read(LocalDate day) {
-    long spent = 0;
-    long reserved = 0;
-    for (Map<String, Object> counter : ledger.read(COLLECTION, ids(day)).values()) {
-      spent += number(counter.get(SPENT));
-      reserved += number(counter.get(RESERVED));
-    }
-    return new DaySpend(day, spent, reserved);
+    Map<String, Long> sums = ledger.sum(COLLECTION, ids(day), List.of(SPENT, RESERVED));
+    return new DaySpend(day, sums.get(SPENT), sums.get(RESERVED));
   }
 
   /**
@@ -121,9 +116,5 @@ public final class SpendCounters {
     fields.put(SPENT, DocumentWrites.increment(spentDelta));
     fields.put(UPDATED_AT, DocumentWrites.serverTime());
     return writes -> writes.merge(COLLECTION, id(day, shard), fields);
-  }
-
-  private static long number(Object value) {
-    return value instanceof Number n ? n.longValue() : 0L;
   }
 }

@@ -80,6 +80,11 @@ public class ForwardingLedger implements Ledger {
   }
 
   @Override
+  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+    return delegate().sum(collection, ids, fields);
+  }
+
+  @Override
   public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
     return delegate().read(collection, ids);
   }

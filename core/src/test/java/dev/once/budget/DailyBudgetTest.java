@@ -198,7 +198,7 @@ class DailyBudgetTest {
   void countersThatCannotBeRead_refuseTheCallAsNotPerformed() {
     DailyBudget budget = new DailyBudget(new CountingLedger(ledger) {
       @Override
-      public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+      public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
         throw new LedgerUnavailable("Firestore did not answer", null);
       }
     }, 100_000, ZoneOffset.UTC, log, "gemini budget");

@@ -144,11 +144,11 @@ abstract class BudgetRaceContract {
       private int reads;
 
       @Override
-      public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
+      public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
         if (++reads == 2) {
           await(allReserved);
         }
-        Map<String, Map<String, Object>> found = super.read(collection, ids);
+        Map<String, Long> found = super.sum(collection, ids, fields);
         (reads == 1 ? allReadBefore : allReadAfter).countDown();
         return found;
       }

@@ -35,6 +35,8 @@ class FirestoreLedgerResendTest {
   private static final IdempotencyKey KEY = IdempotencyKey.of("gcs:inbox/resent.pdf#1");
   private static final String EFFECT = "analyse";
   private static final String COMMIT = "Commit";
+  private static final String AGGREGATE = "RunAggregationQuery";
+  private static final String GET = "BatchGetDocuments";
   private static final Duration SHORT_LEASE = Duration.ofMillis(1500);
   /** How a write's answer is lost: once and twice to UNAVAILABLE (the client resends), once late (it does not). */
   private static final List<List<Status.Code>> LOSSES = List.of(List.of(Status.Code.UNAVAILABLE),
@@ -161,6 +163,26 @@ class FirestoreLedgerResendTest {
       assertEquals(lost == Status.Code.UNAVAILABLE ? 2 : 1, commits() - before, lost + ": the create, and its resend");
       assertEquals(Map.of("document", "a"), record("content").outcome());
     }
+  }
+
+  @Test
+  void aSum_isOneAggregation_andOnceTheDatabaseRefusesIt_forWantOfAnIndex_isReadDocumentByDocument() {
+    other.commit(writes -> writes.set("counters", "c1", Map.of("spent", 5L, "reserved", 7L)));
+    other.commit(writes -> writes.set("counters", "c2", Map.of("spent", 1L, "reserved", 2L)));
+    List<String> ids = List.of("c1", "c2", "c3");
+    Map<String, Long> expected = Map.of("spent", 6L, "reserved", 9L);
+    int aggregations = faults.calls(AGGREGATE);
+    int gets = faults.calls(GET);
+
+    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")));
+    assertEquals(List.of(1, 0), List.of(faults.calls(AGGREGATE) - aggregations, faults.calls(GET) - gets),
+        "one aggregation, no read");
+
+    faults.loseNext(AGGREGATE, 1, Status.Code.FAILED_PRECONDITION);
+    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")), "read instead");
+    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")));
+    assertEquals(List.of(2, 2), List.of(faults.calls(AGGREGATE) - aggregations, faults.calls(GET) - gets),
+        "refused once, then never asked again: the documents read");
   }
 
   @Test

@@ -765,6 +765,22 @@ public abstract class LedgerContract {
   }
 
   @Test
+  public void sum_addsUpWholeNumbersOverTheDocumentsById_missingOnesAndOnesLackingAFieldAddingNothing() {
+    Ledger ledger = ledger();
+    put("counters", "c1", Map.of("spent", 5L, "reserved", 7L, "day", "2026-12-07"));
+    put("counters", "c2", Map.of("spent", 11L, "reserved", 0L));
+    put("counters", "c3", Map.of("spent", 1_000L, "reserved", 1_000L)); // not asked for
+    put("counters", "c4", Map.of("spent", 100L)); // lacks a field: left out of both sums
+    ledger.commit(writes -> writes.merge("counters", "c1", Map.of("spent", DocumentWrites.increment(-2))));
+
+    assertEquals(Map.of("spent", 14L, "reserved", 7L),
+        ledger.sum("counters", List.of("c1", "c2", "c4", "absent"), List.of("spent", "reserved")));
+    assertEquals(Map.of("spent", 114L), ledger.sum("counters", List.of("c1", "c2", "c4"), List.of("spent")));
+    assertEquals(Map.of("spent", 0L), ledger.sum("counters", List.of("absent"), List.of("spent")));
+    assertEquals(Map.of("spent", 0L), ledger.sum("counters", List.of(), List.of("spent")));
+  }
+
+  @Test
   public void read_answersTheDocumentsThatExist_byIdInOneCall() {
     put("budget", "d_01", Map.of("spent", 5L));
     put("budget", "d_03", Map.of("spent", 7L, "day", "d"));

@@ -70,6 +70,8 @@ public final class LedgerStateMachine implements Ledger {
   private static final int CREATE_ROUNDS = 3;
   /** A record id no record has (records are 64 hex digits): read only for its read time. */
   private static final String CLOCK_PROBE = "clock";
+  /** The most documents one sum reads: Firestore's bound on the values of an {@code in} filter. */
+  private static final int MAX_SUMMED = 30;
 
   private final RecordStore store;
   private final LedgerOptions options;
@@ -413,6 +415,22 @@ public final class LedgerStateMachine implements Ledger {
   @Override
   public Map<String, Map<String, Object>> read(String collection, List<String> ids) {
     return ids.isEmpty() ? Map.of() : store.read(collection, ids);
+  }
+
+  @Override
+  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("a sum names the fields it adds up");
+    }
+    if (ids.size() > MAX_SUMMED) {
+      throw new IllegalArgumentException("at most " + MAX_SUMMED + " documents are summed at once, got " + ids.size());
+    }
+    if (ids.isEmpty()) {
+      Map<String, Long> none = new HashMap<>();
+      fields.forEach(field -> none.put(field, 0L));
+      return none;
+    }
+    return store.sum(collection, ids, fields);
   }
 
   @Override

@@ -109,7 +109,8 @@ public final class FirestoreUse {
 
   private void scan(Source source) {
     Set<String> opened = new LinkedHashSet<>();
-    boolean adapter = isDocumentWritesAdapter(source);
+    boolean store = isStoreAdapter(source);
+    boolean adapter = isDocumentWritesAdapter(source) || store;
     for (MethodCallExpr call : source.unit().findAll(MethodCallExpr.class)) {
       if (isCollectionCall(call)) {
         Set<String> names = collectionOf(source, call, 0);
@@ -124,8 +125,11 @@ public final class FirestoreUse {
       if (isRecordWrite(call)) {
         opened.add(ledgerCollection);
       }
-      if (isQueryCall(call) && isTopOfChain(call)) {
+      if (isQueryCall(call) && isTopOfChain(call) && !store) {
         addQuery(source, call);
+      }
+      if (isSum(call)) {
+        addSum(source, call);
       }
     }
     boolean writes = source.unit().findAll(MethodCallExpr.class).stream()
@@ -163,6 +167,46 @@ public final class FirestoreUse {
     return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
         .anyMatch(
             type -> type.getImplementedTypes().stream().anyMatch(t -> t.getNameAsString().equals("DocumentWrites")));
+  }
+
+  /**
+   * The library's Firestore store ({@code implements RecordStore}), which queries whatever collection its callers
+   * name — a sum's, resolved at the call ({@link #isSum}) — so it names none itself.
+   */
+  private static boolean isStoreAdapter(Source source) {
+    return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
+        .anyMatch(type -> type.getImplementedTypes().stream().anyMatch(t -> t.getNameAsString().equals("RecordStore")));
+  }
+
+  /**
+   * A sum through the library's ledger, {@code ledger.sum(COLLECTION, ids, List.of(F1, F2))}: on Firestore a query on
+   * COLLECTION filtering the document id and ordered by each field (the store's aggregation).
+   */
+  private static boolean isSum(MethodCallExpr call) {
+    return call.getNameAsString().equals("sum") && call.getArguments().size() == 3 && call.getScope().isPresent()
+        && call.getArgument(2) instanceof MethodCallExpr fields && fields.getNameAsString().equals("of")
+        && fields.getScope().map(scope -> scope.toString().equals("List")).orElse(false);
+  }
+
+  private void addSum(Source source, MethodCallExpr call) {
+    Set<String> collections = strings(source, call.getArgument(0), 0);
+    List<Term> terms = new ArrayList<>();
+    terms.add(new Term(DOCUMENT_ID, Use.EQUALITY));
+    for (Expression field : ((MethodCallExpr) call.getArgument(2)).getArguments()) {
+      Optional<String> name = fieldOf(source, field);
+      if (name.isEmpty()) {
+        unresolved.add(new Unresolved(where(source, call), call.toString()));
+        return;
+      }
+      terms.add(new Term(name.get(), Use.ASCENDING));
+    }
+    if (collections.isEmpty()) {
+      unresolved.add(new Unresolved(where(source, call), call.toString()));
+      return;
+    }
+    for (String collection : collections) {
+      queries.add(new Query(collection, List.copyOf(terms), where(source, call), call.toString()));
+    }
   }
 
   private static boolean isCollectionCall(MethodCallExpr call) {

@@ -112,6 +112,17 @@ class FirestoreIndexBrokenTreeTest {
         "declares the same index as google_firestore_index.deferred_again");
   }
 
+  private static final Copy SUM_INDEX_REMOVED = Copy.replacing("firestore.tf",
+      "resource \"google_firestore_index\" \"budget_day_sums\"", "resource \"google_firestore_index_off\" \"x\"");
+
+  /** The spending guard's sum (ledger.sum over the day's counters) is a query the check reads, needing its index. */
+  @Test
+  void theBudgetsSumWithoutItsIndex_isReportedAtTheCallThatSums() {
+    assertOneFinding(CODE.findings(SUM_INDEX_REMOVED.config()), "firestore.tf",
+        "core/src/main/java/dev/once/budget/SpendCounters.java",
+        "needs a composite index (spentMicroUsd ASCENDING, reservedMicroUsd ASCENDING)");
+  }
+
   /** The code tree with one more class in a module of its own. */
   private static FirestoreIndexCheck withClass(Path root, String module, String source) throws IOException {
     Path file = root.resolve(module + "/src/main/java/dev/once/extra/Stuck.java");
