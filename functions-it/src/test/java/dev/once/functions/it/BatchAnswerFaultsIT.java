@@ -73,9 +73,13 @@ class BatchAnswerFaultsIT {
     return found.isEmpty() ? null : found.get(0);
   }
 
-  /** The one job the cell's four documents were gathered into (a full job: made at the fourth upload). */
+  /**
+   * The one job the cell's four documents were gathered into (a full job: made at the fourth upload, or, when that
+   * upload's submission failed — a call to Gemini lost on a loaded machine — by the reconciler, as Cloud Scheduler
+   * runs it).
+   */
   private static String jobOf(List<String> keys) {
-    Await.until(DEADLINE, () -> keys.stream().allMatch(key -> analysis(key) != null
+    stack.awaitReconciling(DEADLINE, RECONCILE_EVERY, () -> keys.stream().allMatch(key -> analysis(key) != null
         && "submitted".equals(analysis(key).getString("status"))), "the cell's job submitted");
     Set<String> jobs = new LinkedHashSet<>();
     keys.forEach(key -> jobs.add(analysis(key).getString("job")));
