@@ -54,6 +54,11 @@ public final class BatchBench {
   private static final Duration MAX_WAIT =
       Duration.ofSeconds(Long.parseLong(PipelineSetting.BATCH_MAX_WAIT_SECONDS.defaultValue()));
   private static final Duration DEADLINE = Duration.ofMinutes(10);
+  /**
+   * The daily budget in US dollars: Terraform's default (variables.tf, gemini_daily_budget_usd), as a deployment runs;
+   * {@code -Donce.bench.budget=none} runs without the spending guard.
+   */
+  private static final String BUDGET = System.getProperty("once.bench.budget", "20");
   private static final AnswerFault[] FAULTS = AnswerFault.parse(System.getProperty("once.bench.faults",
       "shuffled,no-metadata").replace("none", "")).toArray(AnswerFault[]::new);
 
@@ -72,6 +77,9 @@ public final class BatchBench {
     env.put("ANALYSIS_MODE", "batch");
     env.put("BATCH_MAX_DOCUMENTS", String.valueOf(PER_JOB));
     env.put("BATCH_MAX_WAIT_SECONDS", String.valueOf(MAX_WAIT.toSeconds()));
+    if (!BUDGET.equals("none")) {
+      env.put("GEMINI_DAILY_BUDGET_USD", BUDGET);
+    }
     Benchmarks instance = Benchmarks.of(Settings.of(env), () -> counted, Log.stdout());
     Function<DocumentSource, Report> flow = instance.documentFlow();
     Runnable submission = instance.batchSubmission();
@@ -200,7 +208,8 @@ public final class BatchBench {
     }
 
     System.out.printf("batch mode, a burst of %d documents (%d uploaders), jobs of up to %d, submitted after %d s at"
-        + " the latest; Gemini stand-in with Google's limits%n%n", DOCUMENTS, UPLOADERS, PER_JOB, MAX_WAIT.toSeconds());
+        + " the latest; daily budget %s; Gemini stand-in with Google's limits%n%n", DOCUMENTS, UPLOADERS, PER_JOB,
+        MAX_WAIT.toSeconds(), BUDGET.equals("none") ? "none (the spending guard off)" : BUDGET + " USD");
     System.out.printf("%-52s %s%n", "burst handled (queued) in", burstTook.toMillis() + " ms");
     System.out.printf("%-52s %d (%.1f documents per job)%n", "batch jobs created", jobs, (double) DOCUMENTS / jobs);
     System.out.printf("%-52s %.1f s%n", "longest wait of a document before its job was made",
