@@ -317,16 +317,20 @@ resource "google_firestore_field" "budget_expire_at" {
 }
 
 # The spending guard's counters and markers (core/…/budget/SpendCounters.java): changed by increments (the markers:
-# created once), read by id, and the day's total summed in one aggregation over its counters by id (SpendCounters.read:
-# one read billed, where reading the 16 counters bills 16). Firestore sums from an index holding the summed fields, so
-# the aggregation orders by them and this composite serves it (the markers, lacking them, are not in it); their
-# single-field indexes are not needed, so they are exempted below. Without the index the functions read the counters.
+# created once), read by id, and the day's total summed in one aggregation over its counters (SpendCounters.read: day ==
+# the day, ordered by the summed fields; one read billed, where reading the 16 counters bills 16). This composite
+# serves it, and holds the counters only (the markers lack the summed fields); the fields' single-field indexes are not
+# needed, so they are exempted below. Without the index the functions read the counters by id.
 resource "google_firestore_index" "budget_day_sums" {
   project     = var.project_id
   database    = google_firestore_database.default.name
   collection  = "budget"
   query_scope = "COLLECTION"
 
+  fields {
+    field_path = "day"
+    order      = "ASCENDING"
+  }
   fields {
     field_path = "spentMicroUsd"
     order      = "ASCENDING"

@@ -50,7 +50,7 @@ public final class SpendCounters {
 
   /** The day's spend: its counters summed in one read ({@link Ledger#sum}: on Firestore one billed read, not 16). */
   public DaySpend read(LocalDate day) {
-    Map<String, Long> sums = ledger.sum(COLLECTION, ids(day), List.of(SPENT, RESERVED));
+    Map<String, Long> sums = ledger.sum(COLLECTION, ids(day), DAY, day.toString(), List.of(SPENT, RESERVED));
     return new DaySpend(day, sums.get(SPENT), sums.get(RESERVED));
   }
 

@@ -80,8 +80,8 @@ public class ForwardingLedger implements Ledger {
   }
 
   @Override
-  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
-    return delegate().sum(collection, ids, fields);
+  public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
+    return delegate().sum(collection, ids, field, value, fields);
   }
 
   @Override

@@ -114,11 +114,14 @@ public interface Ledger {
   Map<String, Map<String, Object>> read(String collection, List<String> ids);
 
   /**
-   * The sums of whole-number {@code fields} over documents beside the records (a day's budget counters), by id (at
-   * most 30), in one read — on Firestore one aggregation, billed one read, not one per document. A missing document,
-   * or one lacking any of the fields (as a Firestore index leaves it out), adds nothing. Not fenced by any claim.
+   * The sums of whole-number {@code fields} over documents beside the records (a day's budget counters), in one read —
+   * on Firestore one aggregation, billed one read, not one per document. The documents are named two ways that must
+   * agree: by id (at most 30), and as those of the collection whose {@code field} equals {@code value} and that hold
+   * every summed field; a store that reads by id reads the ids, one that queries an index (Firestore) asks for the
+   * others. A missing document, one lacking a summed field, or one whose {@code field} is not {@code value} adds
+   * nothing. Not fenced by any claim.
    */
-  Map<String, Long> sum(String collection, List<String> ids, List<String> fields);
+  Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields);
 
   /**
    * Commits {@code writes} to documents beside the records, alone and atomically, outside any claim (a budget's

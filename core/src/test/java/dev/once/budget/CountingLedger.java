@@ -24,9 +24,9 @@ class CountingLedger extends ForwardingLedger {
 
   /** The day's counters, summed: one read call as {@link #read} is. */
   @Override
-  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+  public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
     reads.incrementAndGet();
-    return super.sum(collection, ids, fields);
+    return super.sum(collection, ids, field, value, fields);
   }
 
   @Override

@@ -198,7 +198,8 @@ class DailyBudgetTest {
   void countersThatCannotBeRead_refuseTheCallAsNotPerformed() {
     DailyBudget budget = new DailyBudget(new CountingLedger(ledger) {
       @Override
-      public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+      public Map<String, Long> sum(String collection, List<String> ids, String field, Object value,
+          List<String> fields) {
         throw new LedgerUnavailable("Firestore did not answer", null);
       }
     }, 100_000, ZoneOffset.UTC, log, "gemini budget");

@@ -144,11 +144,12 @@ abstract class BudgetRaceContract {
       private int reads;
 
       @Override
-      public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+      public Map<String, Long> sum(String collection, List<String> ids, String field, Object value,
+          List<String> fields) {
         if (++reads == 2) {
           await(allReserved);
         }
-        Map<String, Long> found = super.sum(collection, ids, fields);
+        Map<String, Long> found = super.sum(collection, ids, field, value, fields);
         (reads == 1 ? allReadBefore : allReadAfter).countDown();
         return found;
       }

@@ -167,20 +167,20 @@ class FirestoreLedgerResendTest {
 
   @Test
   void aSum_isOneAggregation_andOnceTheDatabaseRefusesIt_forWantOfAnIndex_isReadDocumentByDocument() {
-    other.commit(writes -> writes.set("counters", "c1", Map.of("spent", 5L, "reserved", 7L)));
-    other.commit(writes -> writes.set("counters", "c2", Map.of("spent", 1L, "reserved", 2L)));
+    other.commit(writes -> writes.set("counters", "c1", Map.of("day", "d", "spent", 5L, "reserved", 7L)));
+    other.commit(writes -> writes.set("counters", "c2", Map.of("day", "d", "spent", 1L, "reserved", 2L)));
     List<String> ids = List.of("c1", "c2", "c3");
     Map<String, Long> expected = Map.of("spent", 6L, "reserved", 9L);
     int aggregations = faults.calls(AGGREGATE);
     int gets = faults.calls(GET);
 
-    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")));
+    assertEquals(expected, ledger.sum("counters", ids, "day", "d", List.of("spent", "reserved")));
     assertEquals(List.of(1, 0), List.of(faults.calls(AGGREGATE) - aggregations, faults.calls(GET) - gets),
         "one aggregation, no read");
 
     faults.loseNext(AGGREGATE, 1, Status.Code.FAILED_PRECONDITION);
-    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")), "read instead");
-    assertEquals(expected, ledger.sum("counters", ids, List.of("spent", "reserved")));
+    assertEquals(expected, ledger.sum("counters", ids, "day", "d", List.of("spent", "reserved")), "read instead");
+    assertEquals(expected, ledger.sum("counters", ids, "day", "d", List.of("spent", "reserved")));
     assertEquals(List.of(2, 2), List.of(faults.calls(AGGREGATE) - aggregations, faults.calls(GET) - gets),
         "refused once, then never asked again: the documents read");
   }

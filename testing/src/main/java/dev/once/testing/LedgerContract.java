@@ -765,19 +765,21 @@ public abstract class LedgerContract {
   }
 
   @Test
-  public void sum_addsUpWholeNumbersOverTheDocumentsById_missingOnesAndOnesLackingAFieldAddingNothing() {
+  public void sum_addsUpWholeNumbersOverTheDocumentsNamed_missingOnesAndOnesLackingAFieldAddingNothing() {
     Ledger ledger = ledger();
-    put("counters", "c1", Map.of("spent", 5L, "reserved", 7L, "day", "2026-12-07"));
-    put("counters", "c2", Map.of("spent", 11L, "reserved", 0L));
-    put("counters", "c3", Map.of("spent", 1_000L, "reserved", 1_000L)); // not asked for
-    put("counters", "c4", Map.of("spent", 100L)); // lacks a field: left out of both sums
+    String day = "2026-12-07";
+    put("counters", "c1", Map.of("day", day, "spent", 5L, "reserved", 7L));
+    put("counters", "c2", Map.of("day", day, "spent", 11L, "reserved", 0L));
+    put("counters", "c3", Map.of("day", "2026-12-06", "spent", 1_000L, "reserved", 1_000L)); // another day
+    put("counters", "c4", Map.of("day", day, "spent", 100L)); // lacks a field: left out of both sums
+    put("counters", "m1", Map.of("day", day)); // a marker beside them
     ledger.commit(writes -> writes.merge("counters", "c1", Map.of("spent", DocumentWrites.increment(-2))));
+    List<String> ids = List.of("c1", "c2", "c4", "absent");
 
-    assertEquals(Map.of("spent", 14L, "reserved", 7L),
-        ledger.sum("counters", List.of("c1", "c2", "c4", "absent"), List.of("spent", "reserved")));
-    assertEquals(Map.of("spent", 114L), ledger.sum("counters", List.of("c1", "c2", "c4"), List.of("spent")));
-    assertEquals(Map.of("spent", 0L), ledger.sum("counters", List.of("absent"), List.of("spent")));
-    assertEquals(Map.of("spent", 0L), ledger.sum("counters", List.of(), List.of("spent")));
+    assertEquals(Map.of("spent", 14L, "reserved", 7L), ledger.sum("counters", ids, "day", day,
+        List.of("spent", "reserved")));
+    assertEquals(Map.of("spent", 114L), ledger.sum("counters", ids, "day", day, List.of("spent")));
+    assertEquals(Map.of("spent", 0L), ledger.sum("counters", List.of("absent"), "day", "2026-12-08", List.of("spent")));
   }
 
   @Test

@@ -418,7 +418,7 @@ public final class LedgerStateMachine implements Ledger {
   }
 
   @Override
-  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+  public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("a sum names the fields it adds up");
     }
@@ -427,10 +427,10 @@ public final class LedgerStateMachine implements Ledger {
     }
     if (ids.isEmpty()) {
       Map<String, Long> none = new HashMap<>();
-      fields.forEach(field -> none.put(field, 0L));
+      fields.forEach(summed -> none.put(summed, 0L));
       return none;
     }
-    return store.sum(collection, ids, fields);
+    return store.sum(collection, ids, field, value, fields);
   }
 
   @Override

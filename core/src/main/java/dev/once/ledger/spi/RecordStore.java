@@ -26,13 +26,15 @@ public interface RecordStore {
   Map<String, Map<String, Object>> read(String collection, List<String> ids);
 
   /**
-   * The sums of whole-number {@code fields} over the documents beside the records with these ids (at most 30), in
-   * one read: a missing document, or one lacking any of the fields, adds nothing. By default the documents are read ({@link #read(String,
-   * List)}) and added up; a store that bills each document read sums them itself (Firestore: one aggregation, one
-   * read billed for up to 1,000 documents, where reading 16 counters bills 16).
+   * The sums of whole-number {@code fields} over documents beside the records, in one read, named two ways that
+   * agree: by id (at most 30), and as those of the collection whose {@code field} equals {@code value} and that hold
+   * every summed field ({@link dev.once.ledger.Ledger#sum}). A missing document, one lacking a summed field, or one
+   * whose {@code field} is not {@code value} adds nothing. By default the documents are read by id ({@link
+   * #read(String, List)}) and added up; a store that bills each document read sums them itself (Firestore: one
+   * aggregation over an index on the field and the summed fields, one read billed, where reading 16 counters bills 16).
    */
-  default Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
-    return Sums.of(read(collection, ids).values(), fields);
+  default Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
+    return Sums.of(read(collection, ids).values(), field, value, fields);
   }
 
   /**

@@ -10,7 +10,6 @@ import com.google.cloud.firestore.AggregateQuerySnapshot;
 import com.google.cloud.firestore.CollectionReference;
 import com.google.cloud.firestore.DocumentReference;
 import com.google.cloud.firestore.DocumentSnapshot;
-import com.google.cloud.firestore.FieldPath;
 import com.google.cloud.firestore.Firestore;
 import com.google.cloud.firestore.Query;
 import com.google.cloud.firestore.TransactionOptions;
@@ -77,20 +76,20 @@ public final class FirestoreStore implements RecordStore {
   }
 
   /**
-   * One aggregation over the documents by id: billed one read for up to 1,000 of them, where reading them bills each.
-   * Firestore sums from an index holding the fields; with a filter on the id it needs them as orderings, so one
-   * composite index (the fields, in this order) serves it — terraform/firestore.tf declares the spending guard's. A
-   * database without it refuses the aggregation: this instance then reads the documents instead, every time after.
+   * One aggregation over the documents whose {@code field} is {@code value}: billed one read for up to 1,000 of
+   * them, where reading them by id bills each. Firestore sums from an index: ordered by the summed fields after the
+   * equality, the query names the composite index that serves it (the field, then the summed fields, in this order),
+   * holding only documents that have them all — terraform/firestore.tf declares the spending guard's. A database
+   * without it refuses the aggregation: this instance then reads the documents by id instead, every time after.
    */
   @Override
-  public Map<String, Long> sum(String collection, List<String> ids, List<String> fields) {
+  public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
     if (!aggregating) {
-      return RecordStore.super.sum(collection, ids, fields);
+      return RecordStore.super.sum(collection, ids, field, value, fields);
     }
-    List<DocumentReference> refs = ids.stream().map(id -> FirestoreWrites.ref(db, collection, id)).toList();
-    Query query = db.collection(collection).whereIn(FieldPath.documentId(), refs);
-    for (String field : fields) {
-      query = query.orderBy(field); // leaves out a document lacking the field, as Sums does
+    Query query = db.collection(collection).whereEqualTo(field, value);
+    for (String summed : fields) {
+      query = query.orderBy(summed); // leaves out a document lacking the field, as Sums does
     }
     List<AggregateField> sums = fields.stream().<AggregateField>map(AggregateField::sum).toList();
     AggregateQuerySnapshot snapshot;
@@ -102,7 +101,7 @@ public final class FirestoreStore implements RecordStore {
         throw e;
       }
       aggregating = false;
-      return RecordStore.super.sum(collection, ids, fields);
+      return RecordStore.super.sum(collection, ids, field, value, fields);
     }
     serverClock.observe(snapshot.getReadTime());
     Map<String, Long> found = new LinkedHashMap<>();

@@ -179,20 +179,25 @@ public final class FirestoreUse {
   }
 
   /**
-   * A sum through the library's ledger, {@code ledger.sum(COLLECTION, ids, List.of(F1, F2))}: on Firestore a query on
-   * COLLECTION filtering the document id and ordered by each field (the store's aggregation).
+   * A sum through the library's ledger, {@code ledger.sum(COLLECTION, ids, FIELD, value, List.of(F1, F2))}: on
+   * Firestore a query on COLLECTION where FIELD == value, ordered by each summed field (the store's aggregation).
    */
   private static boolean isSum(MethodCallExpr call) {
-    return call.getNameAsString().equals("sum") && call.getArguments().size() == 3 && call.getScope().isPresent()
-        && call.getArgument(2) instanceof MethodCallExpr fields && fields.getNameAsString().equals("of")
+    return call.getNameAsString().equals("sum") && call.getArguments().size() == 5 && call.getScope().isPresent()
+        && call.getArgument(4) instanceof MethodCallExpr fields && fields.getNameAsString().equals("of")
         && fields.getScope().map(scope -> scope.toString().equals("List")).orElse(false);
   }
 
   private void addSum(Source source, MethodCallExpr call) {
     Set<String> collections = strings(source, call.getArgument(0), 0);
     List<Term> terms = new ArrayList<>();
-    terms.add(new Term(DOCUMENT_ID, Use.EQUALITY));
-    for (Expression field : ((MethodCallExpr) call.getArgument(2)).getArguments()) {
+    Optional<String> selecting = fieldOf(source, call.getArgument(2));
+    if (selecting.isEmpty()) {
+      unresolved.add(new Unresolved(where(source, call), call.toString()));
+      return;
+    }
+    terms.add(new Term(selecting.get(), Use.EQUALITY));
+    for (Expression field : ((MethodCallExpr) call.getArgument(4)).getArguments()) {
       Optional<String> name = fieldOf(source, field);
       if (name.isEmpty()) {
         unresolved.add(new Unresolved(where(source, call), call.toString()));

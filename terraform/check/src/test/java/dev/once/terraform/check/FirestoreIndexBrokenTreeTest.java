@@ -120,7 +120,7 @@ class FirestoreIndexBrokenTreeTest {
   void theBudgetsSumWithoutItsIndex_isReportedAtTheCallThatSums() {
     assertOneFinding(CODE.findings(SUM_INDEX_REMOVED.config()), "firestore.tf",
         "core/src/main/java/dev/once/budget/SpendCounters.java",
-        "needs a composite index (spentMicroUsd ASCENDING, reservedMicroUsd ASCENDING)");
+        "needs a composite index (day ASCENDING, spentMicroUsd ASCENDING, reservedMicroUsd ASCENDING)");
   }
 
   /** The code tree with one more class in a module of its own. */
