@@ -364,7 +364,7 @@ variable "reconcile_time_zone" {
 }
 
 variable "gemini_daily_budget_usd" {
-  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. On by default (20 USD a day, about 25,000 one-page invoices with gemini-3.5-flash-lite): raise it to what your volume needs. Null, set explicitly: no cap, and no budget alerts."
+  description = "GEMINI_DAILY_BUDGET_USD: the most the pipeline may spend on Gemini in one day, in US dollars. Past it, documents are deferred (not lost) until budget is available again. On by default (20 USD a day, about 25,000 one-page invoices with gemini-3.5-flash-lite): raise it to what your volume needs. In batch mode each queued document holds its reservation (up to the model's ceiling) until its job completes, so a burst of about 1,000 documents already nears 20 USD and is deferred in part. Null, set explicitly: no cap, and no budget alerts."
   type        = number
   default     = 20
 
