@@ -187,7 +187,8 @@ public final class Once {
     Settlement alongside = policy.alongside();
     ClaimResult claimed;
     boolean settledAlongside = false;
-    if (alongside == null) {
+    // A settlement this instance knows was made needs no try: its create would fail, and cost a read to tell why.
+    if (alongside == null || settled.get(Ledgers.recordId(alongside.key(), alongside.effect()), null).isPresent()) {
       claimed = ledger.claim(key, effect, policy.claimOptions(maxAttempts));
     } else {
       SettledClaim both = ledger.claimAndSettle(key, effect, policy.claimOptions(maxAttempts), alongside);

@@ -182,7 +182,7 @@ class FirestoreLedgerResendTest {
     assertEquals(expected, ledger.sum("counters", ids, "day", "d", List.of("spent", "reserved")), "read instead");
     assertEquals(expected, ledger.sum("counters", ids, "day", "d", List.of("spent", "reserved")));
     assertEquals(List.of(2, 2), List.of(faults.calls(AGGREGATE) - aggregations, faults.calls(GET) - gets),
-        "refused once, then never asked again: the documents read");
+        "refused once for want of its index, then not asked again for a while: the documents read");
   }
 
   @Test

@@ -70,7 +70,7 @@ public final class LedgerStateMachine implements Ledger {
   private static final int CREATE_ROUNDS = 3;
   /** A record id no record has (records are 64 hex digits): read only for its read time. */
   private static final String CLOCK_PROBE = "clock";
-  /** The most documents one sum reads: Firestore's bound on the values of an {@code in} filter. */
+  /** The most documents one sum names by id: a store that reads them by id reads them in one call. */
   private static final int MAX_SUMMED = 30;
 
   private final RecordStore store;

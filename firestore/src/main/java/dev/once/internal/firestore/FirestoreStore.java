@@ -23,6 +23,7 @@ import dev.once.ledger.LedgerUnavailable;
 import dev.once.ledger.SideWrites;
 import dev.once.ledger.spi.RecordStore;
 import dev.once.ledger.spi.RecordStore.Refused.Why;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.LinkedHashMap;
@@ -44,8 +45,13 @@ public final class FirestoreStore implements RecordStore {
   private final CollectionReference records;
   private final ServerClock serverClock;
   private final TransactionOptions transactionOptions;
-  /** False once the database refused an aggregation: sums are read document by document after that. */
-  private volatile boolean aggregating = true;
+  /** How long sums are read by id after the index was found missing (or building) before it is tried again. */
+  private static final Duration UNINDEXED_PAUSE = Duration.ofMinutes(10);
+  /**
+   * Until when sums are read document by document, after the database refused an aggregation for want of its index
+   * (missing, or still building after a deployment): the index is tried again after {@link #UNINDEXED_PAUSE}.
+   */
+  private volatile Instant readSumsUntil = Instant.MIN;
 
   public FirestoreStore(Firestore db, LedgerOptions config, InstantSource instanceClock) {
     this.db = db;
@@ -80,11 +86,12 @@ public final class FirestoreStore implements RecordStore {
    * them, where reading them by id bills each. Firestore sums from an index: ordered by the summed fields after the
    * equality, the query names the composite index that serves it (the field, then the summed fields, in this order),
    * holding only documents that have them all — terraform/firestore.tf declares the spending guard's. A database
-   * without it refuses the aggregation: this instance then reads the documents by id instead, every time after.
+   * without it refuses the aggregation: this instance then reads the documents by id instead, and tries the index
+   * again {@link #UNINDEXED_PAUSE} later.
    */
   @Override
   public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
-    if (!aggregating) {
+    if (Instant.now().isBefore(readSumsUntil)) {
       return RecordStore.super.sum(collection, ids, field, value, fields);
     }
     Query query = db.collection(collection).whereEqualTo(field, value);
@@ -100,7 +107,7 @@ public final class FirestoreStore implements RecordStore {
       if (!refusedAsUnindexed(e)) {
         throw e;
       }
-      aggregating = false;
+      readSumsUntil = Instant.now().plus(UNINDEXED_PAUSE);
       return RecordStore.super.sum(collection, ids, field, value, fields);
     }
     serverClock.observe(snapshot.getReadTime());
@@ -112,12 +119,11 @@ public final class FirestoreStore implements RecordStore {
     return found;
   }
 
-  /** The database cannot run the aggregation as asked: no index for it (or none it supports). */
+  /** The database cannot run the aggregation for want of its index (FAILED_PRECONDITION: missing, or building). */
   private static boolean refusedAsUnindexed(RuntimeException e) {
     for (Throwable cause = e; cause != null; cause = cause.getCause()) {
       if (cause instanceof ApiException api) {
-        StatusCode.Code code = api.getStatusCode().getCode();
-        return code == StatusCode.Code.FAILED_PRECONDITION || code == StatusCode.Code.INVALID_ARGUMENT;
+        return api.getStatusCode().getCode() == StatusCode.Code.FAILED_PRECONDITION;
       }
     }
     return false;

@@ -36,8 +36,10 @@ import java.util.function.Supplier;
  * A document uploaded: validate it, then analyse it once — the {@code analyse} effect, whichever the mode (sync:
  * generateContent, recording the analysis and its bill in the commit that completes the claim; batch: queue it for a
  * batch job of many documents ({@link BatchSubmitter}), whose completion records them later) — then, in sync mode or for a refused document, publish the
- * result once. The pre-check reads the last record of the mode's chain only, so a duplicate costs one read and
- * builds neither the Storage nor the Gemini client.
+ * result once. The pre-check reads the last record of the mode's chain only, so a duplicate of a finished document
+ * costs one read and builds neither the Storage nor the Gemini client. A delivery past it reads the document before
+ * its claim, so the claim's commit also claims the document's content ({@link SameContent#claimingContent}); one that
+ * races the first delivery has read it for nothing.
  *
  * <p>Every paid call may have happened when it failed: each try is recorded before it is made, the SDK never repeats
  * one, and a document is given up (failed, published as such) after {@code maxTries} tries that may have been billed;

@@ -125,8 +125,8 @@ public final class FirestoreUse {
       if (isRecordWrite(call)) {
         opened.add(ledgerCollection);
       }
-      if (isQueryCall(call) && isTopOfChain(call) && !store) {
-        addQuery(source, call);
+      if (isQueryCall(call) && isTopOfChain(call)) {
+        addQuery(source, call, store);
       }
       if (isSum(call)) {
         addSum(source, call);
@@ -170,8 +170,8 @@ public final class FirestoreUse {
   }
 
   /**
-   * The library's Firestore store ({@code implements RecordStore}), which queries whatever collection its callers
-   * name — a sum's, resolved at the call ({@link #isSum}) — so it names none itself.
+   * The library's Firestore store ({@code implements RecordStore}), whose sum queries whatever collection its callers
+   * name (resolved at the call, {@link #isSum}): a query of it naming no collection is not reported.
    */
   private static boolean isStoreAdapter(Source source) {
     return source.unit().findAll(ClassOrInterfaceDeclaration.class).stream()
@@ -183,9 +183,9 @@ public final class FirestoreUse {
    * Firestore a query on COLLECTION where FIELD == value, ordered by each summed field (the store's aggregation).
    */
   private static boolean isSum(MethodCallExpr call) {
+    // A sum whose fields are a variable hands its caller's on (a forwarding ledger, the store): checked at that caller.
     return call.getNameAsString().equals("sum") && call.getArguments().size() == 5 && call.getScope().isPresent()
-        && call.getArgument(4) instanceof MethodCallExpr fields && fields.getNameAsString().equals("of")
-        && fields.getScope().map(scope -> scope.toString().equals("List")).orElse(false);
+        && !(call.getArgument(4) instanceof NameExpr);
   }
 
   private void addSum(Source source, MethodCallExpr call) {
@@ -197,7 +197,12 @@ public final class FirestoreUse {
       return;
     }
     terms.add(new Term(selecting.get(), Use.EQUALITY));
-    for (Expression field : ((MethodCallExpr) call.getArgument(4)).getArguments()) {
+    if (!(call.getArgument(4) instanceof MethodCallExpr list && list.getNameAsString().equals("of")
+        && list.getScope().map(scope -> scope.toString().equals("List")).orElse(false))) {
+      unresolved.add(new Unresolved(where(source, call), call.toString())); // the summed fields, not as List.of(…)
+      return;
+    }
+    for (Expression field : list.getArguments()) {
       Optional<String> name = fieldOf(source, field);
       if (name.isEmpty()) {
         unresolved.add(new Unresolved(where(source, call), call.toString()));
@@ -239,12 +244,15 @@ public final class FirestoreUse {
     return true;
   }
 
-  private void addQuery(Source source, MethodCallExpr top) {
+  /** @param store in the library's store, whose generic sum names no collection (its callers' are resolved) */
+  private void addQuery(Source source, MethodCallExpr top, boolean store) {
     List<Term> terms = new ArrayList<>();
     Set<String> collections = new LinkedHashSet<>();
     walkDown(source, top, terms, collections, 0);
     if (collections.isEmpty()) {
-      unresolved.add(new Unresolved(where(source, top), top.toString()));
+      if (!store) {
+        unresolved.add(new Unresolved(where(source, top), top.toString()));
+      }
       return;
     }
     List<Term> inOrder = new ArrayList<>(terms.reversed());
