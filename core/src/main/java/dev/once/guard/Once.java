@@ -185,18 +185,18 @@ public final class Once {
       return answer(key, effect, known.get());
     }
     Settlement alongside = policy.alongside();
+    String alongsideId = alongside == null ? null : Ledgers.recordId(alongside.key(), alongside.effect());
     ClaimResult claimed;
     boolean settledAlongside = false;
     // A settlement this instance knows was made needs no try: its create would fail, and cost a read to tell why.
-    if (alongside == null || settled.get(Ledgers.recordId(alongside.key(), alongside.effect()), null).isPresent()) {
+    if (alongside == null || settled.get(alongsideId, null).isPresent()) {
       claimed = ledger.claim(key, effect, policy.claimOptions(maxAttempts));
     } else {
       SettledClaim both = ledger.claimAndSettle(key, effect, policy.claimOptions(maxAttempts), alongside);
       claimed = both.claim();
       settledAlongside = both.settled();
       if (settledAlongside) {
-        settled.put(Ledgers.recordId(alongside.key(), alongside.effect()),
-            new ClaimResult.AlreadyDone(alongside.outcome(), 1, null), null, false);
+        settled.put(alongsideId, new ClaimResult.AlreadyDone(alongside.outcome(), 1, null), null, false);
       }
     }
     if (claimed instanceof ClaimResult.Acquired acquired) {

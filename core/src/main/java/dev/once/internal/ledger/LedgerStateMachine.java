@@ -31,6 +31,7 @@ import dev.once.ledger.spi.RecordStore.Refused;
 import dev.once.ledger.spi.RecordStore.Snapshot;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -91,91 +92,70 @@ public final class LedgerStateMachine implements Ledger {
 
   @Override
   public ClaimResult claim(IdempotencyKey key, String effect, ClaimOptions claimOptions) {
-    return surfaced(() -> claimOrJudge(key, effect, claimOptions));
-  }
-
-  private ClaimResult claimOrJudge(IdempotencyKey key, String effect, ClaimOptions claimOptions) {
-    String id = RecordLayout.recordId(key, effect);
-    if (store.time().isEmpty()) {
-      // A new instance has seen no store time yet: a read gives one, and answers at once if the record exists.
-      Snapshot existing = store.read(id);
-      if (existing.exists()) {
-        return judge(id, RecordLayout.record(existing), claimOptions);
-      }
-    }
-    for (int round = 0; round < CREATE_ROUNDS; round++) {
-      Instant now = now();
-      Duration lease = claimOptions.leaseOr(options.lease());
-      String nonce = RecordLayout.nonce();
-      try {
-        Instant writtenAt = store.commit(List.of(RecordLayout.newClaim(id, key, effect, claimOptions, now,
-            now.plus(lease), now.plus(options.retention()), nonce)), SideWrites.NONE).get(0);
-        return new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, writtenAt));
-      } catch (RuntimeException e) {
-        // EXISTS may be this very create, resent by the client after its answer was lost; any other failure may have
-        // been applied too. CONTENDED: a transaction (a takeover) holds the record, so it exists.
-        boolean exists = e instanceof Refused refused
-            && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
-        Snapshot snapshot = fencing.readAfter(id, e, exists);
-        if (RecordLayout.bears(snapshot, nonce)) {
-          return new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, snapshot.updateTime()));
-        }
-        if (snapshot.exists()) {
-          return judge(id, RecordLayout.record(snapshot), claimOptions);
-        }
-        if (!exists) {
-          throw e;
-        }
-      }
-      // The record vanished between our create and our read (TTL deletion): create again.
-    }
-    throw new LedgerUnavailable("the ledger record " + id + " kept appearing and vanishing", null);
+    return surfaced(() -> claimOrJudge(key, effect, claimOptions, null).claim());
   }
 
   @Override
   public SettledClaim claimAndSettle(IdempotencyKey key, String effect, ClaimOptions claimOptions,
       Settlement alongside) {
-    return surfaced(() -> claimSettlingOrJudge(key, effect, claimOptions, alongside));
+    return surfaced(() -> claimOrJudge(key, effect, claimOptions, alongside));
   }
 
-  private SettledClaim claimSettlingOrJudge(IdempotencyKey key, String effect, ClaimOptions claimOptions,
+  /** The claim, with {@code alongside} (or null) created done in its commit while neither record exists. */
+  private SettledClaim claimOrJudge(IdempotencyKey key, String effect, ClaimOptions claimOptions,
       Settlement alongside) {
     String id = RecordLayout.recordId(key, effect);
     if (store.time().isEmpty()) {
+      // A new instance has seen no store time yet: a read gives one, and answers at once if the record exists.
       Snapshot existing = store.read(id);
       if (existing.exists()) {
         return new SettledClaim(judge(id, RecordLayout.record(existing), claimOptions), false);
       }
     }
-    Instant now = now();
-    Duration lease = claimOptions.leaseOr(options.lease());
-    String nonce = RecordLayout.nonce();
-    try {
-      Instant writtenAt = store.commit(List.of(
-          RecordLayout.newClaim(id, key, effect, claimOptions, now, now.plus(lease), now.plus(options.retention()),
-              nonce),
-          RecordLayout.newSettled(RecordLayout.recordId(alongside.key(), alongside.effect()), alongside.key(),
-              alongside.effect(), alongside.outcome(), now, now.plus(options.retention()), nonce)),
-          SideWrites.NONE).get(0);
-      return new SettledClaim(new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, writtenAt)), true);
-    } catch (RuntimeException e) {
-      // As for a claim; but EXISTS may be the settlement's record, when the claim's is absent.
-      boolean exists = e instanceof Refused refused
-          && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
-      Snapshot snapshot = fencing.readAfter(id, e, exists);
-      if (RecordLayout.bears(snapshot, nonce)) {
-        return new SettledClaim(
-            new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, snapshot.updateTime())), true);
+    Settlement settling = alongside;
+    for (int round = 0; round < CREATE_ROUNDS; round++) {
+      Instant now = now();
+      Duration lease = claimOptions.leaseOr(options.lease());
+      String nonce = RecordLayout.nonce();
+      List<RecordWrite> records = new ArrayList<>();
+      records.add(RecordLayout.newClaim(id, key, effect, claimOptions, now, now.plus(lease),
+          now.plus(options.retention()), nonce));
+      if (settling != null) {
+        records.add(RecordLayout.newSettled(RecordLayout.recordId(settling.key(), settling.effect()), settling.key(),
+            settling.effect(), settling.outcome(), now, now.plus(options.retention()), nonce));
       }
-      if (snapshot.exists()) {
-        return new SettledClaim(judge(id, RecordLayout.record(snapshot), claimOptions), false);
+      try {
+        Instant writtenAt = store.commit(records, SideWrites.NONE).get(0);
+        return new SettledClaim(new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, writtenAt)),
+            settling != null);
+      } catch (RuntimeException e) {
+        // EXISTS may be this very create, resent by the client after its answer was lost; any other failure may have
+        // been applied too.
+        boolean exists = existed(e);
+        Snapshot snapshot = fencing.readAfter(id, e, exists);
+        if (RecordLayout.bears(snapshot, nonce)) {
+          return new SettledClaim(
+              new Acquired(RecordLayout.firstClaim(key, effect, id, now, lease, snapshot.updateTime())),
+              settling != null);
+        }
+        if (snapshot.exists()) {
+          return new SettledClaim(judge(id, RecordLayout.record(snapshot), claimOptions), false);
+        }
+        if (!exists) {
+          throw e;
+        }
       }
-      if (!exists) {
-        throw e;
-      }
+      // The claim's record is absent: the settlement's existed (claim alone now), or the claim's vanished between our
+      // create and our read (TTL deletion): create again.
+      settling = null;
     }
-    // The settlement's record exists (or the claim's vanished since): the claim alone.
-    return new SettledClaim(claimOrJudge(key, effect, claimOptions), false);
+    throw new LedgerUnavailable("the ledger record " + id + " kept appearing and vanishing", null);
+  }
+
+  /** A create refused because a record exists (EXISTS; CONTENDED: a transaction, a takeover, holds it). */
+  private static boolean existed(RuntimeException e) {
+    return e instanceof Refused refused
+        && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
   }
 
   @Override
@@ -200,8 +180,7 @@ public final class LedgerStateMachine implements Ledger {
         return Optional.empty();
       } catch (RuntimeException e) {
         // As for a claim: EXISTS may be this create resent, any other failure may have been applied.
-        boolean exists = e instanceof Refused refused
-            && (refused.why() == Refused.Why.EXISTS || refused.why() == Refused.Why.CONTENDED);
+        boolean exists = existed(e);
         Snapshot snapshot = fencing.readAfter(id, e, exists);
         if (RecordLayout.bears(snapshot, nonce)) {
           return Optional.empty();

@@ -45,6 +45,7 @@ public final class FirestoreStore implements RecordStore {
   private final CollectionReference records;
   private final ServerClock serverClock;
   private final TransactionOptions transactionOptions;
+  private final InstantSource instanceClock;
   /** How long sums are read by id after the index was found missing (or building) before it is tried again. */
   private static final Duration UNINDEXED_PAUSE = Duration.ofMinutes(10);
   /**
@@ -58,6 +59,7 @@ public final class FirestoreStore implements RecordStore {
     this.config = config;
     this.records = db.collection(config.collection());
     this.serverClock = new ServerClock(instanceClock);
+    this.instanceClock = instanceClock;
     this.transactionOptions =
         TransactionOptions.createReadWriteOptionsBuilder().setNumberOfAttempts(config.takeoverAttempts()).build();
   }
@@ -91,7 +93,7 @@ public final class FirestoreStore implements RecordStore {
    */
   @Override
   public Map<String, Long> sum(String collection, List<String> ids, String field, Object value, List<String> fields) {
-    if (Instant.now().isBefore(readSumsUntil)) {
+    if (instanceClock.instant().isBefore(readSumsUntil)) {
       return RecordStore.super.sum(collection, ids, field, value, fields);
     }
     Query query = db.collection(collection).whereEqualTo(field, value);
@@ -107,7 +109,7 @@ public final class FirestoreStore implements RecordStore {
       if (!refusedAsUnindexed(e)) {
         throw e;
       }
-      readSumsUntil = Instant.now().plus(UNINDEXED_PAUSE);
+      readSumsUntil = instanceClock.instant().plus(UNINDEXED_PAUSE);
       return RecordStore.super.sum(collection, ids, field, value, fields);
     }
     serverClock.observe(snapshot.getReadTime());
